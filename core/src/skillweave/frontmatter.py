@@ -1,0 +1,494 @@
+"""The ``SKILL.md`` frontmatter parser.
+
+``---`` fenced YAML at the very start of the file, parsed with pyyaml's C loader
+when present. The parser never raises into its caller: anything it cannot read
+becomes a :class:`~skillweave.model.Diagnostic` with path and line, and the best
+data it could recover.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from skillweave.model import Diagnostic, Frontmatter
+
+try:  # pragma: no cover - depends on how pyyaml was built
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    _Loader = yaml.SafeLoader
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_FRONTMATTER_BYTES",
+    "ParsedFrontmatter",
+    "coerce_bool",
+    "parse_frontmatter",
+    "read_body",
+    "read_head",
+    "split_frontmatter",
+    "strip_frontmatter",
+    "to_frontmatter",
+]
+
+#: Frontmatter larger than this is refused (a diagnostic, the skill is skipped).
+MAX_FRONTMATTER_BYTES = 256 * 1024
+#: Bodies larger than this are truncated when read.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Largest number of YAML nodes accepted after alias expansion (YAML bombs).
+MAX_NODES = 20_000
+#: Deepest nesting accepted.
+MAX_DEPTH = 64
+
+_HEAD_CHUNK = 8192
+_FENCE_RE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
+_BOOL_TRUE = {"true", "yes", "on", "1", "y"}
+_BOOL_FALSE = {"false", "no", "off", "0", "n", ""}
+_LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+
+
+@attrs.frozen
+class ParsedFrontmatter:
+    """Result of :func:`parse_frontmatter`.
+
+    ``data`` is the JSON-safe mapping (empty when there was no frontmatter),
+    ``body`` the text after the closing fence (``None`` when only the head of
+    the file was given and the body was not part of it), ``body_line`` the
+    1-based line where the body starts, ``has_frontmatter`` whether a fenced
+    block was present.
+    """
+
+    data: Mapping[str, Any]
+    body: str | None
+    body_line: int
+    has_frontmatter: bool
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+
+def _decode(raw: bytes, path: Path | None, diags: list[Diagnostic]) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "not-utf8",
+                f"file is not valid UTF-8 (byte {exc.start}); undecodable bytes replaced",
+                path,
+            )
+        )
+        return raw.decode("utf-8", errors="replace")
+
+
+def split_frontmatter(raw: bytes) -> tuple[bytes | None, bytes, int]:
+    """Split raw file bytes into ``(frontmatter, rest, body_line)``.
+
+    ``frontmatter`` is ``None`` when the file has no complete fenced block.
+    A UTF-8 BOM and CRLF line ends are accepted.
+    """
+    start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    first_nl = raw.find(b"\n", start)
+    first = raw[start : first_nl if first_nl >= 0 else len(raw)].rstrip(b"\r \t")
+    if first != b"---":
+        return None, raw[start:], 1
+    if first_nl < 0:
+        return None, raw[start:], 1
+    m = _FENCE_RE.search(raw, first_nl + 1)
+    if m is None:
+        return None, raw[start:], 1
+    fm = raw[first_nl + 1 : m.start()]
+    end = m.end()
+    if raw[end : end + 1] == b"\n":
+        end += 1
+    body_line = raw.count(b"\n", 0, end) + 1
+    return fm, raw[end:], body_line
+
+
+def _json_safe(value: Any, budget: list[int], depth: int = 0) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooBig("frontmatter expands to too many values (YAML alias bomb?)")
+    if depth > MAX_DEPTH:
+        raise _TooBig("frontmatter is nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)
+        return value
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v, budget, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_safe(v, budget, depth + 1) for v in value]
+    return str(value)
+
+
+class _TooBig(ValueError):
+    pass
+
+
+class _StrDateLoader(_Loader):  # type: ignore[misc,valid-type]
+    """Safe loader that keeps timestamps as strings."""
+
+
+_StrDateLoader.add_constructor(
+    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
+)
+
+
+def _yaml_load(text: str) -> Any:
+    return yaml.load(text, Loader=_StrDateLoader)  # noqa: S506 - a safe loader subclass
+
+
+def _repair_colons(text: str) -> str:
+    """Quote plain top-level scalars that contain ``": "`` (``description: Use when: x``)."""
+    out = []
+    for line in text.split("\n"):
+        m = _LINE_RE.match(line)
+        if m and m.group(2):
+            value = m.group(2)
+            if ": " in value and value[0] not in "\"'[{|>&*!#" and not value.endswith(":"):
+                quoted = "'" + value.replace("'", "''") + "'"
+                line = f"{m.group(1)}: {quoted}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def _line_recover(text: str) -> dict[str, Any]:
+    """Recover top-level ``key: value`` pairs line by line."""
+    data: dict[str, Any] = {}
+    for line in text.split("\n"):
+        m = _LINE_RE.match(line)
+        if not m:
+            continue
+        value = (m.group(2) or "").strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        data[m.group(1)] = value
+    return data
+
+
+def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedFrontmatter:
+    """Parse a ``SKILL.md`` (whole, or its head) into frontmatter data and body.
+
+    Accepts bytes or text; tolerates a UTF-8 BOM and CRLF. Values are kept
+    JSON-safe (dates and times stay strings). A value such as
+    ``description: Use when: x`` is repaired and loaded; YAML that still does
+    not parse falls back to line-by-line ``key: value`` recovery with a warning
+    carrying path and line. Never raises.
+    """
+    diags: list[Diagnostic] = []
+    try:
+        raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+        if b"\x00" in raw[:_HEAD_CHUNK]:
+            diags.append(Diagnostic("error", "binary-file", "file looks binary (NUL bytes)", path))
+            return ParsedFrontmatter({}, "", 1, False, tuple(diags))
+        fm_raw, rest, body_line = split_frontmatter(raw)
+        if fm_raw is None:
+            stripped = raw.lstrip(b"\xef\xbb\xbf")
+            if stripped.startswith(b"---"):
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-unclosed",
+                        "frontmatter opened with '---' but never closed; treated as body",
+                        path,
+                        1,
+                    )
+                )
+            return ParsedFrontmatter({}, _decode(rest, path, diags), 1, False, tuple(diags))
+        if len(fm_raw) > MAX_FRONTMATTER_BYTES:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "frontmatter-too-large",
+                    f"frontmatter is {len(fm_raw)} bytes (limit {MAX_FRONTMATTER_BYTES})",
+                    path,
+                    2,
+                )
+            )
+            return ParsedFrontmatter({}, None, body_line, True, tuple(diags))
+        text = _decode(fm_raw, path, diags).replace("\r\n", "\n")
+        data = _load_mapping(text, path, diags)
+        return ParsedFrontmatter(data, _decode(rest, path, diags), body_line, True, tuple(diags))
+    except Exception as exc:  # noqa: BLE001 - the parser must never raise
+        diags.append(Diagnostic("error", "frontmatter-invalid", f"could not parse: {exc!r}", path))
+        return ParsedFrontmatter({}, None, 1, False, tuple(diags))
+
+
+def _load_mapping(text: str, path: Path | None, diags: list[Diagnostic]) -> dict[str, Any]:
+    if not text.strip():
+        return {}
+    error: Exception | None = None
+    loaded: Any = None
+    for attempt in (text, None):
+        candidate = attempt if attempt is not None else _repair_colons(text)
+        if attempt is None and candidate == text:
+            break
+        try:
+            loaded = _yaml_load(candidate)
+            error = None
+            break
+        except RecursionError:
+            error = _TooBig("frontmatter is nested too deeply")
+            break
+        except yaml.YAMLError as exc:
+            error = error or exc
+    if error is None:
+        if loaded is None:
+            return {}
+        if not isinstance(loaded, Mapping):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "frontmatter-not-mapping",
+                    f"frontmatter is a {type(loaded).__name__}, not a mapping; ignored",
+                    path,
+                    2,
+                )
+            )
+            return {}
+        try:
+            return _json_safe(loaded, [MAX_NODES])  # type: ignore[no-any-return]
+        except (_TooBig, RecursionError) as exc:
+            diags.append(Diagnostic("error", "frontmatter-too-complex", str(exc), path, 2))
+            return {}
+    if isinstance(error, _TooBig):
+        diags.append(Diagnostic("error", "frontmatter-too-complex", str(error), path, 2))
+        return {}
+    line = None
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    if mark is not None:
+        line = mark.line + 2  # +1 for 1-based, +1 for the opening fence
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    recovered = _line_recover(text)
+    diags.append(
+        Diagnostic(
+            "warning",
+            "frontmatter-yaml-error",
+            f"YAML error ({problem}); recovered {len(recovered)} key(s) line by line",
+            path,
+            line,
+        )
+    )
+    return recovered
+
+
+def coerce_bool(value: Any, default: bool = False) -> bool | None:
+    """Read a boolean the way skill authors write it.
+
+    Accepts ``true/false/yes/no/on/off/1/0`` in any case and real booleans and
+    integers; returns ``None`` for anything else (the caller reports it).
+    """
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in _BOOL_TRUE:
+            return True
+        if v in _BOOL_FALSE:
+            return False
+    return None
+
+
+_KEY_ALIASES = {
+    "alwaysapply": "always_apply",
+    "disablemodelinvocation": "disable_model_invocation",
+    "userinvocable": "user_invocable",
+    "userinvokable": "user_invocable",
+    "allowedtools": "allowed_tools",
+    "disallowedtools": "disallowed_tools",
+    "argumenthint": "argument_hint",
+    "whentouse": "when_to_use",
+}
+_BOOL_FIELDS = ("always_apply", "hide", "disable_model_invocation", "user_invocable")
+_STR_FIELDS = (
+    "name",
+    "description",
+    "argument_hint",
+    "when_to_use",
+    "model",
+    "context",
+    "agent",
+    "effort",
+    "shell",
+    "license",
+    "compatibility",
+)
+_FIELDS = {f.name for f in attrs.fields(Frontmatter)} - {"extra", "raw"}
+
+
+def normalize_key(key: str) -> str:
+    """``disable-model-invocation``/``disableModelInvocation`` → ``disable_model_invocation``."""
+    compact = key.replace("-", "").replace("_", "").lower()
+    if compact in _KEY_ALIASES:
+        return _KEY_ALIASES[compact]
+    return key.replace("-", "_").lower()
+
+
+def _as_list(value: Any, *, split_spaces: bool = False) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts = re.split(r"[,\s]+" if split_spaces else r",", value)
+        return tuple(p.strip() for p in parts if p.strip())
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+    return (str(value),)
+
+
+def to_frontmatter(
+    data: Mapping[str, Any], path: Path | None = None
+) -> tuple[Frontmatter, list[Diagnostic]]:
+    """Turn parsed frontmatter data into the typed :class:`Frontmatter`.
+
+    Bad values (a list where a string belongs, ``hide: maybe``) are reported and
+    replaced by the field's default; unknown keys are kept in ``extra``.
+    """
+    diags: list[Diagnostic] = []
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        norm = normalize_key(key)
+        if norm not in _FIELDS:
+            extra[key] = value
+            continue
+        values[norm] = value
+    out: dict[str, Any] = {}
+    for fname in _BOOL_FIELDS:
+        if fname in values:
+            default = fname == "user_invocable"
+            b = coerce_bool(values[fname], default)
+            if b is None:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-bad-value",
+                        f"'{fname}' must be a boolean, got {values[fname]!r}; using {default}",
+                        path,
+                    )
+                )
+                b = default
+            out[fname] = b
+    for fname in _STR_FIELDS:
+        if fname in values and values[fname] is not None:
+            v = values[fname]
+            if isinstance(v, (dict, list)):
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-bad-value",
+                        f"'{fname}' must be a string, got a {type(v).__name__}; ignored",
+                        path,
+                    )
+                )
+                continue
+            out[fname] = str(v).strip()
+    out["globs"] = _as_list(values.get("globs"))
+    out["paths"] = _as_list(values.get("paths"))
+    out["allowed_tools"] = _as_list(values.get("allowed_tools"), split_spaces=True)
+    out["disallowed_tools"] = _as_list(values.get("disallowed_tools"), split_spaces=True)
+    out["arguments"] = _as_list(values.get("arguments"), split_spaces=True)
+    hooks = values.get("hooks")
+    if hooks is not None:
+        if isinstance(hooks, Mapping):
+            out["hooks"] = hooks
+        else:
+            diags.append(
+                Diagnostic("warning", "frontmatter-bad-value", "'hooks' must be a mapping", path)
+            )
+    meta = values.get("metadata")
+    if meta is not None:
+        if isinstance(meta, Mapping):
+            out["metadata"] = meta
+        else:
+            diags.append(
+                Diagnostic("warning", "frontmatter-bad-value", "'metadata' must be a mapping", path)
+            )
+    return Frontmatter(**out, extra=extra, raw=dict(data)), diags
+
+
+def _open_regular(path: Path) -> int:
+    """Open ``path`` for reading without blocking on FIFOs; refuse non-regular files."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise (
+                IsADirectoryError(f"not a regular file: {path}")
+                if stat.S_ISDIR(st.st_mode)
+                else OSError(f"not a regular file: {path}")
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_head(path: Path) -> tuple[bytes, os.stat_result]:
+    """Read enough of ``path`` to hold its frontmatter (stop at the closing fence).
+
+    Returns the bytes read and the file's ``stat``. Raises ``OSError`` for
+    unreadable or non-regular files.
+    """
+    fd = _open_regular(path)
+    try:
+        st = os.fstat(fd)
+        data = os.read(fd, _HEAD_CHUNK)
+        if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+            return data, st
+        limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
+        while len(data) < limit:
+            if _FENCE_RE.search(data, data.find(b"\n") + 1 if b"\n" in data else len(data)):
+                break
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+        return data, st
+    finally:
+        os.close(fd)
+
+
+def read_body(path: Path) -> str:
+    """Read a ``SKILL.md`` and return its body without frontmatter (LF or CRLF)."""
+    fd = _open_regular(path)
+    try:
+        chunks = []
+        total = 0
+        while total < MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    return strip_frontmatter(b"".join(chunks))
+
+
+def strip_frontmatter(content: bytes | str) -> str:
+    """Return ``content`` without its leading ``---`` fenced frontmatter block."""
+    raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+    _fm, rest, _line = split_frontmatter(raw)
+    if rest.startswith(b"\xef\xbb\xbf"):
+        rest = rest[3:]
+    return rest.decode("utf-8", errors="replace")

@@ -1,0 +1,226 @@
+"""``load_skills()``: the discovery pipeline.
+
+1. ``skills.enabled = false`` → an empty result.
+2. Pass 1: every provider's ``discover_skills`` result except late ones
+   (managed), in priority order.
+3. Pass 2: ``skills.custom_directories`` (one level deep, description required,
+   provider ``custom``, level ``user``, no source toggle).
+4. Pass 3: late results (managed skills), so any hand-written skill wins.
+
+Each candidate goes through the ``filter_skill`` veto chain, then the same file
+reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
+first skill of a name wins; every loser is kept in ``shadowed`` with a
+diagnostic naming both files. Output is sorted by name (case-insensitive, then
+exact, then path).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from skillweave.context import SkillContext, make_context
+from skillweave.model import (
+    Diagnostic,
+    DiscoveryResult,
+    LoadResult,
+    RootScan,
+    Shadowed,
+    Skill,
+    SkillSource,
+    Skipped,
+    sort_key,
+)
+from skillweave.plugins import PluginHost, get_plugin_host
+from skillweave.scan import scan_skills_dir
+
+__all__ = ["BUILTIN_ORDER", "CUSTOM_PRIORITY", "load_skills", "merge_results", "order_results"]
+
+#: Tie order for providers of equal priority.
+BUILTIN_ORDER = (
+    "native",
+    "packs",
+    "claude",
+    "claude-plugins",
+    "agents",
+    "codex",
+    "opencode",
+    "github",
+    "mcp",
+    "managed",
+)
+#: Priority recorded on custom-directory skills (they merge in pass 2).
+CUSTOM_PRIORITY = 0
+
+
+def order_results(results: Iterable[DiscoveryResult]) -> list[DiscoveryResult]:
+    """Sort provider results: priority (high first), then the fixed tie order, then id."""
+
+    def key(r: DiscoveryResult) -> tuple[int, int, str]:
+        tie = BUILTIN_ORDER.index(r.provider) if r.provider in BUILTIN_ORDER else len(BUILTIN_ORDER)
+        return (-r.priority, tie, r.provider)
+
+    return sorted(results, key=key)
+
+
+def _custom_results(ctx: SkillContext) -> DiscoveryResult:
+    skills: list[Skill] = []
+    diags: list[Diagnostic] = []
+    roots: list[RootScan] = []
+    for raw in ctx.settings.skills["custom_directories"]:
+        root = ctx.expand(raw)
+        res = scan_skills_dir(
+            root,
+            SkillSource("custom", "user", root),
+            priority=CUSTOM_PRIORITY,
+            require_description=True,
+        )
+        skills.extend(res.skills)
+        diags.extend(res.diagnostics)
+        roots.append(res.root)
+    return DiscoveryResult("custom", CUSTOM_PRIORITY, tuple(skills), tuple(diags), tuple(roots))
+
+
+def _describe(skill: Skill) -> str:
+    where = str(skill.path) if skill.path is not None else f"<{skill.source.loaded_from}>"
+    return f"{skill.source.provider}/{skill.source.level} {where}"
+
+
+@attrs.define(eq=False)
+class _Merger:
+    host: PluginHost
+    ctx: SkillContext
+    by_name: dict[str, Skill] = attrs.field(factory=dict)
+    by_file: dict[tuple[int, int], Skill] = attrs.field(factory=dict)
+    shadowed: list[Shadowed] = attrs.field(factory=list)
+    skipped: list[Skipped] = attrs.field(factory=list)
+    diags: list[Diagnostic] = attrs.field(factory=list)
+
+    def offer(self, skill: Skill) -> bool:
+        verdict = self.host.filter(skill, self.ctx, self.diags)
+        if verdict is not None:
+            self.skipped.append(Skipped(skill, verdict[0], verdict[1]))
+            return False
+        if skill.file_id is not None:
+            first = self.by_file.get(skill.file_id)
+            if first is not None:
+                self.shadowed.append(Shadowed(skill, first, "duplicate-file"))
+                self.diags.append(
+                    Diagnostic(
+                        "info",
+                        "duplicate-file",
+                        f"same file already loaded as {first.name!r} from {_describe(first)}",
+                        skill.path,
+                        None,
+                        skill.source.provider,
+                    )
+                )
+                return False
+        winner = self.by_name.get(skill.name)
+        if winner is not None:
+            self.shadowed.append(Shadowed(skill, winner, "name"))
+            self.diags.append(
+                Diagnostic(
+                    "warning",
+                    "name-conflict",
+                    f"skill {skill.name!r} from {_describe(skill)} is shadowed by "
+                    f"{_describe(winner)}",
+                    skill.path,
+                    None,
+                    skill.source.provider,
+                )
+            )
+            return False
+        self.by_name[skill.name] = skill
+        if skill.file_id is not None:
+            self.by_file[skill.file_id] = skill
+        return True
+
+
+def merge_results(
+    results: Iterable[DiscoveryResult],
+    ctx: SkillContext,
+    host: PluginHost,
+    *,
+    existing: Iterable[Skill] = (),
+) -> LoadResult:
+    """Run filters and de-duplication over ordered results (the pipeline's core).
+
+    ``results`` must already be in pass order. ``existing`` skills are treated as
+    already loaded (they win every clash), which is how skills found later in a
+    session join the same rules.
+    """
+    merger = _Merger(host, ctx)
+    for skill in existing:
+        merger.by_name[skill.name] = skill
+        if skill.file_id is not None:
+            merger.by_file[skill.file_id] = skill
+    diags: list[Diagnostic] = []
+    roots: list[RootScan] = []
+    for result in results:
+        diags.extend(result.diagnostics)
+        roots.extend(result.roots)
+        for skill in result.skills:
+            merger.offer(skill)
+    existing_names = {s.name for s in existing}
+    kept = [s for n, s in merger.by_name.items() if n not in existing_names]
+    active = sorted((s for s in kept if not s.conditional), key=sort_key)
+    conditional = sorted((s for s in kept if s.conditional), key=sort_key)
+    return LoadResult(
+        skills=tuple(active),
+        conditional=tuple(conditional),
+        shadowed=tuple(merger.shadowed),
+        skipped=tuple(merger.skipped),
+        diagnostics=tuple(diags + merger.diags),
+        roots=tuple(roots),
+    )
+
+
+def load_skills(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    host: PluginHost | None = None,
+    ctx: SkillContext | None = None,
+) -> LoadResult:
+    """Discover, filter and de-duplicate every skill visible from ``cwd``.
+
+    :param cwd: the working directory (default: the process's).
+    :param home: the home directory (default: ``Path.home()``).
+    :param env: the environment (default: ``os.environ``).
+    :param settings: overrides applied on top of the config files, as
+        ``{"skills": {"include": [...]}}`` or ``{"skills.include": [...]}``.
+    :param host: the plugin host (default: the process-wide one).
+    :param ctx: a ready context (then ``cwd``/``home``/``env``/``settings`` are ignored).
+    :returns: a :class:`LoadResult`; problems are diagnostics, never exceptions
+        (unless strict mode is on).
+    """
+    diags: list[Diagnostic] = []
+    if ctx is None:
+        ctx, sdiags = make_context(cwd, home=home, env=env, settings=settings)
+        diags.extend(sdiags)
+    if host is None:
+        host = get_plugin_host(
+            ctx.env,
+            blocked=ctx.settings.get("plugins", "blocked", ()),
+            strict=True if ctx.settings.get("plugins", "strict") else None,
+        )
+    diags.extend(host.diagnostics)
+    if not ctx.settings.skills["enabled"]:
+        diags.append(
+            Diagnostic("info", "skills-disabled", "skills.enabled is false; nothing loaded")
+        )
+        return LoadResult(diagnostics=tuple(diags))
+    results, hdiags = host.discover(ctx)
+    diags.extend(hdiags)
+    ordered = order_results(results)
+    passes = [r for r in ordered if not r.late]
+    passes.append(_custom_results(ctx))
+    passes.extend(r for r in ordered if r.late)
+    merged = merge_results(passes, ctx, host)
+    return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)

@@ -1,0 +1,428 @@
+"""Building the plugin manager, and the typed facade every hook call goes through.
+
+Plugins are found through the ``skillweave`` entry-point group and loaded one at
+a time: an import error, a registration error or a misspelled hook name in one
+plugin becomes a :class:`PluginRecord` with status ``failed`` (and a
+diagnostic), never a crash, unless strict mode is on.
+
+Environment switches:
+
+``SKILLWEAVE_DISABLE_PLUGINS``
+    Comma-separated entry-point names never loaded (status ``blocked``).
+``SKILLWEAVE_PLUGINS``
+    Comma-separated allow-list; when set, only these entry points load.
+``SKILLWEAVE_NO_AUTOLOAD``
+    ``1`` turns entry-point loading off; only plugins registered in code run.
+``SKILLWEAVE_STRICT``
+    ``1`` re-raises plugin failures (for plugin authors and CI).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import pluggy
+
+from skillweave import hookspecs
+from skillweave.errors import PluginError, PromptError, ResolveError
+from skillweave.model import Diagnostic, DiscoveryResult, Skill, Veto
+
+if TYPE_CHECKING:
+    from skillweave.context import SkillContext
+    from skillweave.prompt import Invocation
+    from skillweave.resources import Resource
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PluginHost",
+    "PluginRecord",
+    "get_plugin_host",
+    "reset_plugin_host",
+    "step",
+]
+
+ENTRY_POINT_GROUP = "skillweave"
+#: Hook calls slower than this many seconds are reported as a warning.
+SLOW_HOOK_SECONDS = 2.0
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Set the position of a ``transform_prompt`` implementation in the chain.
+
+    Use together with ``@hookimpl``::
+
+        @hookimpl
+        @step(order=600)
+        def transform_prompt(text, invocation, ctx): ...
+    """
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.skillweave_order = order  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+@attrs.frozen
+class PluginRecord:
+    """One plugin as ``skillweave providers`` shows it.
+
+    ``status`` is ``loaded``, ``blocked`` (by an environment switch or setting),
+    ``failed`` (``error`` says why) or ``builtin`` (registered by the core).
+    """
+
+    name: str
+    status: str
+    distribution: str | None = None
+    version: str | None = None
+    value: str | None = None
+    hooks: tuple[str, ...] = ()
+    priority: int | None = None
+    provider: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form for ``skillweave providers --json``."""
+        return attrs.asdict(self)
+
+
+def _env_list(env: Mapping[str, str], key: str) -> list[str]:
+    return [p.strip() for p in env.get(key, "").split(",") if p.strip()]
+
+
+def _hook_names(plugin: object) -> tuple[str, ...]:
+    names = []
+    for attr in dir(plugin):
+        if attr.startswith("_"):
+            continue
+        try:
+            obj = getattr(plugin, attr)
+        except Exception:  # noqa: BLE001, S112 - a broken attribute is not a hook
+            continue
+        if hasattr(obj, f"{hookspecs.PROJECT_NAME}_impl"):
+            names.append(attr)
+    return tuple(sorted(names))
+
+
+@attrs.define(eq=False)
+class PluginHost:
+    """The plugin manager plus what is known about each plugin, and a typed
+    facade over the hooks that isolates failures.
+
+    Build one with :func:`get_plugin_host` (cached per process) or
+    ``PluginHost.create(...)`` for a private one.
+    """
+
+    pm: pluggy.PluginManager
+    records: list[PluginRecord] = attrs.field(factory=list)
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    strict: bool = False
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        *,
+        env: Mapping[str, str] | None = None,
+        strict: bool | None = None,
+        autoload: bool | None = None,
+        builtins: bool = True,
+        blocked: Iterable[str] = (),
+    ) -> PluginHost:
+        """Make a manager, register the core's built-in plugins and load entry points."""
+        env = os.environ if env is None else env
+        if strict is None:
+            strict = env.get("SKILLWEAVE_STRICT", "").lower() in _TRUE
+        if autoload is None:
+            autoload = env.get("SKILLWEAVE_NO_AUTOLOAD", "").lower() not in _TRUE
+        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        host = cls(pm=pm, strict=strict)
+        block = set(_env_list(env, "SKILLWEAVE_DISABLE_PLUGINS")) | set(blocked)
+        if builtins:
+            from skillweave import builtins as core_builtins
+
+            for name, plugin in core_builtins.plugins():
+                if name in block:
+                    pm.set_blocked(name)
+                    host.records.append(PluginRecord(name, "blocked", "skillweave-core"))
+                    continue
+                pm.register(plugin, name=name)
+                host.records.append(
+                    PluginRecord(name, "builtin", "skillweave-core", hooks=_hook_names(plugin))
+                )
+        if autoload:
+            host.load_entry_points(allow=_env_list(env, "SKILLWEAVE_PLUGINS") or None, block=block)
+        return host
+
+    def load_entry_points(
+        self, *, allow: Sequence[str] | None = None, block: Iterable[str] = ()
+    ) -> None:
+        """Load every ``skillweave`` entry point, one at a time, isolating failures."""
+        import importlib_metadata
+
+        blocked = set(block)
+        seen: set[str] = set()
+        eps = sorted(
+            importlib_metadata.entry_points(group=ENTRY_POINT_GROUP),
+            key=lambda e: (e.name, e.value),
+        )
+        for ep in eps:
+            if ep.name in seen:  # the same distribution seen twice on sys.path
+                continue
+            seen.add(ep.name)
+            dist = getattr(ep, "dist", None)
+            dist_name = dist.metadata["Name"] if dist is not None else None
+            version = dist.version if dist is not None else None
+            if ep.name in blocked or (allow is not None and ep.name not in allow):
+                self.pm.set_blocked(ep.name)
+                self.records.append(PluginRecord(ep.name, "blocked", dist_name, version, ep.value))
+                continue
+            try:
+                plugin = ep.load()
+            except Exception as exc:  # noqa: BLE001 - any import failure is isolated
+                self._fail(ep.name, dist_name, version, ep.value, f"import failed: {exc!r}", exc)
+                continue
+            self.add(plugin, ep.name, distribution=dist_name, version=version, value=ep.value)
+
+    def add(
+        self,
+        plugin: object,
+        name: str,
+        *,
+        distribution: str | None = None,
+        version: str | None = None,
+        value: str | None = None,
+    ) -> bool:
+        """Register one plugin object; a bad one is recorded as ``failed``."""
+        try:
+            self.pm.register(plugin, name=name)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(name, distribution, version, value, f"registration failed: {exc}", exc)
+            return False
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self.pm.unregister(name=name)
+            self._fail(name, distribution, version, value, f"unknown hook: {exc}", exc)
+            return False
+        self.records.append(
+            PluginRecord(
+                name,
+                "loaded",
+                distribution,
+                version,
+                value,
+                _hook_names(plugin),
+                getattr(plugin, "PRIORITY", None),
+                getattr(plugin, "PROVIDER_ID", None),
+            )
+        )
+        return True
+
+    def _fail(
+        self,
+        name: str,
+        dist: str | None,
+        version: str | None,
+        value: str | None,
+        message: str,
+        exc: BaseException,
+    ) -> None:
+        if self.strict:
+            raise PluginError(name, message) from exc
+        self.records.append(PluginRecord(name, "failed", dist, version, value, error=message))
+        self.diagnostics.append(
+            Diagnostic("error", "plugin-failed", f"plugin {name!r} ({dist or '?'}): {message}")
+        )
+
+    # -- the facade ---------------------------------------------------------
+    def _impls(self, hook: str) -> list[pluggy.HookImpl]:
+        caller = getattr(self.pm.hook, hook)
+        return list(reversed(caller.get_hookimpls()))  # pluggy's call order
+
+    def _call(
+        self,
+        impl: pluggy.HookImpl,
+        hook: str,
+        kwargs: Mapping[str, Any],
+        diags: list[Diagnostic],
+        passthrough: tuple[type[BaseException], ...] = (),
+    ) -> tuple[bool, Any]:
+        if impl.hookwrapper or getattr(impl, "wrapper", False):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "plugin-wrapper-ignored",
+                    f"plugin {impl.plugin_name!r}: wrappers are not supported for {hook}",
+                )
+            )
+            return False, None
+        args = [kwargs[a] for a in impl.argnames]
+        start = time.perf_counter()
+        try:
+            result = impl.function(*args)
+        except passthrough:
+            raise
+        except Exception as exc:
+            if self.strict:
+                raise PluginError(impl.plugin_name, f"{hook} raised {exc!r}") from exc
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "plugin-hook-failed",
+                    f"plugin {impl.plugin_name!r}: {hook} raised {exc!r}",
+                )
+            )
+            return False, None
+        elapsed = time.perf_counter() - start
+        if elapsed > SLOW_HOOK_SECONDS:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "plugin-slow",
+                    f"plugin {impl.plugin_name!r}: {hook} took {elapsed:.1f}s",
+                )
+            )
+        return True, result
+
+    def _bad_return(
+        self, impl: pluggy.HookImpl, hook: str, result: Any, diags: list[Diagnostic]
+    ) -> None:
+        msg = f"plugin {impl.plugin_name!r}: {hook} returned {type(result).__name__}, ignored"
+        if self.strict:
+            raise PluginError(impl.plugin_name, msg)
+        diags.append(Diagnostic("error", "plugin-bad-return", msg))
+
+    def discover(self, ctx: SkillContext) -> tuple[list[DiscoveryResult], list[Diagnostic]]:
+        """Call every ``discover_skills`` and collect valid results."""
+        diags: list[Diagnostic] = []
+        results: list[DiscoveryResult] = []
+        for impl in self._impls("discover_skills"):
+            ok, res = self._call(impl, "discover_skills", {"ctx": ctx}, diags)
+            if not ok or res is None:
+                continue
+            items = [res] if isinstance(res, DiscoveryResult) else res
+            if not isinstance(items, (list, tuple)):
+                self._bad_return(impl, "discover_skills", res, diags)
+                continue
+            for item in items:
+                if not isinstance(item, DiscoveryResult) or not all(
+                    isinstance(s, Skill) for s in item.skills
+                ):
+                    self._bad_return(impl, "discover_skills", item, diags)
+                    continue
+                results.append(item)
+        return results, diags
+
+    def filter(
+        self, skill: Skill, ctx: SkillContext, diags: list[Diagnostic]
+    ) -> tuple[str, str] | None:
+        """Run the veto chain; ``(reason, detail)`` of the first veto, or ``None``."""
+        for impl in self._filter_impls():
+            ok, res = self._call(impl, "filter_skill", {"skill": skill, "ctx": ctx}, diags)
+            if not ok or res is None or res is True:
+                continue
+            if res is False:
+                return "vetoed", f"by plugin {impl.plugin_name!r}"
+            if isinstance(res, Veto):
+                if impl.plugin_name.startswith("skillweave."):
+                    code, _, detail = res.reason.partition(":")
+                    return code, detail.strip()
+                return "vetoed", f"{res.reason} (plugin {impl.plugin_name!r})"
+            self._bad_return(impl, "filter_skill", res, diags)
+        return None
+
+    def _filter_impls(self) -> list[pluggy.HookImpl]:
+        impls = self._impls("filter_skill")
+        # the core's filters first, in their fixed order, then plugins by name
+        return sorted(
+            impls,
+            key=lambda i: (
+                (0, i.plugin_name)
+                if i.plugin_name.startswith("skillweave.")
+                else (1, i.plugin_name)
+            ),
+        )
+
+    def transform(
+        self, text: str, invocation: Invocation, ctx: SkillContext, diags: list[Diagnostic]
+    ) -> str:
+        """Run the ``transform_prompt`` chain, feeding each output to the next step."""
+        impls = sorted(
+            self._impls("transform_prompt"),
+            key=lambda i: (getattr(i.function, "skillweave_order", 500), i.plugin_name),
+        )
+        for impl in impls:
+            ok, res = self._call(
+                impl,
+                "transform_prompt",
+                {"text": text, "invocation": invocation, "ctx": ctx},
+                diags,
+                passthrough=(PromptError,),
+            )
+            if not ok or res is None:
+                continue
+            if not isinstance(res, str):
+                self._bad_return(impl, "transform_prompt", res, diags)
+                continue
+            text = res
+        return text
+
+    def resolve(self, url: str, ctx: SkillContext, diags: list[Diagnostic]) -> Resource:
+        """First non-``None`` ``resolve_url`` result; ``ResolveError`` when none."""
+        from skillweave.resources import Resource
+
+        for impl in self._impls("resolve_url"):
+            ok, res = self._call(
+                impl, "resolve_url", {"url": url, "ctx": ctx}, diags, passthrough=(ResolveError,)
+            )
+            if not ok or res is None:
+                continue
+            if not isinstance(res, Resource):
+                self._bad_return(impl, "resolve_url", res, diags)
+                continue
+            return res
+        raise ResolveError(f"no resolver handles {url!r}")
+
+
+_HOSTS: dict[tuple[Any, ...], PluginHost] = {}
+
+
+def _cache_key(
+    env: Mapping[str, str], blocked: Iterable[str], strict: bool | None
+) -> tuple[Any, ...]:
+    return (
+        env.get("SKILLWEAVE_DISABLE_PLUGINS", ""),
+        env.get("SKILLWEAVE_PLUGINS", ""),
+        env.get("SKILLWEAVE_NO_AUTOLOAD", ""),
+        env.get("SKILLWEAVE_STRICT", ""),
+        tuple(sorted(blocked)),
+        strict,
+    )
+
+
+def get_plugin_host(
+    env: Mapping[str, str] | None = None,
+    *,
+    blocked: Iterable[str] = (),
+    strict: bool | None = None,
+) -> PluginHost:
+    """The process-wide plugin host for these switches (entry points resolved once)."""
+    env = os.environ if env is None else env
+    key = _cache_key(env, blocked, strict)
+    host = _HOSTS.get(key)
+    if host is None:
+        host = PluginHost.create(env=env, strict=strict, blocked=blocked)
+        _HOSTS[key] = host
+    return host
+
+
+def reset_plugin_host() -> None:
+    """Forget cached plugin hosts (tests, or after installing a plugin at run time)."""
+    _HOSTS.clear()
