@@ -290,8 +290,8 @@ def scan_skills_dir(
         except OSError as exc:
             diags.append(
                 Diagnostic(
-                    "error",
-                    "unreadable-entry",
+                    "warning" if entry.is_symlink() else "error",
+                    "broken-symlink" if entry.is_symlink() else "unreadable-entry",
                     f"cannot inspect: {_describe_oserror(exc)}",
                     Path(entry.path),
                     None,

@@ -1,0 +1,78 @@
+"""Shared fixtures: every test runs with a private HOME and project in tmp dirs."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pytest
+from skillweave import reset_plugin_host
+
+_ISOLATED_VARS = (
+    "SKILLWEAVE_HOME",
+    "SKILLWEAVE_DISABLE_PLUGINS",
+    "SKILLWEAVE_PLUGINS",
+    "SKILLWEAVE_NO_AUTOLOAD",
+    "SKILLWEAVE_STRICT",
+    "SKILLWEAVE_NO_INDEX",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+)
+
+
+@attrs.define
+class Env:
+    """A private home and project directory, with the matching environment."""
+
+    home: Path
+    project: Path
+    env: dict[str, str]
+
+    def skill(
+        self,
+        root: Path | str,
+        name: str,
+        description: str | None = "A test skill.",
+        body: str = "Body.\n",
+        **fields: object,
+    ) -> Path:
+        """Write ``<root>/<name>/SKILL.md`` (root relative to the project) and return its path."""
+        root = Path(root)
+        if not root.is_absolute():
+            root = self.project / root
+        folder = root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = ["---"]
+        if description is not None:
+            lines.append(f"description: {description}")
+        for key, value in fields.items():
+            lines.append(f"{key.replace('_', '-')}: {value}")
+        lines.append("---")
+        path = folder / "SKILL.md"
+        path.write_text("\n".join(lines) + "\n" + body, encoding="utf-8")
+        return path
+
+
+@pytest.fixture
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
+    """HOME, XDG dirs and every skillweave/agent variable point into ``tmp_path``.
+
+    The project is ``tmp_path/project`` (a git repository root, outside HOME).
+    """
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / ".git").mkdir()
+    for var in _ISOLATED_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc-claude-skills"))
+    reset_plugin_host()
+    yield Env(home=home, project=project, env=dict(os.environ))
+    reset_plugin_host()
