@@ -12,13 +12,13 @@ import errno
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from skillweave.frontmatter import parse_frontmatter, read_head, to_frontmatter
+from skillweave.frontmatter import normalize_key, parse_frontmatter, read_head, to_frontmatter
 from skillweave.model import Diagnostic, DiscoveryResult, RootScan, Skill, SkillSource
 
 __all__ = [
@@ -158,8 +158,14 @@ def load_skill_file(
     priority: int = 0,
     require_description: bool = False,
     default_name: str | None = None,
+    ignore_keys: Collection[str] = (),
 ) -> tuple[Skill | None, list[Diagnostic]]:
-    """Read and parse one ``SKILL.md``; never raises."""
+    """Read and parse one ``SKILL.md``; never raises.
+
+    ``ignore_keys`` names frontmatter keys (compared after kebab/camel-case
+    normalisation) dropped before building, for formats that may not set them
+    (legacy command files ignore ``name`` and ``paths``).
+    """
     diags: list[Diagnostic] = []
     try:
         head, st = read_head(path)
@@ -180,8 +186,11 @@ def load_skill_file(
     diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
     if any(d.level == "error" for d in parsed.diagnostics):
         return None, diags
+    data = dict(parsed.data)
+    if ignore_keys:
+        data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
     return build_skill(
-        dict(parsed.data),
+        data,
         default_name=default_name or path.parent.name,
         source=source,
         priority=priority,
