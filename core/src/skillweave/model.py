@@ -81,7 +81,7 @@ class SkillSource:
     level: str
     root: Path | None = None
     loaded_from: str = "disk"
-    detail: Mapping[str, Any] = attrs.field(factory=dict)
+    detail: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
 
 
 @attrs.frozen
@@ -108,7 +108,7 @@ class Frontmatter:
     arguments: tuple[str, ...] = ()
     when_to_use: str | None = None
     model: str | None = None
-    hooks: Mapping[str, Any] | None = None
+    hooks: Mapping[str, Any] | None = attrs.field(default=None, hash=False)
     context: str | None = None
     agent: str | None = None
     effort: str | None = None
@@ -116,9 +116,9 @@ class Frontmatter:
     paths: tuple[str, ...] = ()
     license: str | None = None
     compatibility: str | None = None
-    metadata: Mapping[str, Any] = attrs.field(factory=dict)
-    extra: Mapping[str, Any] = attrs.field(factory=dict)
-    raw: Mapping[str, Any] = attrs.field(factory=dict)
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
+    extra: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
+    raw: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
 
 
 class _BodyCache:
