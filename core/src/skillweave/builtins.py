@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 def plugins() -> Iterator[tuple[str, object]]:
     """``(name, plugin)`` for every built-in plugin, in registration order."""
-    from skillweave import filters
+    from skillweave import bundled, extract, filters
 
     yield "skillweave.filters", filters
+    yield "skillweave.bundled", bundled
+    yield "skillweave.extract", extract

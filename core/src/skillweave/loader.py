@@ -42,6 +42,7 @@ __all__ = ["BUILTIN_ORDER", "CUSTOM_PRIORITY", "load_skills", "merge_results", "
 #: Tie order for providers of equal priority.
 BUILTIN_ORDER = (
     "native",
+    "bundled",
     "packs",
     "claude",
     "claude-plugins",
