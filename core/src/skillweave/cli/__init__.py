@@ -17,9 +17,16 @@ __all__ = ["COMMANDS", "main"]
 #: command name -> "module:attribute" (imported on first use)
 COMMANDS: dict[str, str] = {
     "list": "skillweave.cli.listing:list_cmd",
+    "show": "skillweave.cli.show:show_cmd",
+    "doctor": "skillweave.cli.doctor:doctor_cmd",
+    "explain": "skillweave.cli.doctor:explain_cmd",
+    "validate": "skillweave.cli.validate:validate_cmd",
+    "providers": "skillweave.cli.plugins:providers_cmd",
+    "new": "skillweave.cli.scaffold:new_cmd",
+    "new-pack": "skillweave.cli.scaffold:new_pack_cmd",
 }
 #: alias -> command name
-ALIASES: dict[str, str] = {}
+ALIASES: dict[str, str] = {"plugins": "providers"}
 
 
 class LazyGroup(click.Group):

@@ -1,0 +1,406 @@
+"""Explainable decisions: what happened to every skill, and why.
+
+:func:`build_report` turns a :class:`~skillweave.model.LoadResult` into one
+entry per skill file that was found — loaded, hidden, conditional, shadowed or
+skipped — each with a stable reason code. :func:`explain` answers the question
+for one name, including names that were never found (where it looked, and the
+near misses). ``skillweave doctor`` and ``skillweave explain`` print these.
+
+Skip reasons (``SkillReport.reason`` when ``status`` is ``skipped``):
+
+``missing-description``
+    the provider requires a description and the skill has none;
+``invalid-name``
+    the name cannot be a skill name;
+``disabled``
+    ``skills.disabled_extensions`` has ``skill:<name>``;
+``source-disabled``
+    the provider/level's source toggle is off;
+``ignored``
+    the name matches a ``skills.ignored`` glob;
+``not-included``
+    ``skills.include`` is set and no glob matches;
+``vetoed``
+    a plugin's ``filter_skill`` dropped it;
+``duplicate-file``
+    the same file (same device and inode) was already loaded through another
+    path;
+any other diagnostic code
+    the file could not be read or parsed (``unreadable-skill``,
+    ``broken-symlink``, ``frontmatter-too-large`` …).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillweave.frontmatter import parse_frontmatter, read_head
+from skillweave.model import Diagnostic, LoadResult, RootScan, Skill
+
+__all__ = [
+    "SKIP_REASONS",
+    "STATUSES",
+    "Explanation",
+    "Report",
+    "SkillReport",
+    "build_report",
+    "describe",
+    "explain",
+]
+
+#: Every status, in display order.
+STATUSES = ("loaded", "hidden", "conditional", "shadowed", "skipped")
+#: The skip reasons the core itself produces (see the module docstring).
+SKIP_REASONS = (
+    "missing-description",
+    "invalid-name",
+    "disabled",
+    "source-disabled",
+    "ignored",
+    "not-included",
+    "vetoed",
+    "duplicate-file",
+)
+#: Diagnostic codes that mean "a skill file was found but not loaded".
+_NOT_LOADED_CODES = frozenset(
+    {
+        "missing-description",
+        "invalid-name",
+        "unreadable-skill",
+        "broken-symlink",
+        "binary-file",
+        "frontmatter-too-large",
+        "frontmatter-invalid",
+        "frontmatter-too-complex",
+    }
+)
+
+
+@attrs.frozen
+class SkillReport:
+    """What happened to one skill file.
+
+    ``status`` is one of :data:`STATUSES`; ``reason`` is ``""`` for loaded
+    skills, ``name`` for shadowed ones and a skip reason for skipped ones;
+    ``detail`` is the human explanation; ``by`` is the winning skill for
+    shadowed and ``duplicate-file`` entries; ``skill`` is the skill object when
+    one was built.
+    """
+
+    name: str
+    status: str
+    reason: str = ""
+    detail: str = ""
+    provider: str | None = None
+    level: str | None = None
+    path: Path | None = None
+    line: int | None = None
+    priority: int | None = None
+    hidden: bool = False
+    by: Skill | None = None
+    skill: Skill | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``doctor --json`` and ``explain --json``."""
+        by = None
+        if self.by is not None:
+            by = {
+                "name": self.by.name,
+                "path": str(self.by.path) if self.by.path is not None else None,
+                "provider": self.by.source.provider,
+                "level": self.by.source.level,
+            }
+        return {
+            "name": self.name,
+            "status": self.status,
+            "reason": self.reason,
+            "detail": self.detail,
+            "provider": self.provider,
+            "level": self.level,
+            "path": str(self.path) if self.path is not None else None,
+            "line": self.line,
+            "priority": self.priority,
+            "hidden": self.hidden,
+            "shadowed_by": by,
+        }
+
+
+def _root_json(r: RootScan) -> dict[str, Any]:
+    return {
+        "provider": r.provider,
+        "level": r.level,
+        "path": str(r.path),
+        "exists": r.exists,
+        "count": r.count,
+    }
+
+
+@attrs.frozen
+class Report:
+    """Everything ``doctor`` shows: roots, one entry per skill file, diagnostics."""
+
+    roots: tuple[RootScan, ...] = ()
+    skills: tuple[SkillReport, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """Diagnostics at level ``error``."""
+        return [d for d in self.diagnostics if d.level == "error"]
+
+    def counts(self) -> dict[str, int]:
+        """Number of entries per status, plus ``errors`` and ``warnings``."""
+        out = {s: 0 for s in STATUSES}
+        for entry in self.skills:
+            out[entry.status] += 1
+        out["errors"] = sum(1 for d in self.diagnostics if d.level == "error")
+        out["warnings"] = sum(1 for d in self.diagnostics if d.level == "warning")
+        return out
+
+    def names(self) -> list[str]:
+        """Every distinct name in the report, sorted."""
+        return sorted({e.name for e in self.skills}, key=lambda n: (n.casefold(), n))
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape of ``skillweave doctor --json`` (a documented contract)."""
+        return {
+            "roots": [_root_json(r) for r in self.roots],
+            "skills": [e.to_json() for e in self.skills],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "summary": self.counts(),
+        }
+
+
+def _level_for(path: Path, provider: str | None, roots: Sequence[RootScan]) -> str | None:
+    best: RootScan | None = None
+    for r in roots:
+        if provider is not None and r.provider != provider:
+            continue
+        inside = r.path == path or r.path in path.parents
+        if inside and (best is None or len(r.path.parts) > len(best.path.parts)):
+            best = r
+    return best.level if best is not None else None
+
+
+def _name_from_file(path: Path) -> str:
+    """The frontmatter name of a skill file that did not load (or its folder name)."""
+    fallback = path.parent.name if path.name == "SKILL.md" else path.stem
+    if path.name != "SKILL.md" and path.suffix != ".md":
+        return path.name
+    try:
+        head, _st = read_head(path)
+    except OSError:
+        return fallback
+    name = parse_frontmatter(head, path).data.get("name")
+    return name.strip() if isinstance(name, str) and name.strip() else fallback
+
+
+def _entry(skill: Skill, status: str, **kw: Any) -> SkillReport:
+    return SkillReport(
+        name=skill.name,
+        status=status,
+        provider=skill.source.provider,
+        level=skill.source.level,
+        path=skill.path,
+        priority=skill.priority,
+        hidden=skill.hidden,
+        skill=skill,
+        **kw,
+    )
+
+
+def _where(skill: Skill) -> str:
+    where = str(skill.path) if skill.path is not None else f"<{skill.source.loaded_from}>"
+    return f"{skill.source.provider}/{skill.source.level} {where}"
+
+
+def build_report(result: LoadResult) -> Report:
+    """One :class:`SkillReport` per skill file found, sorted by name then status."""
+    entries: list[SkillReport] = []
+    known: set[Path] = set()
+    for s in result.skills:
+        entries.append(_entry(s, "hidden" if s.hidden else "loaded"))
+    for s in result.conditional:
+        paths = ", ".join(s.frontmatter.paths)
+        entries.append(
+            _entry(s, "conditional", detail=f"activates when a file matching {paths} is touched")
+        )
+    for sh in result.shadowed:
+        if sh.reason == "duplicate-file":
+            entries.append(
+                _entry(
+                    sh.skill,
+                    "skipped",
+                    reason="duplicate-file",
+                    detail=f"same file already loaded as {sh.by.name!r} from {_where(sh.by)}",
+                    by=sh.by,
+                )
+            )
+        else:
+            entries.append(
+                _entry(
+                    sh.skill,
+                    "shadowed",
+                    reason=sh.reason,
+                    detail=f"shadowed by {_where(sh.by)} (priority {sh.by.priority})",
+                    by=sh.by,
+                )
+            )
+    for sk in result.skipped:
+        entries.append(_entry(sk.skill, "skipped", reason=sk.reason, detail=sk.detail))
+    for e in entries:
+        if e.path is not None:
+            known.add(e.path)
+    for d in result.diagnostics:
+        if d.path is None or d.path in known:
+            continue
+        generic = d.level == "error" and d.path.suffix == ".md" and d.code != "name-conflict"
+        if d.code not in _NOT_LOADED_CODES and not generic:
+            continue
+        known.add(d.path)
+        name = d.path.name if d.code == "broken-symlink" else _name_from_file(d.path)
+        entries.append(
+            SkillReport(
+                name=name,
+                status="skipped",
+                reason=d.code,
+                detail=d.message,
+                provider=d.provider,
+                level=_level_for(d.path, d.provider, result.roots),
+                path=d.path,
+                line=d.line,
+            )
+        )
+    order = {s: i for i, s in enumerate(STATUSES)}
+    entries.sort(
+        key=lambda e: (e.name.casefold(), e.name, order[e.status], str(e.path) if e.path else "")
+    )
+    return Report(result.roots, tuple(entries), result.diagnostics)
+
+
+def describe(entry: SkillReport) -> str:
+    """One sentence saying what happened to ``entry`` and why."""
+    where = f"{entry.provider}/{entry.level}"
+    if entry.status == "loaded":
+        return f"loaded from {where} (priority {entry.priority}) and listed for the model"
+    if entry.status == "hidden":
+        return (
+            f"loaded from {where} but hidden from the model's listing (hide or "
+            "disable-model-invocation); still usable as /skill:<name> and skill://"
+        )
+    if entry.status == "conditional":
+        return f"loaded from {where} and held back: {entry.detail}"
+    if entry.status == "shadowed":
+        return f"not used: {entry.detail}"
+    reasons = {
+        "missing-description": "skipped: the provider requires a description",
+        "disabled": "skipped: disabled by skills.disabled_extensions",
+        "source-disabled": "skipped: source toggled off",
+        "ignored": "skipped: matches skills.ignored",
+        "not-included": "skipped: skills.include is set and matches no pattern",
+        "duplicate-file": "skipped: duplicate file",
+        "invalid-name": "skipped: invalid name",
+        "vetoed": "skipped: vetoed by a plugin",
+    }
+    head = reasons.get(entry.reason, f"skipped ({entry.reason})")
+    return f"{head} — {entry.detail}" if entry.detail else head
+
+
+@attrs.frozen
+class Explanation:
+    """The answer to "what happened to skill ``name``?".
+
+    ``entries`` are the report entries of that name (all copies, winner
+    first); ``folders`` entries whose folder is called ``name`` but whose
+    skill has another name; ``near`` similar names that do exist;
+    ``diagnostics`` the diagnostics about those files; ``roots`` every root
+    that was looked at.
+    """
+
+    name: str
+    entries: tuple[SkillReport, ...] = ()
+    folders: tuple[SkillReport, ...] = ()
+    near: tuple[str, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    roots: tuple[RootScan, ...] = ()
+
+    @property
+    def found(self) -> bool:
+        """True when a skill file of this name was found at all."""
+        return bool(self.entries)
+
+    @property
+    def available(self) -> bool:
+        """True when the skill is loaded (listed, hidden or conditional)."""
+        return any(e.status in ("loaded", "hidden", "conditional") for e in self.entries)
+
+    def verdict(self) -> str:
+        """One line: available, not loaded, or not found."""
+        if self.available:
+            winner = next(
+                e for e in self.entries if e.status in ("loaded", "hidden", "conditional")
+            )
+            return f"{self.name}: {describe(winner)}"
+        if self.entries:
+            return f"{self.name}: found {len(self.entries)} time(s), none loaded"
+        return f"{self.name}: no skill of this name was found"
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape of ``skillweave explain --json`` (a documented contract)."""
+        return {
+            "name": self.name,
+            "found": self.found,
+            "available": self.available,
+            "verdict": self.verdict(),
+            "entries": [e.to_json() for e in self.entries],
+            "folders": [e.to_json() for e in self.folders],
+            "near": list(self.near),
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+            "roots": [_root_json(r) for r in self.roots],
+        }
+
+
+def _about(d: Diagnostic, name: str, paths: Iterable[Path]) -> bool:
+    if d.path is None:
+        return False
+    for p in paths:
+        if d.path == p or (p.name == "SKILL.md" and p.parent in (d.path, *d.path.parents)):
+            return True
+    if d.path.name == name or (d.path.name == "SKILL.md" and d.path.parent.name == name):
+        return True
+    if d.code == "nested-skills-ignored":
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", d.message) is not None
+    return False
+
+
+def explain(report: Report, name: str) -> Explanation:
+    """Everything known about ``name`` in ``report``; see :class:`Explanation`."""
+    entries = [e for e in report.skills if e.name == name]
+    order = {s: i for i, s in enumerate(STATUSES)}
+    entries.sort(
+        key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0))
+    )
+    folders = [
+        e
+        for e in report.skills
+        if e.name != name and e.path is not None and e.path.parent.name == name
+    ]
+    paths = [e.path for e in (*entries, *folders) if e.path is not None]
+    diags = [d for d in report.diagnostics if _about(d, name, paths)]
+    others = [n for n in report.names() if n != name]
+    near = [n for n in others if n.casefold() == name.casefold()]
+    near += [n for n in difflib.get_close_matches(name, others, n=5, cutoff=0.6) if n not in near]
+    return Explanation(
+        name=name,
+        entries=tuple(entries),
+        folders=tuple(folders),
+        near=tuple(near),
+        diagnostics=tuple(diags),
+        roots=report.roots,
+    )
