@@ -1,0 +1,21 @@
+"""The agents provider passes the conformance kit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillweave_testing import ProviderConformance, Root
+
+
+class TestAgentsConformance(ProviderConformance):
+    provider_id = "agents"
+    priority = 70
+    distribution = "skillweave-agents"
+
+    def skill_roots(self, home: Path, project: Path) -> list[Root]:
+        return [
+            Root(project / ".agent" / "skills", "project"),
+            Root(project / ".agents" / "skills", "project"),
+            Root(home / ".agent" / "skills", "user"),
+            Root(home / ".agents" / "skills", "user"),
+        ]

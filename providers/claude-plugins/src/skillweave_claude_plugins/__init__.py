@@ -1,0 +1,294 @@
+"""Provider ``claude-plugins``: skills shipped by installed Claude Code plugins.
+
+Plugin registries read, in this order:
+
+1. ``$CLAUDE_CONFIG_DIR/plugins/installed_plugins.json`` (default
+   ``~/.claude/plugins/installed_plugins.json``),
+2. ``<SKILLWEAVE_HOME or ~/.skillweave>/plugins/installed_plugins.json``.
+
+Format (version 2)::
+
+    {"version": 2, "plugins": {"<plugin>@<marketplace>": [
+        {"scope": "user", "installPath": "/abs/path", "version": "1.0.0", ...}]}}
+
+A version 1 entry (one object instead of a list) is read too. For every
+install path, in file order, the skills roots are the directories listed by
+the optional ``skills`` key of ``<root>/.claude-plugin/plugin.json`` (a string
+or a list of paths relative to the plugin root), then ``<root>/skills``. Skills
+keep their own names (level ``user``); the plugin name, marketplace, version,
+scope, plugin root and registry file are recorded in ``SkillSource.detail``.
+A broken registry or manifest, an entry of the wrong shape or a missing
+install path is a diagnostic naming the file; the rest still loads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+from skillweave import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillweave.safety import ContainmentError, check_relative
+
+__all__ = [
+    "MANIFEST",
+    "PRIORITY",
+    "PROVIDER_ID",
+    "REGISTRY",
+    "InstalledPlugin",
+    "discover_skills",
+    "read_registry",
+    "registry_files",
+    "skill_roots",
+]
+
+PROVIDER_ID = "claude-plugins"
+PRIORITY = 70
+#: Registry file name (inside a ``plugins`` folder).
+REGISTRY = "installed_plugins.json"
+#: Plugin manifest, relative to the plugin root.
+MANIFEST = Path(".claude-plugin") / "plugin.json"
+#: Registry files larger than this are refused.
+MAX_JSON_BYTES = 4 * 1024 * 1024
+
+
+@attrs.frozen
+class InstalledPlugin:
+    """One install of a plugin, as listed in a registry file."""
+
+    key: str
+    name: str
+    marketplace: str | None
+    version: str | None
+    scope: str | None
+    root: Path
+    registry: Path
+
+    def detail(self) -> dict[str, Any]:
+        """The facts recorded in ``SkillSource.detail`` of this plugin's skills."""
+        return {
+            "plugin": self.name,
+            "marketplace": self.marketplace,
+            "version": self.version,
+            "scope": self.scope,
+            "plugin_root": str(self.root),
+            "registry": str(self.registry),
+        }
+
+
+def _env_dir(ctx: SkillContext, name: str) -> Path | None:
+    value = ctx.env.get(name, "")
+    if not value:
+        return None
+    if value == "~" or value.startswith("~/"):
+        return ctx.home / value[2:]
+    path = Path(value)
+    return path if path.is_absolute() else ctx.cwd / path
+
+
+def registry_files(ctx: SkillContext) -> list[Path]:
+    """The registry files read, in order (Claude Code's, then skillweave's)."""
+    claude = _env_dir(ctx, "CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
+    return [claude / "plugins" / REGISTRY, ctx.skillweave_home / "plugins" / REGISTRY]
+
+
+def _read_json(path: Path, d: Discovery, what: str) -> tuple[bool, Any]:
+    """``(found, data)``; a missing file is ``(False, None)``, a bad one a diagnostic."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_JSON_BYTES + 1)
+    except FileNotFoundError:
+        return False, None
+    except IsADirectoryError:
+        d.diagnostic("error", f"unreadable-{what}", f"cannot read {what}: is a directory", path)
+        return True, None
+    except OSError as exc:
+        d.diagnostic(
+            "error", f"unreadable-{what}", f"cannot read {what}: {exc.strerror or exc}", path
+        )
+        return True, None
+    if len(raw) > MAX_JSON_BYTES:
+        d.diagnostic(
+            "error", f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
+        )
+        return True, None
+    try:
+        return True, json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        d.diagnostic("error", f"bad-{what}", f"{what} is not UTF-8: {exc.reason}", path)
+    except json.JSONDecodeError as exc:
+        d.diagnostic(
+            "error", f"bad-{what}", f"{what} is not valid JSON: {exc.msg}", path, exc.lineno
+        )
+    return True, None
+
+
+def _split_key(key: str) -> tuple[str, str | None]:
+    name, at, marketplace = key.rpartition("@")
+    if not at or not name:
+        return key, None
+    return name, marketplace or None
+
+
+def read_registry(path: Path, ctx: SkillContext, d: Discovery) -> Iterator[InstalledPlugin]:
+    """Every well-formed install listed in registry ``path``, in file order.
+
+    A missing file yields nothing silently; unreadable or invalid JSON, a wrong
+    top-level shape and each bad entry are diagnostics on ``d`` with the path.
+    """
+    found, data = _read_json(path, d, "plugin-registry")
+    if not found or data is None:
+        return
+    if not isinstance(data, dict):
+        d.diagnostic(
+            "error",
+            "bad-plugin-registry",
+            f"plugin registry must be a JSON object, got {type(data).__name__}",
+            path,
+        )
+        return
+    version = data.get("version")
+    if version is not None and version not in (1, 2):
+        d.diagnostic(
+            "warning",
+            "bad-plugin-registry",
+            f"unknown plugin registry version {version!r}; reading it as version 2",
+            path,
+        )
+    plugins = data.get("plugins")
+    if not isinstance(plugins, dict):
+        d.diagnostic(
+            "error",
+            "bad-plugin-registry",
+            "plugin registry has no 'plugins' object"
+            if plugins is None
+            else f"'plugins' must be an object, got {type(plugins).__name__}",
+            path,
+        )
+        return
+    for key, installs in plugins.items():
+        entries = [installs] if isinstance(installs, dict) else installs
+        if not isinstance(entries, list):
+            d.diagnostic(
+                "error",
+                "bad-plugin-entry",
+                f"plugin {key!r}: expected a list of installs, got {type(installs).__name__}",
+                path,
+            )
+            continue
+        name, marketplace = _split_key(key)
+        for index, entry in enumerate(entries):
+            where = f"plugin {key!r} install #{index}"
+            if not isinstance(entry, dict):
+                d.diagnostic(
+                    "error",
+                    "bad-plugin-entry",
+                    f"{where}: expected an object, got {type(entry).__name__}",
+                    path,
+                )
+                continue
+            install = entry.get("installPath")
+            if not isinstance(install, str) or not install.strip():
+                d.diagnostic(
+                    "error",
+                    "bad-plugin-entry",
+                    f"{where}: 'installPath' is missing"
+                    if install is None
+                    else f"{where}: 'installPath' must be a non-empty string",
+                    path,
+                )
+                continue
+            if install == "~" or install.startswith("~/"):
+                root = ctx.home / install[2:]
+            else:
+                root = Path(install)
+            if not root.is_absolute():
+                d.diagnostic(
+                    "error",
+                    "bad-plugin-entry",
+                    f"{where}: 'installPath' must be absolute, got {install!r}",
+                    path,
+                )
+                continue
+            version_value = entry.get("version")
+            scope = entry.get("scope")
+            yield InstalledPlugin(
+                key=key,
+                name=name,
+                marketplace=marketplace,
+                version=None if version_value is None else str(version_value),
+                scope=scope if isinstance(scope, str) else None,
+                root=root,
+                registry=path,
+            )
+
+
+def skill_roots(plugin: InstalledPlugin, d: Discovery) -> list[Path]:
+    """The plugin's skills roots: the manifest's ``skills`` paths, then ``<root>/skills``.
+
+    Manifest paths must stay inside the plugin root (no absolute paths, no
+    ``..``); a bad manifest or path is a diagnostic and the default root is
+    still used. Like every root, a listed directory that does not exist is
+    silent. The same directory listed twice is scanned once.
+    """
+    manifest = plugin.root / MANIFEST
+    roots: list[Path] = []
+    found, data = _read_json(manifest, d, "plugin-manifest")
+    declared: Any = None
+    if found and data is not None:
+        if not isinstance(data, dict):
+            d.diagnostic(
+                "error",
+                "bad-plugin-manifest",
+                f"plugin manifest must be a JSON object, got {type(data).__name__}",
+                manifest,
+            )
+        else:
+            declared = data.get("skills")
+            if isinstance(declared, str):
+                declared = [declared]
+            if declared is not None and not (
+                isinstance(declared, list) and all(isinstance(p, str) for p in declared)
+            ):
+                d.diagnostic(
+                    "error",
+                    "bad-plugin-manifest",
+                    "'skills' must be a path or a list of paths relative to the plugin root",
+                    manifest,
+                )
+                declared = None
+    for rel in declared or ():
+        try:
+            clean = check_relative(rel)
+        except ContainmentError as exc:
+            d.diagnostic("error", "bad-plugin-manifest", f"skills path refused: {exc}", manifest)
+            continue
+        roots.append(plugin.root.joinpath(*clean.parts))
+    roots.append(plugin.root / "skills")
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return unique
+
+
+@hookimpl
+def discover_skills(ctx: SkillContext) -> DiscoveryResult:
+    """Skills of every installed plugin, by registry and then by plugin in file order."""
+    d = Discovery(PROVIDER_ID, PRIORITY)
+    for registry in registry_files(ctx):
+        for plugin in read_registry(registry, ctx, d):
+            if not plugin.root.is_dir():
+                d.diagnostic(
+                    "warning",
+                    "plugin-missing",
+                    f"plugin {plugin.key!r} from {registry}: install path "
+                    + ("is not a directory" if plugin.root.exists() else "does not exist"),
+                    plugin.root,
+                )
+                continue
+            for root in skill_roots(plugin, d):
+                d.scan(root, "user", **plugin.detail())
+    return d.result()

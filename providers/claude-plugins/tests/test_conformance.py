@@ -1,0 +1,47 @@
+"""The claude-plugins provider passes the conformance kit."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from skillweave_testing import ProviderConformance, Root
+
+
+def register(registry: Path, plugins: dict[str, Path]) -> None:
+    """Write an installed_plugins.json (version 2) listing ``plugins`` in order."""
+    registry.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "version": 2,
+        "plugins": {
+            key: [{"scope": "user", "installPath": str(root), "version": "1.0.0"}]
+            for key, root in plugins.items()
+        },
+    }
+    registry.write_text(json.dumps(data), encoding="utf-8")
+
+
+class TestClaudePluginsConformance(ProviderConformance):
+    provider_id = "claude-plugins"
+    priority = 70
+    distribution = "skillweave-claude-plugins"
+
+    def skill_roots(self, home: Path, project: Path) -> list[Root]:
+        store = home / ".claude" / "plugins" / "cache"
+        first, second, third = store / "first", store / "second", home / "sw-plugin"
+        for root in (first, second, third):
+            root.mkdir(parents=True)
+        manifest = first / ".claude-plugin" / "plugin.json"
+        manifest.parent.mkdir()
+        manifest.write_text(json.dumps({"name": "first", "skills": "./extra"}), encoding="utf-8")
+        register(
+            home / ".claude" / "plugins" / "installed_plugins.json",
+            {"first@market": first, "second@market": second},
+        )
+        register(home / ".skillweave" / "plugins" / "installed_plugins.json", {"third@x": third})
+        return [
+            Root(first / "extra", "user"),
+            Root(first / "skills", "user"),
+            Root(second / "skills", "user"),
+            Root(third / "skills", "user"),
+        ]

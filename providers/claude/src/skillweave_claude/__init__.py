@@ -1,0 +1,152 @@
+"""Provider ``claude``: Claude Code's skills and its legacy command files.
+
+Order inside the provider (the first skill of a name wins):
+
+1. the managed policy dir ``/etc/claude-code/.claude/skills`` (level ``managed``;
+   ``SKILLWEAVE_CLAUDE_POLICY_DIR`` moves it),
+2. ``$CLAUDE_CONFIG_DIR/skills`` or ``~/.claude/skills`` (level ``user``),
+3. ``.claude/skills`` in every walk-up directory, nearest first, home skipped
+   (level ``project``),
+4. legacy command files: ``$CLAUDE_CONFIG_DIR/commands/*.md`` or
+   ``~/.claude/commands/*.md`` (``user``), then ``.claude/commands/*.md`` in the
+   same walk-up directories (``project``).
+
+Command files come after every skill dir, so a skill of the same name always
+wins over a command: the command is kept out of the catalog by the loader's
+first-wins rule and reported in ``shadowed`` (with a ``name-conflict``
+diagnostic naming both files). A command's name is its file name without
+``.md``; its frontmatter ``name`` and ``paths`` are ignored.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from skillweave import Discovery, DiscoveryResult, RootScan, SkillContext, SkillSource, hookimpl
+from skillweave.scan import load_skill_file
+
+__all__ = [
+    "COMMAND_IGNORED_KEYS",
+    "POLICY_DIR",
+    "POLICY_DIR_ENV",
+    "PRIORITY",
+    "PROVIDER_ID",
+    "config_dir",
+    "discover_skills",
+    "policy_dir",
+    "scan_commands",
+]
+
+PROVIDER_ID = "claude"
+PRIORITY = 80
+#: Claude Code's managed-policy skills dir on Linux.
+POLICY_DIR = Path("/etc/claude-code/.claude/skills")
+#: Environment variable that moves :data:`POLICY_DIR` (the skills dir itself).
+POLICY_DIR_ENV = "SKILLWEAVE_CLAUDE_POLICY_DIR"
+#: Frontmatter keys a legacy command file cannot set.
+COMMAND_IGNORED_KEYS = ("name", "paths")
+
+
+def _env_dir(ctx: SkillContext, name: str) -> Path | None:
+    """Directory named by environment variable ``name`` (``~`` is the context's home)."""
+    value = ctx.env.get(name, "")
+    if not value:
+        return None
+    if value == "~" or value.startswith("~/"):
+        return ctx.home / value[2:]
+    path = Path(value)
+    return path if path.is_absolute() else ctx.cwd / path
+
+
+def policy_dir(ctx: SkillContext) -> Path:
+    """The managed-policy skills dir: ``$SKILLWEAVE_CLAUDE_POLICY_DIR`` or :data:`POLICY_DIR`."""
+    return _env_dir(ctx, POLICY_DIR_ENV) or POLICY_DIR
+
+
+def config_dir(ctx: SkillContext) -> Path:
+    """Claude Code's user config dir: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    return _env_dir(ctx, "CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOTDIR:
+        return "not a directory"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ELOOP:
+        return "symlink loop"
+    return exc.strerror or str(exc)
+
+
+def scan_commands(d: Discovery, folder: Path, level: str) -> None:
+    """Add every legacy command file ``<folder>/*.md`` as a skill (``loaded_from="commands"``).
+
+    One level only, dot entries skipped, symlinked files followed, entries in
+    sorted order. A missing folder is silent; an unreadable one, a dangling
+    symlink or an unreadable file is a diagnostic. Each file goes through the
+    core's one skill builder with its name taken from the file name.
+    """
+    source = SkillSource(PROVIDER_ID, level, folder, "commands")
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except FileNotFoundError:
+        d.roots.append(RootScan(PROVIDER_ID, level, folder, False))
+        return
+    except OSError as exc:
+        d.diagnostic(
+            "error", "unreadable-root", f"cannot scan commands folder: {_reason(exc)}", folder
+        )
+        d.roots.append(RootScan(PROVIDER_ID, level, folder, True))
+        return
+    count = 0
+    for entry in entries:
+        if entry.name.startswith(".") or not entry.name.endswith(".md"):
+            continue
+        path = Path(entry.path)
+        try:
+            is_file = entry.is_file()
+        except OSError as exc:
+            d.diagnostic("error", "unreadable-entry", f"cannot inspect: {_reason(exc)}", path)
+            continue
+        if not is_file:
+            if entry.is_symlink() and not os.path.exists(entry.path):
+                d.diagnostic(
+                    "warning",
+                    "broken-symlink",
+                    f"command file skipped: dangling symlink -> {os.readlink(entry.path)}",
+                    path,
+                )
+            continue
+        skill, diags = load_skill_file(
+            path,
+            source,
+            priority=PRIORITY,
+            default_name=entry.name[: -len(".md")],
+            ignore_keys=COMMAND_IGNORED_KEYS,
+        )
+        d.diagnostics.extend(diags)
+        if skill is not None:
+            d.add([skill])
+            count += 1
+    d.roots.append(RootScan(PROVIDER_ID, level, folder, True, count))
+
+
+@hookimpl
+def discover_skills(ctx: SkillContext) -> DiscoveryResult:
+    """Managed, user, then project skills (nearest first); then legacy command files."""
+    d = Discovery(PROVIDER_ID, PRIORITY)
+    config = config_dir(ctx)
+    user_skills = config / "skills"
+    d.scan(policy_dir(ctx), "managed")
+    d.scan(user_skills, "user")
+    projects = [folder / ".claude" for folder in ctx.walk_up(skip_home=True)]
+    projects = [p for p in projects if p != config]
+    for project in projects:
+        d.scan(project / "skills", "project")
+    scan_commands(d, config / "commands", "user")
+    for project in projects:
+        scan_commands(d, project / "commands", "project")
+    return d.result()

@@ -1,0 +1,20 @@
+"""The native provider passes the conformance kit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillweave_testing import ProviderConformance, Root
+
+
+class TestNativeConformance(ProviderConformance):
+    provider_id = "native"
+    priority = 100
+    distribution = "skillweave-native"
+    requires_description = True
+
+    def skill_roots(self, home: Path, project: Path) -> list[Root]:
+        return [
+            Root(project / ".skillweave" / "skills", "project"),
+            Root(home / ".skillweave" / "skills", "user"),
+        ]
