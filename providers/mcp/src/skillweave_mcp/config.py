@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-
 from skillweave import Diagnostic, SkillContext
 
 __all__ = ["ServerConfig", "parse_servers", "server_by_name"]
@@ -38,6 +37,7 @@ class ServerConfig:
 
     ``transport`` is ``stdio`` or ``http``. ``timeout`` is in seconds and
     bounds each whole exchange with the server (start, handshake, requests).
+    ``origin`` is the config file that declared the server, when known.
     """
 
     name: str
@@ -50,11 +50,13 @@ class ServerConfig:
     headers: tuple[tuple[str, str], ...] = ()
     timeout: float = 15.0
     prefix: str = ""
+    origin: Path | None = attrs.field(default=None, eq=False)
 
     @property
     def key(self) -> str:
         """A stable fingerprint of everything that decides what the server returns."""
-        data = attrs.asdict(self, retain_collection_types=False)
+        data = attrs.asdict(self)
+        data.pop("origin", None)
         raw = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
@@ -236,7 +238,7 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
             )
             continue
         seen.add(config.name)
-        out.append(config)
+        out.append(attrs.evolve(config, origin=_origin(ctx, entry)))
     return out, diags
 
 
