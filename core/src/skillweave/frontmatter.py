@@ -142,7 +142,58 @@ class _TooBig(ValueError):
 
 
 class _StrDateLoader(_Loader):  # type: ignore[misc,valid-type]
-    """Safe loader that keeps timestamps as strings."""
+    """Safe loader that keeps timestamps as strings and bounds ``<<`` merges.
+
+    PyYAML before 6.0.4 copies every merged pair without de-duplication, so
+    nested ``<<: [*a, *a, ...]`` merges grow exponentially (a few hundred bytes
+    take minutes and gigabytes). Merged keys are de-duplicated here whatever
+    the installed PyYAML, and a mapping that still grows past ``MAX_NODES``
+    pairs is refused.
+    """
+
+    def flatten_mapping(self, node: Any) -> None:
+        """Resolve ``<<`` merge keys of ``node`` in place, de-duplicated and bounded."""
+        merge: list[Any] = []
+        seen: set[int] = set()
+        index = 0
+        while index < len(node.value):
+            key_node, value_node = node.value[index]
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                del node.value[index]
+                if isinstance(value_node, yaml.MappingNode):
+                    subnodes = [value_node]
+                elif isinstance(value_node, yaml.SequenceNode):
+                    subnodes = list(value_node.value)
+                else:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        f"expected a mapping or list of mappings for merging, "
+                        f"but found {value_node.id}",
+                        value_node.start_mark,
+                    )
+                for sub in subnodes:
+                    if not isinstance(sub, yaml.MappingNode):
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping",
+                            node.start_mark,
+                            f"expected a mapping for merging, but found {sub.id}",
+                            sub.start_mark,
+                        )
+                    self.flatten_mapping(sub)
+                    for pair in sub.value:
+                        if id(pair[0].value) not in seen:
+                            seen.add(id(pair[0].value))
+                            merge.append(pair)
+                if len(merge) > MAX_NODES:
+                    raise _TooBig("frontmatter merges too many keys (YAML merge bomb?)")
+            elif key_node.tag == "tag:yaml.org,2002:value":
+                key_node.tag = "tag:yaml.org,2002:str"
+                index += 1
+            else:
+                index += 1
+        if merge:
+            node.value = merge + node.value
 
 
 _StrDateLoader.add_constructor(
@@ -245,6 +296,9 @@ def _load_mapping(text: str, path: Path | None, diags: list[Diagnostic]) -> dict
             break
         except RecursionError:
             error = _TooBig("frontmatter is nested too deeply")
+            break
+        except _TooBig as exc:
+            error = exc
             break
         except yaml.YAMLError as exc:
             error = error or exc
