@@ -1,0 +1,372 @@
+"""The system-prompt listing of skills, within a character budget.
+
+Formats (``[listing] format``):
+
+``skills`` (default)
+    A ``<skills>`` block: a line telling the model to read ``skill://<name>``
+    before acting, then one ``- name: description`` line per skill.
+``agentskills``
+    The open Agent Skills ``<available_skills>`` XML (as ``skills-ref
+    to-prompt`` writes it): ``<name>``, ``<description>`` and ``<location>``
+    (the absolute ``SKILL.md`` path, or ``skill://<name>`` for skills not on
+    disk), every value HTML-escaped.
+``claude``
+    Claude Code's list: a header line, a blank line, ``- name: description``.
+
+Rules: hidden skills (``hide`` or ``disable-model-invocation``) are never
+listed; with no read tool (``read_tool=False``) or no listable skill the
+listing is the empty string. Entries are sorted by name (case-insensitive, then
+exact, then path), whatever the input order. Control characters, line and
+paragraph separators and invisible Unicode (format, private-use, surrogate and
+unassigned code points: zero-width characters, bidi overrides, tag characters)
+are removed from names and descriptions, runs of whitespace become one space;
+skills affected are named in :attr:`BudgetReport.neutralised`. Output depends
+only on the input, so it is byte-identical across runs and processes.
+
+Budget (``[listing] budget``, default 8,000 characters; ``0`` or less means no
+limit) counts the characters of the whole returned text. When the full listing
+is over budget:
+
+1. **Shorten.** Find the largest cap ``L`` (not below :data:`MIN_DESCRIPTION`)
+   such that cutting every description longer than ``L`` fits. A description
+   is cut at the last sentence end (``.``, ``!`` or ``?`` followed by a space)
+   within the cap when that keeps at least half of it, else at the last word
+   boundary with ``…`` appended, else hard at the cap with ``…``.
+2. **Drop.** If even ``L = MIN_DESCRIPTION`` does not fit, entries are dropped
+   in this order until it does: lowest provider priority first, then the
+   longest original description, then the name that sorts last. A notice line
+   saying how many skills were left out is part of the listing (and of the
+   budget). The remaining entries then get the largest cap that fits.
+
+:class:`BudgetReport` names every shortened and every dropped skill.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+import attrs
+
+from skillweave.errors import SkillweaveError
+from skillweave.model import Skill, sort_key
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "FORMATS",
+    "MIN_DESCRIPTION",
+    "BudgetReport",
+    "Listing",
+    "neutralise",
+    "render_listing",
+    "shorten",
+]
+
+DEFAULT_BUDGET = 8000
+#: Descriptions are never shortened below this many characters; entries are dropped instead.
+MIN_DESCRIPTION = 60
+FORMATS = ("skills", "agentskills", "claude")
+_ALIASES = {"default": "skills", "agent-skills": "agentskills", "xml": "agentskills"}
+_SPACE_CATEGORIES = {"Cc", "Zl", "Zp", "Zs"}
+_DROP_CATEGORIES = {"Cf", "Co", "Cs", "Cn"}
+
+_SKILLS_HEAD = (
+    "<skills>\n"
+    "Skills hold instructions for specific tasks. Before acting on a task that matches a "
+    "skill, read its instructions with the read tool at skill://<name> (files it mentions "
+    "are at skill://<name>/<path>).\n"
+)
+_SKILLS_TAIL = "\n</skills>"
+_CLAUDE_HEAD = "The following skills are available for use with the Skill tool:\n\n"
+_XML_HEAD = "<available_skills>\n"
+_XML_TAIL = "\n</available_skills>"
+
+
+@attrs.frozen
+class BudgetReport:
+    """What the budget did to a listing.
+
+    ``budget`` is the limit applied (``0`` for none), ``length`` the length of
+    the text returned, ``total`` the number of listable (non-hidden) skills,
+    ``listed`` how many are in the text, ``shortened`` and ``dropped`` the
+    names (in listing order) whose description was cut or that were left out,
+    ``hidden`` how many hidden skills were not listed, ``neutralised`` the
+    names whose name or description held control or invisible characters,
+    ``omitted`` why the text is empty (``no-read-tool``, ``no-skills`` or
+    ``budget``), else ``None``.
+    """
+
+    budget: int
+    length: int
+    total: int
+    listed: int
+    shortened: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+    hidden: int = 0
+    neutralised: tuple[str, ...] = ()
+    omitted: str | None = None
+
+    @property
+    def trimmed(self) -> bool:
+        """True when the budget shortened or dropped anything."""
+        return bool(self.shortened or self.dropped)
+
+    def summary(self) -> str:
+        """One line for humans (``""`` when nothing was trimmed)."""
+        parts = []
+        if self.shortened:
+            parts.append(f"shortened {len(self.shortened)}: {', '.join(self.shortened)}")
+        if self.dropped:
+            parts.append(f"dropped {len(self.dropped)}: {', '.join(self.dropped)}")
+        if not parts:
+            return ""
+        return f"listing over its {self.budget}-character budget; " + "; ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form (``skillweave prompt --json``)."""
+        return {
+            "budget": self.budget,
+            "length": self.length,
+            "total": self.total,
+            "listed": self.listed,
+            "shortened": list(self.shortened),
+            "dropped": list(self.dropped),
+            "hidden": self.hidden,
+            "neutralised": list(self.neutralised),
+            "omitted": self.omitted,
+        }
+
+
+@attrs.frozen
+class Listing:
+    """A rendered listing and the report of what the budget did."""
+
+    text: str
+    report: BudgetReport
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def neutralise(text: str) -> tuple[str, bool]:
+    """Remove control and invisible characters and collapse whitespace.
+
+    Returns the clean text and whether anything other than ordinary
+    whitespace (space, tab, line breaks) had to be removed.
+    """
+    if text.isprintable():
+        return (" ".join(text.split()) if "  " in text else text.strip()), False
+    out = []
+    flagged = False
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in _SPACE_CATEGORIES:
+            out.append(" ")
+            if (cat == "Cc" and ch not in "\t\n\r\x0b\x0c") or cat in ("Zl", "Zp"):
+                flagged = True
+        elif cat in _DROP_CATEGORIES:
+            flagged = True
+        else:
+            out.append(ch)
+    return " ".join("".join(out).split()), flagged
+
+
+def shorten(text: str, limit: int) -> str:
+    """Cut ``text`` to at most ``limit`` characters at a sentence or word boundary.
+
+    See the module docstring for the exact rule; deterministic.
+    """
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return "…"[:limit]
+    window = text[: limit + 1]
+    end = max(window.rfind(". "), window.rfind("! "), window.rfind("? "))
+    if end >= 0 and end + 1 <= limit and end + 1 >= limit // 2:
+        return text[: end + 1]
+    room = limit - 1
+    space = text.rfind(" ", 0, room + 1)
+    if space > 0:
+        cut = text[:space].rstrip(" ,;:-")
+        if cut:
+            return cut + "…"
+    return text[:room] + "…"
+
+
+@attrs.frozen
+class _Entry:
+    name: str
+    description: str
+    location: str
+    priority: int
+    key: tuple[str, str, str]
+
+
+def _entry_text(fmt: str, name: str, desc: str, location: str) -> str:
+    if fmt == "agentskills":
+        return (
+            f"<skill>\n<name>\n{html.escape(name)}\n</name>\n"
+            f"<description>\n{html.escape(desc)}\n</description>\n"
+            f"<location>\n{html.escape(location)}\n</location>\n</skill>"
+        )
+    return f"- {name}: {desc}" if desc else f"- {name}"
+
+
+def _frame(fmt: str) -> tuple[str, str]:
+    if fmt == "agentskills":
+        return _XML_HEAD, _XML_TAIL
+    if fmt == "claude":
+        return _CLAUDE_HEAD, ""
+    return _SKILLS_HEAD, _SKILLS_TAIL
+
+
+def _notice(fmt: str, dropped: int) -> str:
+    if dropped <= 0:
+        return ""
+    what = "skill is" if dropped == 1 else "skills are"
+    if fmt == "agentskills":
+        return f"<!-- {dropped} more {what} available but not listed (prompt budget) -->"
+    return f"({dropped} more {what} available but not listed here: prompt budget reached.)"
+
+
+def _measure(fmt: str, entry_lengths: int, count: int, dropped: int) -> int:
+    head, tail = _frame(fmt)
+    notice = _notice(fmt, dropped)
+    items = count + (1 if notice else 0)
+    if items == 0:
+        return 0
+    return len(head) + entry_lengths + len(notice) + (items - 1) + len(tail)
+
+
+def _lengths_at(fmt: str, entries: list[_Entry], cap: int | None) -> list[int]:
+    out = []
+    for e in entries:
+        desc = e.description if cap is None else shorten(e.description, cap)
+        out.append(len(_entry_text(fmt, e.name, desc, e.location)))
+    return out
+
+
+def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int | None:
+    """The largest description cap that fits, or ``None`` when even the minimum does not."""
+    longest = max((len(e.description) for e in entries), default=0)
+    if _measure(fmt, sum(_lengths_at(fmt, entries, None)), len(entries), dropped) <= budget:
+        return longest
+    lo, hi = MIN_DESCRIPTION, longest - 1
+    if lo > hi or _measure(fmt, sum(_lengths_at(fmt, entries, lo)), len(entries), dropped) > budget:
+        return None
+    best = lo
+    lo += 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if _measure(fmt, sum(_lengths_at(fmt, entries, mid)), len(entries), dropped) <= budget:
+            best = mid
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def _location(skill: Skill) -> str:
+    if skill.path is not None:
+        return os.path.abspath(os.fspath(skill.path))
+    return f"skill://{skill.name}"
+
+
+def render_listing(
+    skills: Iterable[Skill],
+    *,
+    format: str = "skills",
+    budget: int | None = DEFAULT_BUDGET,
+    read_tool: bool = True,
+) -> Listing:
+    """Render the model-facing listing of ``skills`` (see the module docstring).
+
+    :param skills: the active skills (hidden ones are filtered out here).
+    :param format: ``skills``, ``agentskills`` or ``claude``.
+    :param budget: character budget; ``None`` means :data:`DEFAULT_BUDGET`,
+        ``0`` or less means no limit.
+    :param read_tool: whether the agent can read ``skill://`` URLs (or call the
+        Skill tool); without it the listing is empty.
+    :raises SkillweaveError: for an unknown format.
+    """
+    fmt = _ALIASES.get(format, format)
+    if fmt not in FORMATS:
+        raise SkillweaveError(
+            f"unknown listing format {format!r} (choose from {', '.join(FORMATS)})"
+        )
+    limit = DEFAULT_BUDGET if budget is None else max(0, int(budget))
+    ordered = sorted(skills, key=sort_key)
+    visible = [s for s in ordered if not s.hidden]
+    hidden = len(ordered) - len(visible)
+    if not read_tool or not visible:
+        reason = "no-read-tool" if not read_tool else "no-skills"
+        return Listing("", BudgetReport(limit, 0, len(visible), 0, hidden=hidden, omitted=reason))
+    entries: list[_Entry] = []
+    flagged: list[str] = []
+    for s in visible:
+        name, bad_name = neutralise(s.name)
+        desc, bad_desc = neutralise(s.description or "")
+        if bad_name or bad_desc:
+            flagged.append(s.name)
+        entries.append(_Entry(name, desc, _location(s), s.priority, sort_key(s)))
+
+    kept = entries
+    dropped: list[_Entry] = []
+    cap: int | None = None
+    if limit > 0:
+        cap = _best_cap(fmt, kept, limit, 0)
+        if cap is None:
+            kept, dropped = _drop(fmt, entries, limit)
+            cap = _best_cap(fmt, kept, limit, len(dropped)) if kept else None
+    descriptions = [e.description if cap is None else shorten(e.description, cap) for e in kept]
+    shortened = tuple(e.name for e, d in zip(kept, descriptions, strict=True) if d != e.description)
+    dropped_names = tuple(e.name for e in sorted(dropped, key=lambda e: e.key))
+    if not kept:
+        report = BudgetReport(
+            limit, 0, len(visible), 0, (), dropped_names, hidden, tuple(flagged), "budget"
+        )
+        return Listing("", report)
+    head, tail = _frame(fmt)
+    items = [
+        _entry_text(fmt, e.name, d, e.location) for e, d in zip(kept, descriptions, strict=True)
+    ]
+    notice = _notice(fmt, len(dropped))
+    if notice:
+        items.append(notice)
+    text = head + "\n".join(items) + tail
+    report = BudgetReport(
+        limit,
+        len(text),
+        len(visible),
+        len(kept),
+        shortened,
+        dropped_names,
+        hidden,
+        tuple(flagged),
+        None,
+    )
+    return Listing(text, report)
+
+
+def _drop(fmt: str, entries: list[_Entry], budget: int) -> tuple[list[_Entry], list[_Entry]]:
+    """Drop entries in the documented order until the rest fits at the minimum cap."""
+    lengths = dict(zip(map(id, entries), _lengths_at(fmt, entries, MIN_DESCRIPTION), strict=True))
+    order = sorted(entries, key=lambda e: e.key, reverse=True)
+    order.sort(key=lambda e: (e.priority, -len(e.description)))
+    total = sum(lengths.values())
+    count = len(entries)
+    gone: set[int] = set()
+    for e in order:
+        if _measure(fmt, total, count, len(gone)) <= budget:
+            break
+        gone.add(id(e))
+        total -= lengths[id(e)]
+        count -= 1
+    kept = [e for e in entries if id(e) not in gone]
+    dropped = [e for e in entries if id(e) in gone]
+    if not kept:
+        return [], dropped
+    return kept, dropped
