@@ -1,0 +1,238 @@
+"""``SkillSession``: the runtime object an agent host keeps for one agent session.
+
+It holds the loaded catalog, the context every hook receives (with
+``ctx.skills`` kept equal to the active skills) and the plugin host, and
+offers everything the agent needs at run time: the listing, ``skill://``
+reads, ``/skill:`` parsing, the Skill tool and invocation.
+
+Skills can join during the session (:meth:`SkillSession.add_skills`, used by
+conditional activation and nested skill directories); the listing, the Skill
+tool enum and ``skill://`` see them at once.
+
+Re-invoking a skill with the same arguments while its source text is
+unchanged returns a short "already loaded" note instead of the whole prompt
+(triggers ``command`` and ``tool``; MCP prompt requests always get the full
+text); pass ``force=True`` to render again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import uuid
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from skillweave.commands import (
+    RenderedPrompt,
+    SkillCommand,
+    SlashInvocation,
+    parse_slash_command,
+    read_source,
+    render_skill,
+    skill_tool_schema,
+    unknown_skill,
+)
+from skillweave.context import SkillContext, make_context
+from skillweave.context_files import ContextFile, discover_context_files
+from skillweave.listing import Listing, render_listing
+from skillweave.loader import load_skills
+from skillweave.model import Diagnostic, LoadResult, Skill, sort_key
+from skillweave.plugins import PluginHost, get_plugin_host
+from skillweave.resources import Resource
+from skillweave.settings import Settings
+
+__all__ = ["ALREADY_LOADED", "SkillSession"]
+
+#: The note returned for an unchanged re-invocation (``{name}`` is filled in).
+ALREADY_LOADED = (
+    "Skill {name!r} is already loaded in this session and has not changed; "
+    "follow the instructions it gave earlier."
+)
+_NOTE_TRIGGERS = ("command", "tool")
+
+
+@attrs.define(eq=False)
+class SkillSession:
+    """One agent session's view of the skills (identity-bearing, mutable).
+
+    Build one with :meth:`open`. ``ctx.skills`` maps every active skill's name
+    (hidden ones included) to the skill.
+    """
+
+    ctx: SkillContext
+    host: PluginHost
+    result: LoadResult
+    session_id: str
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
+    _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
+    _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._active = {s.name: s for s in self.result.skills}
+        if self.ctx.session_id != self.session_id:
+            self.ctx = attrs.evolve(self.ctx, session_id=self.session_id)
+        self._sync()
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | Settings | None = None,
+        host: PluginHost | None = None,
+        session_id: str | None = None,
+    ) -> SkillSession:
+        """Load the skills visible from ``cwd`` and start a session.
+
+        Arguments are as for :func:`skillweave.load_skills`; ``session_id``
+        defaults to a new ``uuid4().hex``.
+        """
+        sid = session_id or uuid.uuid4().hex
+        ctx, sdiags = make_context(cwd, home=home, env=env, settings=settings, session_id=sid)
+        if host is None:
+            host = get_plugin_host(
+                ctx.env,
+                blocked=ctx.settings.get("plugins", "blocked", ()),
+                strict=True if ctx.settings.get("plugins", "strict") else None,
+            )
+        result = load_skills(ctx=ctx, host=host)
+        if sdiags:
+            result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
+        return cls(ctx=ctx, host=host, result=result, session_id=sid)
+
+    def _sync(self) -> None:
+        self.ctx = attrs.evolve(self.ctx, skills=MappingProxyType(dict(self._active)))
+
+    # -- the catalog --------------------------------------------------------
+    def skills(self) -> tuple[Skill, ...]:
+        """The active skills (hidden ones included), sorted by name."""
+        with self._lock:
+            return tuple(sorted(self._active.values(), key=sort_key))
+
+    def get(self, name: str) -> Skill | None:
+        """The active skill called exactly ``name`` (hidden ones included)."""
+        return self._active.get(name)
+
+    def add_skills(self, skills: Iterable[Skill]) -> list[Skill]:
+        """Make ``skills`` active; a name already active keeps its skill.
+
+        :returns: the skills that became active, in the order given.
+        """
+        added: list[Skill] = []
+        with self._lock:
+            for skill in skills:
+                if skill.name in self._active:
+                    continue
+                self._active[skill.name] = skill
+                added.append(skill)
+            if added:
+                self._sync()
+        return added
+
+    # -- what the model sees ------------------------------------------------
+    def listing(
+        self, *, format: str | None = None, budget: int | None = None, read_tool: bool = True
+    ) -> Listing:
+        """The system-prompt listing; ``format`` and ``budget`` default to ``[listing]``."""
+        fmt = format if format is not None else str(self.ctx.settings.get("listing", "format"))
+        limit = budget if budget is not None else int(self.ctx.settings.get("listing", "budget"))
+        return render_listing(self.skills(), format=fmt, budget=limit, read_tool=read_tool)
+
+    def skill_tool(self, *, format: str = "anthropic") -> dict[str, Any]:
+        """The Skill tool definition (see :func:`skillweave.commands.skill_tool_schema`)."""
+        return skill_tool_schema(self.skills(), format=format)
+
+    def context_files(self) -> list[ContextFile]:
+        """``AGENTS.md`` files visible from the session's cwd (unreadable ones reported)."""
+        return discover_context_files(
+            self.ctx.cwd, home=self.ctx.home, diagnostics=self.diagnostics
+        )
+
+    # -- reading and invoking -----------------------------------------------
+    def resolve(self, url: str) -> Resource:
+        """Read ``url`` through the ``resolve_url`` hooks.
+
+        :raises ResolveError: (including ``ContainmentError``) when refused.
+        """
+        return self.host.resolve(url, self.ctx, self.diagnostics)
+
+    def command(self, name: str) -> SkillCommand:
+        """The command object of the active skill ``name``.
+
+        :raises UnknownSkillError: when no active skill has that name.
+        """
+        skill = self.get(name)
+        if skill is None:
+            raise unknown_skill(name, [s.name for s in self.skills()])
+        return SkillCommand(skill)
+
+    def parse_slash(self, message: str) -> SlashInvocation | None:
+        """Recognise ``/skill:<name> [args]`` in a user message.
+
+        ``None`` when skill commands are disabled (``[skills]
+        enable_skill_commands``), the message is not a skill command, or the
+        name is unknown or not user-invocable.
+        """
+        if not self.ctx.settings.skills["enable_skill_commands"]:
+            return None
+        names = {n for n, s in self._active.items() if s.frontmatter.user_invocable}
+        return parse_slash_command(message, names)
+
+    def invoke(
+        self, name: str, args: str = "", *, trigger: str = "command", force: bool = False
+    ) -> RenderedPrompt:
+        """Render skill ``name`` with ``args`` through the transform chain.
+
+        ``trigger`` is ``command`` (``/skill:``), ``tool`` (the Skill tool) or
+        ``mcp``. An unchanged re-invocation returns the "already loaded" note
+        (see the module docstring).
+
+        :raises UnknownSkillError: for an unknown name.
+        :raises PromptError: when the trigger is not allowed for this skill,
+            the skill cannot be read, or a step aborts (e.g. inline shell failed).
+        """
+        cmd = self.command(name)
+        cmd.check_trigger(trigger)
+        skill = cmd.skill
+        source = read_source(skill)
+        digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+        key = (name, args)
+        if trigger in _NOTE_TRIGGERS and not force:
+            with self._lock:
+                seen = self._loaded.get(key)
+            if seen == digest:
+                note = ALREADY_LOADED.format(name=name)
+                return RenderedPrompt(
+                    name=name,
+                    content=note,
+                    text=note,
+                    args=args,
+                    trigger=trigger,
+                    path=skill.path,
+                    base_dir=skill.base_dir,
+                    session_id=self.session_id,
+                    already_loaded=True,
+                )
+        rendered = render_skill(
+            skill,
+            args,
+            ctx=self.ctx,
+            host=self.host,
+            trigger=trigger,
+            session_id=self.session_id,
+            source=source,
+        )
+        self.diagnostics.extend(rendered.diagnostics)
+        if trigger in _NOTE_TRIGGERS:
+            with self._lock:
+                self._loaded[key] = digest
+        return rendered
