@@ -16,3 +16,8 @@ def plugins() -> Iterator[tuple[str, object]]:
     yield "skillweave.filters", filters
     yield "skillweave.bundled", bundled
     yield "skillweave.extract", extract
+
+    from skillweave import transforms, urls
+
+    yield from transforms.STEPS
+    yield "skillweave.urls", urls

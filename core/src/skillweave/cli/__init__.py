@@ -24,6 +24,10 @@ COMMANDS: dict[str, str] = {
     "providers": "skillweave.cli.plugins:providers_cmd",
     "new": "skillweave.cli.scaffold:new_cmd",
     "new-pack": "skillweave.cli.scaffold:new_pack_cmd",
+    "prompt": "skillweave.cli.runtime:prompt_cmd",
+    "read": "skillweave.cli.runtime:read_cmd",
+    "invoke": "skillweave.cli.runtime:invoke_cmd",
+    "context": "skillweave.cli.runtime:context_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}
