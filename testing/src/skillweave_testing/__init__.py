@@ -13,7 +13,21 @@ from skillweave_testing.conformance import (
     Layout,
     ProviderConformance,
     Root,
+    discover,
+    load,
+    make_layout,
+    plugin_host,
     write_skill,
 )
 
-__all__ = ["ENTRY_POINT_GROUP", "Layout", "ProviderConformance", "Root", "write_skill"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Layout",
+    "ProviderConformance",
+    "Root",
+    "discover",
+    "load",
+    "make_layout",
+    "plugin_host",
+    "write_skill",
+]

@@ -47,7 +47,17 @@ from skillweave import (
     reset_plugin_host,
 )
 
-__all__ = ["ENTRY_POINT_GROUP", "Layout", "ProviderConformance", "Root", "write_skill"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Layout",
+    "ProviderConformance",
+    "Root",
+    "discover",
+    "load",
+    "make_layout",
+    "plugin_host",
+    "write_skill",
+]
 
 ENTRY_POINT_GROUP = "skillweave"
 LEVELS = ("managed", "user", "project")
@@ -94,14 +104,16 @@ class Layout:
 def write_skill(
     root: Path,
     name: str,
+    /,
     description: str | None = "A conformance test skill.",
     body: str = "Body of the skill.\n",
     **fields: str,
 ) -> Path:
     """Write ``<root>/<name>/SKILL.md`` (parents created) and return its path.
 
-    ``description=None`` writes no description; ``fields`` become extra
-    frontmatter lines (``key: value``, underscores turned into dashes).
+    ``name`` is the folder name. ``description=None`` writes no description;
+    ``fields`` become extra frontmatter lines (``key: value``, underscores
+    turned into dashes), so ``name="other"`` sets the frontmatter name.
     """
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -113,6 +125,77 @@ def write_skill(
     path = folder / "SKILL.md"
     path.write_text("\n".join(lines) + "\n" + body, encoding="utf-8")
     return path
+
+
+def make_layout(tmp: Path, env: Mapping[str, str] | None = None) -> Layout:
+    """Create a fake home and a project (a git repository root) under ``tmp``.
+
+    The environment is built from scratch: ``HOME``, ``PATH``, the XDG dirs
+    under home, then ``env`` on top. Nothing is read from or written to the
+    real home.
+    """
+    tmp = tmp.resolve()
+    home = tmp / "home"
+    project = tmp / "work" / "project"
+    home.mkdir(parents=True, exist_ok=True)
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    full = {
+        "HOME": str(home),
+        "PATH": os.environ.get("PATH", os.defpath),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+    }
+    full.update(env or {})
+    return Layout(tmp=tmp, home=home, project=project, cwd=project, env=full)
+
+
+def plugin_host(layout: Layout, plugins: Sequence[str] | None = None) -> PluginHost:
+    """A fresh plugin host for ``layout``; ``plugins`` allow-lists entry points by name."""
+    env = dict(layout.env)
+    if plugins is not None:
+        env["SKILLWEAVE_PLUGINS"] = ",".join(plugins)
+    return PluginHost.create(env=env)
+
+
+def discover(provider_id: str, layout: Layout, *, cwd: Path | None = None) -> DiscoveryResult:
+    """Call one provider's ``discover_skills`` through a real plugin host.
+
+    Only the entry point named ``provider_id`` is loaded; a failure to load it
+    or a raising hook fails the calling test.
+    """
+    host = plugin_host(layout, [provider_id])
+    assert not host.diagnostics, [d.message for d in host.diagnostics]
+    ctx, _ = make_context(cwd or layout.cwd, home=layout.home, env=layout.env)
+    results, diags = host.discover(ctx)
+    assert not diags, [d.message for d in diags]
+    mine = [r for r in results if r.provider == provider_id]
+    assert len(mine) == 1, (
+        f"expected one DiscoveryResult for provider {provider_id!r}, got "
+        f"{[r.provider for r in results]}"
+    )
+    return mine[0]
+
+
+def load(
+    layout: Layout,
+    *,
+    cwd: Path | None = None,
+    plugins: Sequence[str] | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> LoadResult:
+    """Run the whole pipeline (``skillweave.load_skills``) in ``layout``.
+
+    ``plugins`` allow-lists entry points (default: every installed one);
+    ``settings`` are overrides such as ``{"skills.enable_claude_user": False}``.
+    """
+    return load_skills(
+        cwd or layout.cwd,
+        home=layout.home,
+        env=layout.env,
+        settings=settings,
+        host=plugin_host(layout, plugins),
+    )
 
 
 def _mine(diags: Sequence[Diagnostic], path: Path) -> list[Diagnostic]:
@@ -158,25 +241,14 @@ class ProviderConformance:
     @pytest.fixture
     def layout(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Layout]:
         """A fake home and project, and the environment pointing at them."""
-        tmp = tmp_path.resolve()
-        home = tmp / "home"
-        project = tmp / "work" / "project"
-        home.mkdir()
-        (project / ".git").mkdir(parents=True)
-        env = {
-            "HOME": str(home),
-            "PATH": os.environ.get("PATH", os.defpath),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-        }
-        env.update(self.environment(home, project))
+        base = make_layout(tmp_path)
+        layout = make_layout(tmp_path, self.environment(base.home, base.project))
         for var in ISOLATED_VARS:
             monkeypatch.delenv(var, raising=False)
-        for key, value in env.items():
+        for key, value in layout.env.items():
             monkeypatch.setenv(key, value)
         reset_plugin_host()
-        yield Layout(tmp=tmp, home=home, project=project, cwd=project, env=env)
+        yield layout
         reset_plugin_host()
 
     @pytest.fixture
@@ -209,30 +281,15 @@ class ProviderConformance:
 
     def host(self, layout: Layout, *, only: bool = True) -> PluginHost:
         """A fresh plugin host; with ``only`` just this provider's entry point loads."""
-        env = dict(layout.env)
-        if only:
-            env["SKILLWEAVE_PLUGINS"] = self.provider_id
-        return PluginHost.create(env=env)
+        return plugin_host(layout, [self.provider_id] if only else None)
 
     def discover(self, layout: Layout) -> DiscoveryResult:
         """Call the provider's ``discover_skills`` through a real plugin host."""
-        host = self.host(layout)
-        assert not host.diagnostics, [d.message for d in host.diagnostics]
-        ctx, _ = make_context(layout.cwd, home=layout.home, env=layout.env)
-        results, diags = host.discover(ctx)
-        assert not diags, [d.message for d in diags]
-        mine = [r for r in results if r.provider == self.provider_id]
-        assert len(mine) == 1, (
-            f"expected one DiscoveryResult for provider {self.provider_id!r}, got "
-            f"{[r.provider for r in results]}"
-        )
-        return mine[0]
+        return discover(self.provider_id, layout)
 
     def load(self, layout: Layout, *, only: bool = True) -> LoadResult:
         """Run the whole pipeline (``skillweave.load_skills``) in the layout."""
-        return load_skills(
-            layout.cwd, home=layout.home, env=layout.env, host=self.host(layout, only=only)
-        )
+        return load(layout, plugins=[self.provider_id] if only else None)
 
     def _skill(self, result: DiscoveryResult, name: str) -> Skill | None:
         for skill in result.skills:
