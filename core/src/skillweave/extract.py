@@ -475,10 +475,12 @@ def _write_members(tree: LazyTree, tmp: str) -> None:
 def _skill_name_from_url(url: str) -> str | None:
     from urllib.parse import unquote
 
-    if not url.startswith("skill://"):
+    if url[:8].lower() != "skill://":
         return None
-    rest = url[len("skill://") :]
-    return unquote(rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0])
+    try:  # the same decoding as the built-in resolver (skillweave.urls)
+        return unquote(url[8:].partition("/")[0], encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        return None
 
 
 @hookimpl(tryfirst=True)

@@ -241,8 +241,16 @@ class Skill:
 
     @property
     def conditional(self) -> bool:
-        """True when ``paths`` holds the skill back until a matching file is touched."""
-        return bool(self.frontmatter.paths)
+        """True when ``paths`` holds the skill back until a matching file is touched.
+
+        Patterns that are all ``**`` (after dropping a trailing ``/**``) make the
+        skill unconditional (see :mod:`skillweave.activation`).
+        """
+        if not self.frontmatter.paths:
+            return False
+        from skillweave.activation import normalize_patterns
+
+        return normalize_patterns(self.frontmatter.paths) is not None
 
     @property
     def provider(self) -> str:
