@@ -66,11 +66,11 @@ def transform_prompt(text: str, invocation: Invocation, ctx: SkillContext) -> st
 @hookimpl(tryfirst=True)
 def resolve_url(url: str, ctx: SkillContext) -> Resource | None:
     """``skill://<name>/<path>`` for MCP skills, read from the originating server only."""
-    if not url.startswith("skill://"):
+    if url[:8].lower() != "skill://":
         return None
     from urllib.parse import unquote
 
-    name = unquote(url[len("skill://") :].partition("/")[0])
+    name = unquote(url[8:].partition("/")[0])
     if not _mcp_skill(ctx.skills.get(name)):
         return None
     from skillweave_mcp.provider import resolve

@@ -11,6 +11,10 @@ The rule (the same for ``/skill:name args``, the Skill tool and ``load_skill``):
    last argument receives the rest, joined by single spaces.
 4. A missing required argument, or arguments given to a prompt that declares
    none, is an error naming the prompt's arguments.
+
+A prompt with exactly one argument receives the whole string unchanged
+(quotes included; a leading ``<argument>=`` is dropped): free-form prompts
+(``skillweave serve`` declares a single ``args``) see what the user typed.
 """
 
 from __future__ import annotations
@@ -45,8 +49,12 @@ def map_arguments(prompt: str, declared: Sequence[tuple[str, bool]], args: str) 
     Raises :class:`~skillweave.errors.PromptError` when the string cannot be
     mapped (see the module docstring for the rule).
     """
-    tokens = _split(args.strip()) if args.strip() else []
     names = [n for n, _ in declared]
+    raw = args.strip()
+    if len(names) == 1 and raw:
+        prefix = f"{names[0]}="
+        return {names[0]: raw[len(prefix) :] if raw.startswith(prefix) else raw}
+    tokens = _split(raw) if raw else []
     out: dict[str, str] = {}
     positional: list[str] = []
     for token in tokens:

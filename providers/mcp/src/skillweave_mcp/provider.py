@@ -384,15 +384,22 @@ def transform(text: str, invocation: Invocation, ctx: SkillContext) -> str | Non
 # -- skill:// reads -------------------------------------------------------------
 
 
-def _split_url(url: str) -> tuple[str, str] | None:
-    if not url.startswith("skill://"):
+def _split_url(url: str) -> tuple[str, str, bool] | None:
+    """``(name, decoded relative path, had a slash)`` like the core resolver decodes them."""
+    if url[: len("skill://")].lower() != "skill://":
         return None
     rest = url[len("skill://") :]
-    name, _, path = rest.partition("/")
-    return unquote(name), path
+    raw_name, sep, raw_rel = rest.partition("/")
+    try:
+        name = unquote(raw_name, encoding="utf-8", errors="strict")
+        rel = unquote(raw_rel, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise ResolveError(f"{url!r:.100} is not valid UTF-8 after percent-decoding") from None
+    return name, rel, bool(sep)
 
 
 def _files(skill: Skill) -> list[str]:
+    """The skill's files relative to its root (just ``SKILL.md`` when not published)."""
     detail = skill.source.detail
     resources = detail.get("resources")
     uri = str(detail.get("uri") or "")
@@ -402,48 +409,61 @@ def _files(skill: Skill) -> list[str]:
     return sorted(r["uri"][len(base) :] for r in resources if r["uri"].startswith(base))
 
 
+def _listing(files: list[str], folder: str) -> str | None:
+    """Entries directly under ``folder`` (``""`` for the root), directories with ``/``."""
+    prefix = folder.rstrip("/") + "/" if folder else ""
+    entries: set[str] = set()
+    for f in files:
+        if not f.startswith(prefix):
+            continue
+        head, sep, _ = f[len(prefix) :].partition("/")
+        entries.add(head + "/" if sep else head)
+    if not entries:
+        return None
+    return "\n".join(sorted(entries)) + "\n"
+
+
 def resolve(url: str, ctx: SkillContext) -> Resource | None:
     """Read ``skill://<name>/<path>`` for a skill loaded from an MCP server.
 
     Only URLs naming an MCP skill are handled (``None`` otherwise); the file
-    is read from the skill's own server and nowhere else. The path passes the
-    core's containment check after percent-decoding; when the server published
-    the skill's file list, only listed files are read and each is checked
-    against its sha256 digest.
+    is read from the skill's own server and nowhere else. The URL is decoded
+    as the core resolver decodes it (``skill://name`` is ``SKILL.md``,
+    ``skill://name/.`` lists the files) and the relative path must pass the
+    core's containment check. When the server published the skill's file
+    list, only listed files are read and each is checked against its digest.
     """
     parts = _split_url(url)
     if parts is None:
         return None
-    name, raw_path = parts
+    name, rel, _ = parts
     skill = ctx.skills.get(name)
     if not _is_mcp(skill):
         return None
     assert skill is not None
-    decoded = unquote(raw_path)
-    if decoded.strip("/") == "":
-        listing = _files(skill)
-        return Resource(
-            url,
-            json.dumps({"skill": name, "files": listing}, indent=2),
-            "application/json",
-            None,
-            name,
-            True,
-        )
-    rel = str(check_relative(decoded))
     detail = skill.source.detail
+    if rel in (".", "./"):
+        return Resource(url, _listing(_files(skill), "") or "", "text/plain", None, name, True)
+    clean = str(check_relative(rel)) if rel else "SKILL.md"
     if detail.get("kind") != "skill":
-        if rel != "SKILL.md":
+        if clean != "SKILL.md":
             raise ResolveError(
-                f"skill {name!r} is the MCP prompt {detail.get('prompt')!r}; it has no file {rel!r}"
+                f"File not found: skill {name!r} is the MCP prompt {detail.get('prompt')!r} "
+                f"of server {detail.get('server')!r} and has no file {clean!r}"
             )
         return Resource(url, skill.body, "text/markdown", None, name)
     uri = str(detail["uri"])
-    remote_uri = uri[: -len("SKILL.md")] + rel
+    remote_uri = uri[: -len("SKILL.md")] + clean
     resources = detail.get("resources")
     digests = {r["uri"]: r["digest"] for r in resources} if resources is not None else None
     if digests is not None and remote_uri not in digests:
-        raise ResolveError(f"skill {name!r} has no file {rel!r} (per its server's skills/list)")
+        listing = _listing(_files(skill), clean)
+        if listing is not None:
+            return Resource(url, listing, "text/plain", None, name, True)
+        raise ResolveError(
+            f"File not found: skill {name!r} has no file {clean!r} "
+            f"(per the skills/list entry of MCP server {detail.get('server')!r})"
+        )
     config = _config_for(skill, ctx, ResolveError)
     try:
         data, mime = _fetch_verified(config, ctx.env, remote_uri, digests)
@@ -453,7 +473,19 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
-            text = f"[binary file, {len(data)} bytes]"
+            raise ResolveError(
+                f"Cannot read {clean!r} of skill {name!r}: binary file ({len(data)} bytes)"
+            ) from None
     else:
         text = data
-    return Resource(url, text, mime or "text/plain", None, name)
+    return Resource(url, text, mime or _mime_for(clean), None, name)
+
+
+def _mime_for(path: str) -> str:
+    """The core resolver's content types: Markdown, JSON, else plain text."""
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    if ext in ("md", "markdown", "mdx"):
+        return "text/markdown"
+    if ext == "json":
+        return "application/json"
+    return "text/plain"

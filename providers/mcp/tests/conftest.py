@@ -1,0 +1,113 @@
+"""Fixtures for the MCP provider's tests: a private home and project, fixture servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pytest
+from skillweave import reset_plugin_host
+
+FIXTURES = Path(__file__).parent / "fixtures"
+_CLEARED = (
+    "SKILLWEAVE_HOME",
+    "SKILLWEAVE_DISABLE_PLUGINS",
+    "SKILLWEAVE_PLUGINS",
+    "SKILLWEAVE_NO_AUTOLOAD",
+    "SKILLWEAVE_STRICT",
+    "SKILLWEAVE_NO_INDEX",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+)
+
+
+@attrs.define
+class World:
+    """A private home and a project (a git root), with helpers to fill them."""
+
+    home: Path
+    project: Path
+
+    def skill(self, name: str, description: str = "A local skill.", body: str = "Body.\n") -> Path:
+        """Write ``.skillweave/skills/<name>/SKILL.md`` in the project."""
+        folder = self.project / ".skillweave" / "skills" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "SKILL.md"
+        path.write_text(f"---\ndescription: {description}\n---\n{body}", encoding="utf-8")
+        return path
+
+    def config(self, text: str) -> Path:
+        """Write the project's ``.skillweave/config.toml``."""
+        path = self.project / ".skillweave" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment the tests run with (for subprocesses)."""
+        return dict(os.environ)
+
+    @staticmethod
+    def server(name: str, script: str, *args: str, **extra: object) -> dict[str, object]:
+        """A ``[[mcp.servers]]`` table that runs ``fixtures/<script>`` with this Python."""
+        entry: dict[str, object] = {
+            "name": name,
+            "command": sys.executable,
+            "args": [str(FIXTURES / script), *args],
+        }
+        entry.update(extra)
+        return entry
+
+    @staticmethod
+    def toml_servers(entries: list[dict[str, object]], timeout: int = 20) -> str:
+        """``[mcp]`` settings as TOML text."""
+        lines = ["[mcp]", f"timeout = {timeout}"]
+        for entry in entries:
+            lines.append("[[mcp.servers]]")
+            for key, value in entry.items():
+                lines.append(f"{key} = {_toml(value)}")
+        return "\n".join(lines) + "\n"
+
+
+def _toml(value: object) -> str:
+    """A TOML literal for a JSON-like value (inline tables for mappings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+    raise TypeError(type(value))
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    """HOME, XDG dirs and skillweave variables point into ``tmp_path``; caches are fresh."""
+    from skillweave_mcp.provider import clear_cache
+
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    home.mkdir()
+    (project / ".git").mkdir(parents=True)
+    for var in _CLEARED:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc-claude-skills"))
+    monkeypatch.chdir(project)
+    reset_plugin_host()
+    clear_cache()
+    yield World(home=home, project=project)
+    reset_plugin_host()
+    clear_cache()
