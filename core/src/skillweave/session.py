@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from skillweave.activation import PathActivator
 from skillweave.commands import (
     RenderedPrompt,
     SkillCommand,
@@ -39,6 +40,7 @@ from skillweave.commands import (
 )
 from skillweave.context import SkillContext, make_context
 from skillweave.context_files import ContextFile, discover_context_files
+from skillweave.dynamic import NestedDirs, discover_dirs_for_paths
 from skillweave.listing import Listing, render_listing
 from skillweave.loader import load_skills
 from skillweave.model import Diagnostic, LoadResult, Skill, sort_key
@@ -72,6 +74,14 @@ class SkillSession:
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
     _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
+    _activator: PathActivator = attrs.field(
+        default=attrs.Factory(lambda self: PathActivator.of(self.result.conditional), True),
+        init=False,
+    )
+    _nested: NestedDirs = attrs.field(
+        default=attrs.Factory(lambda self: NestedDirs.for_roots(self.result.roots), True),
+        init=False,
+    )
 
     def __attrs_post_init__(self) -> None:
         self._active = {s.name: s for s in self.result.skills}
@@ -137,6 +147,41 @@ class SkillSession:
             if added:
                 self._sync()
         return added
+
+    def pending(self) -> tuple[Skill, ...]:
+        """Conditional skills still waiting for a matching path, sorted by name."""
+        return self._activator.pending
+
+    def activate_for_paths(self, paths: Iterable[str | os.PathLike[str]]) -> list[Skill]:
+        """Activate the conditional skills whose ``paths`` match a touched file.
+
+        Paths are relative to the session's cwd (absolute ones inside cwd are
+        made relative; outside cwd nothing matches); matching follows
+        :mod:`skillweave.activation`. An activated skill stays active.
+
+        :returns: exactly the skills that became active now, sorted by name.
+        """
+        with self._lock:
+            return self.add_skills(self._activator.match(list(paths), self.ctx.cwd))
+
+    def discover_dirs_for_paths(self, paths: Iterable[str | os.PathLike[str]]) -> list[Skill]:
+        """Load nested skills directories found above touched files (below cwd).
+
+        See :mod:`skillweave.dynamic`. New skills pass the same filters and
+        de-duplication as at start (clashes and problems are added to
+        :attr:`diagnostics`); new conditional skills wait for a matching path
+        (call :meth:`activate_for_paths` with the same paths next).
+
+        :returns: exactly the skills that became active now, sorted by name.
+        """
+        with self._lock:
+            existing = [*self._active.values(), *self._activator.pending]
+            res = discover_dirs_for_paths(
+                list(paths), self.ctx, self.host, state=self._nested, existing=existing
+            )
+            self.diagnostics.extend(res.diagnostics)
+            self._activator.add(res.conditional)
+            return self.add_skills(res.skills)
 
     # -- what the model sees ------------------------------------------------
     def listing(
