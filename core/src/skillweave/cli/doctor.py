@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -44,13 +46,43 @@ def _roots_table(roots: Sequence[RootScan], ctx: SkillContext) -> str:
 
 def _detail(e: SkillReport, ctx: SkillContext) -> str:
     if e.status in ("loaded", "hidden"):
-        return short_path(e.path, ctx)
+        return ""
     if e.status == "conditional":
         return e.detail
     if e.by is not None:
-        what = "by" if e.status == "shadowed" else "same file as"
-        return f"{what} {e.by.source.provider}/{e.by.source.level} {short_path(e.by.path, ctx)}"
+        what = "shadowed by" if e.status == "shadowed" else "same file already loaded as"
+        by = e.by
+        return (
+            f"{what} {by.name!r} from {by.source.provider}/{by.source.level} "
+            f"{short_path(by.path, ctx)} (priority {by.priority})"
+        )
     return e.detail
+
+
+def _skills_block(entries: Sequence[SkillReport], ctx: SkillContext) -> list[str]:
+    """Each skill on one aligned line, then where it is and why (wrapped to the terminal)."""
+    width = shutil.get_terminal_size((80, 24)).columns - 1
+    name_w = min(30, max(len(e.name) for e in entries))
+    status_w = max(len(_status(e)) for e in entries)
+    pad = " " * (4 + name_w)
+    lines = []
+    for e in entries:
+        lines.append(f"  {e.name:<{name_w}}  {_status(e):<{status_w}}  {e.provider}/{e.level}")
+        where = short_path(e.path, ctx) + (f":{e.line}" if e.line else "")
+        lines.append(pad + where)
+        detail = _detail(e, ctx)
+        if detail:
+            lines.extend(
+                textwrap.wrap(
+                    detail,
+                    width=max(40, width),
+                    initial_indent=pad,
+                    subsequent_indent=pad,
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
+    return lines
 
 
 def _status(e: SkillReport) -> str:
@@ -93,11 +125,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
             click.echo(_roots_table(report.roots, ctx))
         click.echo(f"\nSkills: {len(report.skills)} found")
         if report.skills:
-            rows = [
-                [e.name, _status(e), f"{e.provider}/{e.level}", _detail(e, ctx)]
-                for e in report.skills
-            ]
-            click.echo(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
+            click.echo("\n".join(_skills_block(report.skills, ctx)))
         click.echo(f"\nDiagnostics: {len(report.diagnostics)}")
         for d in report.diagnostics:
             click.echo("  " + _diag_line(d, ctx))

@@ -120,7 +120,7 @@ def list_cmd(
                 ]
                 for e in entries
             ]
-            click.echo(table(["NAME", "STATUS", "SOURCE", "DESCRIPTION / REASON"], rows))
+            click.echo(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
         _print_diagnostics(result.diagnostics)
         return
     if not skills:

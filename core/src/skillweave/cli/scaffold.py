@@ -140,10 +140,11 @@ version = "0.1.0"
 description = "Agent Skills packaged for skillweave"
 readme = "README.md"
 requires-python = ">=3.11"
-dependencies = []
+dependencies = ["skillweave-packs>=0.1,<0.2"]
 
 # skillweave's packs provider lists the skills in this package directory
-# (<name>/SKILL.md folders) without writing anything to disk.
+# (<name>/SKILL.md folders) without writing anything to disk, and extracts a
+# skill's files to the user cache the first time they are needed.
 [project.entry-points."{PACK_ENTRY_POINT_GROUP}"]
 {pack} = "{skills_pkg}"
 

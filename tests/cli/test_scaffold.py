@@ -1,0 +1,106 @@
+"""``skillweave new`` and ``skillweave new-pack``: scaffolds that load and validate."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from skillweave.lint import has_errors, lint_paths, lint_skill_dir
+
+from ..conftest import Env
+from .conftest import Cli
+
+
+def test_new_creates_a_valid_native_skill_that_loads(cli: Cli, isolated_env: Env) -> None:
+    sub = isolated_env.project / "src" / "pkg"
+    sub.mkdir(parents=True)
+    res = cli.run("new", "pdf-tables", "--description", 'Extract tables: "quoted" too.', cwd=sub)
+    assert res.exit_code == 0, res.output
+    folder = isolated_env.project / ".skillweave" / "skills" / "pdf-tables"  # the repo root
+    assert res.stdout.startswith(f"Created {folder / 'SKILL.md'}")
+    for target in ("agentskills", "claude", "codex", "opencode", "copilot"):
+        assert lint_skill_dir(folder, target) == [], target
+    data = cli.json("list")
+    (s,) = [s for s in data["skills"] if s["name"] == "pdf-tables"]
+    assert s["provider"] == "native" and s["level"] == "project"
+    assert s["description"] == 'Extract tables: "quoted" too.'
+
+
+def test_new_with_dir_and_json(cli: Cli, isolated_env: Env) -> None:
+    data = cli.json("new", "helper", "--dir", ".claude/skills")
+    folder = isolated_env.project / ".claude" / "skills" / "helper"
+    assert data == {
+        "name": "helper",
+        "path": str(folder),
+        "skill_file": str(folder / "SKILL.md"),
+        "findings": [],
+    }
+    assert "helper" in {s["name"] for s in cli.json("list")["skills"]}
+
+
+def test_new_refuses_invalid_names_and_existing_folders(cli: Cli, isolated_env: Env) -> None:
+    for bad in ("Bad", "a--b", "-a", "x" * 65, "a/b", "../up", "ünï"):
+        res = cli.run("new", "--", bad)
+        assert res.exit_code == 1, bad
+        assert res.stderr.startswith(f"skillweave: error: invalid skill name {bad!r}")
+        assert res.stderr.count("\n") == 1
+    assert not (isolated_env.project / ".skillweave").exists()
+    assert cli.run("new", "twice").exit_code == 0
+    skill_file = isolated_env.project / ".skillweave" / "skills" / "twice" / "SKILL.md"
+    skill_file.write_text("---\ndescription: mine\n---\nkeep me\n")
+    res = cli.run("new", "twice")
+    assert res.exit_code == 1 and "already exists" in res.stderr
+    assert skill_file.read_text().endswith("keep me\n")
+
+
+def test_new_pack_scaffold_is_consistent(cli: Cli, isolated_env: Env, tmp_path: Path) -> None:
+    data = cli.json("new-pack", "Acme.Extra-Skills", "--skill", "triage", "--dir", str(tmp_path))
+    target = tmp_path / "Acme.Extra-Skills"
+    assert data["package"] == "acme_extra_skills" and data["pack"] == "acme-extra-skills"
+    pyproject = tomllib.loads((target / "pyproject.toml").read_text())
+    assert pyproject["project"]["name"] == "Acme.Extra-Skills"
+    eps = pyproject["project"]["entry-points"]["skillweave.packs"]
+    assert eps == {"acme-extra-skills": "acme_extra_skills.skills"}
+    skills = target / "src" / "acme_extra_skills" / "skills"
+    assert (skills / "triage" / "SKILL.md").is_file()
+    assert not has_errors(lint_paths([skills], ["agentskills", "claude", "codex"]))
+    assert sorted(data["files"]) == data["files"]
+    assert cli.run("new-pack", "Acme.Extra-Skills", "--dir", str(tmp_path)).exit_code == 1
+    assert cli.run("new-pack", "bad name!", "--dir", str(tmp_path)).exit_code == 1
+    assert cli.run("new-pack", "ok-pack", "--skill", "Bad", "--dir", str(tmp_path)).exit_code == 1
+
+
+def test_new_pack_installs_and_its_skills_load(cli: Cli, isolated_env: Env, tmp_path: Path) -> None:
+    """Build and install the scaffold for real; the packs provider lists its skill."""
+    assert cli.run("new-pack", "team-pack", "--dir", str(tmp_path)).exit_code == 0
+    site = tmp_path / "site"
+    install = [sys.executable, "-m", "uv", "pip", "install", "-q", "--no-deps"]
+    subprocess.run(
+        [*install, "--target", str(site), str(tmp_path / "team-pack")],
+        check=True,
+        env={**os.environ, "UV_NO_PROGRESS": "1"},
+        timeout=300,
+    )
+    argv = ["list", "--json", "--provider", "packs", "--cwd", str(isolated_env.project)]
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillweave", *argv],
+        capture_output=True,
+        text=True,
+        env={**isolated_env.env, "PYTHONPATH": str(site)},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    skills = {s["name"]: s for s in json.loads(proc.stdout)["skills"]}
+    assert skills["example"]["level"] == "package"
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=tmp_path / "team-pack",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert tests.returncode == 0, tests.stdout + tests.stderr

@@ -1,0 +1,219 @@
+"""The cross-agent lint (``skillweave.lint``) and ``skillweave validate``."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from skillweave.lint import CODES, TARGETS, Finding, lint_paths, lint_skill_dir
+
+from ..conftest import Env
+from .conftest import Cli, write
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def skill(root: Path, folder: str, frontmatter: str, body: str = "Do it.\n") -> Path:
+    """Write ``<root>/<folder>/SKILL.md`` with the raw frontmatter text."""
+    write(root / folder / "SKILL.md", f"---\n{frontmatter}---\n{body}")
+    return root / folder
+
+
+def codes(findings: list[Finding]) -> dict[str, tuple[str, int | None]]:
+    return {f.code: (f.level, f.line) for f in findings}
+
+
+def test_a_good_skill_is_clean_for_every_target(tmp_path: Path) -> None:
+    d = skill(tmp_path, "pdf-tables", "name: pdf-tables\ndescription: Extract tables.\n")
+    for target in TARGETS:
+        assert lint_skill_dir(d, target) == [], target
+
+
+def test_name_rules_with_the_line_of_the_key(tmp_path: Path) -> None:
+    d = skill(tmp_path, "x", "description: ok\nlicense: MIT\nname: -Bad--Name_\n")
+    got = codes(lint_skill_dir(d))
+    assert got["name-charset"] == ("error", 4)
+    assert got["name-hyphen"] == ("error", 4)
+    assert got["name-dir-mismatch"] == ("error", 4)
+    d = skill(tmp_path, "a" * 65, f"name: {'a' * 65}\ndescription: ok\n")
+    assert codes(lint_skill_dir(d))["name-length"] == ("error", 2)
+    d = skill(tmp_path, "no-name", "description: ok\n")
+    assert codes(lint_skill_dir(d, "agentskills"))["name-missing"][0] == "error"
+    assert "name-missing" not in codes(lint_skill_dir(d, "claude"))
+    assert codes(lint_skill_dir(d, "codex"))["name-missing"][0] == "info"
+
+
+def test_unicode_names_follow_the_reference_validator_only_for_agentskills(
+    tmp_path: Path,
+) -> None:
+    d = skill(tmp_path, "café", "name: café\ndescription: ok\n")
+    assert "name-charset" not in codes(lint_skill_dir(d, "agentskills"))
+    assert codes(lint_skill_dir(d, "opencode"))["name-charset"][0] == "error"
+
+
+def test_claude_ignores_name_for_project_skills(tmp_path: Path) -> None:
+    d = skill(tmp_path, "deploy", "name: release\ndescription: Ship.\n")
+    (f,) = [f for f in lint_skill_dir(d, "claude") if f.code == "name-dir-mismatch"]
+    assert f.level == "warning" and "/deploy, not /release" in f.message
+
+
+def test_description_rules_per_target(tmp_path: Path) -> None:
+    d = skill(tmp_path, "long", f"name: long\ndescription: {'x' * 1025}\n")
+    assert codes(lint_skill_dir(d, "codex"))["description-length"] == ("error", 3)
+    assert codes(lint_skill_dir(d, "claude"))["description-length"][0] == "warning"
+    assert "Codex rejects" in next(
+        f.message for f in lint_skill_dir(d, "codex") if f.code == "description-length"
+    )
+    d = skill(tmp_path, "nodesc", "name: nodesc\n")
+    assert codes(lint_skill_dir(d, "codex"))["description-missing"][0] == "error"
+    assert codes(lint_skill_dir(d, "claude"))["description-missing"][0] == "warning"
+    d = skill(tmp_path, "listdesc", "name: listdesc\ndescription: [a, b]\n")
+    assert codes(lint_skill_dir(d))["description-type"] == ("error", 3)
+
+
+def test_claude_listing_entry_cap(tmp_path: Path) -> None:
+    d = skill(
+        tmp_path,
+        "wordy",
+        f"name: wordy\ndescription: {'d' * 1000}\nwhen_to_use: {'w' * 600}\n",
+    )
+    assert codes(lint_skill_dir(d, "claude"))["listing-entry-length"][0] == "warning"
+    assert "listing-entry-length" not in codes(lint_skill_dir(d, "agentskills"))
+
+
+def test_optional_fields_and_metadata_lines(tmp_path: Path) -> None:
+    d = skill(
+        tmp_path,
+        "opt",
+        "name: opt\ndescription: ok\n"
+        f"compatibility: {'c' * 501}\n"
+        "license: 3\n"
+        "metadata:\n  author: me\n  version: 1.0\n"
+        "allowed-tools: [Read, Grep]\n",
+    )
+    got = lint_skill_dir(d)
+    c = codes(got)
+    assert c["compatibility-length"] == ("error", 4)
+    assert c["license-type"] == ("error", 5)
+    meta = [f for f in got if f.code == "metadata-type"]
+    assert [(f.line, "version" in f.message) for f in meta] == [(8, True)]
+    assert c["allowed-tools-type"] == ("warning", 9)
+    d = skill(tmp_path, "meta2", "name: meta2\ndescription: ok\nmetadata: nope\n")
+    assert codes(lint_skill_dir(d))["metadata-type"] == ("error", 4)
+
+
+def test_unknown_fields_and_spellings(tmp_path: Path) -> None:
+    d = skill(
+        tmp_path,
+        "tool",
+        "name: tool\ndescription: ok\nuser-invocable: false\nargument-hint: '[x]'\nfoo: 1\n",
+    )
+    std = codes(lint_skill_dir(d, "agentskills"))
+    assert std["unknown-field"][0] == "error"
+    claude = [f for f in lint_skill_dir(d, "claude") if f.code == "unknown-field"]
+    assert [(f.level, f.line) for f in claude] == [("info", 6)]
+    copilot = codes(lint_skill_dir(d, "copilot"))
+    assert copilot["field-spelling"] == ("warning", 4)
+    assert lint_skill_dir(d, "codex") == []
+    d = skill(tmp_path, "tool2", "name: tool2\ndescription: ok\nuser-invokable: false\n")
+    assert codes(lint_skill_dir(d, "claude"))["field-spelling"] == ("warning", 4)
+    assert "field-spelling" not in codes(lint_skill_dir(d, "copilot"))
+
+
+def test_claude_values_and_booleans(tmp_path: Path) -> None:
+    d = skill(
+        tmp_path,
+        "vals",
+        "name: vals\ndescription: ok\nshell: zsh\ncontext: main\ndisable-model-invocation: maybe\n",
+    )
+    got = [(f.code, f.line) for f in lint_skill_dir(d, "claude")]
+    assert ("bad-value", 4) in got and ("bad-value", 5) in got and ("bad-boolean", 6) in got
+
+
+def test_file_level_problems(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    assert codes(lint_skill_dir(tmp_path / "empty"))["no-skill-file"][0] == "error"
+    write(tmp_path / "lower" / "skill.md", "---\nname: lower\ndescription: ok\n---\nx\n")
+    assert codes(lint_skill_dir(tmp_path / "lower"))["skill-file-case"][0] == "error"
+    write(tmp_path / "plain" / "SKILL.md", "# Just markdown\n")
+    assert codes(lint_skill_dir(tmp_path / "plain"))["no-frontmatter"] == ("error", 1)
+    write(tmp_path / "open" / "SKILL.md", "---\nname: open\n")
+    assert codes(lint_skill_dir(tmp_path / "open"))["frontmatter-invalid"] == ("error", 1)
+    write(tmp_path / "yaml" / "SKILL.md", "---\nname: yaml\ndescription: ok\nbad: [unclosed\n---\n")
+    c = codes(lint_skill_dir(tmp_path / "yaml"))
+    assert c["frontmatter-invalid"][0] == "error" and c["empty-body"][0] == "warning"
+    (tmp_path / "bom").mkdir()
+    (tmp_path / "bom" / "SKILL.md").write_bytes(
+        b"\xef\xbb\xbf---\nname: bom\ndescription: ok\n---\nx\n"
+    )
+    assert codes(lint_skill_dir(tmp_path / "bom"))["bom"] == ("warning", 1)
+    assert lint_skill_dir(tmp_path / "bom", "claude") == []
+
+
+def test_every_code_has_a_level_per_target() -> None:
+    for code, (meaning, levels) in CODES.items():
+        assert meaning and len(levels) == len(TARGETS), code
+        assert all(lv in ("error", "warning", "info", None) for lv in levels)
+
+
+def test_lint_paths_roots_files_and_merged_targets(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    skill(root, "good", "name: good\ndescription: ok\n")
+    skill(root, "bad", "name: other\ndescription: ok\n")
+    (root / ".hidden").mkdir()
+    found = lint_paths([root], ["agentskills", "opencode"])
+    (f,) = found
+    assert f.code == "name-dir-mismatch" and f.targets == ("agentskills", "opencode")
+    assert lint_paths([root / "bad" / "SKILL.md", root / "bad"]) == lint_paths([root / "bad"])
+    (nothing,) = lint_paths([tmp_path / "missing"])
+    assert nothing.code == "no-skills"
+    with pytest.raises(ValueError, match="unknown target"):
+        lint_skill_dir(root / "good", "emacs")
+
+
+def test_validate_cli_exit_codes_and_json(cli: Cli, isolated_env: Env) -> None:
+    root = isolated_env.project / "skills"
+    skill(root, "good", "name: good\ndescription: ok\n")
+    res = cli.run("validate", "skills")
+    assert res.exit_code == 0, res.output
+    assert "1 skill(s) checked for agentskills: 0 error(s)" in res.stdout
+    skill(root, "bad", f"name: bad\ndescription: {'x' * 1100}\n")
+    res = cli.run("validate", "skills", "--target", "codex")
+    assert res.exit_code == 1
+    assert res.stderr == "skillweave: error: validation failed: 1 error(s)\n"
+    assert f"{root / 'bad' / 'SKILL.md'}:3: error:" in res.stdout
+    data = json.loads(cli.run("validate", "skills", "--json", "--target", "claude").stdout)
+    assert data["summary"] == {"errors": 0, "warnings": 1, "infos": 0, "skills": 2}
+    assert data["targets"] == ["claude"]
+    (f,) = data["findings"]
+    assert set(f) == {"code", "level", "message", "path", "line", "targets"}
+    strict = cli.run("validate", "skills", "--target", "claude", "--strict")
+    assert strict.exit_code == 1
+
+
+def test_pre_commit_hook_definition_runs_validate() -> None:
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    (hook,) = [h for h in hooks if h["id"] == "skillweave-validate"]
+    assert hook["entry"].split()[:2] == ["skillweave", "validate"]
+    assert hook["language"] == "python"
+    assert re.search(hook["files"], "a/.claude/skills/x/SKILL.md")
+    assert not re.search(hook["files"], "README.md")
+
+
+def test_validate_as_a_subprocess_like_pre_commit(tmp_path: Path) -> None:
+    d = skill(tmp_path, "Bad_Name", "name: Bad_Name\ndescription: ok\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillweave", "validate", str(d / "SKILL.md")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    assert "[name-charset]" in proc.stdout
+    assert proc.stderr.strip().splitlines() == ["skillweave: error: validation failed: 1 error(s)"]
