@@ -1,0 +1,26 @@
+"""Provider ``__PROVIDER_ID__``: __DESCRIPTION__.
+
+Order inside the provider: ``.__PROVIDER_ID__/skills`` in every walk-up directory,
+nearest first, home skipped (level ``project``); then ``~/.__PROVIDER_ID__/skills``
+(level ``user``). Change the roots to the places your agent keeps skills, and keep
+``tests/test_conformance.py`` in step.
+"""
+
+from __future__ import annotations
+
+from skillweave import Discovery, DiscoveryResult, SkillContext, hookimpl
+
+__all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills"]
+
+PROVIDER_ID = "__PROVIDER_ID__"
+PRIORITY = __PRIORITY__
+
+
+@hookimpl
+def discover_skills(ctx: SkillContext) -> DiscoveryResult:
+    """Project skills nearest first (home skipped), then the user's."""
+    d = Discovery(PROVIDER_ID, PRIORITY)
+    for folder in ctx.walk_up(skip_home=True):
+        d.scan(folder / ".__PROVIDER_ID__" / "skills", "project")
+    d.scan(ctx.home / ".__PROVIDER_ID__" / "skills", "user")
+    return d.result()
