@@ -1,0 +1,147 @@
+"""MkDocs hook: generate the parts of the docs that must never drift from the code.
+
+Markers (HTML comments, so the Markdown reads fine unprocessed):
+
+``<!-- settings:SECTION -->``
+    the table of every key of ``settings.SCHEMA[SECTION]`` (key, type,
+    default, meaning); the configuration page must hold one per section.
+``<!-- cli-help:COMMAND -->``
+    the ``--help`` text of ``skillweave COMMAND``; the CLI page must hold one
+    per command in ``skillweave.cli.COMMANDS``.
+``<!-- implementers:HOOK -->``
+    the built-in and installed plugins that implement ``HOOK``.
+``<!-- lint-codes -->``
+    the table of ``skillweave.lint.CODES`` with the level per target.
+
+A missing or unknown marker fails the build (``mkdocs build --strict``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+_MARKER = re.compile(r"<!-- (settings|cli-help|implementers|lint-codes)(?::([\w.-]+))? -->")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _type_name(spec: Any) -> str:
+    t = spec.type
+    if t is list:
+        return "list of tables" if spec.item is dict else "list of strings"
+    if isinstance(t, tuple):
+        return " or ".join(x.__name__ for x in t)
+    return {bool: "boolean", int: "integer", str: "string"}.get(t, t.__name__)
+
+
+def _default(value: Any) -> str:
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    if isinstance(value, (list, tuple)):
+        return "`[" + ", ".join(f'"{v}"' for v in value) + "]`"
+    if isinstance(value, str):
+        return f'`"{value}"`'
+    return f"`{value}`"
+
+
+def settings_table(section: str) -> str:
+    """The Markdown table of one settings section."""
+    from skillweave.settings import SCHEMA
+
+    if section not in SCHEMA:
+        raise PluginError(f"settings marker names unknown section [{section}]")
+    rows = ["| Key | Type | Default | Meaning |", "| --- | --- | --- | --- |"]
+    for key, spec in SCHEMA[section].items():
+        rows.append(
+            f"| `{key}` | {_type_name(spec)} | {_default(spec.default)} | {_cell(spec.doc)} |"
+        )
+    return "\n".join(rows)
+
+
+def cli_help(command: str) -> str:
+    """``skillweave COMMAND --help`` as a text block."""
+    from click.testing import CliRunner
+    from skillweave.cli import COMMANDS, main
+
+    if command not in COMMANDS:
+        raise PluginError(f"cli-help marker names unknown command {command!r}")
+    res = CliRunner().invoke(main, [command, "--help"], prog_name="skillweave", terminal_width=80)
+    if res.exit_code != 0:
+        raise PluginError(f"skillweave {command} --help failed: {res.output}")
+    return "```text\n" + res.stdout.rstrip() + "\n```"
+
+
+def implementers(hook: str) -> str:
+    """Bullet list of the registered plugins that implement ``hook``."""
+    from skillweave import hookspecs
+    from skillweave.plugins import PluginHost
+
+    if not hasattr(hookspecs, hook):
+        raise PluginError(f"implementers marker names unknown hook {hook!r}")
+    host = PluginHost.create(env={})
+    lines = []
+    for r in host.records:
+        if hook in r.hooks:
+            where = f"`{r.distribution}`" if r.distribution else "the core"
+            value = f" (`{r.value}`)" if r.value else ""
+            lines.append(f"- `{r.name}` — {where}{value}")
+    return "\n".join(lines) if lines else "- none in this installation"
+
+
+def lint_codes() -> str:
+    """The table of lint codes and their level per target."""
+    from skillweave.lint import CODES, TARGETS
+
+    head = "| Code | Meaning | " + " | ".join(TARGETS) + " |"
+    rows = [head, "| --- | --- | " + " | ".join("---" for _ in TARGETS) + " |"]
+    for code, (meaning, levels) in CODES.items():
+        cells = " | ".join(lv or "–" for lv in levels)
+        rows.append(f"| `{code}` | {_cell(meaning)} | {cells} |")
+    return "\n".join(rows)
+
+
+def render(markdown: str) -> str:
+    """Replace every marker in ``markdown``."""
+
+    def sub(m: re.Match[str]) -> str:
+        kind, arg = m.group(1), m.group(2)
+        if kind == "lint-codes":
+            return lint_codes()
+        if arg is None:
+            raise PluginError(f"marker {m.group(0)} needs an argument")
+        if kind == "settings":
+            return settings_table(arg)
+        if kind == "cli-help":
+            return cli_help(arg)
+        return implementers(arg)
+
+    return _MARKER.sub(sub, markdown)
+
+
+def missing_markers(markdown: str, kind: str, expected: list[str]) -> list[str]:
+    """Names in ``expected`` without a ``<!-- kind:name -->`` marker in ``markdown``."""
+    present = {m.group(2) for m in _MARKER.finditer(markdown) if m.group(1) == kind}
+    return [name for name in expected if name not in present]
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """MkDocs event: check the reference pages are complete, then fill in the markers."""
+    src = page.file.src_uri
+    if src == "reference/configuration.md":
+        from skillweave.settings import SCHEMA
+
+        missing = missing_markers(markdown, "settings", list(SCHEMA))
+        if missing:
+            raise PluginError(f"{src}: no table for settings section(s) {missing}")
+    if src == "reference/cli.md":
+        from skillweave.cli import COMMANDS
+
+        missing = missing_markers(markdown, "cli-help", sorted(COMMANDS))
+        if missing:
+            raise PluginError(f"{src}: no help for command(s) {missing}")
+    return render(markdown)

@@ -1,0 +1,140 @@
+"""The code the docs include (docs/examples/*.py) really works."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import skillweave_native
+from skillweave import PluginHost, SkillSession, load_skills
+from skillweave.doctor import build_report, explain
+
+from ..conftest import Env
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+
+
+def example(name: str) -> ModuleType:
+    """Import ``docs/examples/<name>.py`` by path."""
+    spec = importlib.util.spec_from_file_location(f"docs_example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def private_host(*plugins: tuple[ModuleType, str]) -> PluginHost:
+    """Core built-ins plus exactly ``plugins`` (no entry points)."""
+    host = PluginHost.create(env={"SKILLWEAVE_NO_AUTOLOAD": "1"})
+    for module, name in plugins:
+        assert host.add(module, name), host.records
+    return host
+
+
+def test_agent_loop_example(isolated_env: Env) -> None:
+    loop = example("agent_loop")
+    env = isolated_env
+    env.skill(
+        ".skillweave/skills", "greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n"
+    )
+    env.skill(".skillweave/skills", "py-style", "Python style rules.", paths='"**/*.py"')
+    (env.project / ".skillweave" / "skills" / "greet" / "notes.md").write_text("be kind\n")
+    session = SkillSession.open(env.project, host=private_host((skillweave_native, "native")))
+
+    prompt = loop.system_prompt(session)
+    assert prompt.startswith("You are a careful coding agent.")
+    assert "greet" in prompt and "py-style" not in prompt  # conditional: held back
+    (tool,) = loop.tools(session)
+    assert tool["name"] == "Skill"
+    assert tool["input_schema"]["properties"]["skill"]["enum"] == ["greet"]
+
+    assert loop.on_user_message(session, "plain text") == "plain text"
+    injected = loop.on_user_message(session, "/skill:greet Ada")
+    assert "Say hello to Ada." in injected
+    assert "Say hello to Bob." in loop.on_tool_call(
+        session, "Skill", {"skill": "greet", "args": "Bob"}
+    )
+    assert loop.on_tool_call(session, "read", {"path": "skill://greet/notes.md"}) == "be kind\n"
+    with pytest.raises(ValueError, match="not a skill tool call"):
+        loop.on_tool_call(session, "bash", {})
+
+    assert loop.on_files_touched(session, ["src/app.py"]) == ["py-style"]
+    assert "py-style" in loop.system_prompt(session)
+
+
+def test_agent_loop_example_as_a_script(isolated_env: Env) -> None:
+    isolated_env.skill(".skillweave/skills", "greet", "Greet someone by name.")
+    proc = subprocess.run(
+        [sys.executable, str(EXAMPLES / "agent_loop.py"), str(isolated_env.project)],
+        capture_output=True,
+        text=True,
+        env=isolated_env.env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("You are a careful coding agent.") and "greet" in proc.stdout
+
+
+def test_team_provider_example(isolated_env: Env) -> None:
+    team = example("team_provider")
+    env = isolated_env
+    config_root = env.home / "team-skills"
+    env.skill(config_root, "deploy", "Deploy the service.")
+    env.skill(config_root, "no-desc", None)
+    env_root = env.project / "more"
+    env.skill(env_root, "triage", "Triage a bug.")
+    host = private_host((team, "team"))
+    result = load_skills(
+        env.project,
+        env={**env.env, "TEAM_SKILLS": str(env_root)},
+        host=host,
+        settings={"team": {"roots": ["~/team-skills"]}},
+    )
+    skills = {s.name: s for s in result.skills}
+    assert set(skills) == {"deploy", "triage"}
+    assert skills["deploy"].source.provider == "team" and skills["deploy"].priority == 60
+    assert skills["deploy"].source.detail["origin"] == "config"
+    assert skills["triage"].source.detail["origin"] == "TEAM_SKILLS"
+    assert any(d.code == "missing-description" for d in result.diagnostics)
+    assert [r.path for r in result.roots if r.provider == "team"] == [config_root, env_root]
+    (record,) = [r for r in host.records if r.name == "team"]
+    assert record.priority == 60 and record.provider == "team"
+
+    bad = load_skills(env.project, env=env.env, host=host, settings={"team": {"roots": "x"}})
+    assert any(d.code == "team-bad-roots" for d in bad.diagnostics)
+
+
+def test_policy_plugin_example(isolated_env: Env) -> None:
+    policy = example("policy_plugin")
+    env = isolated_env
+    env.skill(
+        ".skillweave/skills", "review", "Review code.", body="Token sk-abcdefghijklmnop1234 here.\n"
+    )
+    env.skill(".skillweave/skills", "experimental-x", "Try things.")
+    env.skill(env.project / "custom", "outsider", "From a custom dir.")
+    settings = {
+        "policy": {
+            "allow_providers": ["native"],
+            "deny": ["experimental-*"],
+            "footer": "Follow the ACME engineering handbook.",
+        },
+        "skills": {"custom_directories": ["custom"]},
+    }
+    host = private_host((skillweave_native, "native"), (policy, "policy"))
+    session = SkillSession.open(env.project, host=host, settings=settings)
+    assert [s.name for s in session.skills()] == ["review"]
+
+    report = build_report(session.result)
+    ex = explain(report, "experimental-x")
+    assert ex.entries[0].reason == "vetoed"
+    assert "deny pattern 'experimental-*' (plugin 'policy')" in ex.entries[0].detail
+    outsider = explain(report, "outsider").entries[0]
+    assert "'custom' is not in [policy] allow_providers" in outsider.detail
+
+    content = session.invoke("review", trigger="tool").content
+    assert "[redacted]" in content and "sk-abcdefghijklmnop1234" not in content
+    assert content.rstrip().endswith("Follow the ACME engineering handbook.")

@@ -1,0 +1,133 @@
+"""Meta-tests: the reference docs cover every hook, every setting and every command."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from skillweave import hookspecs
+from skillweave.cli import ALIASES, COMMANDS
+from skillweave.settings import SCHEMA
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "_hooks" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _annotation(value: Any) -> str:
+    return value if isinstance(value, str) else inspect.formatannotation(value)
+
+
+def signature_text(name: str, fn: Any) -> str:
+    """``name(a: T, b: U) -> R`` as written in the source (annotations unevaluated)."""
+    sig = inspect.signature(fn)
+    params = ", ".join(
+        f"{p.name}: {_annotation(p.annotation)}" if p.annotation is not p.empty else p.name
+        for p in sig.parameters.values()
+    )
+    ret = "" if sig.return_annotation is sig.empty else f" -> {_annotation(sig.return_annotation)}"
+    return f"{name}({params}){ret}"
+
+
+def hook_specs() -> dict[str, Any]:
+    """Every hookspec in ``skillweave.hookspecs``."""
+    marker = f"{hookspecs.PROJECT_NAME}_spec"
+    return {
+        name: fn for name, fn in vars(hookspecs).items() if callable(fn) and hasattr(fn, marker)
+    }
+
+
+def test_there_are_hookspecs() -> None:
+    assert {"discover_skills", "filter_skill", "transform_prompt", "resolve_url"} <= set(
+        hook_specs()
+    )
+
+
+@pytest.mark.parametrize("name", sorted(hook_specs()))
+def test_every_hookspec_is_documented_with_its_exact_signature(name: str) -> None:
+    text = (DOCS / "reference" / "hooks.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## `([^`]+)`", text, re.MULTILINE)
+    expected = signature_text(name, hook_specs()[name])
+    assert expected in headings, f"docs/reference/hooks.md needs the heading ## `{expected}`"
+    section = text.split(f"## `{expected}`", 1)[1].split("\n## ", 1)[0]
+    for part in ("**Parameters**", "**Returns**", "**Semantics", "**Example**", "```python"):
+        assert part in section, f"{name}: section lacks {part}"
+    assert f"<!-- implementers:{name} -->" in section
+
+
+def test_every_settings_key_is_in_the_configuration_reference() -> None:
+    gen = _generator()
+    page = (DOCS / "reference" / "configuration.md").read_text(encoding="utf-8")
+    assert gen.missing_markers(page, "settings", list(SCHEMA)) == []
+    rendered = gen.render(page)
+    for section, keys in SCHEMA.items():
+        table = gen.settings_table(section)
+        assert table in rendered
+        for key, spec in keys.items():
+            row = next(line for line in table.splitlines() if line.startswith(f"| `{key}` |"))
+            assert spec.doc.replace("|", "\\|") in row, (section, key)
+
+
+def test_every_cli_command_is_in_the_cli_reference() -> None:
+    page = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^## skillweave (\S+)$", page, re.MULTILINE))
+    assert set(COMMANDS) <= headings, sorted(set(COMMANDS) - headings)
+    assert _generator().missing_markers(page, "cli-help", sorted(COMMANDS)) == []
+    for alias in ALIASES:
+        assert f"`skillweave {alias}`" in page
+
+
+def test_cli_help_is_generated_for_each_command() -> None:
+    gen = _generator()
+    for name in sorted(COMMANDS):
+        block = gen.cli_help(name)
+        assert block.startswith("```text\nUsage: skillweave ") and name in block
+
+
+def test_unknown_markers_fail_the_build() -> None:
+    from mkdocs.exceptions import PluginError
+
+    gen = _generator()
+    for bad in ("<!-- settings:nope -->", "<!-- cli-help:nope -->", "<!-- implementers:nope -->"):
+        with pytest.raises(PluginError):
+            gen.render(bad)
+
+
+def test_lint_codes_table_lists_every_code() -> None:
+    from skillweave.lint import CODES
+
+    table = _generator().lint_codes()
+    for code in CODES:
+        assert f"| `{code}` |" in table
+
+
+def test_every_page_in_the_nav_exists_and_every_page_is_in_the_nav() -> None:
+    import yaml
+
+    config = yaml.safe_load((DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def walk(items: list[Any]) -> list[str]:
+        out = []
+        for item in items:
+            for value in item.values():
+                out += walk(value) if isinstance(value, list) else [value]
+        return out
+
+    nav = set(walk(config["nav"]))
+    pages = {
+        p.relative_to(DOCS).as_posix()
+        for p in DOCS.rglob("*.md")
+        if not p.relative_to(DOCS).as_posix().startswith(("_hooks/", "examples/"))
+    }
+    assert nav == pages
