@@ -144,3 +144,17 @@ def test_doctor_on_missing_cwd_is_one_line_error(cli: Cli, tmp_path: Path) -> No
     res = cli.run("doctor", cwd=tmp_path / "nope")
     assert res.exit_code == 1
     assert res.stderr.count("\n") == 1 and "no such directory" in res.stderr
+
+
+def test_doctor_names_files_that_could_not_be_read(cli: Cli, isolated_env: Env) -> None:
+    root = isolated_env.project / ".skillweave" / "skills"
+    (root / "folder-file" / "SKILL.md").mkdir(parents=True)
+    (root / "dangling").symlink_to(root / "nowhere")
+    data = cli.json("doctor")
+    skipped = {s["name"]: s for s in data["skills"] if s["status"] == "skipped"}
+    assert skipped["folder-file"]["reason"] == "unreadable-skill"
+    assert "directory" in skipped["folder-file"]["detail"]
+    assert skipped["dangling"]["reason"] == "broken-symlink"
+    assert skipped["dangling"]["level"] == "project"
+    res = cli.run("explain", "dangling")
+    assert "skipped (broken-symlink)" in res.stdout and "dangling symlink" in res.stdout

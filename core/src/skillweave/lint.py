@@ -282,7 +282,7 @@ class _Linter:
                 self.add("frontmatter-invalid", d.message, path, d.line or 2)
         data: Mapping[str, Any] = parsed.data
         self.check_name(data, lines, path)
-        self.check_description(data, lines, path, fm_text)
+        self.check_description(data, lines, path)
         self.check_optional(data, lines, path, fm_text)
         self.check_fields(data, lines, path)
         if not rest.strip():
@@ -342,9 +342,7 @@ class _Linter:
                 msg = f"`name` {name!r} must equal the directory name {dir_name!r}"
             self.add("name-dir-mismatch", msg, path, line)
 
-    def check_description(
-        self, data: Mapping[str, Any], lines: dict[str, int], path: Path, fm_text: str
-    ) -> None:
+    def check_description(self, data: Mapping[str, Any], lines: dict[str, int], path: Path) -> None:
         line = lines.get("description")
         desc = data.get("description")
         if desc is None or (isinstance(desc, str) and not desc.strip()):
