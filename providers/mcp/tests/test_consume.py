@@ -63,17 +63,16 @@ def test_prompts_load_as_skills_and_invoke_through_prompts_get(world: Any, tmp_p
     assert rendered.content == "Say hello to Bob in a cold tone."
     rendered = session.invoke("greet", '"Ann Lee"', trigger="tool")
     assert rendered.content == "Say hello to Ann Lee in a warm tone."
+    # the listing's connection is reused: the server started once
     assert _log(log) == [
         "start",
-        "start",
         "greet name='Bob' tone='cold'",
-        "start",
         "greet name='Ann Lee' tone='warm'",
     ]
 
     with pytest.raises(PromptError, match=r"missing required argument\(s\) name"):
         session.invoke("greet", "", trigger="mcp")
-    assert len(_log(log)) == 5  # refused before any server was started
+    assert len(_log(log)) == 3  # refused before the server was asked
 
     # skill:// for a prompt skill: its SKILL.md is the description, nothing else exists
     res = session.resolve("skill://greet/SKILL.md")
@@ -85,7 +84,7 @@ def test_prompts_load_as_skills_and_invoke_through_prompts_get(world: Any, tmp_p
     for bad in ("skill://greet/../../etc/passwd", "skill://greet/%2e%2e/%2E%2E/etc/passwd"):
         with pytest.raises(ContainmentError):
             session.resolve(bad)
-    assert len(_log(log)) == 5
+    assert len(_log(log)) == 3
 
 
 def test_listing_is_cached_per_server_configuration(world: Any, tmp_path: Path) -> None:

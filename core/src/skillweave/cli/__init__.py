@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "read": "skillweave.cli.runtime:read_cmd",
     "invoke": "skillweave.cli.runtime:invoke_cmd",
     "context": "skillweave.cli.runtime:context_cmd",
+    "serve": "skillweave.cli.serve:serve_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}

@@ -1,27 +1,30 @@
 """Talking to MCP servers with the official SDK, from synchronous code.
 
-Each exchange opens a connection, does its work and closes it again inside one
-``asyncio.run`` (or, when the caller already runs an event loop, inside a
-worker thread with a loop of its own), all under the server's timeout. The
-SDK's context managers own the subprocess or HTTP session, so nothing outlives
-an exchange: no leaked processes, no background loop. What is worth keeping —
-the listing — is cached by the provider, keyed by the server's configuration.
+Connections live on a private event loop in a daemon thread: one connection
+per server configuration, opened by the first listing and reused by later
+invocations and reads, so a stdio server is started once per process. Each
+connection is owned by one task that enters and leaves the SDK's context
+managers (transport, ``ClientSession``); :func:`close_connections` closes them
+all cleanly (stdio servers get EOF and are stopped), and runs at interpreter
+exit.
 
 Every failure becomes a :class:`ServerFailure` with a one-line reason: the
-command cannot be started, the server exits, does not answer in time, or sends
-bytes that are not JSON-RPC (noticed at the first such line, not at the
-timeout).
+command cannot be started, the server exits, does not answer within its
+timeout, or sends bytes that are not JSON-RPC (noticed at the first such line,
+not at the timeout). A connection closed under a request is reopened once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import concurrent.futures
+import contextlib
 import functools
 import logging
-import os
 import re
 import tempfile
+import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -40,10 +43,10 @@ __all__ = [
     "RemotePrompt",
     "RemoteSkill",
     "ServerFailure",
+    "close_connections",
     "fetch_catalogs",
     "get_prompt",
     "read_resource",
-    "run_sync",
 ]
 
 #: SEP-2640 extension identifier (``capabilities.extensions``).
@@ -121,29 +124,7 @@ class Catalog:
     problems: tuple[str, ...] = ()
 
 
-# -- running async code from sync code ----------------------------------------
-
-
-def run_sync(factory: Callable[[], Awaitable[T]]) -> T:
-    """Run ``factory()`` to completion from synchronous code.
-
-    Uses ``asyncio.run``; when the calling thread already runs an event loop
-    (an async host calling a synchronous skillweave API), the coroutine runs
-    in a short-lived worker thread with its own loop instead.
-    """
-
-    async def main() -> T:
-        return await factory()
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(main())
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="skillweave-mcp") as pool:
-        return pool.submit(asyncio.run, main()).result()
-
-
-# -- one exchange -------------------------------------------------------------
+# -- connections ----------------------------------------------------------------
 
 
 def _flatten(exc: BaseException) -> list[BaseException]:
@@ -180,6 +161,8 @@ def _describe(exc: BaseException, config: ServerConfig) -> str:
         if "closed" in str(exc).lower():
             return "the server closed the connection (it exited or crashed)"
         return f"the server answered with an error: {exc}"
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {config.timeout:g}s (settings [mcp] timeout)"
     name = type(exc).__name__
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     if "Connect" in name or isinstance(exc, ConnectionError):
@@ -196,88 +179,263 @@ def _child_env(config: ServerConfig, env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-async def _exchange(
-    config: ServerConfig,
-    env: Mapping[str, str],
-    op: Callable[[ClientSession], Awaitable[T]],
-) -> T:
-    """Connect, initialise, run ``op`` and disconnect, within ``config.timeout``."""
-    import anyio
-    from mcp import ClientSession
+def _is_closed(exc: BaseException) -> bool:
+    from mcp import MCPError
 
-    bad: list[Exception] = []
-    bad_seen = anyio.Event()
+    return isinstance(exc, MCPError) and "closed" in str(exc).lower()
 
-    async def on_message(message: Any) -> None:
+
+class _Connection:
+    """One open client session to one server, owned by one task on the pool's loop.
+
+    The task enters the transport and ``ClientSession`` context managers,
+    initialises, then waits until asked to close, so the SDK's cancel scopes
+    are entered and left by the same task. Requests run as other tasks on the
+    same loop and race against :attr:`broken` (the server exited or sent bytes
+    that are not JSON-RPC).
+    """
+
+    def __init__(self, config: ServerConfig, env: Mapping[str, str]) -> None:
+        self.config = config
+        self.env = env
+        self.session: ClientSession | None = None
+        self.failure: ServerFailure | None = None
+        self.bad: list[Exception] = []
+        self.ready = asyncio.Event()
+        self.broken = asyncio.Event()
+        self.closing = asyncio.Event()
+        self.done = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception):
-            bad.append(message)
-            bad_seen.set()
+            self.bad.append(message)
+            self.broken.set()
 
-    result: list[T] = []
+    def _fail(self, reason: str) -> ServerFailure:
+        if self.failure is None:
+            self.failure = ServerFailure(self.config.name, reason)
+        return self.failure
 
-    async def talk(read: Any, write: Any) -> None:
-        async with (
-            ClientSession(read, write, message_handler=on_message) as session,
-            anyio.create_task_group() as tg,
-        ):
+    async def _run(self) -> None:
+        import anyio
+        from mcp import ClientSession
 
-            async def watch() -> None:
-                await bad_seen.wait()
-                tg.cancel_scope.cancel()
+        config = self.config
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            try:
+                async with contextlib.AsyncExitStack() as stack:
+                    if config.transport == "http":
+                        from mcp.client.streamable_http import streamable_http_client
+                        from mcp.shared._httpx_utils import create_mcp_http_client
 
-            tg.start_soon(watch)
-            await session.initialize()
-            result.append(await op(session))
-            tg.cancel_scope.cancel()
+                        http = await stack.enter_async_context(
+                            create_mcp_http_client(headers=dict(config.headers) or None)
+                        )
+                        read, write = await stack.enter_async_context(
+                            streamable_http_client(str(config.url), http_client=http)
+                        )
+                    else:
+                        from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-        try:
-            with anyio.fail_after(config.timeout):
-                if config.transport == "http":
-                    from mcp.client.streamable_http import streamable_http_client
-                    from mcp.shared._httpx_utils import create_mcp_http_client
-
-                    headers = dict(config.headers) or None
-                    async with (
-                        create_mcp_http_client(headers=headers) as http,
-                        streamable_http_client(str(config.url), http_client=http) as streams,
-                    ):
-                        await talk(streams[0], streams[1])
-                else:
-                    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-                    params = StdioServerParameters(
-                        command=str(config.command),
-                        args=list(config.args),
-                        env=_child_env(config, env),
-                        cwd=config.cwd,
-                        encoding_error_handler="replace",
+                        params = StdioServerParameters(
+                            command=str(config.command),
+                            args=list(config.args),
+                            env=_child_env(config, self.env),
+                            cwd=config.cwd,
+                            encoding_error_handler="replace",
+                        )
+                        read, write = await stack.enter_async_context(
+                            stdio_client(params, errlog=errlog)
+                        )
+                    session = await stack.enter_async_context(
+                        ClientSession(read, write, message_handler=self._on_message)
                     )
-                    async with stdio_client(params, errlog=errlog) as (read, write):
-                        await talk(read, write)
+                    async with anyio.create_task_group() as tg:
+
+                        async def watch() -> None:
+                            await self.broken.wait()
+                            tg.cancel_scope.cancel()
+
+                        tg.start_soon(watch)
+                        with anyio.fail_after(config.timeout):
+                            await session.initialize()
+                        self.session = session
+                        self.ready.set()
+                        await self.closing.wait()
+                        tg.cancel_scope.cancel()
+            except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one reason
+                if self.bad:
+                    self._fail(_garbage(self.bad[0]))
+                else:
+                    errors = _flatten(exc)
+                    reason = _describe(errors[0], config)
+                    tail = _stderr_tail(errlog)
+                    if tail and not isinstance(errors[0], TimeoutError):
+                        reason += f"; stderr: {tail}"
+                    self._fail(reason)
+            finally:
+                if self.bad:
+                    self._fail(_garbage(self.bad[0]))
+                elif self.session is None:
+                    self._fail("the connection ended before the handshake")
+                self.broken.set()
+                self.ready.set()
+                self.done.set()
+
+    async def call(self, op: Callable[[ClientSession], Awaitable[T]]) -> T:
+        """Run ``op`` on this connection within the server's timeout."""
+        timeout = self.config.timeout
+        try:
+            await asyncio.wait_for(self.ready.wait(), timeout + 1)
         except TimeoutError:
-            raise ServerFailure(
-                config.name, f"no answer within {config.timeout:g}s (settings [mcp] timeout)"
-            ) from None
-        except ServerFailure:
+            raise self._fail(f"no answer within {timeout:g}s (settings [mcp] timeout)") from None
+        if self.session is None or self.broken.is_set():
+            raise self.failure or self._fail("the connection is closed")
+        work = asyncio.ensure_future(op(self.session))
+        broken = asyncio.ensure_future(self.broken.wait())
+        done, _pending = await asyncio.wait(
+            {work, broken}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        broken.cancel()
+        if work in done:
+            return work.result()
+        work.cancel()
+        if self.broken.is_set():
+            raise self.failure or self._fail(
+                _garbage(self.bad[0]) if self.bad else "the server closed the connection"
+            )
+        self.closing.set()  # a server that stopped answering is not reused
+        raise ServerFailure(
+            self.config.name, f"no answer within {timeout:g}s (settings [mcp] timeout)"
+        )
+
+    async def close(self) -> None:
+        self.closing.set()
+        self.ready.set()
+        if self.task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self.done.wait()), _CLOSE_SECONDS)
+            except TimeoutError:
+                self.task.cancel()
+
+
+class _Pool:
+    """Open connections, one per server configuration, on a private event loop.
+
+    The loop runs in a daemon thread started on first use; connections stay
+    open for the life of the process (so invocations and reads do not start
+    the server again) and are closed cleanly by :func:`close_connections`,
+    which also runs at interpreter exit.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._conns: dict[tuple[str, ...], _Connection] = {}
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                ready = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(ready.set)
+                    loop.run_forever()
+
+                thread = threading.Thread(target=run, name="skillweave-mcp", daemon=True)
+                thread.start()
+                ready.wait()
+                self._loop, self._thread = loop, thread
+                atexit.register(close_connections)
+            return self._loop
+
+    def submit(self, coro: Awaitable[T], limit: float) -> T:
+        loop = self.loop()
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("skillweave-mcp: blocking call from the connection loop")
+        future = asyncio.run_coroutine_threadsafe(_as_coro(coro), loop)
+        try:
+            return future.result(limit)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
             raise
-        except Exception as exc:  # noqa: BLE001 - every SDK/transport failure becomes one reason
-            if bad:
-                raise ServerFailure(config.name, _garbage(bad[0])) from None
-            errors = _flatten(exc)
-            for err in errors:
-                if isinstance(err, ServerFailure):
-                    raise err from None
-            reason = _describe(errors[0], config)
-            tail = _stderr_tail(errlog)
-            if tail:
-                reason += f"; stderr: {tail}"
-            raise ServerFailure(config.name, reason) from None
-        if bad:
-            raise ServerFailure(config.name, _garbage(bad[0]))
-        if not result:
-            raise ServerFailure(config.name, "the exchange ended without a result")
-        return result[0]
+
+    @staticmethod
+    def _key(config: ServerConfig, env: Mapping[str, str]) -> tuple[str, ...]:
+        if config.transport == "http":
+            return (config.key,)
+        child = _child_env(config, env)
+        return (config.key, *(f"{k}={v}" for k, v in sorted(child.items())))
+
+    async def connection(self, config: ServerConfig, env: Mapping[str, str]) -> _Connection:
+        key = self._key(config, env)
+        conn = self._conns.get(key)
+        if conn is None or conn.done.is_set():
+            conn = _Connection(config, env)
+            self._conns[key] = conn
+            conn.start()
+        return conn
+
+    async def call(
+        self,
+        config: ServerConfig,
+        env: Mapping[str, str],
+        op: Callable[[ClientSession], Awaitable[T]],
+    ) -> T:
+        """Run ``op`` on the server's connection; reconnect once if it was closed under us."""
+        for attempt in (1, 2):
+            conn = await self.connection(config, env)
+            try:
+                return await conn.call(op)
+            except ServerFailure:
+                if conn.done.is_set() or conn.closing.is_set():
+                    self._conns.pop(self._key(config, env), None)
+                raise
+            except Exception as exc:
+                if attempt == 1 and _is_closed(exc):
+                    await conn.close()
+                    self._conns.pop(self._key(config, env), None)
+                    continue
+                raise
+        raise ServerFailure(config.name, "the server closed the connection")  # pragma: no cover
+
+    async def close_all(self) -> None:
+        conns = list(self._conns.values())
+        self._conns.clear()
+        await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
+
+
+async def _as_coro(awaitable: Awaitable[T]) -> T:
+    return await awaitable
+
+
+_POOL = _Pool()
+_CLOSE_SECONDS = 8.0
+
+
+def close_connections() -> None:
+    """Close every open server connection (stopping stdio servers); safe to call twice."""
+    pool = _POOL
+    if pool._loop is None or not pool._conns:
+        return
+    try:
+        pool.submit(pool.close_all(), _CLOSE_SECONDS + 2)
+    except Exception:  # noqa: BLE001, S110 - shutting down: nothing left to report to
+        pass
+
+
+def _run(
+    config: ServerConfig, env: Mapping[str, str], op: Callable[[ClientSession], Awaitable[T]]
+) -> T:
+    """Run ``op`` against ``config``'s server from synchronous code."""
+    return _POOL.submit(_POOL.call(config, env, op), 2 * config.timeout + _CLOSE_SECONDS)
 
 
 def _garbage(exc: Exception) -> str:
@@ -369,7 +527,8 @@ def _parse_skill_entry(entry: Any) -> tuple[RemoteSkill | None, str | None]:
 
 async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog:
     from mcp import MCPError
-    from pydantic import TypeAdapter, ValidationError
+    from mcp.types import METHOD_NOT_FOUND
+    from pydantic import ValidationError
 
     caps = session.server_capabilities
     info = session.server_info
@@ -392,29 +551,27 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 )
         except (MCPError, ValidationError) as exc:
             problems.append(f"prompts/list failed: {_one_line(exc)}")
-    extensions = (caps.extensions or {}) if caps is not None else {}
-    if SKILLS_EXTENSION in extensions:
+    declared = {
+        **((caps.experimental or {}) if caps else {}),
+        **((caps.extensions or {}) if caps else {}),
+    }
+    has_resources = caps is not None and caps.resources is not None
+    listed = False
+    if SKILLS_EXTENSION in declared or has_resources:
+        # The extension is declared in ``capabilities.extensions`` (2026-07-28) or
+        # ``experimental`` (handshake era, where ``extensions`` is not carried);
+        # a server with resources is asked too, and METHOD_NOT_FOUND means no.
         try:
-            cursor: str | None = None
-            adapter = TypeAdapter(dict[str, Any])
-            for _ in range(MAX_PAGES):
-                page = await session.send_request(_skills_list_request(cursor), adapter)
-                entries = page.get("skills")
-                if not isinstance(entries, list):
-                    problems.append("skills/list result has no 'skills' list")
-                    break
-                for entry in entries:
-                    skill, why = _parse_skill_entry(entry)
-                    if skill is not None:
-                        skills.append(skill)
-                    else:
-                        problems.append(str(why))
-                cursor = page.get("nextCursor")
-                if not isinstance(cursor, str) or not cursor:
-                    break
-        except (MCPError, ValidationError) as exc:
+            found, why = await _skills_list(session)
+            skills.extend(found)
+            problems.extend(why)
+            listed = True
+        except MCPError as exc:
+            if exc.error.code != METHOD_NOT_FOUND or SKILLS_EXTENSION in declared:
+                problems.append(f"skills/list failed: {_one_line(exc)}")
+        except ValidationError as exc:
             problems.append(f"skills/list failed: {_one_line(exc)}")
-    elif caps is not None and caps.resources is not None:
+    if not listed and has_resources:
         try:
             for r in await _paged(lambda c: session.list_resources(params=c), "resources"):
                 path = _skill_path(str(r.uri))
@@ -436,6 +593,32 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
     )
 
 
+async def _skills_list(session: ClientSession) -> tuple[list[RemoteSkill], list[str]]:
+    """Every ``skills/list`` page (bounded): the valid entries and what was wrong."""
+    from pydantic import TypeAdapter
+
+    skills: list[RemoteSkill] = []
+    problems: list[str] = []
+    cursor: str | None = None
+    adapter = TypeAdapter(dict[str, Any])
+    for _ in range(MAX_PAGES):
+        page = await session.send_request(_skills_list_request(cursor), adapter)
+        entries = page.get("skills")
+        if not isinstance(entries, list):
+            problems.append("skills/list result has no 'skills' list")
+            break
+        for entry in entries:
+            skill, why = _parse_skill_entry(entry)
+            if skill is not None:
+                skills.append(skill)
+            else:
+                problems.append(str(why))
+        cursor = page.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor:
+            break
+    return skills, problems
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else type(exc).__name__
@@ -445,20 +628,26 @@ def _one_line(exc: BaseException) -> str:
 def fetch_catalogs(
     configs: Sequence[ServerConfig], env: Mapping[str, str]
 ) -> list[Catalog | ServerFailure]:
-    """List every server concurrently; one result (or failure) per config, in order."""
+    """List every server concurrently; one result (or failure) per config, in order.
+
+    The connections stay open for later invocations and reads.
+    """
 
     async def one(config: ServerConfig) -> Catalog | ServerFailure:
         try:
-            return await _exchange(config, env, lambda s: _list_catalog(config, s))
+            return await _POOL.call(config, env, lambda s: _list_catalog(config, s))
         except ServerFailure as exc:
             return exc
+        except Exception as exc:  # noqa: BLE001 - a bad result is this server's failure only
+            return ServerFailure(config.name, _describe(_flatten(exc)[0], config))
 
     async def all_of() -> list[Catalog | ServerFailure]:
         return list(await asyncio.gather(*(one(c) for c in configs)))
 
     if not configs:
         return []
-    return run_sync(all_of)
+    limit = 2 * max(c.timeout for c in configs) + _CLOSE_SECONDS
+    return _POOL.submit(all_of(), limit)
 
 
 # -- invocation and reads -----------------------------------------------------
@@ -500,7 +689,7 @@ def get_prompt(
             raise ServerFailure(config.name, f"prompts/get {name!r} failed: {exc}") from None
         return _render_messages(result)
 
-    return run_sync(lambda: _exchange(config, env, op))
+    return _run(config, env, op)
 
 
 def read_resource(
@@ -526,9 +715,4 @@ def read_resource(
             return text, mime
         return base64.b64decode(getattr(item, "blob", "") or ""), mime
 
-    return run_sync(lambda: _exchange(config, env, op))
-
-
-def environment(env: Mapping[str, str] | None) -> Mapping[str, str]:
-    """The environment to start servers from (the context's, else the process's)."""
-    return env if env is not None else os.environ
+    return _run(config, env, op)

@@ -55,9 +55,13 @@ _LOCK = threading.Lock()
 
 
 def clear_cache() -> None:
-    """Forget every cached server listing (the next load asks the servers again)."""
+    """Forget every cached listing and close every server connection.
+
+    The next load starts (or connects to) the servers again.
+    """
     with _LOCK:
         _CACHE.clear()
+    client.close_connections()
 
 
 def _diag(level: str, code: str, message: str, config: ServerConfig | None = None) -> Diagnostic:
@@ -212,6 +216,20 @@ def _build_remote_skill(
             data["arguments"] = [a.name for a in prompt.arguments]
         if "argument-hint" not in data and "argument_hint" not in data and prompt.arguments:
             data["argument-hint"] = _hint(prompt)
+    if not data.get("description"):
+        if remote.via == "skills/list":
+            diags.append(
+                _diag(
+                    "warning",
+                    "mcp-skill-no-description",
+                    f"MCP server {config.name!r}: {remote.uri} has no description in its "
+                    "skills/list frontmatter",
+                    config,
+                )
+            )
+        data["description"] = (prompt.description if prompt is not None else None) or (
+            f"Skill {name!r} from MCP server {config.name!r}."
+        )
     skill, bdiags = build_skill(
         data,
         default_name=name,
@@ -219,7 +237,7 @@ def _build_remote_skill(
         priority=PRIORITY,
         path=None,
         base_dir=None,
-        require_description=remote.via == "skills/list",
+        require_description=False,
         body_hint=str(remote.frontmatter.get("description") or ""),
         body_loader=_skill_body_loader(config, env, remote),
     )
@@ -469,15 +487,9 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
         data, mime = _fetch_verified(config, ctx.env, remote_uri, digests)
     except client.ServerFailure as exc:
         raise ResolveError(str(exc)) from None
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ResolveError(
-                f"Cannot read {clean!r} of skill {name!r}: binary file ({len(data)} bytes)"
-            ) from None
-    else:
-        text = data
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    if "\x00" in text[:8192]:
+        raise ResolveError(f"Cannot read {clean!r} of skill {name!r}: binary file")
     return Resource(url, text, mime or _mime_for(clean), None, name)
 
 

@@ -1,0 +1,63 @@
+"""``skillweave serve``: the project's skills as an MCP server (needs ``skillweave[mcp]``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from skillweave.cli._common import fail
+
+_MISSING = (
+    "skillweave serve needs the MCP support, which is not installed: pip install 'skillweave[mcp]'"
+)
+
+
+@click.command("serve")
+@click.option(
+    "--cwd",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Project directory to serve (default: the current directory).",
+)
+@click.option(
+    "--http",
+    "http_port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    metavar="PORT",
+    help="Serve streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of stdio.",
+)
+@click.option(
+    "--poll",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help="Seconds between checks for changed skills (list_changed notifications); 0: off.",
+)
+@click.option(
+    "--no-shell",
+    is_flag=True,
+    help="Never run inline shell while rendering prompts, whatever [shell] says.",
+)
+def serve_cmd(cwd: Path | None, http_port: int | None, poll: float, no_shell: bool) -> None:
+    """Serve the project's skills over MCP: prompts, skill:// resources, skills/list,
+    a load_skill tool, and list_changed notifications when skills change.
+
+    stdio by default (for an agent that starts it); --http PORT for streamable
+    HTTP bound to 127.0.0.1 (the URL is printed on stderr).
+    """
+    try:
+        from skillweave_mcp.server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] in ("skillweave_mcp", "mcp", "uvicorn", "anyio"):
+            fail(_MISSING)
+        raise
+    from skillweave.errors import SkillweaveError
+
+    try:
+        serve(cwd, http=http_port, poll=poll, shell=not no_shell)
+    except SkillweaveError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        pass
