@@ -11,7 +11,8 @@ of a message, and in the middle of one (after whitespace, first known name
 wins) unless the message is another slash command (starts with ``/``) or a
 shell escape (starts with ``!``). The argument string is the rest of the line
 and message after the command; in the middle of a message it is the message
-with the command token taken out. Unknown names, and skills with
+with the command token taken out. Punctuation stuck to the end of the token
+(``/skill:pdf,``) is not part of the name and is dropped. Unknown names, and skills with
 ``user-invocable: false``, are not commands: the text stays a normal prompt.
 The message a command injects is the rendered text, then ``---``, then
 ``Skill: <path>`` and, when arguments were given, ``User: <args>``.
@@ -134,7 +135,7 @@ def parse_slash_command(
         if name is None:
             return None
         end = m.start(1) + len(name)
-        return SlashInvocation(name, message[end:].strip(), m.start(), end, False)
+        return SlashInvocation(name, message[m.end() :].strip(), m.start(), end, False)
     if body.startswith(("/", "!")):
         return None
     for m in _TOKEN_RE.finditer(message):
@@ -143,7 +144,7 @@ def parse_slash_command(
             continue
         end = m.start(1) + len(name)
         before = message[: m.start()].rstrip()
-        after = message[end:].lstrip()
+        after = message[m.end() :].lstrip()
         args = (before + " " + after).strip() if before and after else (before or after)
         return SlashInvocation(name, args, m.start(), end, True)
     return None

@@ -19,7 +19,8 @@ listing is the empty string. Entries are sorted by name (case-insensitive, then
 exact, then path), whatever the input order. Control characters, line and
 paragraph separators and invisible Unicode (format, private-use, surrogate and
 unassigned code points: zero-width characters, bidi overrides, tag characters)
-are removed from names and descriptions, runs of whitespace become one space;
+are removed from names, descriptions and locations, runs of whitespace become
+one space;
 skills affected are named in :attr:`BudgetReport.neutralised`. Output depends
 only on the input, so it is byte-identical across runs and processes.
 
@@ -91,8 +92,9 @@ class BudgetReport:
 
     ``budget`` is the limit applied (``0`` for none), ``length`` the length of
     the text returned, ``total`` the number of listable (non-hidden) skills,
-    ``listed`` how many are in the text, ``shortened`` and ``dropped`` the
-    names (in listing order) whose description was cut or that were left out,
+    ``listed`` how many are in the text, ``shortened`` the names (in listing
+    order) whose description was cut, ``dropped`` the names left out (in the
+    order they were dropped),
     ``hidden`` how many hidden skills were not listed, ``neutralised`` the
     names whose name or description held control or invisible characters,
     ``omitted`` why the text is empty (``no-read-tool``, ``no-skills`` or
@@ -226,10 +228,10 @@ def _frame(fmt: str) -> tuple[str, str]:
 def _notice(fmt: str, dropped: int) -> str:
     if dropped <= 0:
         return ""
-    what = "skill is" if dropped == 1 else "skills are"
+    what = "skill" if dropped == 1 else "skills"
     if fmt == "agentskills":
-        return f"<!-- {dropped} more {what} available but not listed (prompt budget) -->"
-    return f"({dropped} more {what} available but not listed here: prompt budget reached.)"
+        return f"<!-- {dropped} more {what} not listed (budget) -->"
+    return f"({dropped} more {what} not listed: budget.)"
 
 
 def _measure(fmt: str, entry_lengths: int, count: int, dropped: int) -> int:
@@ -309,9 +311,10 @@ def render_listing(
     for s in visible:
         name, bad_name = neutralise(s.name)
         desc, bad_desc = neutralise(s.description or "")
-        if bad_name or bad_desc:
+        location, bad_location = neutralise(_location(s))
+        if bad_name or bad_desc or bad_location:
             flagged.append(s.name)
-        entries.append(_Entry(name, desc, _location(s), s.priority, sort_key(s)))
+        entries.append(_Entry(name, desc, location, s.priority, sort_key(s)))
 
     kept = entries
     dropped: list[_Entry] = []
@@ -323,7 +326,7 @@ def render_listing(
             cap = _best_cap(fmt, kept, limit, len(dropped)) if kept else None
     descriptions = [e.description if cap is None else shorten(e.description, cap) for e in kept]
     shortened = tuple(e.name for e, d in zip(kept, descriptions, strict=True) if d != e.description)
-    dropped_names = tuple(e.name for e in sorted(dropped, key=lambda e: e.key))
+    dropped_names = tuple(e.name for e in dropped)
     if not kept:
         report = BudgetReport(
             limit, 0, len(visible), 0, (), dropped_names, hidden, tuple(flagged), "budget"
@@ -366,7 +369,5 @@ def _drop(fmt: str, entries: list[_Entry], budget: int) -> tuple[list[_Entry], l
         total -= lengths[id(e)]
         count -= 1
     kept = [e for e in entries if id(e) not in gone]
-    dropped = [e for e in entries if id(e) in gone]
-    if not kept:
-        return [], dropped
+    dropped = [e for e in order if id(e) in gone]
     return kept, dropped

@@ -141,8 +141,8 @@ def substitute_arguments(
                 return m.group(0)
             used = True
             return emit(words[i], pos, f"argument {i}")
-        if m.group("named") is not None:
-            name = m.group("named")
+        name = m.groupdict().get("named")
+        if name is not None:
             i = positions[name]
             used = True
             return emit(words[i] if i < len(words) else "", pos, f"argument {name!r}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, table
+from skillweave.cli._common import common_options, emit_json
 from skillweave.context_files import discover_context_files
 from skillweave.listing import FORMATS
 from skillweave.model import Diagnostic
@@ -148,6 +148,9 @@ def invoke_cmd(
 def context_cmd(cwd: Path | None, as_json: bool) -> None:
     """List the AGENTS.md context files an agent started here would load, nearest first.
 
+    One line per file: its full path, its depth (0 = the working directory)
+    and its number of lines.
+
     JSON shape: {"files": [{path, depth, directory, content}], "diagnostics": [...]}.
     """
     diags: list[Diagnostic] = []
@@ -160,6 +163,7 @@ def context_cmd(cwd: Path | None, as_json: bool) -> None:
     if not files:
         click.echo("No context files found.")
     else:
-        rows = [[str(f.depth), str(len(f.content.splitlines())), str(f.path)] for f in files]
-        click.echo(table(["DEPTH", "LINES", "PATH"], rows))
+        for f in files:
+            lines = len(f.content.splitlines())
+            click.echo(f"{f.path}  (depth {f.depth}, {lines} line{'s' if lines != 1 else ''})")
     _warn(diags)

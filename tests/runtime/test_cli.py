@@ -1,0 +1,133 @@
+"""``skillweave prompt``, ``read``, ``invoke`` and ``context`` on real projects."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner, Result
+from skillweave.cli import main
+
+from .conftest import Runtime, skill_text
+
+
+@pytest.fixture
+def proj(rt: Runtime) -> Runtime:
+    rt.project_skill("pdf", skill_text("Work with PDFs. Tables and forms.", body="Read $0 now.\n"))
+    (rt.project / ".skillweave" / "skills" / "pdf" / "ref.md").write_text("# Reference\n")
+    rt.project_skill("quiet", skill_text("Hidden.", body="Quiet.\n", hide="true"))
+    (rt.project / "AGENTS.md").write_text("Project rules.\n")
+    return rt
+
+
+def run(rt: Runtime, *args: str) -> Result:
+    argv = [*args, "--cwd", str(rt.project)]
+    return CliRunner().invoke(main, argv, env=rt.environ, catch_exceptions=False)
+
+
+def test_prompt_prints_the_listing(proj: Runtime) -> None:
+    res = run(proj, "prompt")
+    assert res.exit_code == 0
+    assert res.stdout == proj.session().listing().text + "\n"
+    assert "- pdf: Work with PDFs. Tables and forms." in res.stdout and "quiet" not in res.stdout
+    xml = run(proj, "prompt", "--format", "agentskills")
+    assert xml.stdout.startswith("<available_skills>\n<skill>\n<name>\npdf\n")
+    assert run(proj, "prompt", "--no-read-tool").stdout == ""
+
+
+def test_prompt_budget_note_and_json(proj: Runtime) -> None:
+    for i in range(30):
+        proj.project_skill(f"extra-{i:02}", description=f"Extra skill {i}. " + "Words. " * 20)
+    res = run(proj, "prompt", "--budget", "900")
+    assert res.exit_code == 0 and len(res.stdout) <= 901
+    assert res.stderr.startswith("skillweave: note: listing over its 900-character budget")
+    assert "dropped" in res.stderr and "extra-" in res.stderr
+    data = json.loads(run(proj, "prompt", "--budget", "900", "--json").stdout)
+    assert set(data) == {"text", "report"}
+    rep = data["report"]
+    assert rep["budget"] == 900 and rep["dropped"] and rep["length"] == len(data["text"])
+    assert rep["listed"] + len(rep["dropped"]) == rep["total"] == 31
+    assert run(proj, "prompt", "--budget", "0").stderr == ""
+
+
+def test_prompt_tool_schema(proj: Runtime) -> None:
+    data = json.loads(run(proj, "prompt", "--tool-schema", "openai").stdout)
+    assert data["name"] == "Skill" and data["parameters"]["properties"]["skill"]["enum"] == ["pdf"]
+
+
+def test_read_writes_content_exactly(proj: Runtime) -> None:
+    res = run(proj, "read", "skill://pdf/ref.md")
+    assert res.exit_code == 0 and res.stdout == "# Reference\n" and res.stderr == ""
+    data = json.loads(run(proj, "read", "skill://pdf", "--json").stdout)
+    assert data["mime_type"] == "text/markdown" and data["skill"] == "pdf"
+    assert data["content"].startswith("---\ndescription: Work with PDFs.")
+    assert run(proj, "read", "skill://quiet").stdout.endswith("Quiet.\n")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("skill://nope", "Unknown skill 'nope'. Available skills: pdf, quiet"),
+        ("skill://pdf/../../x", "path traversal"),
+        ("skill://pdf/missing.md", "File not found: "),
+        ("ftp://x/y", "no resolver handles"),
+    ],
+)
+def test_read_errors_go_to_stderr_with_exit_1(proj: Runtime, url: str, message: str) -> None:
+    res = run(proj, "read", url)
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.startswith("skillweave: error: ") and message in res.stderr
+    assert res.stderr.count("\n") == 1
+
+
+def test_read_error_in_a_real_subprocess(proj: Runtime) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillweave", "read", "skill://pdf/%2e%2e/%2e%2e/x"],
+        cwd=os.fspath(proj.project),
+        env=proj.environ,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("skillweave: error: path traversal")
+    ok = subprocess.run(
+        [sys.executable, "-m", "skillweave", "read", "skill://pdf/ref.md"],
+        cwd=os.fspath(proj.project),
+        env=proj.environ,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ok.stdout == "# Reference\n"
+
+
+def test_invoke_command_and_tool(proj: Runtime) -> None:
+    base = proj.project.resolve() / ".skillweave" / "skills" / "pdf"
+    res = run(proj, "invoke", "pdf", "a.pdf", "b.pdf")
+    assert res.exit_code == 0
+    assert res.stdout == (
+        f"Base directory for this skill: {base}\n\nRead a.pdf now.\n\n---\n\n"
+        f"Skill: {base / 'SKILL.md'}\nUser: a.pdf b.pdf\n"
+    )
+    tool = run(proj, "invoke", "pdf", "x.pdf", "--tool")
+    assert tool.stdout == f"Base directory for this skill: {base}\n\nRead x.pdf now.\n"
+    data = json.loads(run(proj, "invoke", "pdf", "q", "--json", "--session-id", "s9").stdout)
+    assert data["trigger"] == "command" and data["args"] == "q" and data["session_id"] == "s9"
+    assert data["line_count"] == data["content"].count("\n") + 1
+    missing = run(proj, "invoke", "nope")
+    assert missing.exit_code == 1 and "Unknown skill 'nope'" in missing.stderr
+
+
+def test_context_command(proj: Runtime) -> None:
+    res = run(proj, "context")
+    assert res.exit_code == 0
+    assert res.stdout == f"{proj.project.resolve() / 'AGENTS.md'}  (depth 0, 1 line)\n"
+    data = json.loads(run(proj, "context", "--json").stdout)
+    assert data["files"][0]["depth"] == 0 and data["files"][0]["content"] == "Project rules.\n"
+    assert data["diagnostics"] == []
+    (proj.project / "AGENTS.md").unlink()
+    assert "No context files found." in run(proj, "context").stdout

@@ -1,0 +1,227 @@
+"""``/skill:`` parsing and messages, the unified command object, the Skill tool, re-invocation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from skillweave import (
+    PromptError,
+    SkillCommand,
+    SlashInvocation,
+    UnknownSkillError,
+    delivery_queue,
+    parse_slash_command,
+    skill_tool_schema,
+)
+
+from .conftest import Runtime, skill_text
+
+NAMES = {"pdf", "plugin:tool", "x.y"}
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("/skill:pdf", ("pdf", "", False)),
+        ("/skill:pdf extract the tables", ("pdf", "extract the tables", False)),
+        ("  /skill:pdf   spaced  ", ("pdf", "spaced", False)),
+        ("/skill:pdf line one\nline two", ("pdf", "line one\nline two", False)),
+        ("/skill:plugin:tool go", ("plugin:tool", "go", False)),
+        ("/skill:x.y", ("x.y", "", False)),
+        ("/skill:pdf, please", ("pdf", "please", False)),
+        ("please use /skill:pdf on report.pdf", ("pdf", "please use on report.pdf", True)),
+        ("first line\n/skill:pdf", ("pdf", "first line", True)),
+        ("try /skill:nope then /skill:pdf now", ("pdf", "try /skill:nope then now", True)),
+        ("ok /skill:pdf.", ("pdf", "ok", True)),
+    ],
+)
+def test_parse_slash_command(message: str, expected: tuple[str, str, bool]) -> None:
+    inv = parse_slash_command(message, NAMES)
+    assert inv is not None
+    assert (inv.name, inv.args, inv.mid_message) == expected
+    assert message[inv.start : inv.end] == f"/skill:{inv.name}"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "/skill:nope args",  # unknown: a normal prompt
+        "/skill:PDF",  # case-sensitive
+        "/skill:",
+        "/help /skill:pdf",  # another slash command
+        "!ls /skill:pdf",  # a shell escape
+        "what does `/skill:pdf` do?",  # not after whitespace
+        "path/skill:pdf",
+        "plain text",
+        "",
+    ],
+)
+def test_not_a_skill_command(message: str) -> None:
+    assert parse_slash_command(message, NAMES) is None
+
+
+def test_delivery_rule() -> None:
+    assert delivery_queue(streaming=False) == "prompt"
+    assert delivery_queue(streaming=False, follow_up=True) == "prompt"
+    assert delivery_queue(streaming=True) == "steer"
+    assert delivery_queue(streaming=True, follow_up=True) == "follow-up"
+    inv = SlashInvocation("pdf", "", 0, 10)
+    assert inv.queue(streaming=True, follow_up=True) == "follow-up"
+
+
+@pytest.fixture
+def cmds(rt: Runtime) -> Runtime:
+    rt.project_skill(
+        "pdf",
+        skill_text("Work with PDFs.", body="\nRead $0 carefully.\nUse ${SKILL_DIR}/ref.md.\n"),
+    )
+    rt.project_skill("plain", skill_text("Plain.", body="Just a body.\n"))
+    rt.project_skill("quiet", skill_text("Hidden.", body="Quiet body.\n", hide="true"))
+    rt.project_skill("manual", skill_text("Manual.", body="M.\n", disable_model_invocation="true"))
+    rt.project_skill("modelonly", skill_text("Model.", body="O.\n", user_invocable="false"))
+    return rt
+
+
+def test_session_parse_slash_rules(cmds: Runtime) -> None:
+    s = cmds.session()
+    assert s.parse_slash("/skill:pdf a.pdf") == SlashInvocation("pdf", "a.pdf", 0, 10, False)
+    assert s.parse_slash("/skill:quiet") is not None  # hidden skills stay reachable
+    assert s.parse_slash("/skill:manual") is not None
+    assert s.parse_slash("/skill:modelonly") is None  # user-invocable: false
+    assert s.parse_slash("/skill:unknown") is None
+    off = cmds.session({"skills": {"enable_skill_commands": False}})
+    assert off.parse_slash("/skill:pdf a.pdf") is None
+
+
+def test_slash_message_format(cmds: Runtime) -> None:
+    s = cmds.session()
+    inv = s.parse_slash("/skill:pdf report.pdf")
+    assert inv is not None
+    r = s.invoke(inv.name, inv.args)
+    skill = s.get("pdf")
+    assert skill is not None and skill.path is not None
+    assert r.content == (
+        f"Base directory for this skill: {skill.base_dir}\n\n"
+        f"Read report.pdf carefully.\nUse {skill.base_dir}/ref.md.\n\n"
+        f"---\n\nSkill: {skill.path}\nUser: report.pdf"
+    )
+    assert r.line_count == 9
+    assert (r.name, r.path, r.args, r.trigger) == ("pdf", skill.path, "report.pdf", "command")
+    no_args = s.invoke("plain")
+    assert no_args.content.endswith(f"Just a body.\n\n---\n\nSkill: {s.get('plain').path}")  # type: ignore[union-attr]
+    assert "User:" not in no_args.content
+
+
+def test_command_does_not_append_arguments_but_tool_does(cmds: Runtime) -> None:
+    s = cmds.session()
+    cmd = s.invoke("plain", "extra words")
+    assert "ARGUMENTS:" not in cmd.content and cmd.content.endswith("User: extra words")
+    tool = cmds.session().invoke("plain", "extra words", trigger="tool")
+    assert tool.content.endswith("Just a body.\n\nARGUMENTS: extra words\n")
+    assert "---" not in tool.content
+
+
+def test_triggers_respect_invocation_flags(cmds: Runtime) -> None:
+    s = cmds.session()
+    with pytest.raises(PromptError, match="cannot be invoked by the model"):
+        s.invoke("manual", trigger="tool")
+    assert s.invoke("manual").content.startswith("Base directory")
+    with pytest.raises(PromptError, match="not user-invocable"):
+        s.invoke("modelonly")
+    assert "O." in s.invoke("modelonly", trigger="tool").content
+    with pytest.raises(PromptError, match="unknown trigger"):
+        s.invoke("plain", trigger="webhook")
+
+
+def test_unknown_skill(cmds: Runtime) -> None:
+    s = cmds.session()
+    with pytest.raises(UnknownSkillError) as err:
+        s.invoke("nope")
+    assert "Available skills: manual, modelonly, pdf, plain, quiet" in str(err.value)
+    with pytest.raises(UnknownSkillError):
+        s.command("nope")
+
+
+def test_already_loaded_note(cmds: Runtime) -> None:
+    s = cmds.session()
+    first = s.invoke("pdf", "a.pdf", trigger="tool")
+    assert not first.already_loaded and "Read a.pdf" in first.content
+    again = s.invoke("pdf", "a.pdf", trigger="tool")
+    assert again.already_loaded
+    assert again.content == (
+        "Skill 'pdf' is already loaded in this session and has not changed; "
+        "follow the instructions it gave earlier."
+    )
+    assert s.invoke("pdf", "a.pdf").already_loaded  # a command after the tool: same session
+    assert not s.invoke("pdf", "b.pdf", trigger="tool").already_loaded  # other arguments
+    assert not s.invoke("pdf", "a.pdf", trigger="tool", force=True).already_loaded
+    assert not s.invoke("pdf", "a.pdf", trigger="mcp").already_loaded  # MCP always renders
+    skill = s.get("pdf")
+    assert skill is not None and skill.path is not None
+    skill.path.write_text(skill_text("Work with PDFs.", body="Changed $0.\n"))
+    changed = s.invoke("pdf", "a.pdf", trigger="tool")
+    assert not changed.already_loaded and "Changed a.pdf." in changed.content  # read fresh
+    other = cmds.session(session_id="sess-2")
+    assert not other.invoke("pdf", "a.pdf", trigger="tool").already_loaded
+
+
+def test_missing_skill_file_is_a_prompt_error(cmds: Runtime) -> None:
+    s = cmds.session()
+    skill = s.get("plain")
+    assert skill is not None and skill.path is not None
+    skill.path.unlink()
+    with pytest.raises(PromptError, match="cannot read skill 'plain'"):
+        s.invoke("plain")
+
+
+def test_skill_tool_definition(cmds: Runtime) -> None:
+    s = cmds.session()
+    tool = s.skill_tool()
+    assert tool["name"] == "Skill" and tool["description"]
+    schema = tool["input_schema"]
+    assert schema["type"] == "object" and schema["required"] == ["skill"]
+    assert schema["properties"]["skill"]["enum"] == ["modelonly", "pdf", "plain"]
+    assert schema["properties"]["args"]["type"] == "string"
+    openai = s.skill_tool(format="openai")
+    assert openai["type"] == "function" and openai["parameters"] == schema
+    chat = s.skill_tool(format="openai-chat")
+    assert chat["function"]["parameters"] == schema and chat["function"]["name"] == "Skill"
+    json.dumps(tool)  # plain JSON
+    with pytest.raises(PromptError):
+        s.skill_tool(format="xml")
+
+
+def test_skill_tool_without_skills() -> None:
+    tool = skill_tool_schema([])
+    assert "enum" not in tool["input_schema"]["properties"]["skill"]
+
+
+def test_tool_call_round_trip(cmds: Runtime) -> None:
+    s = cmds.session()
+    call = {"skill": "pdf", "args": "x.pdf"}
+    assert call["skill"] in s.skill_tool()["input_schema"]["properties"]["skill"]["enum"]
+    r = s.invoke(call["skill"], call["args"], trigger="tool")
+    assert "Read x.pdf carefully." in r.content and r.to_json()["trigger"] == "tool"
+
+
+def test_command_object(cmds: Runtime) -> None:
+    cmds.project_skill(
+        "named",
+        skill_text(
+            "Named.", body="$src -> $dst\n", arguments="src dst", argument_hint="<src> <dst>"
+        ),
+    )
+    s = cmds.session()
+    cmd = s.command("named")
+    assert isinstance(cmd, SkillCommand)
+    assert cmd.argument_names == ("src", "dst") and cmd.argument_hint == "<src> <dst>"
+    assert cmd.user_invocable and cmd.model_invocable and not cmd.hidden
+    assert [a["name"] for a in cmd.mcp_arguments()] == ["src", "dst"]
+    assert cmd.args_from_mapping({"src": "a b", "dst": "c"}) == "'a b' c"
+    assert cmd.args_from_mapping({"src": "only"}) == "only"
+    assert cmd.args_from_mapping({"dst": "d"}) == "'' d"
+    r = cmd.render(cmd.args_from_mapping({"src": "a b", "dst": "c"}), ctx=s.ctx, host=s.host)
+    assert "a b -> c" in r.content
+    assert s.command("plain").mcp_arguments()[0]["name"] == "args"
+    assert cmd.to_json()["arguments"] == ["src", "dst"]

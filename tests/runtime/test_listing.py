@@ -1,0 +1,310 @@
+"""The system-prompt listing: formats, hidden skills, neutralising, the budget and its report."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from skillweave import Frontmatter, Skill, SkillSource, SkillweaveError, render_listing
+from skillweave.listing import MIN_DESCRIPTION, shorten
+
+from .conftest import Runtime, skill_text
+
+
+def mk(
+    name: str,
+    description: str,
+    *,
+    priority: int = 100,
+    hide: bool = False,
+    dmi: bool = False,
+    path: str | None = "auto",
+) -> Skill:
+    p = Path(f"/skills/{name}/SKILL.md") if path == "auto" else (Path(path) if path else None)
+    return Skill(
+        name=name,
+        description=description,
+        path=p,
+        base_dir=p.parent if p is not None else None,
+        source=SkillSource("native", "project", Path("/skills")),
+        priority=priority,
+        frontmatter=Frontmatter(hide=hide, disable_model_invocation=dmi),
+    )
+
+
+TWO = [mk("beta", "Second skill."), mk("alpha", "First skill.")]
+
+
+def test_default_format_exact() -> None:
+    text = render_listing(TWO).text
+    assert text == (
+        "<skills>\n"
+        "Skills hold instructions for specific tasks. Before acting on a task that matches a "
+        "skill, read its instructions with the read tool at skill://<name> (files it mentions "
+        "are at skill://<name>/<path>).\n"
+        "- alpha: First skill.\n"
+        "- beta: Second skill.\n"
+        "</skills>"
+    )
+
+
+def test_agentskills_format_exact_and_escaped() -> None:
+    skills = [mk("x", "Use <b>bold</b> & \"quotes\" 'here'."), mk("mem", "No file.", path=None)]
+    text = render_listing(skills, format="agentskills").text
+    assert text == (
+        "<available_skills>\n"
+        "<skill>\n<name>\nmem\n</name>\n<description>\nNo file.\n</description>\n"
+        "<location>\nskill://mem\n</location>\n</skill>\n"
+        "<skill>\n<name>\nx\n</name>\n<description>\n"
+        "Use &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quotes&quot; &#x27;here&#x27;.\n"
+        "</description>\n<location>\n/skills/x/SKILL.md\n</location>\n</skill>\n"
+        "</available_skills>"
+    )
+
+
+def test_agentskills_location_is_absolute(rt: Runtime) -> None:
+    path = rt.project_skill("pdf", description="PDFs.")
+    text = rt.session().listing(format="agentskills").text
+    assert f"<location>\n{path}\n</location>" in text
+    assert path.is_absolute()
+
+
+def test_claude_format_exact() -> None:
+    text = render_listing(TWO, format="claude").text
+    assert text == (
+        "The following skills are available for use with the Skill tool:\n\n"
+        "- alpha: First skill.\n"
+        "- beta: Second skill."
+    )
+
+
+def test_unknown_format() -> None:
+    with pytest.raises(SkillweaveError, match="unknown listing format"):
+        render_listing(TWO, format="yaml")
+
+
+def test_hidden_skills_are_never_listed() -> None:
+    skills = [*TWO, mk("hidden", "Hidden.", hide=True), mk("manual", "Manual.", dmi=True)]
+    for fmt in ("skills", "agentskills", "claude"):
+        listing = render_listing(skills, format=fmt)
+        assert "hidden" not in listing.text and "manual" not in listing.text.lower()
+        assert listing.report.hidden == 2
+        assert listing.report.total == 2 and listing.report.listed == 2
+
+
+def test_no_read_tool_and_no_skills_give_nothing() -> None:
+    off = render_listing(TWO, read_tool=False)
+    assert off.text == "" and off.report.omitted == "no-read-tool"
+    none = render_listing([])
+    assert none.text == "" and none.report.omitted == "no-skills"
+    only_hidden = render_listing([mk("h", "Hidden.", hide=True)])
+    assert only_hidden.text == "" and only_hidden.report.omitted == "no-skills"
+
+
+def test_order_does_not_depend_on_input_order() -> None:
+    skills = [mk(n, f"Skill {n}.") for n in ("b", "A", "c", "a", "B")]
+    assert render_listing(skills).text == render_listing(list(reversed(skills))).text
+    names = [line[2:].split(":")[0] for line in render_listing(skills).text.splitlines()[2:-1]]
+    assert names == ["A", "a", "B", "b", "c"]
+
+
+NASTY = "Safe\u202eevil\u200b text\x07 with\u2028 breaks\nand\ttabs \ufeff\U000e0041 end."
+
+
+@pytest.mark.parametrize("fmt", ["skills", "agentskills", "claude"])
+def test_control_and_invisible_characters_are_neutralised(fmt: str) -> None:
+    skills = [
+        mk("nasty", NASTY),
+        Skill(
+            name="bad\u200bname",
+            description="ok",
+            path=None,
+            base_dir=None,
+            source=SkillSource("native", "project"),
+        ),
+        mk("plain", "Multi\nline\n  description."),
+    ]
+    listing = render_listing(skills, format=fmt)
+    for ch in ("\u202e", "\u200b", "\x07", "\u2028", "\t", "\ufeff", "\U000e0041"):
+        assert ch not in listing.text
+    assert "Safeevil text with breaks and tabs end." in listing.text
+    assert "badname" in listing.text
+    assert "Multi line description." in listing.text
+    assert listing.report.neutralised == ("bad\u200bname", "nasty")
+
+
+# -- the budget ---------------------------------------------------------------------------------
+
+
+def long_desc(i: int) -> str:
+    return (
+        f"Skill number {i} does a specific thing well. "
+        "It has a second sentence that explains when to use it in more detail. "
+        "And a third sentence with even more words that the budget will cut away first."
+    )
+
+
+def test_budget_zero_means_no_limit() -> None:
+    skills = [mk(f"s{i:03}", long_desc(i)) for i in range(200)]
+    listing = render_listing(skills, budget=0)
+    assert listing.report.listed == 200 and not listing.report.trimmed
+    assert len(listing.text) > 8000
+
+
+def test_default_budget_is_8000() -> None:
+    skills = [mk(f"s{i:03}", long_desc(i)) for i in range(200)]
+    listing = render_listing(skills)
+    assert listing.report.budget == 8000
+    assert len(listing.text) <= 8000 and listing.report.length == len(listing.text)
+
+
+def test_shortening_first_with_a_report() -> None:
+    skills = [mk(f"s{i:02}", long_desc(i)) for i in range(20)] + [mk("short", "Tiny.")]
+    full = render_listing(skills, budget=0)
+    budget = len(full.text) - 500
+    listing = render_listing(skills, budget=budget)
+    rep = listing.report
+    assert len(listing.text) <= budget
+    assert rep.dropped == () and rep.listed == 21
+    assert "short" not in rep.shortened
+    lines = {ln.split(":")[0][2:]: ln for ln in listing.text.splitlines() if ln.startswith("- ")}
+    cut = {n for n, ln in lines.items() if ln != f"- {n}: {mk(n, '').description}"}
+    changed = {
+        s.name for s in skills if f"- {s.name}: {s.description}" not in listing.text.splitlines()
+    }
+    assert set(rep.shortened) == changed and cut
+    for name in rep.shortened:
+        line = lines[name]
+        assert line.endswith((".", "…"))  # a sentence or a word boundary
+        assert len(line) < len(f"- {name}: {long_desc(0)}")
+
+
+def test_dropping_when_shortening_is_not_enough() -> None:
+    skills = [mk(f"s{i:02}", long_desc(i)) for i in range(40)]
+    listing = render_listing(skills, budget=1200)
+    rep = listing.report
+    assert len(listing.text) <= 1200
+    assert rep.dropped and rep.listed + len(rep.dropped) == 40
+    assert set(rep.dropped).isdisjoint(listing.text.split())
+    assert listing.text.endswith(f"({len(rep.dropped)} more skills not listed: budget.)\n</skills>")
+    listed = [ln.split(":")[0][2:] for ln in listing.text.splitlines() if ln.startswith("- ")]
+    assert set(listed) | set(rep.dropped) == {s.name for s in skills}
+    assert set(rep.shortened) <= set(listed)
+    assert rep.summary().startswith("listing over its 1200-character budget")
+    # equal priorities: the longest descriptions go first, then the names that sort last
+    expected = sorted(skills, key=lambda s: (-len(s.description), [-ord(c) for c in s.name]))
+    assert list(rep.dropped) == [s.name for s in expected[: len(rep.dropped)]]
+
+
+def test_drop_order_priority_then_length_then_name() -> None:
+    d = "x" * 40
+    skills = [
+        mk("high-long", d * 3, priority=100),
+        mk("low-a", d, priority=5),
+        mk("low-b", d, priority=5),
+        mk("mid-long", d * 2, priority=50),
+        mk("mid-short", d, priority=50),
+    ]
+    full = render_listing(skills, budget=0)
+    seen = []
+    for budget in range(len(full.text), 0, -1):
+        dropped = render_listing(skills, budget=budget).report.dropped
+        if len(dropped) > len(seen):
+            assert list(dropped[: len(seen)]) == seen  # a smaller budget only drops more
+            seen = list(dropped)
+    assert seen == ["low-b", "low-a", "mid-long", "mid-short", "high-long"]
+
+
+def test_everything_dropped_gives_empty_text_and_names_all() -> None:
+    listing = render_listing(TWO, budget=10)
+    assert listing.text == ""
+    assert listing.report.omitted == "budget"
+    assert listing.report.dropped == ("beta", "alpha")  # longer description first
+
+
+@pytest.mark.parametrize("fmt", ["skills", "agentskills", "claude"])
+def test_budget_holds_in_every_format(fmt: str) -> None:
+    skills = [mk(f"s{i:03}", long_desc(i) + " <&>") for i in range(300)]
+    for budget in (500, 2000, 8000, 20000):
+        listing = render_listing(skills, format=fmt, budget=budget)
+        assert 0 < len(listing.text) <= budget
+        assert listing.report.listed + len(listing.report.dropped) == 300
+
+
+def test_shorten_rules() -> None:
+    text = "First sentence here. Second sentence is longer than the first one."
+    assert shorten(text, len(text)) == text
+    assert shorten(text, 30) == "First sentence here."
+    assert shorten("one two three four five six", 12) == "one two…"
+    assert shorten("abcdefghijklmnopqrstuvwxyz", 10) == "abcdefghi…"
+    assert len(shorten("word " * 100, 61)) <= 61
+    assert MIN_DESCRIPTION >= 20
+
+
+def test_settings_give_the_defaults(rt: Runtime) -> None:
+    (rt.project / ".skillweave").mkdir()
+    (rt.project / ".skillweave" / "config.toml").write_text(
+        '[listing]\nformat = "claude"\nbudget = 300\n'
+    )
+    for i in range(10):
+        rt.project_skill(f"skill-{i}", description=f"Skill {i} does things. It has more text.")
+    s = rt.session()
+    listing = s.listing()
+    assert listing.text.startswith("The following skills are available")
+    assert len(listing.text) <= 300 and listing.report.budget == 300
+    assert listing.report.dropped
+    assert s.listing(format="skills", budget=0).report.listed == 10
+
+
+# -- byte-identical across processes -------------------------------------------------------------
+
+SCRIPT = """
+import sys
+from skillweave import PluginHost, SkillSession
+import os
+env = dict(os.environ)
+s = SkillSession.open(sys.argv[1], home=sys.argv[2], env=env, host=PluginHost.create(env=env))
+for fmt in ("skills", "agentskills", "claude"):
+    for budget in (0, 900):
+        sys.stdout.buffer.write(s.listing(format=fmt, budget=budget).text.encode("utf-8"))
+        sys.stdout.buffer.write(b"\\x00")
+"""
+
+
+def test_listing_is_byte_identical_across_processes(rt: Runtime) -> None:
+    descriptions = [
+        "Handles PDFs: tables, forms & <fields>. Use for any PDF task.",
+        "Ünïcödé description — with dashes… and “quotes”.",
+        "Multi\nline\ndescription with a zero\u200bwidth space.",
+        long_desc(1),
+        long_desc(2),
+    ]
+    for i, d in enumerate(descriptions * 4):
+        rt.project_skill(f"skill-{i:02}", skill_text(f'"{d}"'.replace("\n", "\\n")))
+    rt.user_skill("zeta", description="User level.")
+    rt.project_skill("hidden-one", description="Never listed.", hide="true")
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**rt.environ, "PYTHONHASHSEED": seed}
+        proc = subprocess.run(
+            [sys.executable, "-c", SCRIPT, str(rt.project), str(rt.home)],
+            env=env,
+            capture_output=True,
+            check=True,
+            cwd=os.fspath(rt.project),
+        )
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    s = rt.session()
+    here = b"".join(
+        s.listing(format=f, budget=b).text.encode("utf-8") + b"\x00"
+        for f in ("skills", "agentskills", "claude")
+        for b in (0, 900)
+    )
+    assert here == outputs[0]
+    parts = outputs[0].split(b"\x00")
+    assert b"zerowidth space" in parts[0] and b"hidden-one" not in outputs[0]
+    assert len(parts[1].decode()) <= 900 and parts[1] != parts[0]

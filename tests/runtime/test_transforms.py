@@ -1,0 +1,219 @@
+"""The transform chain: argument and variable substitution, the built-in steps as plugins."""
+
+from __future__ import annotations
+
+import pytest
+from skillweave import (
+    Invocation,
+    PromptError,
+    Skill,
+    SkillContext,
+    SkillSource,
+    hookimpl,
+    step,
+    substitute_arguments,
+    substitute_variables,
+)
+from skillweave.shell import DISABLED_TEXT
+from skillweave.transforms import parse_arguments
+
+from .conftest import Runtime, skill_text
+
+# -- arguments ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "args", "names", "expected"),
+    [
+        ("Do: $ARGUMENTS", 'a "b c"', (), 'Do: a "b c"'),
+        ("[$ARGUMENTS[0]] [$ARGUMENTS[1]]", 'a "b c"', (), "[a] [b c]"),
+        ("[$0] [$1]", "a 'b c'", (), "[a] [b c]"),
+        ("$0-$1-$2", "x y", (), "x-y-$2"),  # a missing index stays verbatim
+        ("$ARGUMENTS[3]!", "x", (), "$ARGUMENTS[3]!\n\nARGUMENTS: x\n"),
+        ("file=$file mode=$mode", "a.txt", ("file", "mode"), "file=a.txt mode="),
+        ("$filename $file", "a.txt", ("file",), "$filename a.txt"),  # no prefix match
+        ("$file[0]", "a.txt", ("file",), "$file[0]\n\nARGUMENTS: a.txt\n"),
+        ("\\$ARGUMENTS and $ARGUMENTS", "v", (), "$ARGUMENTS and v"),
+        ("\\$0 \\$ARGUMENTS[0] \\$file $0", "v", ("file",), "$0 $ARGUMENTS[0] $file v"),
+        ("Plain body.\n", "some args", (), "Plain body.\n\nARGUMENTS: some args\n"),
+        ("Plain body.\n", "", (), "Plain body.\n"),
+        ("Plain body.\n", "   ", (), "Plain body.\n"),
+        ("[$ARGUMENTS]", "", (), "[]"),
+        ("$ARGUMENTS", "$1 $ARGUMENTS x", (), "$1 $ARGUMENTS x"),  # one pass
+        ("$0|$1", 'a "b', (), 'a|"b'),  # unbalanced quotes: whitespace split
+        ("$10", " ".join(str(i) for i in range(11)), (), "10"),
+        ("costs $5.00", "one", (), "costs $5.00\n\nARGUMENTS: one\n"),
+        ("${SKILL_DIR} $ARGUMENTS", "v", (), "${SKILL_DIR} v"),  # not an argument
+    ],
+)
+def test_substitute_arguments(text: str, args: str, names: tuple[str, ...], expected: str) -> None:
+    assert substitute_arguments(text, args, names) == expected
+
+
+def test_no_append_when_disabled() -> None:
+    assert substitute_arguments("Body.", "x", append=False) == "Body."
+
+
+def test_parse_arguments_shell_style() -> None:
+    assert parse_arguments("a 'b c' \"d e\" f\\ g") == ["a", "b c", "d e", "f g"]
+    assert parse_arguments("") == []
+    assert parse_arguments('open "quote') == ["open", '"quote']
+
+
+def test_values_inside_shell_commands_are_quoted() -> None:
+    out = substitute_arguments("!`echo $ARGUMENTS` and $ARGUMENTS", "a b; rm -rf x")
+    assert out == "!`echo 'a b; rm -rf x'` and a b; rm -rf x"
+    assert substitute_arguments("!`cat $0 $1`", "'x y' z") == "!`cat 'x y' z`"
+    block = substitute_arguments("```!\ngrep $ARGUMENTS file\n```\n", "it's")
+    assert block == "```!\ngrep 'it'\"'\"'s' file\n```\n"
+
+
+def test_values_that_could_end_a_command_are_refused() -> None:
+    with pytest.raises(PromptError, match="backtick or a line break"):
+        substitute_arguments("!`echo $0`", "a`id`")
+    with pytest.raises(PromptError, match="backtick or a line break"):
+        substitute_arguments("```!\necho $ARGUMENTS\n```", "a\n```\n```!\nid")
+
+
+def test_arguments_cannot_smuggle_in_a_command() -> None:
+    out = substitute_arguments("Summarise: $ARGUMENTS", "!`cat ~/.ssh/id_rsa`")
+    assert "!`" not in out
+    appended = substitute_arguments("Body.", "```!\nid\n```")
+    assert "```!" not in appended
+
+
+# -- variables ----------------------------------------------------------------------------------
+
+
+def test_substitute_variables() -> None:
+    values = {"skill_dir": "/s/dir", "session_id": "sid", "project_dir": "/proj"}
+    text = (
+        "${SKILL_DIR} ${CLAUDE_SKILL_DIR} ${SESSION_ID} ${CLAUDE_SESSION_ID} "
+        "${PROJECT_DIR} ${CLAUDE_PROJECT_DIR} ${OTHER} $SKILL_DIR \\${SKILL_DIR}"
+    )
+    assert substitute_variables(text, values) == (
+        "/s/dir /s/dir sid sid /proj /proj ${OTHER} $SKILL_DIR ${SKILL_DIR}"
+    )
+    assert substitute_variables("${SKILL_DIR}", {"skill_dir": None}) == "${SKILL_DIR}"
+    assert substitute_variables("!`ls ${SKILL_DIR}`", {"skill_dir": "/a b"}) == "!`ls '/a b'`"
+
+
+def test_variables_in_an_invocation(rt: Runtime) -> None:
+    path = rt.project_skill(
+        "vars",
+        skill_text(
+            "Variables.",
+            body="dir=${SKILL_DIR}\ncdir=${CLAUDE_SKILL_DIR}\nsid=${SESSION_ID}\n"
+            "csid=${CLAUDE_SESSION_ID}\nproj=${CLAUDE_PROJECT_DIR}\n",
+        ),
+    )
+    out = rt.session(session_id="abc123").invoke("vars", trigger="tool").content
+    base = path.parent
+    assert f"dir={base}\ncdir={base}\nsid=abc123\ncsid=abc123\nproj={rt.project}\n" in out
+
+
+# -- the steps ----------------------------------------------------------------------------------
+
+
+def test_frontmatter_strip_lf_and_crlf_and_base_dir_prefix(rt: Runtime) -> None:
+    lf = rt.project_skill("lf", "---\ndescription: LF.\n---\n\nLine one.\nLine two.\n")
+    rt.project_skill("crlf").write_bytes(b"---\r\ndescription: CRLF.\r\n---\r\nCR body.\r\n")
+    s = rt.session()
+    out = s.invoke("lf", trigger="tool").content
+    assert out == f"Base directory for this skill: {lf.parent}\n\nLine one.\nLine two.\n"
+    crlf = s.invoke("crlf", trigger="tool").content
+    assert crlf.endswith("\n\nCR body.\r\n") and "description" not in crlf
+
+
+def test_skill_not_on_disk_starts_from_its_body(rt: Runtime) -> None:
+    s = rt.session()
+    skill, _ = Skill.from_text(
+        "---\ndescription: Bundled.\n---\nBundled $ARGUMENTS body.\n",
+        name="bundled-one",
+        source=SkillSource("bundled", "package", None, "bundled"),
+    )
+    assert skill is not None
+    s.add_skills([skill])
+    out = s.invoke("bundled-one", "x", trigger="tool").content
+    assert out == "Bundled x body.\n"  # no frontmatter, no base-dir prefix (not on disk)
+
+
+def test_mcp_skills_skip_arguments_shell_and_base_dir(rt: Runtime) -> None:
+    s = rt.session({"shell": {"levels": ["user", "managed", "project", "package", "remote"]}})
+    body = "Run !`echo pwned` with $ARGUMENTS and $0.\n"
+    skill, _ = Skill.from_text(
+        f"---\ndescription: Remote.\n---\n{body}",
+        name="remote",
+        source=SkillSource("mcp", "remote", None, "mcp", {"server": "srv"}),
+    )
+    assert skill is not None
+    s.add_skills([skill])
+    for trigger in ("mcp", "tool"):
+        r = s.invoke("remote", "x", trigger=trigger, force=True)
+        assert r.text == body  # untouched: the MCP provider renders its own prompts
+        assert "pwned\n" not in r.text and DISABLED_TEXT not in r.text
+
+
+def test_a_plugin_replaces_the_builtin_arguments_step(rt: Runtime) -> None:
+    rt.project_skill("args", skill_text("Args.", body="Value: $ARGUMENTS.\n"))
+
+    class Shout:
+        @hookimpl
+        @step(200)
+        def transform_prompt(self, text: str, invocation: Invocation) -> str:
+            return text.replace("$ARGUMENTS", invocation.args.upper())
+
+    blocked = rt.host(blocked=["skillweave.transform.arguments"])
+    assert any(
+        r.name == "skillweave.transform.arguments" and r.status == "blocked"
+        for r in blocked.records
+    )
+    bare = rt.session(host=blocked).invoke("args", "hello", trigger="tool").text
+    assert bare.endswith("Value: $ARGUMENTS.\n")  # blocked: nothing substitutes
+
+    host = rt.host(blocked=["skillweave.transform.arguments"])
+    assert host.add(Shout(), "shout")
+    out = rt.session(host=host).invoke("args", "hello", trigger="tool").text
+    assert out.endswith("Value: HELLO.\n")
+
+
+def test_plugin_steps_run_in_order_between_the_builtins(rt: Runtime) -> None:
+    rt.project_skill("order", skill_text("Order.", body="$ARGUMENTS\n"))
+    seen: list[str] = []
+
+    class Early:
+        @hookimpl
+        @step(150)
+        def transform_prompt(self, text: str) -> None:
+            seen.append("early:" + text.strip())
+
+    class Late:
+        @hookimpl
+        @step(950)
+        def transform_prompt(self, text: str, ctx: SkillContext) -> str:
+            seen.append("late")
+            return text + f"[footer {ctx.session_id}]"
+
+    host = rt.host()
+    assert host.add(Early(), "early") and host.add(Late(), "late")
+    out = rt.session(host=host).invoke("order", "v", trigger="tool").text
+    assert seen == ["early:$ARGUMENTS", "late"]
+    assert out.startswith("Base directory for this skill:") and out.endswith("v\n[footer sess-1]")
+
+
+def test_a_failing_plugin_step_is_reported_and_skipped(rt: Runtime) -> None:
+    rt.project_skill("robust", skill_text("Robust.", body="ok $ARGUMENTS\n"))
+
+    class Broken:
+        @hookimpl
+        @step(250)
+        def transform_prompt(self, text: str) -> str:
+            raise RuntimeError("boom")
+
+    host = rt.host()
+    host.add(Broken(), "broken")
+    s = rt.session(host=host)
+    r = s.invoke("robust", "x", trigger="tool")
+    assert r.text.endswith("ok x\n")
+    assert any("broken" in d.message and "boom" in d.message for d in r.diagnostics)
+    assert any(d.code == "plugin-hook-failed" for d in s.diagnostics)
