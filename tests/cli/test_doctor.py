@@ -108,6 +108,10 @@ def test_explain_skipped_names_the_reason_and_exits_one(cli: Cli, doctor_project
     assert data["found"] is True and data["available"] is False
     assert data["entries"][0]["reason"] == "missing-description"
     assert any(d["code"] == "missing-description" for d in data["diagnostics"])
+    data = cli.json("explain", "bad-name")  # the folder; its frontmatter name is invalid
+    assert data["found"] is False
+    assert [(f["name"], f["reason"]) for f in data["folders"]] == [("a/b", "invalid-name")]
+    assert [d["code"] for d in data["diagnostics"]] == ["invalid-name"]
 
 
 def test_explain_unknown_name_lists_roots_and_near_misses(cli: Cli, doctor_project: Env) -> None:
