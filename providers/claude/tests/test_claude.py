@@ -184,3 +184,18 @@ def test_source_toggles(world: Layout) -> None:
     assert {s.skill.name for s in res.skipped} == {"m", "u"}
     res = load(world, plugins=["claude"], settings={"skills.enable_claude_project": False})
     assert res.names == ["m", "u"]
+
+
+def test_home_stays_skipped_when_claude_config_dir_moves(tmp_path: Path) -> None:
+    cfg = tmp_path.resolve() / "cfg"
+    world = make_layout(
+        tmp_path,
+        {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp_path / "p"), "CLAUDE_CONFIG_DIR": str(cfg)},
+    )
+    cwd = world.home / "code"
+    cwd.mkdir()
+    write_skill(world.home / ".claude" / "skills", "home-dir", "home is not a project dir")
+    command(world.home / ".claude" / "commands", "home-cmd", "nor for commands\n")
+    write_skill(cfg / "skills", "configured", "user skill")
+    result = discover("claude", world, cwd=cwd)
+    assert [(s.name, s.source.level) for s in result.skills] == [("configured", "user")]
