@@ -205,6 +205,8 @@ class _Entry:
     location: str
     priority: int
     key: tuple[str, str, str]
+    fixed: int  # length of the entry without its description
+    full: int  # length of the entry with the whole description
 
 
 def _entry_text(fmt: str, name: str, desc: str, location: str) -> str:
@@ -243,12 +245,31 @@ def _measure(fmt: str, entry_lengths: int, count: int, dropped: int) -> int:
     return len(head) + entry_lengths + len(notice) + (items - 1) + len(tail)
 
 
+def _desc_cost(fmt: str, desc: str) -> int:
+    """Characters ``desc`` adds to an entry (escaping and the ``": "`` separator included)."""
+    if fmt == "agentskills":
+        return len(html.escape(desc))
+    return len(desc) + 2 if desc else 0
+
+
+def _make_entry(fmt: str, skill: Skill, key: tuple[str, str, str]) -> tuple[_Entry, bool]:
+    name, bad_name = neutralise(skill.name)
+    desc, bad_desc = neutralise(skill.description or "")
+    location, bad_location = neutralise(_location(skill))
+    fixed = len(_entry_text(fmt, name, "", location))
+    entry = _Entry(name, desc, location, skill.priority, key, fixed, fixed + _desc_cost(fmt, desc))
+    return entry, bad_name or bad_desc or bad_location
+
+
 def _lengths_at(fmt: str, entries: list[_Entry], cap: int | None) -> list[int]:
-    out = []
-    for e in entries:
-        desc = e.description if cap is None else shorten(e.description, cap)
-        out.append(len(_entry_text(fmt, e.name, desc, e.location)))
-    return out
+    if cap is None:
+        return [e.full for e in entries]
+    return [
+        e.full
+        if len(e.description) <= cap
+        else e.fixed + _desc_cost(fmt, shorten(e.description, cap))
+        for e in entries
+    ]
 
 
 def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int | None:
@@ -300,21 +321,19 @@ def render_listing(
             f"unknown listing format {format!r} (choose from {', '.join(FORMATS)})"
         )
     limit = DEFAULT_BUDGET if budget is None else max(0, int(budget))
-    ordered = sorted(skills, key=sort_key)
-    visible = [s for s in ordered if not s.hidden]
-    hidden = len(ordered) - len(visible)
+    keyed = sorted(((sort_key(s), s) for s in skills), key=lambda ks: ks[0])
+    visible = [(k, s) for k, s in keyed if not s.hidden]
+    hidden = len(keyed) - len(visible)
     if not read_tool or not visible:
         reason = "no-read-tool" if not read_tool else "no-skills"
         return Listing("", BudgetReport(limit, 0, len(visible), 0, hidden=hidden, omitted=reason))
     entries: list[_Entry] = []
     flagged: list[str] = []
-    for s in visible:
-        name, bad_name = neutralise(s.name)
-        desc, bad_desc = neutralise(s.description or "")
-        location, bad_location = neutralise(_location(s))
-        if bad_name or bad_desc or bad_location:
+    for k, s in visible:
+        entry, bad = _make_entry(fmt, s, k)
+        if bad:
             flagged.append(s.name)
-        entries.append(_Entry(name, desc, location, s.priority, sort_key(s)))
+        entries.append(entry)
 
     kept = entries
     dropped: list[_Entry] = []
