@@ -14,10 +14,11 @@ first time the agent touches a matching file. Rules (as in Claude Code):
   are made relative; a path outside cwd (or cwd itself) never matches;
 - once active a skill stays active.
 
-:class:`PathActivator` compiles every pattern once. Patterns shared by many
-skills are compiled and tested once; one combined spec of all positive
-patterns rejects a path that matches nothing in a single pass; a skill is
-dropped from matching as soon as it is active.
+:class:`PathActivator` compiles each distinct pattern once, on first use
+(patterns shared by many skills are tested once); every pattern is indexed by
+a necessary condition (a literal path component or a file extension), so a
+touched path is tested only against the patterns that can match it; a skill
+leaves matching as soon as it is active.
 """
 
 from __future__ import annotations
@@ -82,6 +83,41 @@ def relative_to_cwd(path: str | os.PathLike[str], cwd: str | os.PathLike[str]) -
     return rel + "/" if trailing else rel
 
 
+_GLOB = frozenset("*?[\\")
+
+
+def _is_literal(segment: str) -> bool:
+    return bool(segment) and not (_GLOB & set(segment)) and segment != "**"
+
+
+def _index_keys(pattern: str) -> tuple[str, str] | None:
+    """A necessary condition for ``pattern`` to match, as an index key.
+
+    ``("c", seg)``: some path component must equal ``seg`` (a literal segment of
+    the pattern); ``("e", ext)``: some component must have extension ``ext``
+    (a last segment ``*.<literal>``). ``None``: no cheap condition.
+    """
+    segments = [s for s in pattern.strip("/").split("/") if s]
+    literals = [s for s in segments if _is_literal(s)]
+    if literals:
+        return ("c", max(literals, key=len))
+    last = segments[-1] if segments else ""
+    if last.startswith("*.") and _is_literal(last[2:]):
+        return ("e", last.rsplit(".", 1)[1])
+    return None
+
+
+def _path_keys(rel: str) -> set[tuple[str, str]]:
+    keys: set[tuple[str, str]] = set()
+    for comp in rel.split("/"):
+        if not comp:
+            continue
+        keys.add(("c", comp))
+        if "." in comp:
+            keys.add(("e", comp.rsplit(".", 1)[1]))
+    return keys
+
+
 @attrs.define(eq=False)
 class PathActivator:
     """The pending conditional skills of a session, compiled for matching.
@@ -89,14 +125,20 @@ class PathActivator:
     Thread-safe. :meth:`add` takes more conditional skills (for example from
     nested skill directories); :meth:`match` returns the skills that a batch
     of touched paths activates, and forgets them.
+
+    Each distinct pattern is indexed by a necessary condition (a literal path
+    component, or a file extension), so a touched path is only tested against
+    the few patterns that can match it; patterns are compiled on first test.
+    Skills whose patterns include a negation (``!…``) are matched as a whole
+    with their own :class:`~pathspec.GitIgnoreSpec`.
     """
 
     _pending: dict[str, Skill] = attrs.field(factory=dict)
     _compiled: dict[str, GitIgnoreSpec] = attrs.field(factory=dict)
     _by_pattern: dict[str, set[str]] = attrs.field(factory=dict)
+    _index: dict[tuple[str, str], set[str]] = attrs.field(factory=dict)
+    _unindexed: set[str] = attrs.field(factory=set)
     _negated: dict[str, GitIgnoreSpec] = attrs.field(factory=dict)
-    _combined: GitIgnoreSpec | None = None
-    _dirty: bool = False
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
 
     @classmethod
@@ -130,9 +172,15 @@ class PathActivator:
                     self._negated[skill.name] = GitIgnoreSpec.from_lines(pats)
                     continue
                 for pat in pats:
-                    self._spec(pat)
-                    self._by_pattern.setdefault(pat, set()).add(skill.name)
-                self._dirty = True
+                    names = self._by_pattern.get(pat)
+                    if names is None:
+                        names = self._by_pattern[pat] = set()
+                        key = _index_keys(pat)
+                        if key is None:
+                            self._unindexed.add(pat)
+                        else:
+                            self._index.setdefault(key, set()).add(pat)
+                    names.add(skill.name)
         return taken
 
     @property
@@ -144,10 +192,17 @@ class PathActivator:
     def __len__(self) -> int:
         return len(self._pending)
 
-    def _rebuild(self) -> None:
-        live = [p for p, names in self._by_pattern.items() if names]
-        self._combined = GitIgnoreSpec.from_lines(sorted(live)) if live else None
-        self._dirty = False
+    def _drop_pattern(self, pat: str) -> None:
+        del self._by_pattern[pat]
+        key = _index_keys(pat)
+        if key is None:
+            self._unindexed.discard(pat)
+            return
+        bucket = self._index.get(key)
+        if bucket is not None:
+            bucket.discard(pat)
+            if not bucket:
+                del self._index[key]
 
     def match(self, paths: Iterable[str | os.PathLike[str]], cwd: Path | str) -> list[Skill]:
         """Activate every pending skill one of ``paths`` matches; return them, sorted.
@@ -157,28 +212,29 @@ class PathActivator:
         rels = [r for r in (relative_to_cwd(p, cwd) for p in paths) if r is not None]
         hit: set[str] = set()
         with self._lock:
-            if not self._pending or not rels:
-                return []
-            if self._dirty:
-                self._rebuild()
             for rel in rels:
+                if not self._pending:
+                    break
+                candidates = set(self._unindexed)
+                for key in _path_keys(rel):
+                    bucket = self._index.get(key)
+                    if bucket:
+                        candidates.update(bucket)
                 new: set[str] = set()
-                if self._combined is not None and self._combined.match_file(rel):
-                    for pat, names in self._by_pattern.items():
-                        if self._compiled[pat].match_file(rel):
-                            new.update(names)
+                for pat in candidates:
+                    if self._spec(pat).match_file(rel):
+                        new.update(self._by_pattern[pat])
                 for name, spec in self._negated.items():
                     if spec.match_file(rel):
                         new.add(name)
-                if new:
-                    hit.update(new)
-                    for name in new:
-                        self._negated.pop(name, None)
-                    for names in self._by_pattern.values():
-                        names.difference_update(new)
-                    self._by_pattern = {p: n for p, n in self._by_pattern.items() if n}
-                    self._rebuild()
-                if not self._by_pattern and not self._negated:
-                    break
+                if not new:
+                    continue
+                hit.update(new)
+                for name in new:
+                    self._negated.pop(name, None)
+                for pat in [p for p, n in self._by_pattern.items() if n & new]:
+                    self._by_pattern[pat].difference_update(new)
+                    if not self._by_pattern[pat]:
+                        self._drop_pattern(pat)
             out = [self._pending.pop(n) for n in hit]
         return sorted(out, key=sort_key)

@@ -277,7 +277,7 @@ def _build(
         diags.append(
             Diagnostic("warning", "bundled-definition", f"skill {defn.name!r}: {w}", None, None)
         )
-    members = definition_members(defn, "", diags, PROVIDER_ID)
+    members = definition_members(defn, f"{defn.name}/", diags, PROVIDER_ID)
     try:
         tree = make_tree(
             "bundled", defn.name, members, label=f"bundled skill {defn.name!r}", env=ctx_env
@@ -291,8 +291,8 @@ def _build(
         name=defn.name,
         source=source,
         priority=PRIORITY,
-        path=tree.target / SKILL_FILE,
-        base_dir=tree.target,
+        path=tree.target / defn.name / SKILL_FILE,
+        base_dir=tree.target / defn.name,
         require_description=True,
     )
     diags.extend(sdiags)
