@@ -1,0 +1,349 @@
+"""``skillweave serve`` as a subprocess, driven with the SDK's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import types as mt
+from pydantic import TypeAdapter
+from skillweave import load_skills
+from skillweave.errors import ResolveError
+from skillweave.safety import ContainmentError
+from skillweave.session import SkillSession
+
+LIMIT = 60  # seconds: no single scenario may take longer
+
+
+def _write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _project_a(root: Path) -> Path:
+    """A project with a skill that has arguments, files of several kinds, and two
+    skills that must not become prompts or tool loads."""
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    skills = root / ".skillweave" / "skills"
+    _write(
+        skills / "hello" / "SKILL.md",
+        "---\ndescription: Say hello to someone.\narguments: [who, mood]\n"
+        "argument-hint: <who> [mood]\n---\nGreet $who in a $mood way.\nSee refs/guide.md.\n",
+    )
+    _write(skills / "hello" / "refs" / "guide.md", "# Guide\n")
+    _write(skills / "hello" / "data.json", '{"a": 1}\n')
+    _write(skills / "hello" / "logo.png", b"\x89PNG\x00\x01binary")
+    _write(skills / "hello" / ".secret", "hidden\n")
+    _write(
+        skills / "quiet" / "SKILL.md",
+        "---\ndescription: Background knowledge only.\nuser-invocable: false\n---\nQuiet.\n",
+    )
+    _write(
+        skills / "manual" / "SKILL.md",
+        "---\ndescription: Only a person may start this.\ndisable-model-invocation: true\n"
+        "---\nManual steps for $ARGUMENTS.\n",
+    )
+    return root
+
+
+def _serve_args(project: Path, *extra: str) -> list[str]:
+    return ["-m", "skillweave", "serve", "--cwd", str(project), *extra]
+
+
+def _run(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
+    async def bounded() -> Any:
+        return await asyncio.wait_for(coro_fn(), LIMIT)
+
+    return asyncio.run(bounded())
+
+
+async def _skills_request(session: ClientSession, method: str, params: dict[str, Any]) -> Any:
+    """Send a SEP-2640 request (not in the SDK's method tables)."""
+
+    class Req(mt.Request[dict[str, Any], Literal["skills/list", "skills/get"]]):
+        pass
+
+    return await session.send_request(
+        Req(method=method, params=params), TypeAdapter(dict[str, Any])
+    )
+
+
+def test_serve_over_stdio(world: Any) -> None:
+    project = _project_a(world.project)
+    notes: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        notes.append(message)
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        params = StdioServerParameters(
+            command=sys.executable, args=_serve_args(project, "--poll", "0.3"), env=world.env
+        )
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as s,
+        ):
+            init = await s.initialize()
+            out["caps"] = init.capabilities
+            out["prompts"] = {p.name: p for p in (await s.list_prompts()).prompts}
+            got = await s.get_prompt("hello", {"who": "Bob", "mood": "happy"})
+            out["rendered"] = got.messages[0].content.text
+            out["resources"] = {str(r.uri): r for r in (await s.list_resources()).resources}
+            out["guide"] = (await s.read_resource("skill://hello/refs/guide.md")).contents[0]
+            out["logo"] = (await s.read_resource("skill://hello/logo.png")).contents[0]
+            out["errors"] = {}
+            for bad in (
+                "skill://hello/../../etc/passwd",
+                "skill://hello/%2e%2e/%2e%2e/etc/passwd",
+                "skill://hello/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+                "skill://hello/.secret/../../../etc/passwd",
+                "skill://nobody/SKILL.md",
+                "file:///etc/passwd",
+            ):
+                try:
+                    await s.read_resource(bad)
+                    out["errors"][bad] = None
+                except MCPError as exc:
+                    out["errors"][bad] = str(exc)
+            out["skills_list"] = await _skills_request(s, "skills/list", {})
+            out["skills_get"] = await _skills_request(
+                s, "skills/get", {"uri": "skill://hello/SKILL.md"}
+            )
+            try:
+                await _skills_request(s, "skills/get", {"uri": "skill://nope/SKILL.md"})
+                out["skills_get_unknown"] = None
+            except MCPError as exc:
+                out["skills_get_unknown"] = exc.error.code
+            out["tools"] = sorted(t.name for t in (await s.list_tools()).tools)
+            loaded = await s.call_tool("load_skill", {"name": "hello", "args": "Ann sad"})
+            out["load_skill"] = (loaded.is_error, loaded.content[0].text)
+            refused = await s.call_tool("load_skill", {"name": "manual"})
+            out["load_manual"] = (refused.is_error, refused.content[0].text)
+            listed = await s.call_tool("list_skills", {})
+            out["list_skills"] = listed.structured_content
+
+            # a new skill on disk: list_changed notifications, then the new prompt
+            _write(
+                project / ".skillweave" / "skills" / "fresh" / "SKILL.md",
+                "---\ndescription: Appeared while serving.\n---\nFresh.\n",
+            )
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not any(
+                isinstance(n, mt.PromptListChangedNotification) for n in notes
+            ):
+                await asyncio.sleep(0.1)
+            out["fresh"] = "fresh" in {p.name for p in (await s.list_prompts()).prompts}
+        return out
+
+    out = _run(scenario)
+
+    assert out["caps"].prompts.list_changed is True
+    assert out["caps"].resources.list_changed is True
+    prompts = out["prompts"]
+    assert {"hello", "manual"} <= set(prompts) and "quiet" not in prompts
+    hello = prompts["hello"]
+    assert hello.description == "Say hello to someone."
+    assert [(a.name, a.required) for a in hello.arguments] == [("who", False), ("mood", False)]
+    assert [a.name for a in prompts["manual"].arguments] == ["args"]
+    assert "Greet Bob in a happy way." in out["rendered"]
+
+    resources = out["resources"]
+    mine = {u: r for u, r in resources.items() if re.match(r"skill://(hello|quiet|manual)/", u)}
+    assert sorted(mine) == [
+        "skill://hello/SKILL.md",
+        "skill://hello/data.json",
+        "skill://hello/logo.png",
+        "skill://hello/refs/guide.md",
+        "skill://manual/SKILL.md",
+        "skill://quiet/SKILL.md",
+    ]
+    assert mine["skill://hello/SKILL.md"].mime_type == "text/markdown"
+    assert mine["skill://hello/SKILL.md"].name == "hello"
+    assert mine["skill://hello/SKILL.md"].description == "Say hello to someone."
+    assert mine["skill://hello/data.json"].mime_type == "application/json"
+    assert mine["skill://hello/logo.png"].mime_type == "image/png"
+    assert mine["skill://hello/refs/guide.md"].mime_type == "text/markdown"
+    assert out["guide"].text == "# Guide\n" and out["guide"].mime_type == "text/markdown"
+    import base64
+
+    assert base64.b64decode(out["logo"].blob) == b"\x89PNG\x00\x01binary"
+
+    errors = out["errors"]
+    assert all(msg is not None for msg in errors.values()), errors
+    for bad in list(errors)[:4]:
+        assert "traversal" in errors[bad] or "outside" in errors[bad], errors[bad]
+    assert "Unknown skill 'nobody'" in errors["skill://nobody/SKILL.md"]
+    assert "Unknown resource" in errors["file:///etc/passwd"]
+
+    entries = {e["uri"]: e for e in out["skills_list"]["skills"]}
+    entry = entries["skill://hello/SKILL.md"]
+    assert entry["frontmatter"] == {
+        "description": "Say hello to someone.",
+        "arguments": ["who", "mood"],
+        "argument-hint": "<who> [mood]",
+    }
+    folder = project / ".skillweave" / "skills" / "hello"
+    expected = {
+        f"skill://hello/{rel}": "sha256:" + hashlib.sha256((folder / rel).read_bytes()).hexdigest()
+        for rel in ("SKILL.md", "data.json", "logo.png", "refs/guide.md")
+    }
+    assert {r["uri"]: r["digest"] for r in entry["resources"]} == expected
+    assert entry["resources"][0]["uri"] == "skill://hello/SKILL.md"
+    assert out["skills_get"] == {"skill": entry}
+    assert out["skills_get_unknown"] == mt.INVALID_PARAMS
+    assert out["list_skills"] == out["skills_list"]
+
+    assert out["tools"] == ["list_skills", "load_skill"]
+    assert out["load_skill"][0] is False and "Greet Ann in a sad way." in out["load_skill"][1]
+    assert out["load_manual"][0] is True and "disable-model-invocation" in out["load_manual"][1]
+
+    assert any(isinstance(n, mt.PromptListChangedNotification) for n in notes), notes
+    assert any(isinstance(n, mt.ResourceListChangedNotification) for n in notes), notes
+    assert out["fresh"] is True
+
+
+def test_two_skillweave_processes(world: Any, tmp_path: Path) -> None:
+    """Serve project A; project B consumes it through [[mcp.servers]] and sees A's skills."""
+    a = _project_a(tmp_path / "a")
+    world.skill("quiet", "B's own quiet skill wins over A's.")
+    world.config(
+        world.toml_servers(
+            [{"name": "a", "command": sys.executable, "args": _serve_args(a, "--poll", "0")}],
+            timeout=30,
+        )
+    )
+    session = SkillSession.open(world.project, home=world.home)
+    hello = session.get("hello")
+    assert hello is not None
+    src = hello.source
+    assert (src.provider, src.level, src.loaded_from) == ("mcp", "remote", "mcp")
+    assert src.detail["server"] == "a"
+    assert src.detail["kind"] == "skill" and src.detail["via"] == "skills/list"
+    assert src.detail["uri"] == "skill://hello/SKILL.md"
+    assert src.detail["server_info"]["name"] == "skillweave"
+    assert hello.description == "Say hello to someone."
+    assert hello.frontmatter.arguments == ("who", "mood")
+    assert hello.frontmatter.argument_hint == "<who> [mood]"
+    manual = session.get("manual")
+    assert manual is not None and manual.frontmatter.disable_model_invocation is True
+    # B's local skill keeps its name; A's is shadowed with a diagnostic
+    assert session.get("quiet").source.provider == "native"
+    assert any(
+        d.code == "name-conflict" and "'quiet'" in d.message and "mcp/remote" in d.message
+        for d in session.result.diagnostics
+    )
+
+    # invoking in B renders in A (A substitutes the arguments)
+    rendered = session.invoke("hello", "Bob happy", trigger="mcp")
+    assert "Greet Bob in a happy way." in rendered.content
+    # skill:// reads in B go to A, checked against A's digests
+    assert session.resolve("skill://hello/refs/guide.md").content == "# Guide\n"
+    assert session.resolve("skill://hello/.").content == "SKILL.md\ndata.json\nlogo.png\nrefs/\n"
+    assert session.resolve("skill://hello").content.startswith("---\ndescription: Say hello")
+    with pytest.raises(ResolveError, match="binary file"):
+        session.resolve("skill://hello/logo.png")
+    with pytest.raises(ResolveError, match="File not found"):
+        session.resolve("skill://hello/.secret")
+    with pytest.raises(ContainmentError):
+        session.resolve("skill://hello/%2e%2e/%2e%2e/etc/passwd")
+
+    # the CLI in B lists A's skill with its origin
+    listed = subprocess.run(
+        [sys.executable, "-m", "skillweave", "list", "--json", "--cwd", str(world.project)],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        env=world.env,
+        check=True,
+    )
+    data = json.loads(listed.stdout)
+    row = next(s for s in data["skills"] if s["name"] == "hello")
+    assert (row["provider"], row["level"], row["path"]) == ("mcp", "remote", None)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_over_http(world: Any, tmp_path: Path) -> None:
+    a = _project_a(tmp_path / "a")
+    proc = subprocess.Popen(
+        [sys.executable, *_serve_args(a, "--http", "0", "--poll", "0")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=world.env,
+    )
+    try:
+        url = None
+        deadline = time.monotonic() + 30
+        assert proc.stderr is not None
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            m = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", line)
+            if m:
+                url = m.group(1)
+                break
+        assert url is not None, "the server did not report its URL"
+
+        world.config(world.toml_servers([{"name": "web", "url": url}], timeout=20))
+        result = load_skills(world.project, home=world.home)
+        hello = result.get("hello")
+        assert hello is not None
+        assert hello.source.detail["server"] == "web"
+        assert hello.source.detail["transport"] == "http"
+        assert not [d for d in result.diagnostics if d.provider == "mcp" and d.level == "error"]
+    finally:
+        from skillweave_mcp.provider import clear_cache
+
+        clear_cache()
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def test_serve_without_the_mcp_support_says_how_to_install(world: Any) -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['skillweave_mcp.server'] = None\n"
+        "from skillweave.cli import main\n"
+        f"main(['serve', '--cwd', {str(world.project)!r}])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
+        env={**world.env, "PYTHONWARNINGS": "ignore"},
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "skillweave: error: skillweave serve needs the MCP support, which is not installed: "
+        "pip install 'skillweave[mcp]'"
+    ]
+    assert os.environ.get("HOME") == str(world.home)
