@@ -20,6 +20,8 @@ import attrs
 
 from skillweave.frontmatter import normalize_key, parse_frontmatter, read_head, to_frontmatter
 from skillweave.model import Diagnostic, DiscoveryResult, RootScan, Skill, SkillSource
+from skillweave.safety import is_inside
+from skillweave.textguard import text_findings
 
 __all__ = [
     "Discovery",
@@ -102,7 +104,7 @@ def build_skill(
     """
     diags = diagnostics if diagnostics is not None else []
     fm, fm_diags = to_frontmatter(data, path)
-    diags.extend(fm_diags)
+    diags.extend(attrs.evolve(d, provider=source.provider) for d in fm_diags)
     name = fm.name or default_name
     why = check_name(name)
     if why is not None:
@@ -148,6 +150,8 @@ def build_skill(
         file_id=file_id,
         body_cache=body_loader,
     )
+    for code, message in text_findings(name, description):
+        diags.append(Diagnostic("warning", code, message, path, None, source.provider))
     return skill, diags
 
 
@@ -170,6 +174,17 @@ def load_skill_file(
     try:
         head, st = read_head(path)
     except FileNotFoundError:
+        if os.path.islink(path):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "broken-symlink",
+                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}",
+                    path,
+                    None,
+                    source.provider,
+                )
+            )
         return None, diags
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -182,6 +197,30 @@ def load_skill_file(
             Diagnostic("error", code, f"cannot read: {reason}", path, None, source.provider)
         )
         return None, diags
+    if path.name == SKILL_FILE and os.path.islink(path) and not is_inside(path, path.parent):
+        # a symlinked SKILL.md that leaves its folder would put an arbitrary
+        # file (a key, a password store) into the prompt; refused for project
+        # content, reported for the user's own folders
+        project = source.level == "project"
+        diags.append(
+            Diagnostic(
+                "error" if project else "warning",
+                "skill-file-outside",
+                f"{path.name} is a symlink to {os.path.realpath(path)}, outside its folder"
+                + ("; skipped (project skills must stay inside their folder)" if project else ""),
+                path,
+                None,
+                source.provider,
+            )
+        )
+        if project:
+            return None, diags
+    if st.st_size == 0:
+        diags.append(
+            Diagnostic(
+                "warning", "empty-skill-file", "the file is empty", path, None, source.provider
+            )
+        )
     parsed = parse_frontmatter(head, path)
     diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
     if any(d.level == "error" for d in parsed.diagnostics):

@@ -53,7 +53,12 @@ def test_description_is_sanitised(world: Layout) -> None:
     assert skill.description == "Use bthis/b rm -rf bell tabend"  # U+202E is dropped
     assert skill.frontmatter.description == skill.description
     assert skill.body == "Body of the skill.\n"
-    (diag,) = result.diagnostics
+    # the core's builder flags the raw description, the provider reports its cleaning
+    assert sorted(d.code for d in result.diagnostics) == [
+        "description-sanitized",
+        "invisible-characters",
+    ]
+    (diag,) = [d for d in result.diagnostics if d.code == "description-sanitized"]
     assert (diag.code, diag.level, diag.path) == ("description-sanitized", "info", path)
 
 
