@@ -12,6 +12,14 @@ from skillweave.lint import TARGETS, iter_skill_dirs, lint_paths
 __all__ = ["validate_cmd"]
 
 
+def _relative(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when it is inside it (text output), else as is."""
+    try:
+        return path.relative_to(base.absolute()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 @click.command("validate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
@@ -40,7 +48,7 @@ def validate_cmd(
     JSON shape (a contract): {"findings": [{code, level, message, path, line,
     targets}], "summary": {errors, warnings, infos, skills}, "targets": [...]}.
     """
-    base = cwd if cwd is not None else Path.cwd()
+    base = (cwd if cwd is not None else Path.cwd()).absolute()
     if cwd is not None and not cwd.is_dir():
         fail(f"--cwd {cwd}: no such directory")
     chosen = tuple(dict.fromkeys(targets)) or ("agentskills",)
@@ -64,7 +72,8 @@ def validate_cmd(
     else:
         for f in findings:
             who = "" if len(chosen) == 1 else f" ({', '.join(f.targets)})"
-            click.echo(f"{f.location()}: {f.level}: {f.message} [{f.code}]{who}")
+            where = _relative(f.path, base) + (f":{f.line}" if f.line else "")
+            click.echo(f"{where}: {f.level}: {f.message} [{f.code}]{who}")
         click.echo(
             f"{skills} skill(s) checked for {', '.join(chosen)}: {counts['errors']} error(s), "
             f"{counts['warnings']} warning(s), {counts['infos']} note(s)"
