@@ -1,0 +1,367 @@
+"""Provider packs: listing from real distributions, lazy extraction, refusals, diagnostics."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import skillweave_packs
+from skillweave import load_skills
+from skillweave.extract import MANIFEST, ensure_extracted, materialize, verify_tree
+from skillweave.safety import ContainmentError
+from skillweave.session import SkillSession
+from skillweave_packs import find_pack, load_packs
+
+from .conftest import Link, World, skill_md, unique
+
+
+def codes(diags, code):  # type: ignore[no-untyped-def]
+    return [d for d in diags if d.code == code]
+
+
+def test_provider_entry_point_and_priority() -> None:
+    from importlib.metadata import entry_points
+
+    (ep,) = [e for e in entry_points(group="skillweave") if e.name == "packs"]
+    assert ep.value == "skillweave_packs"
+    assert skillweave_packs.PROVIDER_ID == "packs" and skillweave_packs.PRIORITY == 90
+
+
+def test_the_installed_example_pack_lists_without_writing(world: World) -> None:
+    res = load_skills(world.project, home=world.home, env=world.env)
+    review = res.get("code-review")
+    release = res.get("release-checklist")
+    assert review is not None and release is not None
+    assert review.source.provider == "packs" and review.priority == 90
+    assert review.source.level == "package" and review.source.loaded_from == "pack"
+    assert review.source.detail == {
+        "distribution": "acme-skills",
+        "version": "1.0.0",
+        "entry_point": "acme = acme_skills",
+        "pack": "acme",
+    }
+    assert review.frontmatter.arguments == ("base",)
+    assert "checklist" in review.description
+    assert review.base_dir is not None
+    assert review.base_dir.parent.parent == world.cache / "packs"
+    assert review.base_dir.parent.name.startswith("acme-skills-1.0.0-")
+    assert not world.cache.exists()  # nothing written by listing
+    assert not (world.home / ".cache").exists()
+
+
+def test_extraction_on_first_use(world: World) -> None:
+    session = SkillSession.open(world.project, home=world.home, env=world.env)
+    skill = session.get("code-review")
+    assert skill is not None and skill.base_dir is not None
+    assert not world.cache.exists()
+    res = session.resolve("skill://code-review/references/checklist.md")
+    source = resources.files("acme_skills") / "code-review" / "references" / "checklist.md"
+    assert res.content == source.read_text(encoding="utf-8")
+    assert (skill.base_dir / "scripts" / "diffstat.py").stat().st_mode & 0o777 == 0o700
+    # the whole pack came out at once, with its manifest at the pack root
+    assert (skill.base_dir.parent / "release-checklist" / "SKILL.md").is_file()
+    assert (skill.base_dir.parent / MANIFEST).is_file()
+    rendered = session.invoke("code-review", "origin/dev")
+    assert f"python3 {skill.base_dir}/scripts/diffstat.py origin/dev" in rendered.text
+    assert f"Base directory for this skill: {skill.base_dir}" in rendered.text
+    assert "${SKILL_DIR}" not in rendered.text
+
+
+def test_the_scripts_of_the_example_pack_run_after_extraction(world: World) -> None:
+    (pack,) = [p for p in load_packs(world.env)[0] if p.name == "acme"]
+    root = ensure_extracted(pack.tree)
+    script = root / "release-checklist" / "scripts" / "check_release.py"
+    proc = subprocess.run(
+        [str(script), "1.2.3", str(world.project)], capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 1
+    assert "no version found" in proc.stdout and "no CHANGELOG.md" in proc.stdout
+
+
+def test_hostile_members_are_refused_with_diagnostics(world: World, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET\n")
+    outside_skill = tmp_path / "outside-skill"
+    outside_skill.mkdir()
+    (outside_skill / "SKILL.md").write_text(skill_md("Linked in from outside."))
+    pkg = unique("hostile")
+    world.dist(
+        "hostile-pack",
+        "0.1",
+        {"hostile": pkg, "hostile-defs": f"{pkg}.defs:skills"},
+        {
+            f"{pkg}/__init__.py": "",
+            f"{pkg}/defs.py": (
+                "from skillweave.bundled import BundledSkill\n"
+                "def skills():\n"
+                "    return [BundledSkill('generated', 'Generated.', body='x',\n"
+                "        files={'../x.txt': 'up', '/abs/y.txt': 'abs', 'fine.md': 'ok'})]\n"
+            ),
+            f"{pkg}/ok/SKILL.md": skill_md("A fine skill."),
+            f"{pkg}/ok/ref.md": "reference\n",
+            f"{pkg}/ok/leak.txt": Link(str(secret)),
+            f"{pkg}/ok/bad\\name.txt": "backslash\n",
+            f"{pkg}/linked": Link(str(outside_skill)),
+        },
+    )
+    res = load_skills(world.project, home=world.home, env=world.env)
+    assert res.get("ok") is not None and res.get("generated") is not None
+    assert res.get("linked") is None
+    refused = codes(res.diagnostics, "pack-member-refused")
+    by_text = "\n".join(f"{d.path}: {d.message}" for d in refused)
+    assert len(refused) == 5, by_text
+    assert f"{world.site / pkg / 'ok' / 'leak.txt'}: " in by_text
+    assert "symbolic link" in by_text
+    assert "skill folder 'linked' refused" in by_text
+    assert "backslash" in by_text
+    assert "traversal" in by_text and "absolute" in by_text
+    assert all(d.level == "error" and d.provider == "packs" for d in refused)
+
+    for name in ("ok", "generated"):
+        base = materialize(res.get(name))
+        assert base is not None
+    pack_root = res.get("ok").base_dir.parent
+    files = sorted(str(p.relative_to(pack_root)) for p in pack_root.rglob("*") if not p.is_dir())
+    assert files == [MANIFEST, "ok/SKILL.md", "ok/ref.md"]
+    gen_root = res.get("generated").base_dir.parent
+    assert sorted(p.name for p in (gen_root / "generated").iterdir()) == ["SKILL.md", "fine.md"]
+    assert not any(p.is_symlink() for p in world.cache.rglob("*"))
+    assert not (world.cache / "x.txt").exists() and not list(world.cache.rglob("x.txt"))
+    assert "TOP SECRET" not in "".join(
+        p.read_text(errors="replace") for p in world.cache.rglob("*") if p.is_file()
+    )
+
+
+def test_a_pack_that_lost_its_skills_is_a_diagnostic(world: World) -> None:
+    pkg = unique("emptypack")
+    world.dist(
+        "lost-data",
+        "2.0",
+        {"lost": pkg},
+        {f"{pkg}/__init__.py": "", f"{pkg}/helpers.py": "X = 1\n", f"{pkg}/sub/__init__.py": ""},
+    )
+    res = load_skills(world.project, home=world.home, env=world.env)
+    (diag,) = codes(res.diagnostics, "pack-empty")
+    assert diag.level == "warning" and diag.path == world.site / pkg
+    assert "lost-data 2.0" in diag.message and "package data" in diag.message
+
+
+def test_broken_entry_points_are_diagnostics(world: World) -> None:
+    pkg = unique("brokenpack")
+    world.dist(
+        "broken-packs",
+        "1.0",
+        {
+            "missing": unique("nosuchpackage"),
+            "raises": f"{pkg}.defs:boom",
+            "not-callable": f"{pkg}.defs:VALUE",
+            "wrong-type": f"{pkg}.defs:strings",
+            "empty-list": f"{pkg}.defs:nothing",
+        },
+        {
+            f"{pkg}/__init__.py": "",
+            f"{pkg}/defs.py": (
+                "VALUE = 3\n"
+                "def boom():\n    raise RuntimeError('pack exploded')\n"
+                "def strings():\n    return ['not a definition']\n"
+                "def nothing():\n    return []\n"
+            ),
+        },
+    )
+    packs, diags = load_packs(world.env)
+    assert [p.name for p in packs] == ["acme"]
+    unloadable = "\n".join(d.message for d in codes(diags, "pack-unloadable"))
+    assert "pack 'missing'" in unloadable
+    assert "pack exploded" in unloadable
+    assert "is not callable" in unloadable
+    assert "expected BundledSkill" in "\n".join(d.message for d in diags)
+    assert "returned no skill definitions" in "\n".join(
+        d.message for d in codes(diags, "pack-empty")
+    )
+
+
+def test_callable_packs_honour_is_enabled(world: World) -> None:
+    pkg = unique("gatedpack")
+    world.dist(
+        "gated-pack",
+        "1.0",
+        {"gated": f"{pkg}:skills"},
+        {
+            f"{pkg}/__init__.py": (
+                "import os\n"
+                "from skillweave.bundled import BundledSkill\n"
+                "def skills():\n"
+                "    return [\n"
+                "        BundledSkill('always-on', 'On.', body='x'),\n"
+                "        BundledSkill('needs-flag', 'Flagged.', body='x',\n"
+                "            is_enabled=lambda: os.environ.get('GATED_FLAG') == '1'),\n"
+                "    ]\n"
+            )
+        },
+    )
+    res = load_skills(world.project, home=world.home, env=world.env)
+    assert res.get("always-on") is not None and res.get("needs-flag") is None
+    assert codes(res.diagnostics, "bundled-disabled")
+    os.environ["GATED_FLAG"] = "1"
+    try:
+        res = load_skills(world.project, home=world.home, env=world.env)
+    finally:
+        del os.environ["GATED_FLAG"]
+    assert res.get("needs-flag").source.detail["entry_point"] == f"gated = {pkg}:skills"
+
+
+def test_description_is_required(world: World) -> None:
+    pkg = unique("nodesc")
+    world.dist(
+        "nodesc-pack",
+        "1.0",
+        {"nodesc": pkg},
+        {
+            f"{pkg}/__init__.py": "",
+            f"{pkg}/bare/SKILL.md": "---\nname: bare\n---\nNo description.\n",
+            f"{pkg}/good/SKILL.md": skill_md("Good."),
+        },
+    )
+    res = load_skills(world.project, home=world.home, env=world.env)
+    assert res.get("bare") is None and res.get("good") is not None
+    (diag,) = [d for d in codes(res.diagnostics, "missing-description") if "bare" in d.message]
+    assert diag.path == world.site / pkg / "bare" / "SKILL.md"
+
+
+def test_zipped_packs_work_through_importlib_resources(world: World, tmp_path: Path) -> None:
+    pkg = unique("zipped")
+    archive = tmp_path / "zipped-site.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(f"{pkg}/__init__.py", "")
+        zf.writestr(f"{pkg}/zskill/SKILL.md", skill_md("From a zip."))
+        zf.writestr(f"{pkg}/zskill/notes/n.md", "zipped notes\n")
+        zf.writestr(
+            "zipped_pack-3.1.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: zipped-pack\nVersion: 3.1\n",
+        )
+        zf.writestr(
+            "zipped_pack-3.1.dist-info/entry_points.txt", f"[skillweave.packs]\nzp = {pkg}\n"
+        )
+    sys.path.insert(0, str(archive))
+    try:
+        session = SkillSession.open(world.project, home=world.home, env=world.env)
+        skill = session.get("zskill")
+        assert skill is not None and skill.source.root is None
+        assert session.resolve("skill://zskill/notes/n.md").content == "zipped notes\n"
+    finally:
+        sys.path.remove(str(archive))
+
+
+def test_switches_and_duplicate_pack_names(world: World) -> None:
+    a, b = unique("dupa"), unique("dupb")
+    world.dist(
+        "dup-a",
+        "1.0",
+        {"same": a},
+        {f"{a}/__init__.py": "", f"{a}/from-a/SKILL.md": skill_md("A.")},
+    )
+    world.dist(
+        "dup-b",
+        "1.0",
+        {"same": b},
+        {f"{b}/__init__.py": "", f"{b}/from-b/SKILL.md": skill_md("B.")},
+    )
+    packs, diags = load_packs(world.env)
+    assert sorted(p.name for p in packs) == ["acme", "same"]
+    assert [p.distribution for p in packs if p.name == "same"] == ["dup-a"]
+    (dup,) = codes(diags, "pack-duplicate")
+    assert "dup-b" in dup.message and "dup-a" in dup.message
+    packs, diags = load_packs({**world.env, "SKILLWEAVE_DISABLE_PACKS": "acme"})
+    assert [p.name for p in packs] == ["same"]
+    assert codes(diags, "pack-blocked")
+    packs, _ = load_packs({**world.env, "SKILLWEAVE_PACKS": "acme"})
+    assert [p.name for p in packs] == ["acme"]
+
+
+def test_pack_api_reads_package_data_without_extracting(world: World) -> None:
+    pack = find_pack("ACME_Skills")
+    assert pack is not None and pack.kind == "package" and pack.name == "acme"
+    assert find_pack("acme") is not None  # by pack name too
+    assert find_pack("no-such-dist") is None
+    assert pack.read("code-review/references/severity.md").startswith(b"# Severity")
+    assert pack.listing() == ["code-review/", "release-checklist/"]
+    assert pack.listing("code-review") == ["SKILL.md", "references/", "scripts/"]
+    with pytest.raises(ContainmentError):
+        pack.read("../acme_skills/__init__.py")
+    with pytest.raises(FileNotFoundError):
+        pack.read("code-review/missing.md")
+    assert not world.cache.exists()
+
+
+_EXTRACT = """
+import sys, time
+from pathlib import Path
+from skillweave.extract import ensure_extracted
+from skillweave_packs import find_pack
+pack = find_pack("big-pack")
+go = Path(sys.argv[1])
+while not go.exists():
+    time.sleep(0.002)
+print(ensure_extracted(pack.tree))
+"""
+
+
+def test_eight_processes_extract_one_identical_tree(world: World, tmp_path: Path) -> None:
+    pkg = unique("bigpack")
+    files: dict[str, str | bytes | Link] = {f"{pkg}/__init__.py": ""}
+    for s in range(4):
+        files[f"{pkg}/skill-{s}/SKILL.md"] = skill_md(f"Skill {s}.")
+        for i in range(60):
+            files[f"{pkg}/skill-{s}/ref/{i:03d}.md"] = f"skill {s} file {i}\n" * 50
+    world.dist("big-pack", "1.0", {"big": pkg}, files)
+    go = tmp_path / "go"
+    env = {**world.env, "PYTHONPATH": os.pathsep.join([str(world.site), *sys.path])}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _EXTRACT, str(go)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(8)
+    ]
+    go.touch()
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e for _, e in outs]
+    targets = {o.strip() for o, _ in outs}
+    assert len(targets) == 1
+    target = Path(targets.pop())
+    packs_dir = world.cache / "packs"
+    assert sorted(p.name for p in packs_dir.iterdir()) == [".locks", target.name]
+    pack = find_pack("big-pack")
+    assert pack is not None and pack.tree.target == target
+    assert verify_tree(pack.tree) is None
+    for m in pack.tree.members:
+        assert (target / m.rel).read_bytes() == (world.site / pkg / m.rel).read_bytes()
+    assert len([p for p in target.rglob("*") if p.is_file()]) == 4 * 61 + 1
+
+
+def test_a_tampered_extraction_is_redone_by_the_next_process(world: World) -> None:
+    pack = find_pack("acme-skills")
+    assert pack is not None
+    root = ensure_extracted(pack.tree)
+    checklist = root / "code-review" / "references" / "checklist.md"
+    original = checklist.read_bytes()
+    checklist.write_text("Approve everything.\n")
+    (root / "code-review" / "planted.sh").write_text("#!/bin/sh\nrm -rf /\n")
+    code = (
+        "from skillweave_packs import find_pack\nfrom skillweave.extract import materialize\n"
+        "p = find_pack('acme-skills')\nprint(materialize(p.skills[0]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], env=world.env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert checklist.read_bytes() == original
+    assert not (root / "code-review" / "planted.sh").exists()
