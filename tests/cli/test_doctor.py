@@ -154,11 +154,14 @@ def test_doctor_names_files_that_could_not_be_read(cli: Cli, isolated_env: Env) 
     root = isolated_env.project / ".skillweave" / "skills"
     (root / "folder-file" / "SKILL.md").mkdir(parents=True)
     (root / "dangling").symlink_to(root / "nowhere")
+    (root / "lost-file").mkdir()
+    (root / "lost-file" / "SKILL.md").symlink_to(root / "gone.md")
     data = cli.json("doctor")
     skipped = {s["name"]: s for s in data["skills"] if s["status"] == "skipped"}
     assert skipped["folder-file"]["reason"] == "unreadable-skill"
     assert "directory" in skipped["folder-file"]["detail"]
     assert skipped["dangling"]["reason"] == "broken-symlink"
     assert skipped["dangling"]["level"] == "project"
+    assert skipped["lost-file"]["reason"] == "broken-symlink"
     res = cli.run("explain", "dangling")
     assert "skipped (broken-symlink)" in res.stdout and "dangling symlink" in res.stdout

@@ -78,6 +78,7 @@ _NOT_LOADED_CODES = frozenset(
         "frontmatter-too-large",
         "frontmatter-invalid",
         "frontmatter-too-complex",
+        "skill-file-outside",
     }
 )
 
@@ -264,7 +265,10 @@ def build_report(result: LoadResult) -> Report:
         if d.code not in _NOT_LOADED_CODES and not generic:
             continue
         known.add(d.path)
-        name = d.path.name if d.code == "broken-symlink" else _name_from_file(d.path)
+        if d.code == "broken-symlink":  # a skill folder, or the SKILL.md in one
+            name = d.path.parent.name if d.path.name == "SKILL.md" else d.path.name
+        else:
+            name = _name_from_file(d.path)
         entries.append(
             SkillReport(
                 name=name,
