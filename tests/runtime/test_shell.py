@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -153,3 +154,11 @@ def test_run_shell_directly(tmp_path: Path) -> None:
         run_shell("false", cwd=tmp_path, env=env, timeout=5, max_output=10)
     with pytest.raises(PromptError, match="could not start"):
         run_shell("true", cwd=tmp_path / "missing", env=env, timeout=5, max_output=10)
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs setsid")
+def test_a_process_that_leaves_the_group_does_not_hang_the_invocation(rt: Runtime) -> None:
+    start = time.monotonic()
+    out = render(rt, "!`setsid sleep 15 & echo detached`\n")
+    assert out.endswith("\ndetached\n")
+    assert time.monotonic() - start < 10

@@ -35,6 +35,7 @@ import shlex
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -71,6 +72,7 @@ SHELL_RE = re.compile(
 
 _SHELL = "/bin/sh"
 _STDERR_KEEP = 4000
+_DRAIN_SECONDS = 2.0
 
 
 @attrs.frozen
@@ -239,10 +241,14 @@ def run_shell(
         _kill_group(proc)
         rc = proc.wait()
     _kill_group(proc)  # anything the command left running in the background
-    out.join(5)
-    err.join(5)
-    proc.stdout.close()
-    proc.stderr.close()
+    # A process that left the group (setsid) may keep the pipes open: stop waiting
+    # for it after a grace period; its reader is a daemon thread and the pipe stays
+    # open only as long as that process lives.
+    deadline = time.monotonic() + _DRAIN_SECONDS
+    for reader, stream in ((out, proc.stdout), (err, proc.stderr)):
+        reader.join(max(0.0, deadline - time.monotonic()))
+        if not reader.is_alive():
+            stream.close()
     if timed_out:
         raise PromptError(f"inline shell command timed out after {timeout:g}s: {command!r}")
     if rc != 0:
