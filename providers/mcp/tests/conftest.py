@@ -64,6 +64,23 @@ class World:
         return entry
 
     @staticmethod
+    def children() -> list[int]:
+        """Live (not zombie) child processes of this process, from ``/proc`` (Linux)."""
+        me = os.getpid()
+        out = []
+        for entry in Path("/proc").iterdir() if Path("/proc/self").exists() else ():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()
+            if len(fields) > 1 and fields[1] == str(me) and fields[0] != "Z":
+                out.append(int(entry.name))
+        return out
+
+    @staticmethod
     def toml_servers(entries: list[dict[str, object]], timeout: int = 20) -> str:
         """``[mcp]`` settings as TOML text."""
         lines = ["[mcp]", f"timeout = {timeout}"]

@@ -102,7 +102,9 @@ class RemoteSkill:
     ``skills/list``) or what the resource metadata told (``name`` and
     ``description``, when found through ``resources/list``); ``resources`` maps
     each file URI to its ``sha256:`` digest (``None`` when the server did not
-    publish digests). ``via`` is ``skills/list`` or ``resources/list``.
+    publish digests). ``via`` is ``skills/list`` or ``resources/list``;
+    ``files`` are the file URIs seen under the skill in ``resources/list``
+    (when there are no digests to list them).
     """
 
     uri: str
@@ -110,6 +112,7 @@ class RemoteSkill:
     frontmatter: Mapping[str, Any]
     resources: Mapping[str, str] | None
     via: str
+    files: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -573,14 +576,18 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
             problems.append(f"skills/list failed: {_one_line(exc)}")
     if not listed and has_resources:
         try:
-            for r in await _paged(lambda c: session.list_resources(params=c), "resources"):
+            resources = await _paged(lambda c: session.list_resources(params=c), "resources")
+            uris = sorted(str(r.uri) for r in resources)
+            for r in resources:
                 path = _skill_path(str(r.uri))
                 if path is None:
                     continue
                 fm: dict[str, Any] = {"name": r.name or path.rsplit("/", 1)[-1]}
                 if r.description:
                     fm["description"] = r.description
-                skills.append(RemoteSkill(str(r.uri), path, fm, None, "resources/list"))
+                base = str(r.uri)[: -len("SKILL.md")]
+                files = tuple(u for u in uris if u.startswith(base))
+                skills.append(RemoteSkill(str(r.uri), path, fm, None, "resources/list", files))
         except (MCPError, ValidationError) as exc:
             problems.append(f"resources/list failed: {_one_line(exc)}")
     return Catalog(

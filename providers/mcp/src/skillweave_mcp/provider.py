@@ -129,17 +129,22 @@ def _fetch_verified(
 def _skill_body_loader(
     config: ServerConfig, env: Mapping[str, str], remote: client.RemoteSkill
 ) -> Any:
+    """Load the ``SKILL.md`` body from the server, verified (raises :class:`PromptError`)."""
+
     def load() -> str:
-        data, _mime = _fetch_verified(config, env, remote.uri, remote.resources)
+        try:
+            data, _mime = _fetch_verified(config, env, remote.uri, remote.resources)
+        except client.ServerFailure as exc:
+            raise PromptError(str(exc)) from None
         text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
         if remote.via == "skills/list":
             parsed = parse_frontmatter(text)
             if json.dumps(dict(parsed.data), sort_keys=True, default=str) != json.dumps(
                 dict(remote.frontmatter), sort_keys=True, default=str
             ):
-                raise client.ServerFailure(
-                    config.name,
-                    f"{remote.uri}: frontmatter differs from its skills/list entry; not used",
+                raise PromptError(
+                    f"MCP server {config.name!r}: {remote.uri}: its frontmatter differs from "
+                    "its skills/list entry; not used"
                 )
         return strip_frontmatter(text)
 
@@ -209,6 +214,8 @@ def _build_remote_skill(
             else None
         ),
     }
+    if remote.files:
+        detail["files"] = list(remote.files)
     if prompt is not None:
         detail["prompt"] = prompt.name
         detail["arguments"] = _prompt_args(prompt)
@@ -373,30 +380,32 @@ def _config_for(skill: Skill, ctx: SkillContext, error: type[Exception]) -> Serv
 
 
 def transform(text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
-    """The prompt text of an MCP skill: ``prompts/get`` with the mapped arguments,
-    or the ``SKILL.md`` body read from the server. Other skills: unchanged.
+    """The prompt text of an MCP skill. Other skills: unchanged.
 
-    Nothing is ever executed locally for an MCP skill.
+    A skill backed by a prompt: ``prompts/get`` with the mapped arguments (the
+    text so far, the skill's description, is replaced). A skill without one:
+    the text so far (its ``SKILL.md`` body, read and verified from the server)
+    with ``ARGUMENTS: …`` appended when arguments were given. Nothing is ever
+    executed locally for an MCP skill.
     """
     skill = invocation.skill
     if not _is_mcp(skill):
         return None
     detail = skill.source.detail
-    config = _config_for(skill, ctx, PromptError)
-    try:
-        prompt = detail.get("prompt")
-        if prompt:
-            declared = [
-                (str(a["name"]), bool(a.get("required"))) for a in detail.get("arguments") or ()
-            ]
-            arguments = map_arguments(str(prompt), declared, invocation.args)
+    prompt = detail.get("prompt")
+    if prompt:
+        declared = [
+            (str(a["name"]), bool(a.get("required"))) for a in detail.get("arguments") or ()
+        ]
+        arguments = map_arguments(str(prompt), declared, invocation.args)
+        config = _config_for(skill, ctx, PromptError)
+        try:
             return client.get_prompt(config, ctx.env, str(prompt), arguments)
-        body = skill.body
-    except client.ServerFailure as exc:
-        raise PromptError(str(exc)) from None
+        except client.ServerFailure as exc:
+            raise PromptError(str(exc)) from None
     if invocation.args.strip():
-        body = body.rstrip("\n") + f"\n\nARGUMENTS: {invocation.args.strip()}\n"
-    return body
+        return text.rstrip("\n") + f"\n\nARGUMENTS: {invocation.args.strip()}\n"
+    return text
 
 
 # -- skill:// reads -------------------------------------------------------------
@@ -419,12 +428,13 @@ def _split_url(url: str) -> tuple[str, str, bool] | None:
 def _files(skill: Skill) -> list[str]:
     """The skill's files relative to its root (just ``SKILL.md`` when not published)."""
     detail = skill.source.detail
-    resources = detail.get("resources")
     uri = str(detail.get("uri") or "")
-    if not resources or not uri:
+    resources = detail.get("resources")
+    uris = [r["uri"] for r in resources] if resources else list(detail.get("files") or ())
+    if not uris or not uri:
         return ["SKILL.md"]
     base = uri[: -len("SKILL.md")]
-    return sorted(r["uri"][len(base) :] for r in resources if r["uri"].startswith(base))
+    return sorted({u[len(base) :] for u in uris if u.startswith(base)} | {"SKILL.md"})
 
 
 def _listing(files: list[str], folder: str) -> str | None:
