@@ -15,6 +15,12 @@ Environment switches:
     ``1`` turns entry-point loading off; only plugins registered in code run.
 ``SKILLWEAVE_STRICT``
     ``1`` re-raises plugin failures (for plugin authors and CI).
+``SKILLWEAVE_SLOW_HOOK_SECONDS``
+    A plugin import or hook call slower than this many seconds (default
+    :data:`SLOW_HOOK_SECONDS`) is reported as a ``plugin-slow`` warning.
+
+A plugin that calls ``sys.exit()`` (at import or in a hook) is isolated like
+one that raises; ``KeyboardInterrupt`` still stops the program.
 """
 
 from __future__ import annotations
@@ -49,6 +55,17 @@ ENTRY_POINT_GROUP = "skillweave"
 #: Hook calls slower than this many seconds are reported as a warning.
 SLOW_HOOK_SECONDS = 2.0
 _TRUE = {"1", "true", "yes", "on"}
+#: What a plugin may raise without taking the host down (``SystemExit`` included).
+_ISOLATED = (Exception, SystemExit)
+
+
+def _slow_seconds(env: Mapping[str, str]) -> float:
+    raw = env.get("SKILLWEAVE_SLOW_HOOK_SECONDS", "").strip()
+    try:
+        value = float(raw) if raw else SLOW_HOOK_SECONDS
+    except ValueError:
+        return SLOW_HOOK_SECONDS
+    return value if value >= 0 else SLOW_HOOK_SECONDS
 
 
 def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -122,6 +139,7 @@ class PluginHost:
     records: list[PluginRecord] = attrs.field(factory=list)
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     strict: bool = False
+    slow_seconds: float = SLOW_HOOK_SECONDS
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -142,7 +160,7 @@ class PluginHost:
             autoload = env.get("SKILLWEAVE_NO_AUTOLOAD", "").lower() not in _TRUE
         pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         pm.add_hookspecs(hookspecs)
-        host = cls(pm=pm, strict=strict)
+        host = cls(pm=pm, strict=strict, slow_seconds=_slow_seconds(env))
         block = set(_env_list(env, "SKILLWEAVE_DISABLE_PLUGINS")) | set(blocked)
         if builtins:
             from skillweave import builtins as core_builtins
@@ -183,11 +201,21 @@ class PluginHost:
                 self.pm.set_blocked(ep.name)
                 self.records.append(PluginRecord(ep.name, "blocked", dist_name, version, ep.value))
                 continue
+            start = time.perf_counter()
             try:
                 plugin = ep.load()
-            except Exception as exc:  # noqa: BLE001 - any import failure is isolated
+            except _ISOLATED as exc:  # any import failure is isolated
                 self._fail(ep.name, dist_name, version, ep.value, f"import failed: {exc!r}", exc)
                 continue
+            elapsed = time.perf_counter() - start
+            if elapsed > self.slow_seconds:
+                self.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        "plugin-slow",
+                        f"plugin {ep.name!r} ({dist_name or '?'}): import took {elapsed:.1f}s",
+                    )
+                )
             self.add(plugin, ep.name, distribution=dist_name, version=version, value=ep.value)
 
     def add(
@@ -269,7 +297,7 @@ class PluginHost:
             result = impl.function(*args)
         except passthrough:
             raise
-        except Exception as exc:
+        except _ISOLATED as exc:
             if self.strict:
                 raise PluginError(impl.plugin_name, f"{hook} raised {exc!r}") from exc
             diags.append(
@@ -281,7 +309,7 @@ class PluginHost:
             )
             return False, None
         elapsed = time.perf_counter() - start
-        if elapsed > SLOW_HOOK_SECONDS:
+        if elapsed > self.slow_seconds:
             diags.append(
                 Diagnostic(
                     "warning",
@@ -402,6 +430,7 @@ def _cache_key(
         env.get("SKILLWEAVE_PLUGINS", ""),
         env.get("SKILLWEAVE_NO_AUTOLOAD", ""),
         env.get("SKILLWEAVE_STRICT", ""),
+        env.get("SKILLWEAVE_SLOW_HOOK_SECONDS", ""),
         tuple(sorted(blocked)),
         strict,
     )

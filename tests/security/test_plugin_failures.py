@@ -1,0 +1,186 @@
+"""Plugins that fail at import (raise or sys.exit), raise in each hook, return
+wrong types or are slow: isolated, reported with the plugin's name, the rest of
+the load intact; strict mode re-raises.
+
+The plugins are a really installed distribution
+(``fixtures/hostile-plugins``), loaded through their entry points.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from skillweave import PluginError, PluginHost, ResolveError
+from skillweave.session import SkillSession
+
+from ..conftest import Env
+
+FIXTURE = Path(__file__).parent / "fixtures" / "hostile-plugins"
+UV_INSTALL = [sys.executable, "-m", "uv", "pip", "install", "-q", "--no-deps"]
+ALL = "hp-exits,hp-exit-hook,hp-good,hp-raising,hp-slow,hp-wrong"
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Build and install the hostile plugin distribution into a target dir."""
+    target = tmp_path_factory.mktemp("hostile-site")
+    subprocess.run(
+        [*UV_INSTALL, "--target", str(target), str(FIXTURE)],
+        check=True,
+        env={**os.environ, "UV_NO_PROGRESS": "1"},
+        timeout=120,
+    )
+    assert list(target.glob("sw_hostile_plugins-0.0.1.dist-info"))
+    return target
+
+
+@pytest.fixture
+def plugins_on_path(hostile_site: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The hostile distribution importable in this process (fresh imports each test)."""
+    monkeypatch.syspath_prepend(str(hostile_site))
+    importlib.invalidate_caches()
+    for mod in [m for m in sys.modules if m.startswith("sw_hostile")]:
+        del sys.modules[mod]
+    yield hostile_site
+    for mod in [m for m in sys.modules if m.startswith("sw_hostile")]:
+        del sys.modules[mod]
+
+
+def _world(env: Env) -> dict[str, str]:
+    root = env.project / "hp-skills"
+    env.skill(root, "from-good", "from the good plugin", body="Good body.\n")
+    env.skill(".skillweave/skills", "native-one", "a native skill", body="Native body.\n")
+    return {**env.env, "HP_ROOT": str(root), "SKILLWEAVE_PLUGINS": f"native,{ALL}"}
+
+
+def _messages(diags: object) -> str:
+    return "\n".join(f"{d.code}: {d.message}" for d in diags)  # type: ignore[attr-defined]
+
+
+def test_every_misbehaviour_is_isolated_and_named(isolated_env: Env, plugins_on_path: Path) -> None:
+    env = _world(isolated_env)
+    host = PluginHost.create(env=env)
+    status = {r.name: r.status for r in host.records}
+    assert status["hp-exits"] == "failed"  # sys.exit(3) at import did not end the process
+    assert all(status[n] == "loaded" for n in ("hp-good", "hp-raising", "hp-wrong", "hp-slow"))
+    session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
+    res = session.result
+    # the rest of the load is intact
+    assert {"from-good", "native-one"} <= set(res.names)
+    text = _messages(res.diagnostics)
+    assert "'hp-exits'" in text and "SystemExit(3)" in text
+    assert "'hp-exit-hook'" in text and "SystemExit(4)" in text
+    assert "'hp-raising': discover_skills raised" in text and "hp discover exploded" in text
+    assert "'hp-raising': filter_skill raised" in text
+    assert "'hp-wrong': discover_skills returned DiscoveryResult" in text  # holds a str
+    assert "'hp-wrong': discover_skills returned dict" in text
+    assert "'hp-wrong': filter_skill returned str" in text
+    codes = {d.code for d in res.diagnostics}
+    assert {"plugin-failed", "plugin-hook-failed", "plugin-bad-return"} <= codes
+
+    # transform_prompt: the raising and the wrong step are skipped, the others run
+    rendered = session.invoke("native-one")
+    assert "Native body." in rendered.text
+    assert "---" not in rendered.text  # the built-in frontmatter step still ran
+    assert rendered.text.rstrip().endswith("[good-transform]")
+    text = _messages(rendered.diagnostics)
+    assert "'hp-raising': transform_prompt raised" in text
+    assert "'hp-wrong': transform_prompt returned int" in text
+
+    # resolve_url: a raising and a wrong resolver do not hide the good ones
+    assert session.resolve("hp://x").content == "good resolver content"
+    assert "Native body." in session.resolve("skill://native-one").content
+    text = _messages(session.diagnostics)
+    assert "'hp-raising': resolve_url raised" in text
+    assert "'hp-wrong': resolve_url returned str" in text
+    with pytest.raises(ResolveError):
+        session.resolve("nobody://handles-this")
+
+
+@pytest.mark.parametrize(
+    ("allow", "needle"),
+    [
+        ("hp-exits", "hp-exits"),
+        ("hp-exit-hook", "hp-exit-hook"),
+        ("hp-raising", "hp-raising"),
+        ("hp-wrong", "hp-wrong"),
+    ],
+)
+def test_strict_mode_reraises_with_the_plugin_name(
+    isolated_env: Env, plugins_on_path: Path, allow: str, needle: str
+) -> None:
+    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": f"native,{allow}"}
+    with pytest.raises(PluginError) as info:
+        host = PluginHost.create(env=env, strict=True)
+        SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
+    assert info.value.plugin == needle
+
+
+def test_strict_mode_reraises_in_transform_and_resolve(
+    isolated_env: Env, plugins_on_path: Path
+) -> None:
+    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": "native,hp-good"}
+    host = PluginHost.create(env=env, strict=True)
+    session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
+    from sw_hostile import raising, wrong
+
+    assert host.add(raising, "hp-raising-late")
+    with pytest.raises(PluginError, match="hp-raising-late"):
+        session.invoke("native-one")
+    host.pm.unregister(name="hp-raising-late")
+    assert host.add(wrong, "hp-wrong-late")
+    with pytest.raises(PluginError, match="hp-wrong-late"):
+        session.resolve("hp://x")
+
+
+def test_slow_plugins_are_reported_not_waited_for_twice(
+    isolated_env: Env, plugins_on_path: Path
+) -> None:
+    env = {
+        **_world(isolated_env),
+        "SKILLWEAVE_PLUGINS": "native,hp-slow,hp-good",
+        "SKILLWEAVE_SLOW_HOOK_SECONDS": "0.05",
+        "HP_HOOK_SLEEP": "0.1",
+    }
+    os.environ["HP_IMPORT_SLEEP"] = "0.1"
+    try:
+        host = PluginHost.create(env=env)
+    finally:
+        del os.environ["HP_IMPORT_SLEEP"]
+    assert host.slow_seconds == 0.05
+    session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
+    slow = [d for d in session.result.diagnostics if d.code == "plugin-slow"]
+    assert {d.level for d in slow} == {"warning"}
+    text = _messages(slow)
+    assert "'hp-slow' (sw-hostile-plugins): import took" in text
+    assert "'hp-slow': discover_skills took" in text
+    assert "from-good" in session.result.names  # still loaded, nothing dropped
+    # the default threshold does not report a 0.1 s hook
+    quiet = {**env, "SKILLWEAVE_SLOW_HOOK_SECONDS": "not a number"}
+    host = PluginHost.create(env=quiet)
+    assert host.slow_seconds == 2.0
+    session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=quiet, host=host)
+    assert not [d for d in session.result.diagnostics if d.code == "plugin-slow"]
+
+
+def test_cli_survives_a_plugin_that_exits(isolated_env: Env, hostile_site: Path) -> None:
+    env = {**_world(isolated_env), "PYTHONPATH": str(hostile_site)}
+    argv = [sys.executable, "-m", "skillweave", "list", "--json"]
+    argv += ["--cwd", str(isolated_env.project)]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)  # nothing a plugin printed corrupts the JSON
+    assert {"from-good", "native-one"} <= {s["name"] for s in data["skills"]}
+    assert any("'hp-exits'" in d["message"] for d in data["diagnostics"])
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, env={**env, "SKILLWEAVE_STRICT": "1"}, timeout=60
+    )
+    assert proc.returncode == 1
+    assert "hp-" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
