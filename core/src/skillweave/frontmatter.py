@@ -17,14 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import yaml
 
+from skillweave._yamlfast import parse_simple
 from skillweave.model import Diagnostic, Frontmatter
-
-try:  # pragma: no cover - depends on how pyyaml was built
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -141,68 +136,88 @@ class _TooBig(ValueError):
     pass
 
 
-class _StrDateLoader(_Loader):  # type: ignore[misc,valid-type]
-    """Safe loader that keeps timestamps as strings and bounds ``<<`` merges.
+_LOADER: Any = None
 
-    PyYAML before 6.0.4 copies every merged pair without de-duplication, so
-    nested ``<<: [*a, *a, ...]`` merges grow exponentially (a few hundred bytes
-    take minutes and gigabytes). Merged keys are de-duplicated here whatever
-    the installed PyYAML, and a mapping that still grows past ``MAX_NODES``
-    pairs is refused.
+
+def _loader() -> Any:
+    """The safe loader class, built on first use.
+
+    pyyaml (its C loader when available) is imported only when a frontmatter
+    block falls outside :func:`skillweave._yamlfast.parse_simple`'s subset, so
+    listings served from the fast path or the discovery index never import it.
     """
+    global _LOADER
+    if _LOADER is None:
+        import yaml
 
-    def flatten_mapping(self, node: Any) -> None:
-        """Resolve ``<<`` merge keys of ``node`` in place, de-duplicated and bounded."""
-        merge: list[Any] = []
-        seen: set[int] = set()
-        index = 0
-        while index < len(node.value):
-            key_node, value_node = node.value[index]
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                del node.value[index]
-                if isinstance(value_node, yaml.MappingNode):
-                    subnodes = [value_node]
-                elif isinstance(value_node, yaml.SequenceNode):
-                    subnodes = list(value_node.value)
-                else:
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        f"expected a mapping or list of mappings for merging, "
-                        f"but found {value_node.id}",
-                        value_node.start_mark,
-                    )
-                for sub in subnodes:
-                    if not isinstance(sub, yaml.MappingNode):
-                        raise yaml.constructor.ConstructorError(
-                            "while constructing a mapping",
-                            node.start_mark,
-                            f"expected a mapping for merging, but found {sub.id}",
-                            sub.start_mark,
-                        )
-                    self.flatten_mapping(sub)
-                    for pair in sub.value:
-                        if id(pair[0].value) not in seen:
-                            seen.add(id(pair[0].value))
-                            merge.append(pair)
-                if len(merge) > MAX_NODES:
-                    raise _TooBig("frontmatter merges too many keys (YAML merge bomb?)")
-            elif key_node.tag == "tag:yaml.org,2002:value":
-                key_node.tag = "tag:yaml.org,2002:str"
-                index += 1
-            else:
-                index += 1
-        if merge:
-            node.value = merge + node.value
+        base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+        class _StrDateLoader(base):  # type: ignore[misc,valid-type]
+            """Safe loader that keeps timestamps as strings and bounds ``<<`` merges.
 
-_StrDateLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
-)
+            PyYAML before 6.0.4 copies every merged pair without de-duplication, so
+            nested ``<<: [*a, *a, ...]`` merges grow exponentially (a few hundred bytes
+            take minutes and gigabytes). Merged keys are de-duplicated here whatever
+            the installed PyYAML, and a mapping that still grows past ``MAX_NODES``
+            pairs is refused.
+            """
+
+            def flatten_mapping(self, node: Any) -> None:
+                """Resolve ``<<`` merge keys of ``node`` in place, de-duplicated and bounded."""
+                merge: list[Any] = []
+                seen: set[int] = set()
+                index = 0
+                while index < len(node.value):
+                    key_node, value_node = node.value[index]
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        del node.value[index]
+                        if isinstance(value_node, yaml.MappingNode):
+                            subnodes = [value_node]
+                        elif isinstance(value_node, yaml.SequenceNode):
+                            subnodes = list(value_node.value)
+                        else:
+                            raise yaml.constructor.ConstructorError(
+                                "while constructing a mapping",
+                                node.start_mark,
+                                f"expected a mapping or list of mappings for merging, "
+                                f"but found {value_node.id}",
+                                value_node.start_mark,
+                            )
+                        for sub in subnodes:
+                            if not isinstance(sub, yaml.MappingNode):
+                                raise yaml.constructor.ConstructorError(
+                                    "while constructing a mapping",
+                                    node.start_mark,
+                                    f"expected a mapping for merging, but found {sub.id}",
+                                    sub.start_mark,
+                                )
+                            self.flatten_mapping(sub)
+                            for pair in sub.value:
+                                if id(pair[0].value) not in seen:
+                                    seen.add(id(pair[0].value))
+                                    merge.append(pair)
+                        if len(merge) > MAX_NODES:
+                            raise _TooBig("frontmatter merges too many keys (YAML merge bomb?)")
+                    elif key_node.tag == "tag:yaml.org,2002:value":
+                        key_node.tag = "tag:yaml.org,2002:str"
+                        index += 1
+                    else:
+                        index += 1
+                if merge:
+                    node.value = merge + node.value
+
+        _StrDateLoader.add_constructor(
+            "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
+        )
+
+        _LOADER = _StrDateLoader
+    return _LOADER
 
 
 def _yaml_load(text: str) -> Any:
-    return yaml.load(text, Loader=_StrDateLoader)  # noqa: S506 - a safe loader subclass
+    import yaml
+
+    return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader subclass
 
 
 def _repair_colons(text: str) -> str:
@@ -245,7 +260,7 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
     diags: list[Diagnostic] = []
     try:
         raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
-        if b"\x00" in raw[:_HEAD_CHUNK]:
+        if raw.find(b"\x00", 0, _HEAD_CHUNK) >= 0:
             diags.append(Diagnostic("error", "binary-file", "file looks binary (NUL bytes)", path))
             return ParsedFrontmatter({}, "", 1, False, tuple(diags))
         fm_raw, rest, body_line = split_frontmatter(raw)
@@ -284,6 +299,11 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
 def _load_mapping(text: str, path: Path | None, diags: list[Diagnostic]) -> dict[str, Any]:
     if not text.strip():
         return {}
+    simple = parse_simple(text)
+    if simple is not None:  # the common case: exactly what pyyaml would return
+        return simple
+    import yaml
+
     error: Exception | None = None
     loaded: Any = None
     for attempt in (text, None):
@@ -387,22 +407,38 @@ _STR_FIELDS = (
     "license",
     "compatibility",
 )
+_LIST_FIELDS = (
+    ("globs", False),
+    ("paths", False),
+    ("allowed_tools", True),
+    ("disallowed_tools", True),
+    ("arguments", True),
+)
 _FIELDS = {f.name for f in attrs.fields(Frontmatter)} - {"extra", "raw"}
+
+
+_NORMALIZED: dict[str, str] = {}
 
 
 def normalize_key(key: str) -> str:
     """``disable-model-invocation``/``disableModelInvocation`` → ``disable_model_invocation``."""
-    compact = key.replace("-", "").replace("_", "").lower()
-    if compact in _KEY_ALIASES:
-        return _KEY_ALIASES[compact]
-    return key.replace("-", "_").lower()
+    norm = _NORMALIZED.get(key)
+    if norm is None:
+        compact = key.replace("-", "").replace("_", "").lower()
+        norm = _KEY_ALIASES.get(compact) or key.replace("-", "_").lower()
+        if len(_NORMALIZED) < 4096:
+            _NORMALIZED[key] = norm
+    return norm
+
+
+_SPLIT_SPACES = re.compile(r"[,\s]+")
 
 
 def _as_list(value: Any, *, split_spaces: bool = False) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        parts = re.split(r"[,\s]+" if split_spaces else r",", value)
+        parts = _SPLIT_SPACES.split(value) if split_spaces else value.split(",")
         return tuple(p.strip() for p in parts if p.strip())
     if isinstance(value, (list, tuple)):
         return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
@@ -456,11 +492,9 @@ def to_frontmatter(
                 )
                 continue
             out[fname] = str(v).strip()
-    out["globs"] = _as_list(values.get("globs"))
-    out["paths"] = _as_list(values.get("paths"))
-    out["allowed_tools"] = _as_list(values.get("allowed_tools"), split_spaces=True)
-    out["disallowed_tools"] = _as_list(values.get("disallowed_tools"), split_spaces=True)
-    out["arguments"] = _as_list(values.get("arguments"), split_spaces=True)
+    for fname, spaces in _LIST_FIELDS:
+        if fname in values:
+            out[fname] = _as_list(values[fname], split_spaces=spaces)
     hooks = values.get("hooks")
     if hooks is not None:
         if isinstance(hooks, Mapping):
@@ -480,9 +514,17 @@ def to_frontmatter(
     return Frontmatter(**out, extra=extra, raw=dict(data)), diags
 
 
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
 def _open_regular(path: Path) -> int:
     """Open ``path`` for reading without blocking on FIFOs; refuse non-regular files."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    return _open_regular_stat(path)[0]
+
+
+def _open_regular_stat(path: Path | str) -> tuple[int, os.stat_result]:
+    """:func:`_open_regular` that also returns the ``fstat`` it checked."""
+    fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -494,7 +536,7 @@ def _open_regular(path: Path) -> int:
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
 def read_head(path: Path) -> tuple[bytes, os.stat_result]:
@@ -503,9 +545,8 @@ def read_head(path: Path) -> tuple[bytes, os.stat_result]:
     Returns the bytes read and the file's ``stat``. Raises ``OSError`` for
     unreadable or non-regular files.
     """
-    fd = _open_regular(path)
+    fd, st = _open_regular_stat(path)
     try:
-        st = os.fstat(fd)
         data = os.read(fd, _HEAD_CHUNK)
         if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
             return data, st

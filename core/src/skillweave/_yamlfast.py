@@ -1,0 +1,251 @@
+"""A fast path for the frontmatter most ``SKILL.md`` files have.
+
+Most frontmatter is a handful of top-level ``key: value`` lines. Running it
+through pyyaml costs far more than reading the file (the C parser is fast, the
+Python constructor around it is not), so :func:`parse_simple` handles a
+conservative subset of YAML by hand and returns **exactly** what
+``yaml.load(text, Loader=<safe loader keeping timestamps as strings>)`` would
+return after the JSON-safe conversion — or ``None`` whenever the text leaves
+that subset, and the caller falls back to pyyaml. Differential tests compare
+the two on generated inputs.
+
+The subset, all at the top level of a mapping:
+
+* plain scalars that resolve to strings, booleans (``true``/``yes``/``on`` …)
+  or null; anything that could be a number, timestamp, tag, anchor or alias
+  falls back;
+* single-quoted scalars and double-quoted scalars without escapes, on one line;
+* block scalars ``|``, ``|-``, ``>``, ``>-`` with uniformly indented,
+  non-blank lines;
+* a key with no value followed by a block sequence or a one-level mapping of
+  such scalars;
+* flow sequences ``[a, "b"]`` of simple scalars.
+
+Tabs, comments after values, continuation lines, non-printable characters and
+anything else unusual fall back.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["parse_simple"]
+
+_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?\Z")
+# pyyaml's reader refuses these; its line breaks also include \x85, \u2028, \u2029
+# and it treats \ufeff specially: any of them sends the text to pyyaml.
+_UNUSUAL = re.compile(
+    "[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
+_TRUE = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
+_FALSE = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
+_NULL = frozenset({"~", "null", "Null", "NULL"})
+# first characters that may make a plain scalar something other than a string,
+# or that are YAML indicators
+_RISKY_FIRST = frozenset("-+0123456789.<~=!&*?:,[]{}#|>'\"%@`")
+_FLOW_BAD = frozenset(",[]{}:#")
+_MAX_NODES = 20_000
+
+
+class _Fallback(Exception):
+    """The text leaves the supported subset."""
+
+
+def _plain(value: str, *, flow: bool = False) -> Any:
+    """A plain scalar as pyyaml resolves it (string, bool or null)."""
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    if value in _NULL:
+        return None
+    if value[0] in _RISKY_FIRST:
+        raise _Fallback
+    if ": " in value or " #" in value or value.endswith(":"):
+        raise _Fallback
+    if flow and not _FLOW_BAD.isdisjoint(value):
+        raise _Fallback
+    return value
+
+
+def _scalar(value: str, *, flow: bool = False) -> Any:
+    """One scalar on one line (``value`` is stripped and non-empty)."""
+    first = value[0]
+    if first == '"':
+        inner = value[1:-1]
+        if len(value) < 2 or value[-1] != '"' or '"' in inner or "\\" in inner:
+            raise _Fallback
+        return inner
+    if first == "'":
+        inner = value[1:-1]
+        if len(value) < 2 or value[-1] != "'" or "'" in inner.replace("''", ""):
+            raise _Fallback
+        return inner.replace("''", "'")
+    return _plain(value, flow=flow)
+
+
+def _flow_sequence(value: str) -> list[Any]:
+    if value[-1] != "]":
+        raise _Fallback
+    inner = value[1:-1].strip(" ")
+    if not inner:
+        return []
+    items = []
+    for part in inner.split(","):
+        part = part.strip(" ")
+        if not part:
+            raise _Fallback
+        items.append(_scalar(part, flow=True))
+    return items
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _block_scalar(style: str, lines: list[str], i: int, at_end: bool) -> tuple[str, int]:
+    """Lines ``i..`` that belong to a block scalar; returns (value, next index)."""
+    j = i
+    n = len(lines)
+    while j < n and (not lines[j] or lines[j][0] == " "):
+        j += 1
+    body = lines[i:j]
+    if any(line and not line.strip(" ") for line in body):
+        raise _Fallback  # spaces-only lines may carry content
+    while body and not body[-1]:
+        body.pop()
+    if not body:
+        raise _Fallback
+    width = _indent(body[0])
+    if width == 0:
+        raise _Fallback
+    content = []
+    for line in body:
+        if not line.strip(" "):
+            raise _Fallback  # blank lines inside change folding
+        ind = _indent(line)
+        if ind < width or (ind > width and style[0] == ">"):
+            raise _Fallback
+        if style[0] == ">" and line.endswith(" "):
+            raise _Fallback
+        content.append(line[width:])
+    if j >= n and not at_end:
+        raise _Fallback  # no final line break: chomping differs
+    text = ("\n" if style[0] == "|" else " ").join(content)
+    if not style.endswith("-"):
+        text += "\n"
+    return text, j
+
+
+def _children(lines: list[str], i: int) -> tuple[Any, int]:
+    """The value of a key written with nothing after the colon."""
+    n = len(lines)
+    j = i
+    while j < n and (not lines[j].strip(" ") or lines[j].lstrip(" ").startswith("#")):
+        j += 1
+    if j >= n:
+        return None, j
+    first = lines[j]
+    width = _indent(first)
+    stripped = first[width:]
+    if stripped == "-" or stripped.startswith("- "):
+        items: list[Any] = []
+        while j < n:
+            line = lines[j]
+            body = line.strip(" ")
+            if not body or body.startswith("#"):
+                j += 1
+                continue
+            ind = _indent(line)
+            if ind < width or (ind == 0 and not body.startswith("-")):
+                break
+            if ind > width or not body.startswith("- "):
+                raise _Fallback
+            item = body[2:].strip(" ")
+            if not item or item[0] in "[{":
+                raise _Fallback
+            items.append(_scalar(item))
+            j += 1
+        return items, j
+    if width == 0:
+        return None, i
+    mapping: dict[str, Any] = {}
+    while j < n:
+        line = lines[j]
+        body = line.strip(" ")
+        if not body or body.startswith("#"):
+            j += 1
+            continue
+        ind = _indent(line)
+        if ind < width:
+            if ind != 0:
+                raise _Fallback
+            break
+        if ind > width:
+            raise _Fallback
+        m = _KEY.match(body)
+        if m is None:
+            raise _Fallback
+        key, value = m.group(1), (m.group(2) or "").strip(" ")
+        if not value or value[0] in "[{|>" or key in _TRUE or key in _FALSE or key in _NULL:
+            raise _Fallback
+        mapping[key] = _scalar(value)
+        j += 1
+    return mapping, j
+
+
+def parse_simple(text: str) -> dict[str, Any] | None:
+    """Parse ``text`` when it is in the simple subset; ``None`` otherwise.
+
+    ``text`` is the frontmatter between the fences with ``\\n`` line ends. The
+    result equals pyyaml's (JSON-safe) result for every text it accepts.
+    """
+    if "\t" in text or _UNUSUAL.search(text):
+        return None
+    lines = text.split("\n")
+    at_end = text.endswith("\n")
+    if at_end:
+        lines.pop()
+    out: dict[str, Any] = {}
+    n = len(lines)
+    i = 0
+    try:
+        while i < n:
+            line = lines[i]
+            stripped = line.strip(" ")
+            if not stripped or stripped.startswith("#"):
+                i += 1
+                continue
+            if line[0] == " ":
+                return None
+            m = _KEY.match(line)
+            if m is None:
+                return None
+            key = m.group(1)
+            if key in _TRUE or key in _FALSE or key in _NULL:
+                return None
+            value = (m.group(2) or "").strip(" ")
+            i += 1
+            if not value:
+                out[key], i = _children(lines, i)
+            elif value in ("|", "|-", ">", ">-"):
+                out[key], i = _block_scalar(value, lines, i, at_end)
+            elif value[0] == "[":
+                out[key] = _flow_sequence(value)
+            elif value[0] == "{":
+                return None
+            else:
+                out[key] = _scalar(value)
+                # a following indented line would continue this scalar
+                if i < n and lines[i][:1] == " " and lines[i].strip(" "):
+                    return None
+    except _Fallback:
+        return None
+    nodes = len(out)
+    for v in out.values():
+        if isinstance(v, (list, dict)):
+            nodes += len(v)
+    if nodes > _MAX_NODES:
+        return None
+    return out

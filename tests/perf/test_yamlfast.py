@@ -1,0 +1,201 @@
+"""The frontmatter fast path returns exactly what pyyaml returns, or declines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from skillweave import frontmatter
+from skillweave._yamlfast import parse_simple
+
+
+def reference(text: str) -> Any:
+    """pyyaml through the parser's own loader, JSON-safe; ``Exception`` class on error."""
+    try:
+        loaded = frontmatter._yaml_load(text)
+    except yaml.YAMLError:
+        return yaml.YAMLError
+    return frontmatter._json_safe(loaded, [frontmatter.MAX_NODES])
+
+
+def check(text: str) -> Any:
+    fast = parse_simple(text)
+    if fast is not None:
+        ref = reference(text)
+        assert ref is not yaml.YAMLError, f"fast path accepted invalid YAML: {text!r}"
+        if ref is None:
+            ref = {}
+        assert fast == ref, text
+        assert [type(v) for v in fast.values()] == [type(v) for v in ref.values()], text
+    return fast
+
+
+CASES = [
+    ("name: pdf\ndescription: Read PDFs.\n", {"name": "pdf", "description": "Read PDFs."}),
+    ('description: "quoted: with colon"\n', {"description": "quoted: with colon"}),
+    ("description: 'it''s'\n", {"description": "it's"}),
+    ("hide: yes\nalways: Off\nx: ~\ny:\n", {"hide": True, "always": False, "x": None, "y": None}),
+    ("description: >-\n  folded\n  text\n", {"description": "folded text"}),
+    ("description: >\n  folded\n  text\n", {"description": "folded text\n"}),
+    ("description: |\n  line 1\n    more\n", {"description": "line 1\n  more\n"}),
+    ("description: |-\n  a\n  b\nname: x\n", {"description": "a\nb", "name": "x"}),
+    ('paths: [src/**/*.py, "docs/**"]\n', {"paths": ["src/**/*.py", "docs/**"]}),
+    ("paths: []\n", {"paths": []}),
+    ("tools:\n- Read\n- 'Bash'\n", {"tools": ["Read", "Bash"]}),
+    ("tools:\n  - Read\n  - Grep\nname: x\n", {"tools": ["Read", "Grep"], "name": "x"}),
+    (
+        "metadata:\n  author: me\n  version: '1.0'\n",
+        {"metadata": {"author": "me", "version": "1.0"}},
+    ),
+    ("# comment\nname: x # not a comment? no: a comment\n", None),
+    ("url: http://example.com/a#b\n", {"url": "http://example.com/a#b"}),
+    ("name: C# tips\n", {"name": "C# tips"}),
+    ("", {}),
+    ("# only a comment\n", {}),
+    ("name: x\nname: y\n", {"name": "y"}),
+]
+
+DECLINED = [
+    "description: Use when: x\n",  # invalid YAML, repaired by the slow path
+    "version: 1.0\n",  # a float
+    "date: 2024-01-01\n",  # a timestamp
+    "anchor: &a x\nref: *a\n",
+    "description: multi\n  line\n",
+    "description: 'unterminated\n",
+    'description: "esc\\n"\n',
+    "tag: !!str x\n",
+    "m: {a: b}\n",
+    "x:\tvalue\n",
+    "description: >\n  a\n\n  b\n",
+    "on: x\n",
+    "  indented: x\n",
+    "nested:\n  deeper:\n    x: y\n",
+    "line\u2028sep: x\n",
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES)
+def test_known_cases(text: str, expected: Any) -> None:
+    assert check(text) == expected
+
+
+@pytest.mark.parametrize("text", DECLINED)
+def test_declined(text: str) -> None:
+    assert parse_simple(text) is None
+
+
+_ATOMS = [
+    "a",
+    "Skill",
+    "x y",
+    " ",
+    "  ",
+    ":",
+    ": ",
+    "#",
+    " #",
+    "'",
+    "''",
+    '"',
+    "\\",
+    "-",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ", ",
+    "|",
+    ">",
+    "?",
+    "!",
+    "&",
+    "*",
+    "%",
+    "@",
+    "`",
+    "~",
+    "0",
+    "1.5",
+    "yes",
+    "No",
+    "null",
+    "true",
+    "é",
+    "—",
+    "中",
+    "\u2028",
+    "\x85",
+    "\t",
+    "http://x",
+    "2024-01-01",
+    "<<",
+    "=",
+    ".inf",
+    "0x1F",
+]
+_SAFE = ["read", "PDF", " ", "tables", "é", "中", "(", ")", "/", "*", ".", "!", "a:b", "'", "x"]
+_tricky = st.lists(st.sampled_from(_ATOMS), max_size=6).map("".join)
+_safe = st.lists(st.sampled_from(_SAFE), min_size=1, max_size=8).map("".join)
+_quoted = st.one_of(_safe.map(lambda v: f'"{v}"'), _safe.map(lambda v: "'" + v + "'"))
+_value = st.one_of(_safe, _safe, _quoted, _tricky)
+_key = st.sampled_from(["name", "description", "paths", "on", "hide", "a-b", "x_y", "NULL"])
+
+
+@st.composite
+def documents(draw: Any) -> str:
+    lines: list[str] = []
+    for _ in range(draw(st.integers(0, 6))):
+        kind = draw(st.integers(0, 12))
+        key = draw(_key)
+        if kind <= 3:
+            lines.append(f"{key}: {draw(_value)}")
+        elif kind == 4:
+            lines.append(f"{key}: {draw(st.sampled_from(['|', '|-', '>', '>-']))}")
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(" " * draw(st.integers(0, 4)) + draw(_value))
+        elif kind == 5:
+            lines.append(f"{key}:")
+            indent = " " * draw(st.integers(0, 3))
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(f"{indent}- {draw(_value)}")
+        elif kind == 6:
+            lines.append(f"{key}:")
+            indent = " " * draw(st.integers(1, 3))
+            for _ in range(draw(st.integers(0, 3))):
+                lines.append(f"{indent}{draw(_key)}: {draw(_value)}")
+        elif kind == 7:
+            items = draw(st.lists(_value, max_size=4))
+            lines.append(f"{key}: [{', '.join(items)}]")
+        elif kind == 8:
+            lines.append(draw(st.sampled_from(["", "   ", "# c", "  # c"])))
+        elif kind == 9:
+            lines.append(draw(_value))
+        else:
+            lines.append(f"{key}: {draw(_safe)}")
+    text = "\n".join(lines)
+    if draw(st.booleans()):
+        text += "\n"
+    return text
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_fast_path_equals_pyyaml(text: str) -> None:
+    check(text)
+
+
+def test_fast_path_is_taken_for_common_frontmatter() -> None:
+    text = (
+        "name: pdf-tables\n"
+        "description: >-\n  Extract tables from PDF files.\n  Use when the user asks for tables.\n"
+        "allowed-tools: Read Grep Bash(git:*)\n"
+        'metadata:\n  author: someone\n  version: "1.0"\n'
+        "disable-model-invocation: true\n"
+        'paths: ["src/**/*.py"]\n'
+    )
+    assert check(text) is not None
