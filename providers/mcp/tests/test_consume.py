@@ -163,3 +163,25 @@ def test_no_servers_means_no_sdk_import(world: Any) -> None:
         check=True,
     ).stdout
     assert "SDK []" in out, out
+
+
+def test_a_chain_of_servers_stops(world: Any, tmp_path: Path) -> None:
+    """A process started as the 3rd MCP server of a chain starts no servers itself, so a
+    project whose [[mcp.servers]] serves the project itself cannot recurse forever."""
+    log = tmp_path / "server.log"
+    world.config(
+        world.toml_servers([world.server("fx", "prompt_server.py", env={"FIXTURE_LOG": str(log)})])
+    )
+    env = {**world.env, "SKILLWEAVE_MCP_DEPTH": "3"}
+    result = load_skills(world.project, home=world.home, env=env)
+    assert _mcp(result) == []
+    deep = [d for d in result.diagnostics if d.code == "mcp-too-deep"]
+    assert len(deep) == 1 and deep[0].level == "warning" and deep[0].provider == "mcp"
+    assert _log(log) == []
+    env["SKILLWEAVE_MCP_DEPTH"] = "2"
+    assert _mcp(load_skills(world.project, home=world.home, env=env)) == [
+        "greet",
+        "review",
+        "shared",
+    ]
+    assert _log(log) == ["start"]

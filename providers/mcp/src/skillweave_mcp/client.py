@@ -51,6 +51,10 @@ __all__ = [
 
 #: SEP-2640 extension identifier (``capabilities.extensions``).
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+#: Environment variable carrying the MCP nesting depth to stdio servers.
+DEPTH_VAR = "SKILLWEAVE_MCP_DEPTH"
+#: Servers are not started from a process this many servers deep.
+MAX_DEPTH = 3
 #: Upper bound on pages fetched from one paginated list call.
 MAX_PAGES = 50
 _STDERR_TAIL = 400
@@ -173,12 +177,26 @@ def _describe(exc: BaseException, config: ServerConfig) -> str:
     return f"{name}: {text}" if text else name
 
 
+def nesting_depth(env: Mapping[str, str]) -> int:
+    """How many MCP servers deep this process runs (``SKILLWEAVE_MCP_DEPTH``, else 0)."""
+    try:
+        return max(0, int(env.get(DEPTH_VAR, "0")))
+    except ValueError:
+        return 0
+
+
 def _child_env(config: ServerConfig, env: Mapping[str, str]) -> dict[str, str]:
-    """The SDK's safe inherited variables, taken from the context's environment."""
+    """The SDK's safe inherited variables, taken from the context's environment.
+
+    ``SKILLWEAVE_MCP_DEPTH`` is one more than ours, so a server that is itself
+    skillweave (``skillweave serve`` of a project that lists servers) can stop
+    a chain that leads back to itself.
+    """
     from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
     out = {k: env[k] for k in DEFAULT_INHERITED_ENV_VARS if k in env}
     out.update(dict(config.env))
+    out[DEPTH_VAR] = str(nesting_depth(env) + 1)
     return out
 
 

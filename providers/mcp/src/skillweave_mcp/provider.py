@@ -331,6 +331,16 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     d = Discovery(PROVIDER_ID, PRIORITY, late=True)
     configs, cdiags = parse_servers(ctx)
     d.diagnostics.extend(cdiags)
+    depth = client.nesting_depth(ctx.env)
+    if depth >= client.MAX_DEPTH and configs:
+        d.diagnostic(
+            "warning",
+            "mcp-too-deep",
+            f"this process is MCP server number {depth} of a chain "
+            f"({client.DEPTH_VAR}={depth}); its own [[mcp.servers]] are not started "
+            f"(at most {client.MAX_DEPTH} levels, so a project serving itself cannot loop)",
+        )
+        return d.result()
     with _LOCK:
         todo = [c for c in configs if c.key not in _CACHE]
     if todo:
