@@ -28,8 +28,7 @@ def test_merge_key_bomb_is_bounded() -> None:
 
 def test_merges_still_follow_yaml_rules() -> None:
     p = parse_frontmatter(
-        "---\nbase: &b {x: 1, y: 2}\nover: {<<: *b, y: 3}\n"
-        "many: {<<: [{z: 0}, *b], x: 9}\n---\n"
+        "---\nbase: &b {x: 1, y: 2}\nover: {<<: *b, y: 3}\nmany: {<<: [{z: 0}, *b], x: 9}\n---\n"
     )
     assert p.data["over"] == {"x": 1, "y": 3}
     assert p.data["many"] == {"z": 0, "x": 9, "y": 2}
@@ -40,4 +39,3 @@ def test_merge_of_a_scalar_is_a_yaml_error_with_recovery() -> None:
     assert p.data["description"] == "ok"
     assert [d.code for d in p.diagnostics] == ["frontmatter-yaml-error"]
     assert p.diagnostics[0].line == 3
-

@@ -74,7 +74,8 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             list,
             ("user", "managed"),
             "Source levels whose skills may run inline shell "
-            "(project, package and remote skills are off unless listed; MCP never).",
+            "(project, package, remote and learned — auto-learned — skills are off "
+            "unless listed; MCP never).",
         ),
         "timeout": SettingSpec(int, 30, "Seconds before an inline shell command is killed."),
         "max_output": SettingSpec(int, 30000, "Characters of output kept per command."),

@@ -11,7 +11,9 @@ Policy (settings section ``[shell]``):
 * a skill may run commands only when its source level is in ``levels``
   (default ``user`` and ``managed``: project, package and remote skills are off
   unless listed); skills loaded over MCP (``loaded_from == "mcp"``) never run
-  anything, whatever the settings say;
+  anything, whatever the settings say; auto-learned skills (provider
+  ``managed``: text a model wrote) count as level ``learned``, off unless
+  listed;
 * each command runs under ``/bin/sh -c`` in the project's working directory, in
   its own process group, with stdin closed and an environment holding only the
   variables named in ``pass_env``; after ``timeout`` seconds the whole group
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DISABLED_TEXT",
+    "LEARNED_LEVEL",
     "SHELL_RE",
     "ShellPolicy",
     "defuse",
@@ -59,6 +62,9 @@ __all__ = [
     "scoped_env",
     "shell_spans",
 ]
+
+#: The level inline shell sees for auto-learned skills (provider ``managed``).
+LEARNED_LEVEL = "learned"
 
 #: What a command becomes when the policy does not let it run.
 DISABLED_TEXT = "[shell command execution disabled by policy]"
@@ -112,8 +118,9 @@ class ShellPolicy:
             return "skills loaded over MCP never run inline shell"
         if not self.enabled:
             return "inline shell is disabled ([shell] enabled = false)"
-        if skill.source.level not in self.levels:
-            return f"skills of level {skill.source.level!r} are not in [shell] levels"
+        level = LEARNED_LEVEL if skill.source.provider == "managed" else skill.source.level
+        if level not in self.levels:
+            return f"skills of level {level!r} are not in [shell] levels"
         return None
 
     def allows(self, skill: Skill) -> bool:

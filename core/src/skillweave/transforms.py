@@ -43,10 +43,18 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from skillweave.errors import PromptError
 from skillweave.frontmatter import strip_frontmatter
 from skillweave.hookspecs import hookimpl
 from skillweave.plugins import step
-from skillweave.shell import ShellPolicy, defuse, quote_for_shell, render_inline_shell, span_lookup
+from skillweave.shell import (
+    ShellPolicy,
+    defuse,
+    quote_for_shell,
+    render_inline_shell,
+    shell_spans,
+    span_lookup,
+)
 
 if TYPE_CHECKING:
     from skillweave.context import SkillContext
@@ -102,13 +110,59 @@ def _arg_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?P<esc>\\)?\$(?:" + "|".join(alts) + ")")
 
 
-def _emitter(text: str) -> Callable[[str, int, str], str]:
-    inside = span_lookup(text)
+class _Emitter:
+    """Quote values inside inline commands, defuse the others, and remember
+    whether the last value went outside a command."""
 
-    def emit(value: str, pos: int, what: str) -> str:
-        return quote_for_shell(value, what) if inside(pos) else defuse(value)
+    def __init__(self, text: str) -> None:
+        self.inside = span_lookup(text)
+        self.outside = False
 
-    return emit
+    def __call__(self, value: str, pos: int, what: str) -> str:
+        if self.inside(pos):
+            return quote_for_shell(value, what)
+        self.outside = True
+        return defuse(value)
+
+
+def _emitter(text: str) -> _Emitter:
+    return _Emitter(text)
+
+
+def _sub_guarded(
+    pattern: re.Pattern[str], text: str, repl: Callable[[re.Match[str]], str], emit: _Emitter
+) -> str:
+    """``pattern.sub(repl, text)``, refusing values that become part of a command.
+
+    A value substituted outside every inline command must stay outside: joined
+    with the text around it (``!$ARGUMENTS`` with `` `cmd` ``, a ```` ```$1 ````
+    fence with ``!``, an unclosed `` !`ls $ARGUMENTS `` with ``x; cmd` ``) it
+    could otherwise open, close or fill a command that the shell step would run.
+    """
+    parts: list[str] = []
+    regions: list[tuple[int, int]] = []
+    last = 0
+    length = 0
+    for m in pattern.finditer(text):
+        parts.append(text[last : m.start()])
+        length += m.start() - last
+        emit.outside = False
+        piece = repl(m)
+        if emit.outside and piece:
+            regions.append((length, length + len(piece)))
+        parts.append(piece)
+        length += len(piece)
+        last = m.end()
+    parts.append(text[last:])
+    out = "".join(parts)
+    if regions:
+        for start, end in shell_spans(out):
+            if any(a < end and start < b for a, b in regions):
+                raise PromptError(
+                    "a substituted value would become part of an inline shell command; "
+                    "refusing to render (quote the placeholder inside the command instead)"
+                )
+    return out
 
 
 def substitute_arguments(
@@ -149,7 +203,7 @@ def substitute_arguments(
         used = True
         return emit(args, pos, "$ARGUMENTS")
 
-    out = pattern.sub(repl, text) if "$" in text else text
+    out = _sub_guarded(pattern, text, repl, emit) if "$" in text else text
     if append and not used and args.strip():
         out = out.rstrip("\n") + f"\n\nARGUMENTS: {defuse(args)}\n"
     return out
@@ -175,7 +229,7 @@ def substitute_variables(text: str, values: dict[str, str | None]) -> str:
             return m.group(0)
         return emit(value, m.start(), "${" + m.group("var") + "}")
 
-    return _VAR_RE.sub(repl, text)
+    return _sub_guarded(_VAR_RE, text, repl, emit)
 
 
 def _is_mcp(invocation: Invocation) -> bool:
