@@ -332,8 +332,8 @@ class SkillServer:
             await anyio.sleep(self.poll)
             try:
                 changed = await anyio.to_thread.run_sync(self.reload)
-            except SkillweaveError as exc:
-                print(f"skillweave serve: reload failed: {exc}", file=sys.stderr)
+            except Exception as exc:  # noqa: BLE001 - keep serving the last good catalog
+                print(f"skillweave serve: reload failed: {exc!r}", file=sys.stderr)
                 continue
             if changed:
                 await self.notify_changed()
