@@ -365,3 +365,19 @@ def test_a_tampered_extraction_is_redone_by_the_next_process(world: World) -> No
     assert proc.returncode == 0, proc.stderr
     assert checklist.read_bytes() == original
     assert not (root / "code-review" / "planted.sh").exists()
+
+
+def test_entry_points_are_cached_until_a_distribution_changes(world: World) -> None:
+    import shutil
+
+    assert [p.name for p in load_packs(world.env)[0]] == ["acme"]
+    pkg = unique("latepack")
+    info = world.dist(
+        "late-pack",
+        "1.0",
+        {"late": pkg},
+        {f"{pkg}/__init__.py": "", f"{pkg}/late/SKILL.md": skill_md("Late.")},
+    )
+    assert [p.name for p in load_packs(world.env)[0]] == ["acme", "late"]
+    shutil.rmtree(info)  # what `pip uninstall` does to the metadata
+    assert [p.name for p in load_packs(world.env)[0]] == ["acme"]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,49 @@ def _env_list(env: Mapping[str, str], key: str) -> list[str]:
     return [p.strip() for p in env.get(key, "").split(",") if p.strip()]
 
 
+def _dist_of(ep: Any) -> str:
+    dist = getattr(ep, "dist", None)
+    return normalize_dist(dist.metadata["Name"]) if dist is not None else ""
+
+
+_EP_CACHE: dict[str, Any] = {}
+
+
+def _path_fingerprint() -> tuple[Any, ...]:
+    """``sys.path`` with each entry's mtime and its ``.dist-info`` names: installing,
+    upgrading or removing a distribution changes it."""
+    out: list[Any] = []
+    for entry in sys.path:
+        where = entry or "."
+        try:
+            mtime = os.stat(where).st_mtime_ns
+        except OSError:
+            out.append((entry, None, ()))
+            continue
+        try:
+            names = tuple(
+                sorted(n for n in os.listdir(where) if n.endswith((".dist-info", ".egg-info")))
+            )
+        except OSError:  # a zip file or an unreadable directory
+            names = ()
+        out.append((entry, mtime, names))
+    return tuple(out)
+
+
+def _sorted_entry_points() -> list[Any]:
+    """The ``skillweave.packs`` entry points, cached until ``sys.path`` changes."""
+    import importlib_metadata
+
+    key = _path_fingerprint()
+    if _EP_CACHE.get("key") != key:
+        _EP_CACHE["eps"] = sorted(
+            importlib_metadata.entry_points(group=PACK_GROUP),
+            key=lambda e: (e.name, _dist_of(e), e.value),
+        )
+        _EP_CACHE["key"] = key
+    return list(_EP_CACHE["eps"])
+
+
 def pack_entry_points(env: Mapping[str, str] | None = None) -> tuple[list[Any], list[Diagnostic]]:
     """The ``skillweave.packs`` entry points to load, sorted, with duplicates reported.
 
@@ -144,25 +188,15 @@ def pack_entry_points(env: Mapping[str, str] | None = None) -> tuple[list[Any], 
     and the other is a warning. ``SKILLWEAVE_DISABLE_PACKS`` / ``SKILLWEAVE_PACKS``
     apply.
     """
-    import importlib_metadata
-
     env = os.environ if env is None else env
     block = set(_env_list(env, "SKILLWEAVE_DISABLE_PACKS"))
     allow = set(_env_list(env, "SKILLWEAVE_PACKS"))
     diags: list[Diagnostic] = []
-
-    def dist_of(ep: Any) -> str:
-        dist = getattr(ep, "dist", None)
-        return normalize_dist(dist.metadata["Name"]) if dist is not None else ""
-
-    eps = sorted(
-        importlib_metadata.entry_points(group=PACK_GROUP),
-        key=lambda e: (e.name, dist_of(e), e.value),
-    )
+    eps = _sorted_entry_points()
     seen: dict[str, tuple[str, str]] = {}
     out = []
     for ep in eps:
-        ident = (dist_of(ep), ep.value)
+        ident = (_dist_of(ep), ep.value)
         first = seen.get(ep.name)
         if first is not None:
             if first != ident:
@@ -504,11 +538,7 @@ def find_pack(name: str, env: Mapping[str, str] | None = None) -> Pack | None:
     wanted = normalize_dist(name)
     eps, _ = pack_entry_points(env)
 
-    def dist_name(ep: Any) -> str:
-        dist = getattr(ep, "dist", None)
-        return normalize_dist(dist.metadata["Name"]) if dist is not None else ""
-
-    ordered = [ep for ep in eps if dist_name(ep) == wanted]
+    ordered = [ep for ep in eps if _dist_of(ep) == wanted]
     ordered += [ep for ep in eps if normalize_dist(ep.name) == wanted and ep not in ordered]
     for ep in ordered:
         pack, _ = load_pack(ep, env)
