@@ -21,6 +21,17 @@ from skillweave.session import SkillSession
 from ..conftest import Env
 
 
+def written(cache: Path) -> list[str]:
+    """Files and dirs under the cache, except the discovery index (disk roots only)."""
+    if not cache.exists():
+        return []
+    return sorted(
+        str(p.relative_to(cache))
+        for p in cache.rglob("*")
+        if p.relative_to(cache).parts[0] != "index"
+    )
+
+
 @pytest.fixture(autouse=True)
 def _clean_registry() -> Iterator[None]:
     clear_bundled_skills()
@@ -143,7 +154,7 @@ def test_listing_writes_nothing_and_files_extract_on_first_use(isolated_env: Env
     skill = res.get("triage")
     assert skill is not None and skill.base_dir is not None
     assert skill.base_dir.parent.parent == cache(isolated_env) / "bundled"
-    assert not cache(isolated_env).exists()
+    assert written(cache(isolated_env)) == []
     assert materialize(skill) == skill.base_dir
     assert (
         (skill.base_dir / "SKILL.md").read_text().endswith("See ${SKILL_DIR}/references/guide.md\n")

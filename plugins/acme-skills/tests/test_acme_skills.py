@@ -132,4 +132,4 @@ def test_pip_uninstall_removes_the_skills(tmp_path: Path) -> None:
                "acme-skills", env=uv_env)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert listed() == {}
-    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "cache" / "packs").exists()

@@ -37,7 +37,7 @@ def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SkillSe
 def test_reading_never_extracts(session: SkillSession, tmp_path: Path) -> None:
     session.resolve("pack://acme-skills/code-review/references/checklist.md")
     session.resolve("pack://acme-skills/")
-    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "cache" / "packs").exists()
 
 
 def test_reads_a_pack_file(session: SkillSession) -> None:

@@ -20,6 +20,17 @@ from skillweave_packs import find_pack, load_packs
 from .conftest import Link, World, skill_md, unique
 
 
+def written(cache: Path) -> list[str]:
+    """Files and dirs under the cache, except the discovery index (disk roots only)."""
+    if not cache.exists():
+        return []
+    return sorted(
+        str(p.relative_to(cache))
+        for p in cache.rglob("*")
+        if p.relative_to(cache).parts[0] != "index"
+    )
+
+
 def codes(diags, code):  # type: ignore[no-untyped-def]
     return [d for d in diags if d.code == code]
 
@@ -50,15 +61,15 @@ def test_the_installed_example_pack_lists_without_writing(world: World) -> None:
     assert review.base_dir is not None
     assert review.base_dir.parent.parent == world.cache / "packs"
     assert review.base_dir.parent.name.startswith("acme-skills-1.0.0-")
-    assert not world.cache.exists()  # nothing written by listing
-    assert not (world.home / ".cache").exists()
+    assert written(world.cache) == []  # nothing written by listing
+    assert written(world.home / ".cache" / "skillweave") == []
 
 
 def test_extraction_on_first_use(world: World) -> None:
     session = SkillSession.open(world.project, home=world.home, env=world.env)
     skill = session.get("code-review")
     assert skill is not None and skill.base_dir is not None
-    assert not world.cache.exists()
+    assert written(world.cache) == []
     res = session.resolve("skill://code-review/references/checklist.md")
     source = resources.files("acme_skills") / "code-review" / "references" / "checklist.md"
     assert res.content == source.read_text(encoding="utf-8")
@@ -295,7 +306,7 @@ def test_pack_api_reads_package_data_without_extracting(world: World) -> None:
         pack.read("../acme_skills/__init__.py")
     with pytest.raises(FileNotFoundError):
         pack.read("code-review/missing.md")
-    assert not world.cache.exists()
+    assert written(world.cache) == []
 
 
 _EXTRACT = """
