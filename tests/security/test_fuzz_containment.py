@@ -125,7 +125,7 @@ SEGMENTS = [
 rel_paths = st.one_of(
     st.lists(st.sampled_from(SEGMENTS), max_size=8).map("/".join),
     st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=4).map(lambda p: "/" + "/".join(p)),
-    st.text(max_size=30),
+    st.text(st.characters(blacklist_categories=()), max_size=30),
 )
 
 

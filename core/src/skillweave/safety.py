@@ -28,8 +28,9 @@ def check_relative(rel: str) -> PurePosixPath:
     """Validate a relative member path and return it normalised (``/``-separated).
 
     Refused: empty paths, absolute paths (``/x``, ``C:\\x``, ``\\\\server``),
-    any ``..`` segment, backslashes, NUL and other control characters, and
-    over-long paths. ``.`` segments and repeated slashes are dropped.
+    any ``..`` segment, backslashes, NUL and other control characters, lone
+    surrogates (a URL decoded as UTF-8 never holds one), and over-long paths.
+    ``.`` segments and repeated slashes are dropped.
     """
     if len(rel) > MAX_RELATIVE:
         raise ContainmentError(f"path is too long ({len(rel)} characters)")
@@ -38,6 +39,8 @@ def check_relative(rel: str) -> PurePosixPath:
     for ch in rel:
         if ch == "\x00" or unicodedata.category(ch) == "Cc":
             raise ContainmentError(f"control character U+{ord(ch):04X} in path {rel!r}")
+        if unicodedata.category(ch) == "Cs":  # would crash the file system call
+            raise ContainmentError(f"invalid character U+{ord(ch):04X} in path {rel!r}")
     if rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
         raise ContainmentError(f"absolute paths are not allowed: {rel!r}")
     parts = [p for p in rel.split("/") if p not in ("", ".")]
