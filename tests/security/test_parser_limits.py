@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+import pytest
+from skillweave import SkillSource, scan_skills_dir
 from skillweave.frontmatter import parse_frontmatter
 
 
@@ -39,3 +42,21 @@ def test_merge_of_a_scalar_is_a_yaml_error_with_recovery() -> None:
     assert p.data["description"] == "ok"
     assert [d.code for d in p.diagnostics] == ["frontmatter-yaml-error"]
     assert p.diagnostics[0].line == 3
+
+
+@pytest.mark.parametrize("shift", range(4))
+@pytest.mark.parametrize("fenced", [True, False])
+def test_a_head_cut_inside_a_character_is_not_invalid_utf8(
+    tmp_path: Path, shift: int, fenced: bool
+) -> None:
+    # multi-byte text straddling the first read chunk (8 KiB) must not be
+    # reported as invalid UTF-8 when only the head is read for listing
+    head = "---\ndescription: 中文技能\n---\n" if fenced else ""
+    text = head + "x" * shift + "技能说明。" * 3000
+    folder = tmp_path / "skills" / "zh"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    res = scan_skills_dir(tmp_path / "skills", SkillSource("t", "user"))
+    assert [d.code for d in res.diagnostics] == []
+    (skill,) = res.skills
+    assert skill.body.endswith("技能说明。")

@@ -549,7 +549,7 @@ def read_head(path: Path) -> tuple[bytes, os.stat_result]:
     try:
         data = os.read(fd, _HEAD_CHUNK)
         if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
-            return data, st
+            return (data if len(data) >= st.st_size else _trim_partial_utf8(data)), st
         limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
         while len(data) < limit:
             if _FENCE_RE.search(data, data.find(b"\n") + 1 if b"\n" in data else len(data)):
@@ -558,9 +558,22 @@ def read_head(path: Path) -> tuple[bytes, os.stat_result]:
             if not chunk:
                 break
             data += chunk
-        return data, st
+        # a head that stops inside a character must not look like invalid UTF-8
+        return (data if len(data) >= st.st_size else _trim_partial_utf8(data)), st
     finally:
         os.close(fd)
+
+
+def _trim_partial_utf8(data: bytes) -> bytes:
+    """``data`` without an incomplete UTF-8 sequence at its end (a read cut mid-character)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data[:-back] if need > back else data
+    return data
 
 
 def read_body(path: Path) -> str:
