@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from skillweave.bundled import BundledSkill, register_bundled_skill
     from skillweave.commands import (
         RenderedPrompt,
         SkillCommand,
@@ -22,10 +23,12 @@ if TYPE_CHECKING:
     from skillweave.context import SkillContext, find_repo_root, make_context, walk_up_dirs
     from skillweave.context_files import ContextFile, discover_context_files
     from skillweave.errors import PluginError, PromptError, ResolveError, SkillweaveError
+    from skillweave.extract import materialize
     from skillweave.frontmatter import ParsedFrontmatter, parse_frontmatter, strip_frontmatter
     from skillweave.hookspecs import hookimpl, hookspec
     from skillweave.listing import BudgetReport, Listing, render_listing
     from skillweave.loader import load_skills, merge_results, order_results
+    from skillweave.managed import ManagedSkillError, write_managed_skill
     from skillweave.model import (
         Diagnostic,
         DiscoveryResult,
@@ -68,6 +71,7 @@ if TYPE_CHECKING:
 #: here (and to the ``TYPE_CHECKING`` imports above and ``__all__`` below).
 _EXPORTS: dict[str, str] = {
     "BudgetReport": "skillweave.listing",
+    "BundledSkill": "skillweave.bundled",
     "ContextFile": "skillweave.context_files",
     "Diagnostic": "skillweave.model",
     "Discovery": "skillweave.scan",
@@ -76,6 +80,7 @@ _EXPORTS: dict[str, str] = {
     "Invocation": "skillweave.prompt",
     "Listing": "skillweave.listing",
     "LoadResult": "skillweave.model",
+    "ManagedSkillError": "skillweave.managed",
     "ParsedFrontmatter": "skillweave.frontmatter",
     "PluginError": "skillweave.errors",
     "PluginHost": "skillweave.plugins",
@@ -111,11 +116,13 @@ _EXPORTS: dict[str, str] = {
     "load_skills": "skillweave.loader",
     "load_skills_from_dir": "skillweave.scan",
     "make_context": "skillweave.context",
+    "materialize": "skillweave.extract",
     "merge_results": "skillweave.loader",
     "order_results": "skillweave.loader",
     "parse_arguments": "skillweave.transforms",
     "parse_frontmatter": "skillweave.frontmatter",
     "parse_slash_command": "skillweave.commands",
+    "register_bundled_skill": "skillweave.bundled",
     "render_listing": "skillweave.listing",
     "reset_plugin_host": "skillweave.plugins",
     "resolve_skill_url": "skillweave.urls",
@@ -126,6 +133,7 @@ _EXPORTS: dict[str, str] = {
     "substitute_arguments": "skillweave.transforms",
     "substitute_variables": "skillweave.transforms",
     "walk_up_dirs": "skillweave.context",
+    "write_managed_skill": "skillweave.managed",
 }
 
 
@@ -153,6 +161,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BudgetReport",
+    "BundledSkill",
     "ContextFile",
     "Diagnostic",
     "Discovery",
@@ -161,6 +170,7 @@ __all__ = [
     "Invocation",
     "Listing",
     "LoadResult",
+    "ManagedSkillError",
     "ParsedFrontmatter",
     "PluginError",
     "PluginHost",
@@ -197,11 +207,13 @@ __all__ = [
     "load_skills",
     "load_skills_from_dir",
     "make_context",
+    "materialize",
     "merge_results",
     "order_results",
     "parse_arguments",
     "parse_frontmatter",
     "parse_slash_command",
+    "register_bundled_skill",
     "render_listing",
     "reset_plugin_host",
     "resolve_skill_url",
@@ -212,4 +224,5 @@ __all__ = [
     "substitute_arguments",
     "substitute_variables",
     "walk_up_dirs",
+    "write_managed_skill",
 ]

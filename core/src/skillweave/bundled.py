@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import yaml
 
 from skillweave.extract import ExtractionError, Member, check_member, make_tree, register_tree
 from skillweave.frontmatter import parse_frontmatter
@@ -146,6 +145,8 @@ def definition_text(defn: BundledSkill) -> tuple[str, list[str]]:
             merged.update(data)
             data = merged
             body = parsed.body or ""
+    import yaml  # only when a bundled skill is built
+
     head = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{head}---\n{body or ''}", warnings
 

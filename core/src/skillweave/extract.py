@@ -41,12 +41,8 @@ Guarantees:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
-import secrets
-import shutil
 import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -122,6 +118,8 @@ class Member:
     @classmethod
     def from_bytes(cls, rel: str, data: bytes) -> Member:
         """A member whose content is held in memory."""
+        import hashlib
+
         return cls(
             rel,
             hashlib.sha256(data).hexdigest(),
@@ -133,6 +131,8 @@ class Member:
 
 def tree_digest(members: Iterable[Member]) -> str:
     """The sha256 over sorted ``(rel, sha256)`` pairs: the tree's content hash."""
+    import hashlib
+
     h = hashlib.sha256()
     for rel, sha in sorted((m.rel, m.sha256) for m in members):
         h.update(rel.encode("utf-8", "surrogatepass"))
@@ -314,6 +314,8 @@ def _mark_done(key: str) -> None:
 
 
 def _sha256_file(path: str) -> str | None:
+    import hashlib
+
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
     except OSError:
@@ -340,6 +342,8 @@ def verify_tree(tree: LazyTree) -> str | None:
         return f"cannot inspect: {exc.strerror}"
     if not stat.S_ISDIR(st.st_mode):
         return "target is not a directory"
+    import json
+
     manifest_path = os.path.join(target, MANIFEST)
     try:
         fd = os.open(manifest_path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
@@ -393,11 +397,15 @@ def _remove(path: str) -> None:
         except FileNotFoundError:
             pass
         return
+    import shutil
+
     shutil.rmtree(path, ignore_errors=True)
 
 
 def _extract_locked(tree: LazyTree) -> None:
     """Extract under the cross-process lock (the caller holds the thread lock)."""
+    import secrets
+
     import filelock
 
     parent = tree.target.parent
@@ -445,6 +453,8 @@ def _write_file(path: str, data: bytes, mode: int) -> None:
 
 
 def _write_members(tree: LazyTree, tmp: str) -> None:
+    import hashlib
+
     made: set[str] = set()
     for member in tree.members:
         rel = check_member(member.rel)
@@ -464,6 +474,8 @@ def _write_members(tree: LazyTree, tmp: str) -> None:
                 f"{tree.label}: {rel!r} changed since the skills were listed; reload them"
             )
         _write_file(os.fspath(dest), data, EXEC_MODE if member.executable else FILE_MODE)
+    import json
+
     manifest = json.dumps(tree.manifest, indent=1, sort_keys=True).encode("utf-8")
     _write_file(os.path.join(tmp, MANIFEST), manifest, FILE_MODE)
     os.chmod(tmp, DIR_MODE)

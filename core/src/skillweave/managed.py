@@ -42,8 +42,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from skillweave.context import SkillContext, make_context
 from skillweave.errors import SkillweaveError
 from skillweave.settings import Settings
@@ -158,6 +156,8 @@ def _check_target(dir_fd: int, path: Path) -> None:
 
 def render_managed_skill(name: str, description: str, body: str) -> str:
     """The ``SKILL.md`` text written for a managed skill (no validation)."""
+    import yaml
+
     head = yaml.safe_dump(
         {"name": name, "description": description},
         sort_keys=False,
