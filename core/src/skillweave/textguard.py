@@ -15,6 +15,8 @@ Codes:
     the description holds control characters (ANSI escapes included), bidi
     overrides, zero-width or other invisible format characters, private-use
     or unassigned code points;
+``suspicious-name``
+    the same for a name (names may hold spaces, and are listed as written);
 ``suspicious-description``
     the description reads like an instruction to the model rather than a
     description of the skill ("ignore previous instructions", "you are now",
@@ -202,6 +204,16 @@ def text_findings(name: str, description: str) -> list[tuple[str, str]]:
                     "confusable-name",
                     f"name {name!r} uses look-alike characters ({shown}) and reads as "
                     f"{skeleton!r}; it can pass for another skill",
+                )
+            )
+    if not name.isascii() or " " in name or "<" in name:
+        phrases = suspicious_phrases(name)
+        if phrases:
+            out.append(
+                (
+                    "suspicious-name",
+                    f"name reads like instructions to the model ({'; '.join(phrases)}): "
+                    "review this skill before trusting it",
                 )
             )
     if description:
