@@ -453,6 +453,18 @@ def to_frontmatter(
     Bad values (a list where a string belongs, ``hide: maybe``) are reported and
     replaced by the field's default; unknown keys are kept in ``extra``.
     """
+    values, diags = frontmatter_values(data, path)
+    return Frontmatter(**values), diags
+
+
+def frontmatter_values(
+    data: Mapping[str, Any], path: Path | None = None
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The keyword arguments :func:`to_frontmatter` passes to :class:`Frontmatter`.
+
+    Plain data (strings, booleans, tuples, dicts), so the discovery index can
+    store it and rebuild the record without redoing the checks.
+    """
     diags: list[Diagnostic] = []
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {}
@@ -511,7 +523,9 @@ def to_frontmatter(
             diags.append(
                 Diagnostic("warning", "frontmatter-bad-value", "'metadata' must be a mapping", path)
             )
-    return Frontmatter(**out, extra=extra, raw=dict(data)), diags
+    out["extra"] = extra
+    out["raw"] = dict(data)
+    return out, diags
 
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)

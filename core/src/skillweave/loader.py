@@ -23,6 +23,8 @@ from typing import Any
 import attrs
 
 from skillweave.context import SkillContext, make_context
+from skillweave.index import activate as activate_index
+from skillweave.index import open_index
 from skillweave.model import (
     Diagnostic,
     DiscoveryResult,
@@ -217,11 +219,16 @@ def load_skills(
             Diagnostic("info", "skills-disabled", "skills.enabled is false; nothing loaded")
         )
         return LoadResult(diagnostics=tuple(diags))
-    results, hdiags = host.discover(ctx)
+    index = open_index(ctx)
+    with activate_index(index):
+        results, hdiags = host.discover(ctx)
+        custom = _custom_results(ctx)
+    if index is not None:
+        index.flush()
     diags.extend(hdiags)
     ordered = order_results(results)
     passes = [r for r in ordered if not r.late]
-    passes.append(_custom_results(ctx))
+    passes.append(custom)
     passes.extend(r for r in ordered if r.late)
     merged = merge_results(passes, ctx, host)
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)

@@ -11,15 +11,24 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import unicodedata
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from skillweave.frontmatter import normalize_key, parse_frontmatter, read_head, to_frontmatter
-from skillweave.model import Diagnostic, DiscoveryResult, RootScan, Skill, SkillSource
+from skillweave import index as _index
+from skillweave.frontmatter import frontmatter_values, normalize_key, parse_frontmatter, read_head
+from skillweave.model import (
+    Diagnostic,
+    DiscoveryResult,
+    Frontmatter,
+    RootScan,
+    Skill,
+    SkillSource,
+)
 from skillweave.safety import is_inside
 from skillweave.textguard import text_findings
 
@@ -35,6 +44,21 @@ __all__ = [
 ]
 
 SKILL_FILE = "SKILL.md"
+_SEP_SKILL_FILE = os.sep + SKILL_FILE
+
+
+def _slow_child(base: Path, name: str) -> Path:
+    return base / name
+
+
+# ``base / name`` re-parses the whole path; pathlib's own helper for names that
+# come from a directory listing does not (checked once, with a fallback)
+_fast_child: Any = getattr(Path, "_make_child_relpath", None)
+_child: Callable[[Path, str], Path] = (
+    _fast_child
+    if _fast_child is not None and str(_fast_child(Path("/a"), "b")) == "/a/b" == os.sep + "a/b"
+    else _slow_child
+)
 _MAX_NAME = 255
 _BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _SIMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*\Z")
@@ -82,6 +106,71 @@ def _first_paragraph(body: str | None) -> str:
     return ""
 
 
+#: What the scanner derives from one ``SKILL.md`` (and the discovery index stores):
+#: ``(frontmatter values or None when the skill is skipped, name, description,
+#: diagnostics)``.
+Record = tuple[Any, str, str, Any]
+
+
+def _derive(
+    data: Mapping[str, Any],
+    *,
+    default_name: str,
+    source: SkillSource,
+    path: Path | None,
+    require_description: bool,
+    body_hint: str | None,
+    diags: list[Diagnostic],
+) -> tuple[dict[str, Any] | None, str, str]:
+    """Everything :func:`build_skill` decides, as plain data.
+
+    Returns the :class:`Frontmatter` keyword arguments (``None`` when the skill
+    is skipped), the name and the description; diagnostics go to ``diags``.
+    """
+    provider = source.provider
+    values, fm_diags = frontmatter_values(data, path)
+    for d in fm_diags:
+        diags.append(attrs.evolve(d, provider=provider))
+    fm_name = values.get("name")
+    name = fm_name or default_name
+    why = check_name(name)
+    if why is not None:
+        diags.append(
+            Diagnostic("error", "invalid-name", f"skill skipped: {why}", path, 1, provider)
+        )
+        return None, name, ""
+    if fm_name and fm_name != default_name and source.loaded_from == "disk":
+        diags.append(
+            Diagnostic(
+                "info",
+                "name-mismatch",
+                f"frontmatter name {fm_name!r} differs from directory name {default_name!r}; "
+                f"using {fm_name!r}",
+                path,
+                None,
+                provider,
+            )
+        )
+    description = values.get("description") or ""
+    if not description:
+        if require_description:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "missing-description",
+                    f"skill {name!r} skipped: provider {provider!r} requires a description",
+                    path,
+                    1,
+                    provider,
+                )
+            )
+            return None, name, ""
+        description = _first_paragraph(body_hint)
+    for code, message in text_findings(name, description):
+        diags.append(Diagnostic("warning", code, message, path, None, provider))
+    return values, name, description
+
+
 def build_skill(
     data: dict[str, Any] | Any,
     *,
@@ -103,42 +192,17 @@ def build_skill(
     optional and missing, falls back to the first paragraph of ``body_hint``.
     """
     diags = diagnostics if diagnostics is not None else []
-    fm, fm_diags = to_frontmatter(data, path)
-    diags.extend(attrs.evolve(d, provider=source.provider) for d in fm_diags)
-    name = fm.name or default_name
-    why = check_name(name)
-    if why is not None:
-        diags.append(
-            Diagnostic("error", "invalid-name", f"skill skipped: {why}", path, 1, source.provider)
-        )
+    values, name, description = _derive(
+        data,
+        default_name=default_name,
+        source=source,
+        path=path,
+        require_description=require_description,
+        body_hint=body_hint,
+        diags=diags,
+    )
+    if values is None:
         return None, diags
-    if fm.name and fm.name != default_name and source.loaded_from == "disk":
-        diags.append(
-            Diagnostic(
-                "info",
-                "name-mismatch",
-                f"frontmatter name {fm.name!r} differs from directory name {default_name!r}; "
-                f"using {fm.name!r}",
-                path,
-                None,
-                source.provider,
-            )
-        )
-    description = fm.description or ""
-    if not description:
-        if require_description:
-            diags.append(
-                Diagnostic(
-                    "error",
-                    "missing-description",
-                    f"skill {name!r} skipped: provider {source.provider!r} requires a description",
-                    path,
-                    1,
-                    source.provider,
-                )
-            )
-            return None, diags
-        description = _first_paragraph(body_hint)
     skill = Skill(
         name=name,
         description=description,
@@ -146,12 +210,124 @@ def build_skill(
         base_dir=base_dir,
         source=source,
         priority=priority,
-        frontmatter=fm,
+        frontmatter=Frontmatter(**values),
         file_id=file_id,
         body_cache=body_loader,
     )
-    for code, message in text_findings(name, description):
-        diags.append(Diagnostic("warning", code, message, path, None, source.provider))
+    return skill, diags
+
+
+def _read_record(
+    path: Path,
+    source: SkillSource,
+    *,
+    require_description: bool,
+    default_name: str,
+    ignore_keys: Collection[str] = (),
+) -> tuple[Record | None, os.stat_result | None]:
+    """Read and derive one ``SKILL.md``: ``(record, stat)``; ``(None, None)`` when absent."""
+    diags: list[Diagnostic] = []
+    try:
+        head, st = read_head(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "broken-symlink",
+                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}",
+                    path,
+                    None,
+                    source.provider,
+                )
+            )
+            return (None, "", "", diags), None
+        return None, None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        code = "unreadable-skill"
+        if isinstance(exc, IsADirectoryError):
+            reason = "SKILL.md is a directory"
+        elif exc.errno == errno.ELOOP:
+            reason = "symlink loop"
+        diags.append(
+            Diagnostic("error", code, f"cannot read: {reason}", path, None, source.provider)
+        )
+        return (None, "", "", diags), None
+    if path.name == SKILL_FILE and os.path.islink(path) and not is_inside(path, path.parent):
+        # a symlinked SKILL.md that leaves its folder would put an arbitrary
+        # file (a key, a password store) into the prompt; refused for project
+        # content, reported for the user's own folders
+        project = source.level == "project"
+        diags.append(
+            Diagnostic(
+                "error" if project else "warning",
+                "skill-file-outside",
+                f"{path.name} is a symlink to {os.path.realpath(path)}, outside its folder"
+                + ("; skipped (project skills must stay inside their folder)" if project else ""),
+                path,
+                None,
+                source.provider,
+            )
+        )
+        if project:
+            return (None, "", "", diags), st
+    if st.st_size == 0:
+        diags.append(
+            Diagnostic(
+                "warning", "empty-skill-file", "the file is empty", path, None, source.provider
+            )
+        )
+    parsed = parse_frontmatter(head, path)
+    diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
+    if any(d.level == "error" for d in parsed.diagnostics):
+        return (None, "", "", diags), st
+    data = parsed.data
+    if ignore_keys:
+        data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
+    values, name, description = _derive(
+        data,
+        default_name=default_name,
+        source=source,
+        path=path,
+        require_description=require_description,
+        body_hint=parsed.body,
+        diags=diags,
+    )
+    return (values, name, description, diags), st
+
+
+def _diagnostic(d: Any) -> Diagnostic:
+    if isinstance(d, Diagnostic):
+        return d
+    level, code, message, path, line, provider = d
+    return Diagnostic(level, code, message, None if path is None else Path(path), line, provider)
+
+
+def _from_record(
+    record: Record,
+    path: Path,
+    source: SkillSource,
+    priority: int,
+    file_id: tuple[int, int] | None,
+    base_dir: Path | None = None,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """The skill (or ``None``) and diagnostics that ``record`` stands for."""
+    values, name, description, raw_diags = record
+    diags = [_diagnostic(d) for d in raw_diags]
+    if values is None:
+        return None, diags
+    skill = Skill(
+        name=name,
+        description=description,
+        path=path,
+        base_dir=path.parent if base_dir is None else base_dir,
+        source=source,
+        priority=priority,
+        frontmatter=Frontmatter(**values),
+        file_id=file_id,
+        body_cache=None,
+    )
     return skill, diags
 
 
@@ -170,75 +346,18 @@ def load_skill_file(
     normalisation) dropped before building, for formats that may not set them
     (legacy command files ignore ``name`` and ``paths``).
     """
-    diags: list[Diagnostic] = []
-    try:
-        head, st = read_head(path)
-    except FileNotFoundError:
-        if os.path.islink(path):
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "broken-symlink",
-                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}",
-                    path,
-                    None,
-                    source.provider,
-                )
-            )
-        return None, diags
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        code = "unreadable-skill"
-        if isinstance(exc, IsADirectoryError):
-            reason = "SKILL.md is a directory"
-        elif exc.errno == errno.ELOOP:
-            reason = "symlink loop"
-        diags.append(
-            Diagnostic("error", code, f"cannot read: {reason}", path, None, source.provider)
-        )
-        return None, diags
-    if path.name == SKILL_FILE and os.path.islink(path) and not is_inside(path, path.parent):
-        # a symlinked SKILL.md that leaves its folder would put an arbitrary
-        # file (a key, a password store) into the prompt; refused for project
-        # content, reported for the user's own folders
-        project = source.level == "project"
-        diags.append(
-            Diagnostic(
-                "error" if project else "warning",
-                "skill-file-outside",
-                f"{path.name} is a symlink to {os.path.realpath(path)}, outside its folder"
-                + ("; skipped (project skills must stay inside their folder)" if project else ""),
-                path,
-                None,
-                source.provider,
-            )
-        )
-        if project:
-            return None, diags
-    if st.st_size == 0:
-        diags.append(
-            Diagnostic(
-                "warning", "empty-skill-file", "the file is empty", path, None, source.provider
-            )
-        )
-    parsed = parse_frontmatter(head, path)
-    diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
-    if any(d.level == "error" for d in parsed.diagnostics):
-        return None, diags
-    data = dict(parsed.data)
-    if ignore_keys:
-        data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
-    return build_skill(
-        data,
-        default_name=default_name or path.parent.name,
-        source=source,
-        priority=priority,
-        path=path,
-        base_dir=path.parent,
+    path = Path(path)
+    record, st = _read_record(
+        path,
+        source,
         require_description=require_description,
-        body_hint=parsed.body,
-        file_id=(st.st_dev, st.st_ino),
-        diagnostics=diags,
+        default_name=default_name or path.parent.name,
+        ignore_keys=ignore_keys,
+    )
+    if record is None:
+        return None, []
+    return _from_record(
+        record, path, source, priority, (st.st_dev, st.st_ino) if st is not None else None
     )
 
 
@@ -306,85 +425,209 @@ def scan_skills_dir(
     sorted order. A missing root is silent; any other OS error on the root (not
     a directory, permission denied) or on an entry (dangling symlink, loop,
     unreadable file) is a diagnostic. Never raises.
+
+    During :func:`skillweave.load_skills` the persistent discovery index
+    (:mod:`skillweave.index`) is consulted: an unchanged root is not listed
+    again and an unchanged ``SKILL.md`` is not read again (directory and file
+    stats only); the result is the same either way.
     """
     root = Path(root)
     src = source if source.root == root else attrs.evolve(source, root=root)
+    provider = src.provider
     diags: list[Diagnostic] = []
     skills: list[Skill] = []
+    root_str = os.fspath(root)
+    idx = _index.current()
+    state = idx.root(os.path.abspath(root_str)) if idx is not None else None
+    entries = _list_root(root_str, src, diags, idx, state)
+    if entries is None:
+        if diags:
+            return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
+        if idx is not None:
+            idx.forget(os.path.abspath(root_str))
+        return ScanResult((), (), RootScan(provider, src.level, root, False))
+    build = (provider, src.level, src.loaded_from, require_description)
+    prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
+    for name, kind in entries:
+        folder = prefix + name
+        if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
+            continue
+        skill_path = folder + _SEP_SKILL_FILE
+        record: Record | None = None
+        file_id: tuple[int, int] | None = None
+        key = _file_key(skill_path, folder if kind == "l" else None) if state else None
+        if key is not None and state is not None and idx is not None:
+            file_id = key[-1]
+            record = state.lookup(name, key, build)
+            if record is not None:
+                idx.stats.hits += 1
+            else:
+                idx.stats.misses += 1
+                record, _st = _read_record(
+                    Path(skill_path),
+                    src,
+                    require_description=require_description,
+                    default_name=name,
+                )
+                if record is not None:
+                    racy = idx.is_racy(key[1], key[4])
+                    if key[5] is not None:
+                        racy = racy or idx.is_racy(key[5][1], key[5][4])
+                    state.store(name, key, racy, build, record)
+        else:
+            record, st = _read_record(
+                Path(skill_path), src, require_description=require_description, default_name=name
+            )
+            if st is not None:
+                file_id = (st.st_dev, st.st_ino)
+        if record is None:
+            _note_nested(Path(folder), src, diags)
+            continue
+        base_dir = _child(root, name)
+        skill, sdiags = _from_record(
+            record, _child(base_dir, SKILL_FILE), src, priority, file_id, base_dir
+        )
+        diags.extend(sdiags)
+        if skill is not None:
+            skills.append(skill)
+        elif not sdiags:
+            _note_nested(Path(folder), src, diags)
+    return ScanResult(
+        tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
+    )
+
+
+def _list_root(
+    root: str,
+    src: SkillSource,
+    diags: list[Diagnostic],
+    idx: _index.DiscoveryIndex | None,
+    state: _index.RootState | None,
+) -> tuple[tuple[str, str], ...] | None:
+    """The candidate entries of ``root`` as ``(name, kind)``, sorted; ``None`` when
+    the root is missing (silent) or unreadable (a diagnostic).
+
+    ``kind`` is ``d`` (a directory), ``l`` (a symlink, resolved on every scan) or
+    ``x`` (an entry that could not be inspected, retried on every scan).
+    """
+    key = None
+    if state is not None and idx is not None:
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            st = None
+        if st is not None:
+            key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            cached = state.cached_listing(key)
+            if cached is not None:
+                idx.stats.listings_reused += 1
+                return cached
     try:
         with os.scandir(root) as it:
-            entries = sorted(it, key=lambda e: e.name)
+            found = sorted(it, key=lambda e: e.name)
     except FileNotFoundError:
-        return ScanResult((), (), RootScan(src.provider, src.level, root, False))
+        return None
     except OSError as exc:
         diags.append(
             Diagnostic(
                 "error",
                 "unreadable-root",
                 f"cannot scan skills root: {_describe_oserror(exc)}",
-                root,
+                Path(root),
                 None,
                 src.provider,
             )
         )
-        return ScanResult((), tuple(diags), RootScan(src.provider, src.level, root, True))
-    root_str = os.fspath(root)
-    for entry in entries:
+        return None
+    entries: list[tuple[str, str]] = []
+    for entry in found:
         name = entry.name
         if name.startswith("."):
             continue
+        if entry.is_symlink():
+            entries.append((name, "l"))
+            continue
         try:
             is_dir = entry.is_dir()
-        except OSError as exc:
+        except OSError:
+            entries.append((name, "x"))
+            continue
+        if is_dir:
+            entries.append((name, "d"))
+    listing = tuple(entries)
+    if key is not None and state is not None and idx is not None:
+        state.store_listing(key, idx.is_racy(key[2], key[3]), listing)
+    return listing
+
+
+def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -> bool:
+    """Resolve a symlinked (``l``) or uninspectable (``x``) entry; report broken ones."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if kind == "l":
             diags.append(
                 Diagnostic(
-                    "warning" if entry.is_symlink() else "error",
-                    "broken-symlink" if entry.is_symlink() else "unreadable-entry",
-                    f"cannot inspect: {_describe_oserror(exc)}",
-                    Path(entry.path),
+                    "warning",
+                    "broken-symlink",
+                    f"skill entry skipped: dangling symlink -> {os.readlink(path)}",
+                    Path(path),
                     None,
-                    src.provider,
+                    provider,
                 )
             )
-            continue
-        if not is_dir:
-            if entry.is_symlink():
-                try:
-                    os.stat(entry.path)
-                except OSError as exc:
-                    what = (
-                        "symlink loop"
-                        if exc.errno == errno.ELOOP
-                        else "dangling symlink"
-                        if exc.errno == errno.ENOENT
-                        else _describe_oserror(exc)
-                    )
-                    diags.append(
-                        Diagnostic(
-                            "warning",
-                            "broken-symlink",
-                            f"skill entry skipped: {what} -> {os.readlink(entry.path)}",
-                            Path(entry.path),
-                            None,
-                            src.provider,
-                        )
-                    )
-            continue
-        skill_path = Path(root_str, name, SKILL_FILE)
-        skill, sdiags = load_skill_file(
-            skill_path,
-            src,
-            priority=priority,
-            require_description=require_description,
-            default_name=name,
+        return False
+    except OSError as exc:
+        link = kind == "l"
+        diags.append(
+            Diagnostic(
+                "warning" if link else "error",
+                "broken-symlink" if link else "unreadable-entry",
+                f"cannot inspect: {_describe_oserror(exc)}",
+                Path(path),
+                None,
+                provider,
+            )
         )
-        diags.extend(sdiags)
-        if skill is not None:
-            skills.append(skill)
-        elif not sdiags:
-            _note_nested(Path(entry.path), src, diags)
-    return ScanResult(
-        tuple(skills), tuple(diags), RootScan(src.provider, src.level, root, True, len(skills))
+        return False
+    return stat.S_ISDIR(st.st_mode)
+
+
+def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
+    """The index key of one ``SKILL.md`` plus its ``file_id`` (last item); ``None``
+    when it cannot be stat'ed (the caller reads it the ordinary way)."""
+    try:
+        lst = os.lstat(path)
+        target = None
+        file_id = (lst.st_dev, lst.st_ino)
+        if stat.S_ISLNK(lst.st_mode):
+            st = os.stat(path)
+            target = (
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ino,
+                st.st_dev,
+                st.st_ctime_ns,
+                os.readlink(path),
+                os.path.realpath(path),
+            )
+            file_id = (st.st_dev, st.st_ino)
+        folder = None
+        if linked_folder is not None:
+            folder = (os.readlink(linked_folder), os.path.realpath(linked_folder))
+    except OSError:
+        return None
+    return (
+        lst.st_size,
+        lst.st_mtime_ns,
+        lst.st_ino,
+        lst.st_dev,
+        lst.st_ctime_ns,
+        target,
+        folder,
+        file_id,
     )
 
 
