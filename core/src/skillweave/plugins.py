@@ -140,6 +140,9 @@ class PluginHost:
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     strict: bool = False
     slow_seconds: float = SLOW_HOOK_SECONDS
+    _sorted_filters: tuple[tuple[Any, ...], list[Any]] | None = attrs.field(
+        default=None, init=False, repr=False
+    )
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -352,8 +355,9 @@ class PluginHost:
         self, skill: Skill, ctx: SkillContext, diags: list[Diagnostic]
     ) -> tuple[str, str] | None:
         """Run the veto chain; ``(reason, detail)`` of the first veto, or ``None``."""
+        kwargs = {"skill": skill, "ctx": ctx}
         for impl in self._filter_impls():
-            ok, res = self._call(impl, "filter_skill", {"skill": skill, "ctx": ctx}, diags)
+            ok, res = self._call(impl, "filter_skill", kwargs, diags)
             if not ok or res is None or res is True:
                 continue
             if res is False:
@@ -367,9 +371,15 @@ class PluginHost:
         return None
 
     def _filter_impls(self) -> list[pluggy.HookImpl]:
-        impls = self._impls("filter_skill")
+        # called once per skill: the sorted list is cached until the registered
+        # implementations change
+        current = tuple(self.pm.hook.filter_skill.get_hookimpls())
+        cached = self._sorted_filters
+        if cached is not None and cached[0] == current:
+            return cached[1]
+        impls = list(reversed(current))  # pluggy's call order
         # the core's filters first, in their fixed order, then plugins by name
-        return sorted(
+        ordered = sorted(
             impls,
             key=lambda i: (
                 (0, i.plugin_name)
@@ -377,6 +387,8 @@ class PluginHost:
                 else (1, i.plugin_name)
             ),
         )
+        self._sorted_filters = (current, ordered)
+        return ordered
 
     def transform(
         self, text: str, invocation: Invocation, ctx: SkillContext, diags: list[Diagnostic]
