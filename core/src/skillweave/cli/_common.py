@@ -16,7 +16,7 @@ from skillweave.errors import SkillweaveError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["common_options", "emit_json", "fail", "table"]
+__all__ = ["common_options", "dumps_json", "emit_json", "fail", "table"]
 
 
 def common_options(fn: F) -> F:
@@ -47,7 +47,85 @@ def fail(message: str, code: int = 1) -> None:
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as stable, indented, key-sorted JSON."""
-    click.echo(json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False))
+    click.echo(dumps_json(data))
+
+
+_SCALARS = (str, int, float, bool, type(None))
+_FLAT: dict[str, json.JSONEncoder] = {}
+
+
+def dumps_json(data: Any) -> str:
+    """``json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)``, byte for byte.
+
+    The standard library switches to its pure-Python encoder as soon as
+    ``indent`` is set, which dominates ``list --json`` for thousands of skills.
+    Mappings whose values are all scalars (every skill, shadowed entry and
+    diagnostic) are encoded by the C encoder with the indentation folded into
+    the item separator; everything else goes through :func:`json.dumps`.
+    """
+    parts: list[str] = []
+    _encode(data, "", parts)
+    return "".join(parts)
+
+
+def _encode(obj: Any, pad: str, out: list[str]) -> None:
+    inner = pad + "  "
+    if isinstance(obj, dict) and obj:
+        if all(isinstance(v, _SCALARS) for v in obj.values()):
+            encoder = _FLAT.get(inner)
+            if encoder is None:
+                encoder = _FLAT[inner] = json.JSONEncoder(
+                    sort_keys=True, ensure_ascii=False, separators=(",\n" + inner, ": ")
+                )
+            flat = encoder.encode(obj)
+            out.append("{\n" + inner + flat[1:-1] + "\n" + pad + "}")
+            return
+        if not all(isinstance(k, str) for k in obj):
+            out.append(_indented(obj, pad))
+            return
+        out.append("{")
+        sep = "\n"
+        for key in sorted(obj):
+            out.append(sep + inner + json.dumps(key, ensure_ascii=False) + ": ")
+            _encode(obj[key], inner, out)
+            sep = ",\n"
+        out.append("\n" + pad + "}")
+    elif isinstance(obj, list) and obj:
+        if all(
+            isinstance(item, dict)
+            and item
+            and all(isinstance(v, _SCALARS) for v in item.values())
+            and all(isinstance(k, str) for k in item)
+            for item in obj
+        ):
+            # one C-encoder call for the whole list: the item separator carries the
+            # innermost indentation, then the list-level breaks are put in (a raw
+            # newline never occurs inside an encoded string, so "},\n<pad>{" only
+            # occurs between two items)
+            deep = inner + "  "
+            encoder = _FLAT.get(deep)
+            if encoder is None:
+                encoder = _FLAT[deep] = json.JSONEncoder(
+                    sort_keys=True, ensure_ascii=False, separators=(",\n" + deep, ": ")
+                )
+            text = encoder.encode(obj)[2:-2]
+            text = text.replace("},\n" + deep + "{", "\n" + inner + "},\n" + inner + "{\n" + deep)
+            out.append("[\n" + inner + "{\n" + deep + text + "\n" + inner + "}\n" + pad + "]")
+            return
+        out.append("[")
+        sep = "\n"
+        for item in obj:
+            out.append(sep + inner)
+            _encode(item, inner, out)
+            sep = ",\n"
+        out.append("\n" + pad + "]")
+    else:
+        out.append(_indented(obj, pad))
+
+
+def _indented(obj: Any, pad: str) -> str:
+    text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    return text.replace("\n", "\n" + pad) if pad and "\n" in text else text
 
 
 def _clip(text: str, width: int) -> str:
