@@ -251,3 +251,17 @@ def test_a_users_own_skill_replaces_a_bundled_one(isolated_env: Env) -> None:
     assert res.get("triage").description == "Mine."
     (sh,) = res.shadowed
     assert sh.skill.source.provider == "bundled" and sh.reason == "name"
+
+
+def test_extraction_failure_is_a_resolve_or_prompt_error(isolated_env: Env, tmp_path: Path) -> None:
+    from skillweave import PromptError, ResolveError
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    env = {**isolated_env.env, "SKILLWEAVE_CACHE_DIR": str(blocker)}
+    register_bundled_skill(BundledSkill("triage", "Triage.", body="x", files={"a.md": "A"}))
+    session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host())
+    with pytest.raises(ResolveError, match="cannot extract"):
+        session.resolve("skill://triage/a.md")
+    with pytest.raises(PromptError, match="cannot extract"):
+        session.invoke("triage")

@@ -213,3 +213,17 @@ def test_a_symlink_at_the_target_is_replaced_not_followed(
     ensure_extracted(tree)
     assert not tree.target.is_symlink() and tree.target.is_dir()
     assert list(elsewhere.iterdir()) == []
+
+
+def test_an_unusable_cache_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "cache-is-a-file"
+    blocker.write_text("x")
+    tree = make_tree(
+        "packs",
+        "acme-1.0",
+        members(),
+        label="pack 'acme'",
+        env={"SKILLWEAVE_CACHE_DIR": str(blocker)},
+    )
+    with pytest.raises(ExtractionError, match=r"pack 'acme': cannot extract to .*cache-is-a-file"):
+        ensure_extracted(tree)
