@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from skillweave.cli._common import common_options, emit_json, table
 from skillweave.cli._load import load
-from skillweave.doctor import SkillReport, build_report
 from skillweave.model import Diagnostic
+
+if TYPE_CHECKING:
+    from skillweave.doctor import SkillReport
 
 
 def _keep(
@@ -64,11 +66,18 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
     metavar="LEVEL",
     help="Only skills at this level: user, project, managed, package … (repeatable).",
 )
+@click.option(
+    "--no-index",
+    "no_index",
+    is_flag=True,
+    help="Do not use the discovery index (cache): read every SKILL.md.",
+)
 @common_options
 def list_cmd(
     show_all: bool,
     providers: tuple[str, ...],
     levels: tuple[str, ...],
+    no_index: bool,
     cwd: Path | None,
     as_json: bool,
 ) -> None:
@@ -81,14 +90,24 @@ def list_cmd(
     shape as "skills") and "skipped" ([{name, path, line, provider, level,
     reason, detail}]). --provider/--level filter every list but "diagnostics".
     """
-    result, _ctx = load(cwd)
+    if no_index:
+        from skillweave.index import disabled
+
+        with disabled():
+            result, _ctx = load(cwd)
+    else:
+        result, _ctx = load(cwd)
 
     def keep(provider: str | None, level: str | None) -> bool:
         return _keep(provider, level, providers, levels)
 
     skills = [s for s in result.skills if keep(s.provider, s.level)]
     shadowed = [s for s in result.shadowed if keep(s.skill.provider, s.skill.level)]
-    report = build_report(result) if show_all else None
+    report = None
+    if show_all:
+        from skillweave.doctor import build_report
+
+        report = build_report(result)
     if as_json:
         data: dict[str, Any] = {
             "skills": [s.to_json() for s in skills],
