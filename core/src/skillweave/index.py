@@ -247,9 +247,12 @@ class RootState:
         self, name: str, key: tuple[Any, ...], racy: bool, build: tuple[Any, ...], record: Any
     ) -> None:
         """Record what folder ``name`` (file key ``key``) gave when scanned as ``build``."""
-        entry = self.seen.get(name) or self.files.get(name)
+        entry = self.seen.get(name)  # already re-checked in this load
         if entry is None or entry.key != key:
-            entry = FileEntry(key, racy, {})
+            old = self.files.get(name)
+            # records of other scans stay only when the file provably did not change
+            kept = dict(old.records) if old and old.key == key and not old.racy else {}
+            entry = FileEntry(key, racy, kept)
         entry.racy = entry.racy or racy
         entry.records[build] = record
         self.seen[name] = entry
