@@ -15,9 +15,6 @@ skill of the same name. Rules on top of the usual scan:
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import attrs
 from skillweave import (
     Discovery,
@@ -28,6 +25,7 @@ from skillweave import (
     hookimpl,
     scan_skills_dir,
 )
+from skillweave.managed import NAME_RE, managed_root, sanitize_description
 
 __all__ = [
     "NAME_RE",
@@ -39,28 +37,6 @@ __all__ = [
 
 PROVIDER_ID = "managed"
 PRIORITY = 5
-#: Names a managed skill may have.
-NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
-_DROP = frozenset("<>`")
-
-
-def sanitize_description(text: str) -> str:
-    """``text`` without control/format characters, ``<``, ``>`` and backticks.
-
-    Whitespace control characters (newline, tab …) become a single space; runs
-    of spaces collapse; the result is stripped.
-    """
-    out: list[str] = []
-    for ch in text:
-        if ch in _DROP:
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Zl", "Zp"):
-            if ch.isspace() or cat in ("Zl", "Zp"):
-                out.append(" ")
-            continue
-        out.append(ch)
-    return " ".join("".join(out).split())
 
 
 def _clean(skill: Skill, d: Discovery) -> Skill | None:
@@ -103,7 +79,7 @@ def _clean(skill: Skill, d: Discovery) -> Skill | None:
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Scan ``<SKILLWEAVE_HOME>/managed-skills``; invalid names skipped, descriptions cleaned."""
     d = Discovery(PROVIDER_ID, PRIORITY, late=True)
-    root = ctx.skillweave_home / "managed-skills"
+    root = managed_root(ctx)
     res = scan_skills_dir(
         root, SkillSource(PROVIDER_ID, "user", root), priority=PRIORITY, require_description=True
     )
