@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import textwrap
@@ -19,6 +20,15 @@ __all__ = ["MAX_RESOURCES", "resources", "show_cmd", "skill_details"]
 
 #: At most this many files are listed under ``resources``.
 MAX_RESOURCES = 1000
+
+
+def _json_value(value: Any) -> Any:
+    """Source details as JSON values (nested MCP details stay structured, not reprs)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
 
 
 def resources(base_dir: Path | None) -> tuple[list[dict[str, Any]], bool]:
@@ -67,7 +77,7 @@ def skill_details(skill: Skill, result: LoadResult) -> dict[str, Any]:
         "level": src.level,
         "root": str(src.root) if src.root is not None else None,
         "loaded_from": src.loaded_from,
-        "source_detail": {k: str(v) for k, v in sorted(src.detail.items())},
+        "source_detail": {k: _json_value(v) for k, v in sorted(src.detail.items())},
         "priority": skill.priority,
         "hidden": skill.hidden,
         "conditional": skill.conditional,
@@ -148,7 +158,8 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
     if data["paths"]:
         fields.append(("paths", ", ".join(data["paths"])))
     for key, value in data["source_detail"].items():
-        fields.append((key, value))
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        fields.append((key, text))
     for label, value in fields:
         if value is not None:
             click.echo(_wrap(f"{label + ':':<13}", str(value)))
