@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import unicodedata
 from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
@@ -128,8 +129,36 @@ def _indented(obj: Any, pad: str) -> str:
     return text.replace("\n", "\n" + pad) if pad and "\n" in text else text
 
 
+_UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control, bidi, zero-width and other invisible characters escaped.
+
+    Skill names, descriptions and paths come from strangers; printed raw they
+    could move the cursor, recolour or retitle the terminal (ANSI escapes),
+    reorder what is shown (bidi overrides) or hide text. Each such character is
+    shown as ``\\xNN``/``\\uNNNN`` instead; tabs are kept.
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch != "\t" and unicodedata.category(ch) in _UNSAFE_CATEGORIES:
+            code = ord(ch)
+            if code < 0x100:
+                out.append(f"\\x{code:02x}")
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
+    text = terminal_safe(" ".join(text.split()))
     return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, fail, table
+from skillweave.cli._common import common_options, emit_json, fail, table, terminal_safe
 from skillweave.cli._load import load
 from skillweave.context import SkillContext
 from skillweave.doctor import SkillReport, build_report, describe, explain
@@ -67,10 +67,11 @@ def _skills_block(entries: Sequence[SkillReport], ctx: SkillContext) -> list[str
     pad = " " * (4 + name_w)
     lines = []
     for e in entries:
-        lines.append(f"  {e.name:<{name_w}}  {_status(e):<{status_w}}  {e.provider}/{e.level}")
+        name = terminal_safe(e.name)
+        lines.append(f"  {name:<{name_w}}  {_status(e):<{status_w}}  {e.provider}/{e.level}")
         where = short_path(e.path, ctx) + (f":{e.line}" if e.line else "")
-        lines.append(pad + where)
-        detail = _detail(e, ctx)
+        lines.append(pad + terminal_safe(where))
+        detail = terminal_safe(_detail(e, ctx))
         if detail:
             lines.extend(
                 textwrap.wrap(
@@ -93,7 +94,7 @@ def _diag_line(d: Diagnostic, ctx: SkillContext) -> str:
     loc = ""
     if d.path is not None:
         loc = short_path(d.path, ctx) + (f":{d.line}" if d.line else "") + ": "
-    return f"{d.level}: {loc}{d.message} [{d.code}]"
+    return terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]")
 
 
 @click.command("doctor")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, table
+from skillweave.cli._common import common_options, emit_json, table, terminal_safe
 from skillweave.cli._load import load
 from skillweave.model import Diagnostic
 
@@ -42,7 +42,7 @@ def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
     for d in diagnostics:
         if d.level != "info":
             loc = f"{d.location()}: " if d.path else ""
-            click.echo(f"{d.level}: {loc}{d.message} [{d.code}]", err=True)
+            click.echo(terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]"), err=True)
 
 
 @click.command("list")

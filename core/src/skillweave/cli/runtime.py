@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import common_options, emit_json
+from skillweave.cli._common import common_options, emit_json, terminal_safe
 from skillweave.context_files import discover_context_files
 from skillweave.listing import FORMATS
 from skillweave.model import Diagnostic
@@ -21,7 +21,7 @@ def _warn(diags: list[Diagnostic]) -> None:
     for d in diags:
         if d.level != "info":
             loc = f"{d.location()}: " if d.path else ""
-            click.echo(f"{d.level}: {loc}{d.message} [{d.code}]", err=True)
+            click.echo(terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]"), err=True)
 
 
 @click.command("prompt")

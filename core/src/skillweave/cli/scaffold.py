@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, fail
+from skillweave.cli._common import common_options, emit_json, fail, terminal_safe
 from skillweave.cli._load import project_context
 from skillweave.lint import has_errors, lint_paths, name_problems
 
@@ -118,7 +118,7 @@ def new_cmd(
     else:
         click.echo(f"Created {skill_file}")
         for f in findings:
-            click.echo(f"{f.location()}: {f.level}: {f.message} [{f.code}]")
+            click.echo(terminal_safe(f"{f.location()}: {f.level}: {f.message} [{f.code}]"))
         if description is None:
             click.echo("Next: write the description (what the skill does and when to use it).")
     if has_errors(findings):  # pragma: no cover - the template is valid by construction

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, fail
+from skillweave.cli._common import common_options, emit_json, fail, terminal_safe
 from skillweave.cli._load import load
 from skillweave.doctor import build_report, describe, explain
 from skillweave.model import LoadResult, Skill
@@ -103,7 +103,7 @@ def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
     width = shutil.get_terminal_size((80, 24)).columns
     pad = " " * (len(label) if indent is None else indent)
     return textwrap.fill(
-        value,
+        terminal_safe(value),
         width=max(40, width - 1),
         initial_indent=label,
         subsequent_indent=pad,
@@ -173,10 +173,11 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
             f"\nresources ({len(data['resources'])}{'+' if data['resources_truncated'] else ''}):"
         )
         for r in data["resources"]:
-            click.echo(f"  {r['path']}  ({r['size']} bytes)")
+            click.echo(terminal_safe(f"  {r['path']}  ({r['size']} bytes)"))
     if data["shadowed"]:
         click.echo("\nshadowed copies:")
         for s in data["shadowed"]:
-            click.echo(f"  {s['provider']}/{s['level']} {s['path']} ({s['reason']})")
+            click.echo(terminal_safe(f"  {s['provider']}/{s['level']} {s['path']} ({s['reason']})"))
     if body:
-        click.echo("\n" + data["body"].rstrip("\n"))
+        lines = data["body"].rstrip("\n").split("\n")
+        click.echo("\n" + "\n".join(terminal_safe(line) for line in lines))

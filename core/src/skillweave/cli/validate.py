@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, fail
+from skillweave.cli._common import common_options, emit_json, fail, terminal_safe
 from skillweave.lint import TARGETS, iter_skill_dirs, lint_paths
 
 __all__ = ["validate_cmd"]
@@ -73,7 +73,7 @@ def validate_cmd(
         for f in findings:
             who = "" if len(chosen) == 1 else f" ({', '.join(f.targets)})"
             where = _relative(f.path, base) + (f":{f.line}" if f.line else "")
-            click.echo(f"{where}: {f.level}: {f.message} [{f.code}]{who}")
+            click.echo(terminal_safe(f"{where}: {f.level}: {f.message} [{f.code}]{who}"))
         click.echo(
             f"{skills} skill(s) checked for {', '.join(chosen)}: {counts['errors']} error(s), "
             f"{counts['warnings']} warning(s), {counts['infos']} note(s)"
