@@ -63,6 +63,13 @@ if TYPE_CHECKING:
     from skillweave.shell import ShellPolicy
     from skillweave.transforms import parse_arguments, substitute_arguments, substitute_variables
     from skillweave.urls import resolve_skill_url
+    from skillweave.watch import (
+        SkillAdded,
+        SkillChanged,
+        SkillChanges,
+        SkillRemoved,
+        watch_skills,
+    )
 
 #: Public name -> the module that defines it. ``import skillweave`` imports
 #: nothing else: each name is imported on first use (PEP 562), so a plugin's
@@ -133,6 +140,11 @@ _EXPORTS: dict[str, str] = {
     "substitute_arguments": "skillweave.transforms",
     "substitute_variables": "skillweave.transforms",
     "walk_up_dirs": "skillweave.context",
+    "watch_skills": "skillweave.watch",
+    "SkillAdded": "skillweave.watch",
+    "SkillChanged": "skillweave.watch",
+    "SkillChanges": "skillweave.watch",
+    "SkillRemoved": "skillweave.watch",
     "write_managed_skill": "skillweave.managed",
 }
 
@@ -185,8 +197,12 @@ __all__ = [
     "Shadowed",
     "ShellPolicy",
     "Skill",
+    "SkillAdded",
+    "SkillChanged",
+    "SkillChanges",
     "SkillCommand",
     "SkillContext",
+    "SkillRemoved",
     "SkillSession",
     "SkillSource",
     "SkillweaveError",
@@ -224,5 +240,6 @@ __all__ = [
     "substitute_arguments",
     "substitute_variables",
     "walk_up_dirs",
+    "watch_skills",
     "write_managed_skill",
 ]
