@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -106,3 +107,27 @@ def nobody_python() -> list[str]:
     if probe.returncode != 0 or probe.stdout.strip() != str(NOBODY):
         pytest.skip(f"cannot run the interpreter as uid {NOBODY}: {probe.stderr.strip()[:200]}")
     return as_nobody([sys.executable])
+
+
+#: No security test may take longer than this (seconds); a hang fails instead of
+#: blocking the suite. Off under the ``long`` hypothesis profile.
+TEST_TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def _no_hang() -> Iterator[None]:
+    """Fail a test that runs longer than :data:`TEST_TIMEOUT` (SIGALRM, main thread)."""
+    if os.environ.get("HYPOTHESIS_PROFILE") == "long" or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"security test still running after {TEST_TIMEOUT}s: a hang")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, TEST_TIMEOUT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
