@@ -12,8 +12,11 @@ Which directories are looked at (nearest first, ``depth`` 0 is ``cwd``):
 
 A file whose own directory is hidden (its name starts with ``.``) is skipped;
 an empty (or whitespace-only) file claims nothing and is left out; the same
-file reached twice (symlinks) is kept once, nearest first. A file that cannot
-be read is a diagnostic, never an exception.
+file reached twice (symlinks) is kept once, nearest first. A file inside the
+repository that is a symlink to a file outside it is skipped with a
+``context-file-outside`` warning (a cloned repository must not pull, say, a
+private key into the context). A file that cannot be read is a diagnostic,
+never an exception.
 """
 
 from __future__ import annotations
@@ -130,6 +133,23 @@ def discover_context_files(
                 continue
             ident = (st.st_dev, st.st_ino)
             if ident in seen:
+                continue
+            if (
+                repo is not None
+                and is_relative_to(folder, repo)
+                and os.path.islink(path)
+                and not is_relative_to(_resolve(path), repo)
+            ):
+                # a cloned repository must not pull a file from elsewhere on the
+                # machine (a key, a token) into the model's context
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "context-file-outside",
+                        f"skipped: a symlink to {_resolve(path)}, outside the repository {repo}",
+                        path,
+                    )
+                )
                 continue
             try:
                 content = read_text_file(path, limit=MAX_CONTEXT_BYTES)
