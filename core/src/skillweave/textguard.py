@@ -159,7 +159,23 @@ _SUSPICIOUS = [
     ),
     ("role marker", r"(?:^|\n)\s*(?:system|assistant|human|user)\s*:\s"),
 ]
-_SUSPICIOUS_RE = [(label, re.compile(rx, re.IGNORECASE)) for label, rx in _SUSPICIOUS]
+# a pattern runs only when one of its words is in the lower-cased text: most
+# descriptions hold none, and substring tests are far cheaper than the regexes
+_KEYWORDS = {
+    "ignore previous instructions": ("ignore", "disregard", "forget", "override", "bypass"),
+    "disregard all prior": ("disregard",),
+    "system prompt": ("system",),
+    "you are now": ("you",),
+    "new instructions": ("instructions",),
+    "from now on": ("now", "henceforth"),
+    "conceal from the user": ("user",),
+    "hidden HTML comment": ("<!--",),
+    "prompt markup": ("<",),
+    "role marker": ("system", "assistant", "human", "user"),
+}
+_SUSPICIOUS_RE = [
+    (label, _KEYWORDS[label], re.compile(rx, re.IGNORECASE)) for label, rx in _SUSPICIOUS
+]
 
 
 def confusable_skeleton(text: str) -> str:
@@ -187,8 +203,13 @@ def suspicious_phrases(text: str) -> list[str]:
     """Labels of the prompt-injection patterns ``text`` matches (in a fixed order)."""
     if not text:
         return []
-    folded = unicodedata.normalize("NFKC", text)
-    return [label for label, rx in _SUSPICIOUS_RE if rx.search(folded)]
+    folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    low = folded.lower()
+    return [
+        label
+        for label, words, rx in _SUSPICIOUS_RE
+        if any(w in low for w in words) and rx.search(folded)
+    ]
 
 
 def text_findings(name: str, description: str) -> list[tuple[str, str]]:
