@@ -178,27 +178,36 @@ class PluginHost:
                     PluginRecord(name, "builtin", "skillweave-core", hooks=_hook_names(plugin))
                 )
         if autoload:
-            host.load_entry_points(allow=_env_list(env, "SKILLWEAVE_PLUGINS") or None, block=block)
+            host.load_entry_points(
+                allow=_env_list(env, "SKILLWEAVE_PLUGINS") or None, block=block, env=env
+            )
         return host
 
     def load_entry_points(
-        self, *, allow: Sequence[str] | None = None, block: Iterable[str] = ()
+        self,
+        *,
+        allow: Sequence[str] | None = None,
+        block: Iterable[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
-        """Load every ``skillweave`` entry point, one at a time, isolating failures."""
-        import importlib_metadata
+        """Load every ``skillweave`` entry point, one at a time, isolating failures.
+
+        The list of entry points comes from a cache kept across processes and
+        refreshed whenever a distribution is installed, upgraded or removed
+        (:mod:`skillweave._entrypoints`), so start-up does not pay for
+        ``importlib_metadata``.
+        """
+        from skillweave._entrypoints import entry_points
 
         blocked = set(block)
         seen: set[str] = set()
-        eps = sorted(
-            importlib_metadata.entry_points(group=ENTRY_POINT_GROUP),
-            key=lambda e: (e.name, e.value),
-        )
+        eps = sorted(entry_points(ENTRY_POINT_GROUP, env), key=lambda e: (e.name, e.value))
         for ep in eps:
             if ep.name in seen:  # the same distribution seen twice on sys.path
                 continue
             seen.add(ep.name)
-            dist = getattr(ep, "dist", None)
-            dist_name = dist.metadata["Name"] if dist is not None else None
+            dist = ep.dist
+            dist_name = dist.name if dist is not None else None
             version = dist.version if dist is not None else None
             if ep.name in blocked or (allow is not None and ep.name not in allow):
                 self.pm.set_blocked(ep.name)

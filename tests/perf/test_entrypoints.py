@@ -1,0 +1,115 @@
+"""The cross-process entry-point cache follows installs, upgrades and removals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys
+    from skillweave._entrypoints import entry_points
+    eps = entry_points(sys.argv[1])
+    loaded = {}
+    for ep in eps:
+        if ep.name.startswith("probe"):
+            loaded[ep.name] = repr(ep.load())
+    print(json.dumps({
+        "eps": [[e.name, e.value, e.dist.name if e.dist else None,
+                 e.dist.version if e.dist else None] for e in eps],
+        "loaded": loaded,
+        "importlib_metadata": "importlib_metadata" in sys.modules,
+    }))
+    """
+)
+
+
+def install(site: Path, dist: str, version: str, eps: dict[str, str], group: str) -> Path:
+    info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n\n")
+    lines = [f"[{group}]"] + [f"{k} = {v}" for k, v in eps.items()]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    return info
+
+
+def probe(tmp_path: Path, site: Path, group: str = "skillweave.test") -> dict[str, Any]:
+    script = tmp_path / "probe.py"
+    script.write_text(PROBE)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": str(site),
+    }
+    proc = subprocess.run(
+        [sys.executable, str(script), group], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def names(result: dict[str, Any]) -> list[list[Any]]:
+    return sorted(e for e in result["eps"] if e[0].startswith("probe"))
+
+
+def test_cached_then_refreshed_on_every_distribution_change(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "probe_mod.py").write_text("THING = 'thing one'\nOTHER = 'thing two'\n")
+    info = install(site, "probe-dist", "1.0", {"probe": "probe_mod:THING"}, "skillweave.test")
+
+    first = probe(tmp_path, site)
+    assert names(first) == [["probe", "probe_mod:THING", "probe-dist", "1.0"]]
+    assert first["importlib_metadata"] is True  # enumerated
+    assert first["loaded"] == {"probe": "'thing one'"}
+    assert list((tmp_path / "cache" / "index").glob("entry-points-*.bin"))
+
+    second = probe(tmp_path, site)
+    assert names(second) == names(first)
+    assert second["importlib_metadata"] is False  # served from the cache
+
+    # edited in place (same folder): the entry point now names another object
+    (info / "entry_points.txt").write_text("[skillweave.test]\nprobe = probe_mod:OTHER\n")
+    third = probe(tmp_path, site)
+    assert third["loaded"] == {"probe": "'thing two'"}
+
+    # another distribution installed, then the first one removed
+    install(site, "probe-two", "2.0", {"probe2": "probe_mod:THING"}, "skillweave.test")
+    assert [e[0] for e in names(probe(tmp_path, site))] == ["probe", "probe2"]
+    import shutil
+
+    shutil.rmtree(info)
+    assert names(probe(tmp_path, site)) == [["probe2", "probe_mod:THING", "probe-two", "2.0"]]
+
+
+def test_damaged_cache_is_ignored(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "probe_mod.py").write_text("THING = 1\n")
+    install(site, "probe-dist", "1.0", {"probe": "probe_mod:THING"}, "skillweave.test")
+    probe(tmp_path, site)
+    (cache,) = (tmp_path / "cache" / "index").glob("entry-points-*.bin")
+    cache.write_bytes(cache.read_bytes()[:-7])
+    again = probe(tmp_path, site)
+    assert names(again) == [["probe", "probe_mod:THING", "probe-dist", "1.0"]]
+    assert again["importlib_metadata"] is True
+    assert probe(tmp_path, site)["importlib_metadata"] is False
+
+
+def test_real_plugin_group_matches_importlib_metadata() -> None:
+    import importlib_metadata
+    from skillweave._entrypoints import entry_points
+
+    ours = sorted(
+        (e.name, e.value, e.dist.name if e.dist else None) for e in entry_points("skillweave")
+    )
+    theirs = sorted(
+        (e.name, e.value, e.dist.metadata["Name"] if e.dist else None)
+        for e in importlib_metadata.entry_points(group="skillweave")
+    )
+    assert ours == theirs and ours
