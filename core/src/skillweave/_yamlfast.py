@@ -35,9 +35,11 @@ __all__ = ["parse_simple"]
 _KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?\Z")
 # pyyaml's reader refuses these; its line breaks also include \x85, \u2028, \u2029
 # and it treats \ufeff specially: any of them sends the text to pyyaml.
-_UNUSUAL = re.compile(
+_UNUSUAL_ASCII = re.compile("[^\x0a\x20-\x7e]")
+_UNUSUAL_PATTERN = (
     "[^\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
+_unusual: re.Pattern[str] | None = None  # compiled on first non-ASCII text (costly)
 _TRUE = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSE = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
 _NULL = frozenset({"~", "null", "Null", "NULL"})
@@ -201,8 +203,15 @@ def parse_simple(text: str) -> dict[str, Any] | None:
     ``text`` is the frontmatter between the fences with ``\\n`` line ends. The
     result equals pyyaml's (JSON-safe) result for every text it accepts.
     """
-    if "\t" in text or _UNUSUAL.search(text):
-        return None
+    global _unusual
+    if text.isascii():
+        if _UNUSUAL_ASCII.search(text):
+            return None
+    else:
+        if _unusual is None:
+            _unusual = re.compile(_UNUSUAL_PATTERN)
+        if _unusual.search(text):
+            return None
     lines = text.split("\n")
     at_end = text.endswith("\n")
     if at_end:
