@@ -46,6 +46,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PluginHost",
     "PluginRecord",
+    "entry_points",
     "get_plugin_host",
     "reset_plugin_host",
     "step",
@@ -66,6 +67,21 @@ def _slow_seconds(env: Mapping[str, str]) -> float:
     except ValueError:
         return SLOW_HOOK_SECONDS
     return value if value >= 0 else SLOW_HOOK_SECONDS
+
+
+def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Any]:
+    """The installed entry points of a ``skillweave*`` group (``skillweave``,
+    ``skillweave.packs`` …), in discovery order.
+
+    Served from a cache kept across processes and refreshed whenever a
+    distribution is installed, upgraded or removed, so callers do not import
+    ``importlib_metadata`` on every start. Each item has ``name``, ``value``,
+    ``group``, ``module``, ``attr``, ``load()`` and ``dist`` (``name``,
+    ``version``, ``metadata["Name"]``).
+    """
+    from skillweave._entrypoints import entry_points as cached
+
+    return cached(group, env)
 
 
 def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -197,8 +213,6 @@ class PluginHost:
         (:mod:`skillweave._entrypoints`), so start-up does not pay for
         ``importlib_metadata``.
         """
-        from skillweave._entrypoints import entry_points
-
         blocked = set(block)
         seen: set[str] = set()
         eps = sorted(entry_points(ENTRY_POINT_GROUP, env), key=lambda e: (e.name, e.value))

@@ -167,13 +167,17 @@ def _path_fingerprint() -> tuple[Any, ...]:
 
 
 def _sorted_entry_points() -> list[Any]:
-    """The ``skillweave.packs`` entry points, cached until ``sys.path`` changes."""
-    import importlib_metadata
+    """The ``skillweave.packs`` entry points, cached until ``sys.path`` changes.
+
+    They come from the core's cross-process entry-point cache, so listing does
+    not import ``importlib_metadata``.
+    """
+    from skillweave.plugins import entry_points
 
     key = _path_fingerprint()
     if _EP_CACHE.get("key") != key:
         _EP_CACHE["eps"] = sorted(
-            importlib_metadata.entry_points(group=PACK_GROUP),
+            entry_points(PACK_GROUP),
             key=lambda e: (e.name, _dist_of(e), e.value),
         )
         _EP_CACHE["key"] = key
