@@ -212,7 +212,7 @@ class RootState:
         self.listing_key: tuple[Any, ...] | None = None
         self.listing_racy = True
         self.listing: tuple[tuple[str, str], ...] = ()
-        self.files: dict[str, FileEntry] = {}
+        self.files: dict[str, Any] = {}
         self.seen: dict[str, FileEntry] = {}
         self.dirty = False
 
@@ -235,7 +235,7 @@ class RootState:
 
     def lookup(self, name: str, key: tuple[Any, ...], build: tuple[Any, ...]) -> Any:
         """The record for folder ``name`` scanned as ``build``, if its file key is unchanged."""
-        entry = self.files.get(name)
+        entry = self._entry(name)
         if entry is None or entry.racy or entry.key != key:
             return None
         record = entry.records.get(build)
@@ -249,7 +249,7 @@ class RootState:
         """Record what folder ``name`` (file key ``key``) gave when scanned as ``build``."""
         entry = self.seen.get(name)  # already re-checked in this load
         if entry is None or entry.key != key:
-            old = self.files.get(name)
+            old = self._entry(name)
             # records of other scans stay only when the file provably did not change
             kept = dict(old.records) if old and old.key == key and not old.racy else {}
             entry = FileEntry(key, racy, kept)
@@ -257,6 +257,21 @@ class RootState:
         entry.records[build] = record
         self.seen[name] = entry
         self.dirty = True
+
+    def _entry(self, name: str) -> FileEntry | None:
+        """The entry for ``name``; entries read from disk are plain tuples until used."""
+        entry = self.files.get(name)
+        if entry is None or isinstance(entry, FileEntry):
+            return entry
+        try:
+            key, racy, records = entry
+        except (TypeError, ValueError):
+            return None
+        if not isinstance(key, tuple) or not isinstance(records, dict):
+            return None
+        made = FileEntry(key, bool(racy), records)
+        self.files[name] = made
+        return made
 
     def payload(self, fingerprint: tuple[Any, ...]) -> bytes:
         """The file content for this root (only folders seen in this load are kept)."""
@@ -374,16 +389,12 @@ class DiscoveryIndex:
                 return state
             if not isinstance(listing, tuple) or not isinstance(files, dict):
                 return state
-            entries: dict[str, FileEntry] = {}
-            for name, (key, racy, records) in files.items():
-                if isinstance(name, str) and isinstance(records, dict):
-                    entries[name] = FileEntry(key, bool(racy), records)
         except (ValueError, TypeError, EOFError, KeyError):
             return state
         state.listing_key = lkey
         state.listing_racy = bool(lracy)
         state.listing = listing
-        state.files = entries
+        state.files = files  # entries stay tuples until looked up (see RootState._entry)
         return state
 
     def forget(self, root: str) -> None:

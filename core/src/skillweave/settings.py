@@ -11,6 +11,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import attrs
@@ -118,6 +119,10 @@ class Settings:
 
     data: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     files: tuple[Path, ...] = ()
+    # section() is called once per skill by the built-in filter: memoised
+    _sections: dict[str, tuple[int, Mapping[str, Any]]] = attrs.field(
+        factory=dict, init=False, eq=False, repr=False, hash=False
+    )
 
     def get(self, section: str, key: str, default: Any = None) -> Any:
         """The value of ``[section] key``, or the schema default, or ``default``."""
@@ -128,10 +133,16 @@ class Settings:
         return spec.default if spec is not None else default
 
     def section(self, section: str) -> Mapping[str, Any]:
-        """One section with schema defaults filled in."""
-        out = {k: s.default for k, s in SCHEMA.get(section, {}).items()}
+        """One section with schema defaults filled in (a read-only mapping)."""
+        spec = SCHEMA.get(section, {})
+        cached = self._sections.get(section)
+        if cached is not None and cached[0] == len(spec):
+            return cached[1]
+        out = {k: s.default for k, s in spec.items()}
         out.update(self.data.get(section, {}))
-        return out
+        view = MappingProxyType(out)
+        self._sections[section] = (len(spec), view)
+        return view
 
     @property
     def skills(self) -> Mapping[str, Any]:
