@@ -453,6 +453,8 @@ def scan_skills_dir(
         if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
             continue
         skill_path = folder + _SEP_SKILL_FILE
+        base_dir = _child(root, name)
+        path = _child(base_dir, SKILL_FILE)
         record: Record | None = None
         file_id: tuple[int, int] | None = None
         key = _file_key(skill_path, folder if kind == "l" else None) if state else None
@@ -464,10 +466,7 @@ def scan_skills_dir(
             else:
                 idx.stats.misses += 1
                 record, _st = _read_record(
-                    Path(skill_path),
-                    src,
-                    require_description=require_description,
-                    default_name=name,
+                    path, src, require_description=require_description, default_name=name
                 )
                 if record is not None:
                     racy = idx.is_racy(key[1], key[4])
@@ -476,22 +475,19 @@ def scan_skills_dir(
                     state.store(name, key, racy, build, record)
         else:
             record, st = _read_record(
-                Path(skill_path), src, require_description=require_description, default_name=name
+                path, src, require_description=require_description, default_name=name
             )
             if st is not None:
                 file_id = (st.st_dev, st.st_ino)
         if record is None:
-            _note_nested(Path(folder), src, diags)
+            _note_nested(base_dir, src, diags)
             continue
-        base_dir = _child(root, name)
-        skill, sdiags = _from_record(
-            record, _child(base_dir, SKILL_FILE), src, priority, file_id, base_dir
-        )
+        skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
         diags.extend(sdiags)
         if skill is not None:
             skills.append(skill)
         elif not sdiags:
-            _note_nested(Path(folder), src, diags)
+            _note_nested(base_dir, src, diags)
     return ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
