@@ -6,7 +6,7 @@ import json
 import shutil
 import sys
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -48,11 +48,17 @@ def fail(message: str, code: int = 1) -> None:
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as stable, indented, key-sorted JSON."""
-    click.echo(dumps_json(data))
+    stream = click.get_text_stream("stdout")
+    for part in _iter_json(data, ""):
+        stream.write(part)
+    stream.write("\n")
+    stream.flush()
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 _FLAT: dict[str, json.JSONEncoder] = {}
+_CHUNK = 512
 
 
 def dumps_json(data: Any) -> str:
@@ -63,65 +69,65 @@ def dumps_json(data: Any) -> str:
     Mappings whose values are all scalars (every skill, shadowed entry and
     diagnostic) are encoded by the C encoder with the indentation folded into
     the item separator; everything else goes through :func:`json.dumps`.
+    :func:`emit_json` writes the same text piece by piece.
     """
-    parts: list[str] = []
-    _encode(data, "", parts)
-    return "".join(parts)
+    return "".join(_iter_json(data, ""))
 
 
-def _encode(obj: Any, pad: str, out: list[str]) -> None:
+def _flat_encoder(pad: str) -> json.JSONEncoder:
+    encoder = _FLAT.get(pad)
+    if encoder is None:
+        encoder = _FLAT[pad] = json.JSONEncoder(
+            sort_keys=True, ensure_ascii=False, separators=(",\n" + pad, ": ")
+        )
+    return encoder
+
+
+def _iter_json(obj: Any, pad: str) -> Iterator[str]:
     inner = pad + "  "
     if isinstance(obj, dict) and obj:
-        if all(isinstance(v, _SCALARS) for v in obj.values()):
-            encoder = _FLAT.get(inner)
-            if encoder is None:
-                encoder = _FLAT[inner] = json.JSONEncoder(
-                    sort_keys=True, ensure_ascii=False, separators=(",\n" + inner, ": ")
-                )
-            flat = encoder.encode(obj)
-            out.append("{\n" + inner + flat[1:-1] + "\n" + pad + "}")
+        if _SCALAR_TYPES.issuperset(map(type, obj.values())):
+            flat = _flat_encoder(inner).encode(obj)
+            yield "{\n" + inner + flat[1:-1] + "\n" + pad + "}"
             return
         if not all(isinstance(k, str) for k in obj):
-            out.append(_indented(obj, pad))
+            yield _indented(obj, pad)
             return
-        out.append("{")
-        sep = "\n"
+        sep = "{\n"
         for key in sorted(obj):
-            out.append(sep + inner + json.dumps(key, ensure_ascii=False) + ": ")
-            _encode(obj[key], inner, out)
+            yield sep + inner + json.dumps(key, ensure_ascii=False) + ": "
+            yield from _iter_json(obj[key], inner)
             sep = ",\n"
-        out.append("\n" + pad + "}")
+        yield "\n" + pad + "}"
     elif isinstance(obj, list) and obj:
-        if all(
-            isinstance(item, dict)
-            and item
-            and all(isinstance(v, _SCALARS) for v in item.values())
-            and all(isinstance(k, str) for k in item)
-            for item in obj
+        if (
+            _SCALAR_TYPES.issuperset(map(type, obj)) is False
+            and all(type(item) is dict and item for item in obj)
+            and _SCALAR_TYPES.issuperset({type(v) for item in obj for v in item.values()})
         ):
-            # one C-encoder call for the whole list: the item separator carries the
-            # innermost indentation, then the list-level breaks are put in (a raw
-            # newline never occurs inside an encoded string, so "},\n<pad>{" only
-            # occurs between two items)
+            # a list of flat mappings: the C encoder does a slice at a time, the
+            # item separator carrying the innermost indentation; then the breaks
+            # between items are put in (a raw newline never occurs inside an
+            # encoded string, so "},\n<pad>{" only occurs between two items)
             deep = inner + "  "
-            encoder = _FLAT.get(deep)
-            if encoder is None:
-                encoder = _FLAT[deep] = json.JSONEncoder(
-                    sort_keys=True, ensure_ascii=False, separators=(",\n" + deep, ": ")
-                )
-            text = encoder.encode(obj)[2:-2]
-            text = text.replace("},\n" + deep + "{", "\n" + inner + "},\n" + inner + "{\n" + deep)
-            out.append("[\n" + inner + "{\n" + deep + text + "\n" + inner + "}\n" + pad + "]")
+            encoder = _flat_encoder(deep)
+            between = "},\n" + deep + "{"
+            fixed = "\n" + inner + "},\n" + inner + "{\n" + deep
+            sep = "[\n"
+            for start in range(0, len(obj), _CHUNK):
+                text = encoder.encode(obj[start : start + _CHUNK])[2:-2].replace(between, fixed)
+                yield sep + inner + "{\n" + deep + text + "\n" + inner + "}"
+                sep = ",\n"
+            yield "\n" + pad + "]"
             return
-        out.append("[")
-        sep = "\n"
+        sep = "[\n"
         for item in obj:
-            out.append(sep + inner)
-            _encode(item, inner, out)
+            yield sep + inner
+            yield from _iter_json(item, inner)
             sep = ",\n"
-        out.append("\n" + pad + "]")
+        yield "\n" + pad + "]"
     else:
-        out.append(_indented(obj, pad))
+        yield _indented(obj, pad)
 
 
 def _indented(obj: Any, pad: str) -> str:

@@ -1,0 +1,921 @@
+#!/usr/bin/env python3
+"""skillweave discovery benchmark (not a test): prints one table of timings and targets.
+
+Run from the repository root (see ``benchmarks/README.md``)::
+
+    python3 -m uv run python benchmarks/bench.py            # N = 100, 1,000, 10,000
+    python3 -m uv run python benchmarks/bench.py --max-n 1000 --runs 3   # quick
+
+What it does, in one run:
+
+* generates a deterministic (seeded) corpus of N skills spread over the provider
+  directories of a temporary home and project, with bad YAML, missing
+  descriptions, symlinked duplicates, shadowed names, CRLF/BOM files, hidden
+  and conditional skills mixed in;
+* times whole processes (a new process per run; median, min and max of
+  ``--runs`` runs after one untimed warm-up run, so the page cache is warm) of
+  ``skillweave list --json`` (the installed console script, with ``HOME``,
+  ``XDG_CACHE_HOME`` … pointing into the corpus) cold (index off), from an
+  empty cache (index built), and warm (index populated);
+* in the same run the baselines: (a) a minimal script that walks the roots and
+  reads every ``SKILL.md``; (b) a minimal script that reads the first 4 KB of
+  each ``SKILL.md`` and parses the frontmatter with pyyaml's C loader;
+  (c) ``skills-ref`` (PyPI) reading the same skills; (d) LangChain
+  ``deepagents``' skills loader on the same roots — (c) and (d) installed by
+  this script into their own virtual environments under ``--venv-dir``
+  (skipped with a note when installation fails);
+* peak RSS of every process (``os.wait4``);
+* start-up: ``import skillweave`` and ``skillweave list`` on an empty project
+  against ``python -c "import yaml, pluggy, attrs, pathspec"``;
+* in-process: rendering a budgeted listing of 10,000 skills
+  (``skillweave.listing.render_listing``) and activating 1,000 conditional
+  skills against 10,000 paths (``SkillSession.activate_for_paths``), each
+  ``n/a`` when that API is not installed;
+* the ratios against the baselines, with the targets of the performance issue
+  and PASS/FAIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+SEED = 20261130
+MB = 1024 * 1024
+
+#: (base, relative root, weight): where the corpus puts skills.
+ROOTS: list[tuple[str, str, int]] = [
+    ("project", ".skillweave/skills", 20),
+    ("project", ".claude/skills", 18),
+    ("project", ".agents/skills", 10),
+    ("project", ".github/skills", 5),
+    ("project", ".opencode/skills", 4),
+    ("home", ".skillweave/skills", 12),
+    ("home", ".claude/skills", 12),
+    ("home", ".agents/skills", 8),
+    ("home", ".codex/skills", 7),
+    ("home", ".config/opencode/skills", 4),
+]
+
+WORDS = [
+    "review",
+    "refactor",
+    "deploy",
+    "test",
+    "lint",
+    "format",
+    "migrate",
+    "schema",
+    "query",
+    "index",
+    "cache",
+    "build",
+    "release",
+    "changelog",
+    "commit",
+    "branch",
+    "merge",
+    "rebase",
+    "docker",
+    "kubernetes",
+    "terraform",
+    "python",
+    "rust",
+    "typescript",
+    "react",
+    "django",
+    "flask",
+    "fastapi",
+    "sql",
+    "postgres",
+    "sqlite",
+    "redis",
+    "kafka",
+    "queue",
+    "worker",
+    "pdf",
+    "table",
+    "chart",
+    "report",
+    "excel",
+    "csv",
+    "json",
+    "yaml",
+    "toml",
+    "markdown",
+    "docs",
+    "api",
+    "client",
+    "server",
+    "auth",
+    "token",
+    "secret",
+    "vault",
+    "audit",
+    "security",
+    "performance",
+    "profile",
+    "trace",
+    "log",
+    "metric",
+    "alert",
+    "incident",
+    "oncall",
+    "runbook",
+    "design",
+    "spec",
+    "plan",
+    "estimate",
+    "triage",
+    "label",
+    "issue",
+    "ticket",
+    "sprint",
+    "backlog",
+    "translate",
+    "summarise",
+    "explain",
+    "document",
+    "diagram",
+    "image",
+    "video",
+    "audio",
+    "speech",
+    "model",
+    "prompt",
+]
+
+BASELINE_A = """\
+import os, sys
+n = 0
+size = 0
+for root in sys.argv[1:]:
+    try:
+        names = os.listdir(root)
+    except OSError:
+        continue
+    for name in names:
+        if name.startswith("."):
+            continue
+        try:
+            with open(os.path.join(root, name, "SKILL.md"), "rb") as f:
+                size += len(f.read())
+        except OSError:
+            continue
+        n += 1
+print(n, size)
+"""
+
+BASELINE_B = """\
+import os, sys
+import yaml
+Loader = yaml.CSafeLoader
+found = []
+for root in sys.argv[1:]:
+    try:
+        names = os.listdir(root)
+    except OSError:
+        continue
+    for name in names:
+        if name.startswith("."):
+            continue
+        path = os.path.join(root, name, "SKILL.md")
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        except OSError:
+            continue
+        text = head.decode("utf-8", "replace").lstrip("\\ufeff").replace("\\r\\n", "\\n")
+        if not text.startswith("---"):
+            continue
+        end = text.find("\\n---", 3)
+        if end < 0:
+            continue
+        try:
+            data = yaml.load(text[3:end], Loader=Loader)
+        except yaml.YAMLError:
+            continue
+        if isinstance(data, dict):
+            found.append((data.get("name") or name, data.get("description"), path))
+print(len(found))
+"""
+
+BASELINE_C = """\
+import os, sys
+from pathlib import Path
+from skills_ref import read_properties
+from skills_ref.errors import SkillError
+found = []
+for root in sys.argv[1:]:
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        continue
+    for name in names:
+        if name.startswith("."):
+            continue
+        try:
+            found.append(read_properties(Path(root, name)))
+        except (SkillError, OSError, UnicodeDecodeError):
+            continue
+print(len(found))
+"""
+
+BASELINE_D = """\
+import sys
+from deepagents.backends.filesystem import FilesystemBackend
+from deepagents.middleware.skills import SkillsMiddleware
+mw = SkillsMiddleware(
+    backend=FilesystemBackend(root_dir="/", virtual_mode=False),
+    sources=[r.rstrip("/") + "/" for r in sys.argv[1:]],
+    system_prompt=None,
+)
+update = mw.before_agent({}, None, None)
+print(len(update["skills_metadata"]))
+"""
+
+BARE_IMPORT = "import yaml, pluggy, attrs, pathspec"
+
+INPROC = """\
+import json, os, sys, time, inspect
+from pathlib import Path
+from skillweave import SkillSource, build_skill
+
+def best(fn, runs=5):
+    times = []
+    out = None
+    for _ in range(runs):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return min(times), sorted(times)[len(times) // 2], out
+
+result = {}
+src = SkillSource("native", "project", Path("/corpus"))
+
+def make(i, paths=()):
+    data = {"name": f"skill-{i:05d}",
+            "description": f"Skill {i}: " + " ".join(["does things"] * (1 + i % 20)) + "."}
+    if paths:
+        data["paths"] = list(paths)
+    skill, _ = build_skill(data, default_name=data["name"], source=src, priority=100,
+                           path=Path(f"/corpus/skill-{i:05d}/SKILL.md"),
+                           base_dir=Path(f"/corpus/skill-{i:05d}"), require_description=True)
+    return skill
+
+skills = [make(i) for i in range(10_000)]
+try:
+    from skillweave.listing import render_listing
+except ImportError as exc:
+    result["render"] = {"na": f"skillweave.listing.render_listing not installed ({exc})"}
+else:
+    try:
+        sig = inspect.signature(render_listing)
+        kw = {"budget": 8000} if "budget" in sig.parameters else {}
+        t_min, t_med, out = best(lambda: render_listing(skills, **kw))
+        text = getattr(out, "text", out)
+        result["render"] = {"min": t_min, "median": t_med,
+                            "chars": len(text) if isinstance(text, str) else None}
+    except Exception as exc:
+        result["render"] = {"na": f"render_listing failed: {exc!r}"}
+
+try:
+    from skillweave.session import SkillSession
+except ImportError as exc:
+    result["activate"] = {"na": f"skillweave.session.SkillSession not installed ({exc})"}
+else:
+    try:
+        exts = ["py", "ts", "md", "rs", "go", "sql", "yaml", "json"]
+        cond = [make(i, [f"pkg{i % 50}/**/*.{exts[i % len(exts)]}", f"docs/area{i}/**"])
+                for i in range(1000)]
+        paths = [f"pkg{i % 97}/sub{i % 13}/file{i}.{exts[i % 7]}" for i in range(10_000)]
+        cwd = Path(sys.argv[1])
+
+        from skillweave import LoadResult, get_plugin_host, make_context
+
+        ctx, _ = make_context(cwd)
+        host = get_plugin_host(ctx.env)
+
+        def activate():
+            session = SkillSession(
+                ctx=ctx, host=host, result=LoadResult(conditional=tuple(cond)), session_id="b"
+            )
+            return session.activate_for_paths(paths)
+
+        t_min, t_med, out = best(activate, runs=3)
+        result["activate"] = {"min": t_min, "median": t_med, "activated": len(out)}
+    except Exception as exc:
+        result["activate"] = {"na": f"activate_for_paths failed: {exc!r}"}
+print(json.dumps(result))
+"""
+
+
+# --------------------------------------------------------------------------- corpus
+
+
+def _sentence(rng: random.Random, lo: int, hi: int) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(lo, hi))]
+    return " ".join(words).capitalize()
+
+
+def _body(rng: random.Random, size: int) -> str:
+    parts = [f"# {_sentence(rng, 2, 5)}\n"]
+    total = len(parts[0])
+    while total < size:
+        kind = rng.random()
+        if kind < 0.15:
+            block = f"\n## {_sentence(rng, 2, 4)}\n"
+        elif kind < 0.3:
+            block = "\n" + "\n".join(f"- {_sentence(rng, 3, 9)}" for _ in range(4)) + "\n"
+        elif kind < 0.38:
+            block = "\n```sh\n" + f"{rng.choice(WORDS)} --{rng.choice(WORDS)} .\n" + "```\n"
+        else:
+            block = "\n" + ". ".join(_sentence(rng, 6, 16) for _ in range(3)) + ".\n"
+        parts.append(block)
+        total += len(block)
+    return "".join(parts)
+
+
+def _skill_text(rng: random.Random, name: str, kind: str) -> str:
+    size = int(min(60_000, rng.lognormvariate(8.0, 0.8)))  # median about 3 KB
+    if rng.random() < 0.02:
+        size = rng.randint(20_000, 60_000)
+    body = _body(rng, max(200, size))
+    desc = _sentence(rng, 8, 40) + ". Use when " + _sentence(rng, 3, 10).lower() + "."
+    lines = ["---"]
+    if kind == "bad-yaml":
+        lines += [f"name: {name}", f'description: "{desc}', "tags: [broken, yaml"]
+    elif kind == "no-description":
+        lines += [f"name: {name}"]
+    elif kind == "no-frontmatter":
+        return body
+    else:
+        lines.append(f"name: {name}")
+        if kind == "colon":
+            lines.append(f"description: Use when: {desc}")
+        elif rng.random() < 0.3:
+            lines.append("description: >-")
+            lines += ["  " + line for line in textwrap.wrap(desc, 70)]
+        else:
+            lines.append(f"description: {json.dumps(desc)}")
+        if rng.random() < 0.2:
+            lines.append("allowed-tools: Read Grep Bash(git:*)")
+        if rng.random() < 0.15:
+            lines += ["metadata:", f"  author: {rng.choice(WORDS)}", '  version: "1.0"']
+        if rng.random() < 0.1:
+            lines.append("license: MIT")
+        if kind == "hidden":
+            lines.append("disable-model-invocation: true")
+        if kind == "conditional":
+            lines.append(f'paths: ["src/{rng.choice(WORDS)}/**/*.py"]')
+    lines.append("---")
+    return "\n".join(lines) + "\n\n" + body
+
+
+def make_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
+    """Create a deterministic corpus of ``n`` skill entries under ``base``.
+
+    Returns a manifest: ``home``, ``project``, ``roots`` (every root, existing
+    or not) and counts of each special kind.
+    """
+    rng = random.Random(seed + n)
+    home = base / "home"
+    project = home / "work" / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    roots = []
+    weights = []
+    for where, rel, weight in ROOTS:
+        root = (project if where == "project" else home) / rel
+        root.mkdir(parents=True, exist_ok=True)
+        roots.append(root)
+        weights.append(weight)
+    counts: dict[str, int] = {}
+    placed: list[tuple[Path, str]] = []  # (skill dir, name)
+    i = 0
+    entries = 0
+    while entries < n:
+        roll = rng.random()
+        root = rng.choices(roots, weights)[0]
+        if roll < 0.01 and placed:
+            # a symlinked duplicate: the same skill dir reached from another root
+            target, name = rng.choice(placed)
+            other = rng.choice([r for r in roots if r != target.parent])
+            link = other / name
+            if not link.exists() and not link.is_symlink():
+                link.symlink_to(target, target_is_directory=True)
+                counts["symlinked-duplicate"] = counts.get("symlinked-duplicate", 0) + 1
+                entries += 1
+            continue
+        if roll < 0.04 and placed:
+            # a shadowed name: a different file with an existing skill's name
+            _target, name = rng.choice(placed)
+            kind = "shadowed"
+        else:
+            name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{i:05d}"
+            i += 1
+            r = rng.random()
+            kind = (
+                "bad-yaml"
+                if r < 0.02
+                else "no-description"
+                if r < 0.04
+                else "no-frontmatter"
+                if r < 0.045
+                else "hidden"
+                if r < 0.065
+                else "conditional"
+                if r < 0.085
+                else "colon"
+                if r < 0.095
+                else "crlf"
+                if r < 0.105
+                else "bom"
+                if r < 0.11
+                else "ok"
+            )
+        folder = root / name
+        if folder.exists() or folder.is_symlink():
+            continue
+        folder.mkdir()
+        text = _skill_text(rng, name, kind)
+        raw = text.encode("utf-8")
+        if kind == "crlf":
+            raw = raw.replace(b"\n", b"\r\n")
+        elif kind == "bom":
+            raw = b"\xef\xbb\xbf" + raw
+        (folder / "SKILL.md").write_bytes(raw)
+        if rng.random() < 0.1:
+            (folder / "reference.md").write_text(_body(rng, 500))
+        counts[kind] = counts.get(kind, 0) + 1
+        placed.append((folder, name))
+        entries += 1
+    manifest = {
+        "n": n,
+        "home": str(home),
+        "project": str(project),
+        "roots": [str(r) for r in roots],
+        "counts": counts,
+    }
+    (base / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_once(
+    argv: Sequence[str], *, env: dict[str, str], cwd: str, out: Path | None = None
+) -> tuple[float, int, int]:
+    """Run ``argv`` once; return (wall seconds, peak RSS bytes, exit status)."""
+    stdout = open(out, "wb") if out is not None else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.DEVNULL)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    finally:
+        if out is not None:
+            stdout.close()  # type: ignore[union-attr]
+    return elapsed, usage.ru_maxrss * 1024, proc.returncode
+
+
+class Measure:
+    """Median/min/max of several runs of one command, plus the peak RSS."""
+
+    def __init__(self, label: str, times: list[float], rss: int, note: str = "") -> None:
+        self.label = label
+        self.times = times
+        self.rss = rss
+        self.note = note
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times) if self.times else float("nan")
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.times)
+
+
+def measure(
+    label: str,
+    argv: Sequence[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    runs: int,
+    before: Any = None,
+    warmup: bool = True,
+) -> Measure:
+    """Time ``runs`` fresh processes of ``argv`` (after an untimed warm-up run)."""
+    times: list[float] = []
+    rss = 0
+    if warmup:
+        if before is not None:
+            before()
+        _t, _r, code = run_once(argv, env=env, cwd=cwd)
+        if code != 0:
+            return Measure(label, [], 0, f"exit status {code}")
+    for _ in range(runs):
+        if before is not None:
+            before()
+        t, r, code = run_once(argv, env=env, cwd=cwd)
+        if code != 0:
+            return Measure(label, [], 0, f"exit status {code}")
+        times.append(t)
+        rss = max(rss, r)
+    return Measure(label, times, rss)
+
+
+def corpus_env(manifest: dict[str, Any], cache: Path) -> dict[str, str]:
+    """A clean environment whose home, config and cache live in the corpus."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SKILLWEAVE_", "XDG_", "CLAUDE_", "CODEX_", "PYTHON"))
+        and k not in ("VIRTUAL_ENV",)
+    }
+    home = manifest["home"]
+    env.update(
+        HOME=home,
+        XDG_CACHE_HOME=str(cache),
+        XDG_CONFIG_HOME=os.path.join(home, ".config"),
+        XDG_DATA_HOME=os.path.join(home, ".local", "share"),
+    )
+    return env
+
+
+# --------------------------------------------------------------------------- venvs
+
+
+def _uv() -> list[str] | None:
+    found = shutil.which("uv")
+    if found:
+        return [found]
+    for py in (sys.executable, shutil.which("python3") or ""):
+        if (
+            py
+            and subprocess.run([py, "-m", "uv", "--version"], capture_output=True).returncode == 0
+        ):
+            return [py, "-m", "uv"]
+    return None
+
+
+def ensure_venv(venv_dir: Path, name: str, requirement: str, probe: str) -> tuple[Path | None, str]:
+    """A venv with ``requirement`` installed (cached); ``(python, note)``."""
+    target = venv_dir / name
+    py = target / "bin" / "python"
+    if py.exists() and subprocess.run([py, "-c", probe], capture_output=True).returncode == 0:
+        return py, _version(py, requirement)
+    shutil.rmtree(target, ignore_errors=True)
+    venv_dir.mkdir(parents=True, exist_ok=True)
+    uv = _uv()
+    try:
+        if uv is not None:
+            cmds = [
+                [*uv, "venv", "-q", "--python", sys.executable, str(target)],
+                [*uv, "pip", "install", "-q", "--python", str(py), requirement],
+            ]
+        else:
+            cmds = [
+                [sys.executable, "-m", "venv", str(target)],
+                [str(py), "-m", "pip", "install", "-q", requirement],
+            ]
+        for cmd in cmds:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            if proc.returncode != 0:
+                tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
+                return None, f"installing {requirement} failed: {tail[0]}"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"installing {requirement} failed: {exc}"
+    if subprocess.run([py, "-c", probe], capture_output=True).returncode != 0:
+        return None, f"{requirement} installed but `{probe}` fails"
+    return py, _version(py, requirement)
+
+
+def _version(py: Path, dist: str) -> str:
+    proc = subprocess.run(
+        [py, "-c", f"import importlib.metadata as m; print(m.version({dist!r}))"],
+        capture_output=True,
+        text=True,
+    )
+    return f"{dist} {proc.stdout.strip() or '?'}"
+
+
+# --------------------------------------------------------------------------- report
+
+
+def fmt_t(m: Measure) -> str:
+    if not m.ok:
+        return f"n/a ({m.note})" if m.note else "n/a"
+    return f"{m.median * 1000:8.0f} ms  [{min(m.times) * 1000:.0f}-{max(m.times) * 1000:.0f}]"
+
+
+def fmt_rss(m: Measure) -> str:
+    return f"{m.rss / MB:5.1f} MB" if m.ok else ""
+
+
+def verdict(value: float | None, limit: float) -> str:
+    if value is None or value != value:
+        return "n/a"
+    return "PASS" if value <= limit else "FAIL"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse arguments, run everything, print the table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--sizes", default="100,1000,10000", help="comma-separated corpus sizes")
+    p.add_argument("--max-n", type=int, default=None, help="drop sizes above this")
+    p.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5)")
+    p.add_argument("--skillweave", default=None, help="the skillweave console script to time")
+    p.add_argument(
+        "--venv-dir",
+        default=os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+            "skillweave-bench",
+        ),
+        help="where the skills-ref and deepagents venvs are kept",
+    )
+    p.add_argument("--no-external", action="store_true", help="skip skills-ref and deepagents")
+    p.add_argument("--keep", action="store_true", help="keep the corpus directories")
+    p.add_argument("--inproc", default=None, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.max_n is not None:
+        sizes = [n for n in sizes if n <= args.max_n]
+    py = sys.executable
+    sw = args.skillweave or shutil.which("skillweave", path=os.path.dirname(py))
+    if not sw:
+        print("skillweave console script not found next to", py, file=sys.stderr)
+        return 2
+
+    notes: list[str] = []
+    externals: dict[str, tuple[Path | None, str]] = {}
+    if not args.no_external:
+        venvs = Path(args.venv_dir)
+        externals["c"] = ensure_venv(venvs, "skills-ref", "skills-ref", "import skills_ref")
+        externals["d"] = ensure_venv(
+            venvs, "deepagents", "deepagents", "import deepagents.middleware.skills"
+        )
+        for key, (ext_py, note) in externals.items():
+            notes.append(f"({key}) {note}" + ("" if ext_py else " — skipped"))
+    else:
+        notes.append("(c), (d) skipped (--no-external)")
+
+    work = Path(tempfile.mkdtemp(prefix="skillweave-bench-"))
+    scripts = work / "scripts"
+    scripts.mkdir()
+    for name, text in (
+        ("a.py", BASELINE_A),
+        ("b.py", BASELINE_B),
+        ("c.py", BASELINE_C),
+        ("d.py", BASELINE_D),
+        ("inproc.py", INPROC),
+    ):
+        (scripts / name).write_text(text)
+
+    rows: list[tuple[str, str, str, str]] = []
+    summary: dict[int, dict[str, Measure]] = {}
+    try:
+        for n in sizes:
+            base = work / f"n{n}"
+            base.mkdir()
+            manifest = make_corpus(base, n)
+            cache = base / "cache"
+            env = corpus_env(manifest, cache)
+            roots = manifest["roots"]
+            cwd = manifest["project"]
+            runs = args.runs
+            res: dict[str, Measure] = {}
+
+            def wipe(cache: Path = cache) -> None:
+                shutil.rmtree(cache, ignore_errors=True)
+
+            no_index = dict(env, SKILLWEAVE_NO_INDEX="1")
+            res["cold"] = measure(
+                "list --json, cold (index off)",
+                [sw, "list", "--json"],
+                env=no_index,
+                cwd=cwd,
+                runs=runs,
+            )
+            res["build"] = measure(
+                "list --json, empty cache (builds index)",
+                [sw, "list", "--json"],
+                env=env,
+                cwd=cwd,
+                runs=runs,
+                before=wipe,
+            )
+            wipe()
+            res["warm"] = measure(
+                "list --json, warm (index populated)",
+                [sw, "list", "--json"],
+                env=env,
+                cwd=cwd,
+                runs=runs,
+            )
+            res["a"] = measure(
+                "(a) walk + read every SKILL.md",
+                [py, str(scripts / "a.py"), *roots],
+                env=env,
+                cwd=cwd,
+                runs=runs,
+            )
+            res["b"] = measure(
+                "(b) first 4 KB + yaml CSafeLoader",
+                [py, str(scripts / "b.py"), *roots],
+                env=env,
+                cwd=cwd,
+                runs=runs,
+            )
+            for key, label, script in (
+                ("c", "(c) skills-ref read_properties", "c.py"),
+                ("d", "(d) deepagents SkillsMiddleware", "d.py"),
+            ):
+                ext_py, note = externals.get(key, (None, "skipped"))
+                if ext_py is None:
+                    res[key] = Measure(label, [], 0, "skipped")
+                    continue
+                res[key] = measure(
+                    label,
+                    [str(ext_py), str(scripts / script), *roots],
+                    env=env,
+                    cwd=cwd,
+                    runs=max(1, min(runs, 3)),
+                )
+            # sanity: what did skillweave find?
+            out = base / "out.json"
+            run_once([sw, "list", "--json"], env=env, cwd=cwd, out=out)
+            try:
+                data = json.loads(out.read_text())
+                found = (
+                    f"{len(data['skills'])} skills, {len(data['shadowed'])} shadowed, "
+                    f"{len(data['diagnostics'])} diagnostics"
+                )
+            except (OSError, ValueError, KeyError) as exc:
+                found = f"unreadable output ({exc})"
+            notes.append(f"N={n}: corpus {manifest['counts']}; skillweave found {found}")
+            summary[n] = res
+            for m in res.values():
+                rows.append((f"{n:,}", m.label, fmt_t(m), fmt_rss(m)))
+            if not args.keep:
+                shutil.rmtree(base, ignore_errors=True)
+
+        # start-up on an empty project
+        empty = work / "empty"
+        (empty / "home").mkdir(parents=True)
+        (empty / "proj").mkdir()
+        env0 = corpus_env({"home": str(empty / "home")}, empty / "cache")
+        startup = {
+            "bare": measure(
+                f'python -c "{BARE_IMPORT}"',
+                [py, "-c", BARE_IMPORT],
+                env=env0,
+                cwd=str(empty / "proj"),
+                runs=max(args.runs, 7),
+            ),
+            "import": measure(
+                'python -c "import skillweave"',
+                [py, "-c", "import skillweave"],
+                env=env0,
+                cwd=str(empty / "proj"),
+                runs=max(args.runs, 7),
+            ),
+            "list": measure(
+                "skillweave list (empty project)",
+                [sw, "list"],
+                env=env0,
+                cwd=str(empty / "proj"),
+                runs=max(args.runs, 7),
+            ),
+        }
+        for m in startup.values():
+            rows.append(("empty", m.label, fmt_t(m), fmt_rss(m)))
+
+        # in-process measurements
+        proc = subprocess.run(
+            [py, str(scripts / "inproc.py"), str(empty / "proj")],
+            capture_output=True,
+            text=True,
+            env=env0,
+            cwd=str(empty / "proj"),
+        )
+        try:
+            inproc = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            inproc = {
+                "render": {"na": f"in-process run failed: {proc.stderr.strip()[-200:]}"},
+                "activate": {"na": "in-process run failed"},
+            }
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            notes.append(f"corpus kept in {work}")
+
+    # ---------------------------------------------------------------- print
+    print()
+    print(f"skillweave benchmark — {sys.version.split()[0]}, {os.cpu_count()} CPUs, ", end="")
+    print(f"{args.runs} runs per command (median [min-max]), new process each run")
+    print()
+    w = max(len(r[1]) for r in rows)
+    print(f"{'N':>7}  {'command':<{w}}  {'median [min-max]':<28}  peak RSS")
+    print(f"{'-' * 7}  {'-' * w}  {'-' * 28}  --------")
+    last = None
+    for n, label, t, rss in rows:
+        if last is not None and n != last:
+            print()
+        last = n
+        print(f"{n:>7}  {label:<{w}}  {t:<28}  {rss}")
+    print()
+
+    def ratio(x: Measure | None, y: Measure | None) -> float | None:
+        if x is None or y is None or not x.ok or not y.ok:
+            return None
+        return x.median / y.median
+
+    def show(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.2f}x"
+
+    print("Ratios (median / median)")
+    for n, res in summary.items():
+        parts = [
+            f"cold/(b) {show(ratio(res['cold'], res['b']))}",
+            f"cold/(a) {show(ratio(res['cold'], res['a']))}",
+            f"warm/(a) {show(ratio(res['warm'], res['a']))}",
+            f"warm/(b) {show(ratio(res['warm'], res['b']))}",
+            f"cold/(c) {show(ratio(res['cold'], res['c']))}",
+            f"cold/(d) {show(ratio(res['cold'], res['d']))}",
+        ]
+        print(f"  N={n:<6,} " + "  ".join(parts))
+    print()
+
+    top = summary.get(10_000) or (summary[max(summary)] if summary else None)
+    top_n = 10_000 if 10_000 in summary else (max(summary) if summary else 0)
+    targets: list[tuple[str, str, str]] = []
+    if top is not None:
+        r = ratio(top["cold"], top["b"])
+        targets.append((f"cold list --json <= 1.3x (b) at N={top_n:,}", show(r), verdict(r, 1.3)))
+        targets.append(
+            (f"cold list --json <= 2x (b) at N={top_n:,} (core issue)", show(r), verdict(r, 2.0))
+        )
+        for key, name in (("c", "skills-ref"), ("d", "deepagents")):
+            r2 = ratio(top["cold"], top[key])
+            targets.append((f"cold list --json faster than {name}", show(r2), verdict(r2, 1.0)))
+        r = ratio(top["warm"], top["a"])
+        targets.append((f"warm list --json <= 1.0x (a) at N={top_n:,}", show(r), verdict(r, 1.0)))
+        rss = max(top["cold"].rss, top["warm"].rss, top["build"].rss) / MB
+        ok = top["cold"].ok and top["warm"].ok
+        targets.append(
+            (
+                f"peak RSS <= 80 MB at N={top_n:,}",
+                f"{rss:.1f} MB" if ok else "n/a",
+                verdict(rss if ok else None, 80),
+            )
+        )
+    r = ratio(startup["list"], startup["bare"])
+    targets.append(("list on empty project <= 2x bare import", show(r), verdict(r, 2.0)))
+    r = ratio(startup["import"], startup["bare"])
+    targets.append(("(info) import skillweave / bare import", show(r), "-"))
+    for key, label, limit in (
+        ("render", "render budgeted listing of 10,000 skills <= 50 ms", 0.05),
+        ("activate", "activate 1,000 conditional skills x 10,000 paths <= 1 s", 1.0),
+    ):
+        info = inproc.get(key, {"na": "not measured"})
+        if "na" in info:
+            targets.append((label, "n/a", "n/a"))
+            notes.append(f"{key}: {info['na']}")
+        else:
+            targets.append(
+                (label, f"{info['median'] * 1000:.1f} ms", verdict(info["median"], limit))
+            )
+
+    print("Targets")
+    tw = max(len(t[0]) for t in targets)
+    for label, value, v in targets:
+        print(f"  {label:<{tw}}  {value:>10}  {v}")
+    print()
+    print("Notes")
+    for note in notes:
+        print("  " + note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
