@@ -48,11 +48,9 @@ def fail(message: str, code: int = 1) -> None:
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as stable, indented, key-sorted JSON."""
-    stream = click.get_text_stream("stdout")
     for part in _iter_json(data, ""):
-        stream.write(part)
-    stream.write("\n")
-    stream.flush()
+        click.echo(part, nl=False)
+    click.echo("")
 
 
 _SCALARS = (str, int, float, bool, type(None))
