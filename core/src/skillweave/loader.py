@@ -16,8 +16,10 @@ exact, then path).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -219,16 +221,37 @@ def load_skills(
             Diagnostic("info", "skills-disabled", "skills.enabled is false; nothing loaded")
         )
         return LoadResult(diagnostics=tuple(diags))
-    index = open_index(ctx)
-    with activate_index(index):
-        results, hdiags = host.discover(ctx)
-        custom = _custom_results(ctx)
-    if index is not None:
-        index.flush()
-    diags.extend(hdiags)
-    ordered = order_results(results)
-    passes = [r for r in ordered if not r.late]
-    passes.append(custom)
-    passes.extend(r for r in ordered if r.late)
-    merged = merge_results(passes, ctx, host)
+    with _gc_paused():
+        index = open_index(ctx)
+        with activate_index(index):
+            results, hdiags = host.discover(ctx)
+            custom = _custom_results(ctx)
+        if index is not None:
+            index.flush()
+            index = None  # its records are not needed past this point
+        diags.extend(hdiags)
+        ordered = order_results(results)
+        passes = [r for r in ordered if not r.late]
+        passes.append(custom)
+        passes.extend(r for r in ordered if r.late)
+        merged = merge_results(passes, ctx, host)
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a load allocates its objects.
+
+    A load builds a few objects per skill and almost no reference cycles, but
+    with thousands of skills the collector would run (and walk every object
+    already alive) hundreds of times; reference counting still frees
+    everything as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,9 @@ def list_cmd(
     shape as "skills") and "skipped" ([{name, path, line, provider, level,
     reason, detail}]). --provider/--level filter every list but "diagnostics".
     """
+    # a one-shot command: the cyclic collector would only walk the thousands of
+    # objects a large catalog is made of, and free nothing
+    gc.disable()
     if no_index:
         from skillweave.index import disabled
 
