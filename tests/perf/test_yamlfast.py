@@ -199,3 +199,18 @@ def test_fast_path_is_taken_for_common_frontmatter() -> None:
         'paths: ["src/**/*.py"]\n'
     )
     assert check(text) is not None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([b"---", b"\n", b"\r", b" ", b"\t", b"-", b"a", b"\r\n", b"\n---"]),
+        max_size=14,
+    ).map(b"".join),
+    st.integers(0, 60),
+)
+def test_fence_search_equals_the_regex(raw: bytes, pos: int) -> None:
+    starts = [0] + [i + 1 for i, b in enumerate(raw) if b == 10]
+    pos = starts[pos % len(starts)]  # callers always pass a line start
+    m = frontmatter._FENCE_RE.search(raw, pos)
+    assert frontmatter._find_fence(raw, pos) == ((m.start(), m.end()) if m else None)
