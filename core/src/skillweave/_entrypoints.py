@@ -9,8 +9,9 @@ keyed by a fingerprint of ``sys.path``: for every ``*.dist-info``/``*.egg-info``
 folder in each entry, its name and the stat of its ``entry_points.txt`` (a zip
 entry by its own stat). Any difference (or a damaged, foreign or missing cache
 file) enumerates again with ``importlib_metadata``. The file lives next to the
-discovery index (:func:`skillweave.index.index_dir`); ``SKILLWEAVE_NO_INDEX=1``
-turns the persistent part off.
+discovery index (:func:`skillweave.index.index_dir`);
+``SKILLWEAVE_NO_ENTRY_POINT_CACHE=1`` turns the persistent part off (the
+discovery index has its own switch).
 
 The objects returned have what callers use of ``importlib_metadata.EntryPoint``:
 ``name``, ``value``, ``group``, ``module``, ``attr``, ``load()`` and ``dist``
@@ -210,7 +211,7 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Cache
     fingerprint = _fingerprint()
     groups = _MEMO.get(fingerprint)
     if groups is None:
-        persistent = env.get("SKILLWEAVE_NO_INDEX", "").strip().lower() not in _TRUE
+        persistent = env.get("SKILLWEAVE_NO_ENTRY_POINT_CACHE", "").strip().lower() not in _TRUE
         path = _cache_file(env) if persistent else None
         groups = _read(path, fingerprint) if path is not None else None
         if groups is None:

@@ -15,6 +15,10 @@ Environment switches:
     ``1`` turns entry-point loading off; only plugins registered in code run.
 ``SKILLWEAVE_STRICT``
     ``1`` re-raises plugin failures (for plugin authors and CI).
+``SKILLWEAVE_NO_ENTRY_POINT_CACHE``
+    ``1`` enumerates entry points with ``importlib_metadata`` on every start
+    instead of reading the cache kept next to the discovery index (see
+    :func:`entry_points`).
 ``SKILLWEAVE_SLOW_HOOK_SECONDS``
     A plugin import or hook call slower than this many seconds (default
     :data:`SLOW_HOOK_SECONDS`) is reported as a ``plugin-slow`` warning.
