@@ -12,6 +12,11 @@ reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
 first skill of a name wins; every loser is kept in ``shadowed`` with a
 diagnostic naming both files. Output is sorted by name (case-insensitive, then
 exact, then path).
+
+During the load a persistent discovery index (:mod:`skillweave.index`) is current,
+so every provider's ``scan_skills_dir`` reads only what changed since the last
+load (``[index] enabled = false`` or ``SKILLWEAVE_NO_INDEX=1`` turn it off), and
+the cyclic garbage collector is paused while the catalog's objects are built.
 """
 
 from __future__ import annotations
