@@ -525,3 +525,21 @@ def test_index_dir_rules(tmp_path: Path) -> None:
     if sys.platform != "darwin" and os.name == "posix":
         assert sw_index.index_dir({"XDG_CACHE_HOME": "/xdg"}, home) == Path("/xdg/skillweave/index")
         assert sw_index.index_dir({}, home) == home / ".cache" / "skillweave" / "index"
+
+
+def test_well_formed_file_with_records_that_do_not_fit(tree: tuple[Path, Path]) -> None:
+    """A file that passes every check but holds nonsense records: read the files instead."""
+    root, cache = tree
+    s = Scanner(root, cache)
+    reference = s.scan()
+    idx = DiscoveryIndex(cache)
+    state = idx.root(os.path.abspath(root))
+    for name in list(state.files):
+        key, racy, records = state.files[name]
+        state.files[name] = (key, racy, {b: ("not a mapping", 1, 2, ()) for b in records})
+        state.seen[name] = state._entry(name)
+    state.dirty = True
+    idx.flush()
+    assert s.scan() == reference
+    assert s.stats["misses"] == 5
+    assert s.scan() == reference and s.stats["hits"] == 5

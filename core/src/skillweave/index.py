@@ -417,8 +417,8 @@ class DiscoveryIndex:
                 continue
             try:
                 self._write(state)
-            except OSError:
-                continue
+            except (OSError, ValueError, TypeError):
+                continue  # a cache that cannot be written is only a slower next load
             state.dirty = False
 
     def _write(self, state: RootState) -> None:

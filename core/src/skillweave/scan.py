@@ -461,8 +461,21 @@ def scan_skills_dir(
         if key is not None and state is not None and idx is not None:
             file_id = key[-1]
             record = state.lookup(name, key, build)
+            cached: tuple[Skill | None, list[Diagnostic]] | None = None
             if record is not None:
+                try:
+                    cached = _from_record(record, path, src, priority, file_id, base_dir)
+                except (TypeError, ValueError, AttributeError):
+                    cached = None  # a record that does not fit: read the file instead
+            if cached is not None:
                 idx.stats.hits += 1
+                skill, sdiags = cached
+                diags.extend(sdiags)
+                if skill is not None:
+                    skills.append(skill)
+                elif not sdiags:
+                    _note_nested(base_dir, src, diags)
+                continue
             else:
                 idx.stats.misses += 1
                 record, _st = _read_record(
