@@ -110,7 +110,7 @@ def test_python_tags_are_data_not_code(tmp_path: Path, monkeypatch: pytest.Monke
 
 SCAN_SCRIPT = textwrap.dedent(
     """
-    import json, resource, sys, time
+    import json, sys, time
     from pathlib import Path
     from skillweave import SkillSource, scan_skills_dir
     out = {}
@@ -126,7 +126,12 @@ SCAN_SCRIPT = textwrap.dedent(
                 for d in res.diagnostics
             ],
         }
-    out["maxrss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM is this process's own peak (ru_maxrss would count the parent's
+    # resident set inherited through fork+exec)
+    status = Path("/proc/self/status").read_text()
+    out["maxrss_kb"] = int(
+        next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+    )
     print(json.dumps(out))
     """
 )
@@ -278,12 +283,16 @@ def test_fifty_megabyte_body_is_capped_when_read(tmp_path: Path) -> None:
     _write_big(path, b"---\ndescription: big\n---\n", b"line\n")
     code = textwrap.dedent(
         f"""
-        import resource, sys
+        import sys
         from pathlib import Path
         from skillweave import SkillSource, scan_skills_dir
         (s,) = scan_skills_dir(Path({str(path.parent.parent)!r}), SkillSource("t", "user")).skills
         body = s.body
-        print(len(body), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        # VmHWM is this process's own peak; ru_maxrss would include the parent's
+        # resident set inherited through fork+exec
+        status = Path("/proc/self/status").read_text()
+        hwm = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+        print(len(body), hwm)
         """
     )
     proc = run_python(code, timeout=60)
