@@ -1,8 +1,10 @@
-"""Wire skillweave into an agent loop (the example on the Getting started page).
+"""Wire skillweave into an agent loop.
 
-The model call is yours. This file shows the five places where skills plug
-in: the system prompt, the Skill tool, ``/skill:`` messages, ``skill://``
-reads and files the agent touches.
+The documentation includes this file in the "Wire it into an agent loop"
+section of its home page (docs/index.md). The model call is yours. This file
+shows the six places where skills plug in: the system prompt, the Skill tool,
+``/skill:`` messages, ``skill://`` reads, files the agent touches and context
+compaction.
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ def on_files_touched(session: SkillSession, paths: list[str]) -> list[str]:
     joined = session.discover_dirs_for_paths(paths)
     joined += session.activate_for_paths(paths)
     return [skill.name for skill in joined]
+
+
+def on_compaction(session: SkillSession) -> None:
+    """After the conversation is compacted: skills the model asks for again render in full.
+
+    (A repeated Skill tool call for an unchanged skill otherwise gets a short
+    "already loaded" note that points back to text compaction removed.)
+    """
+    session.forget_invocations()
 
 
 def main(argv: list[str]) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -59,11 +60,27 @@ def test_agent_loop_example(isolated_env: Env) -> None:
         session, "Skill", {"skill": "greet", "args": "Bob"}
     )
     assert loop.on_tool_call(session, "read", {"path": "skill://greet/notes.md"}) == "be kind\n"
+    again = loop.on_tool_call(session, "Skill", {"skill": "greet", "args": "Bob"})
+    assert "already loaded" in again  # the same tool call, the skill unchanged
+    loop.on_compaction(session)
+    assert "Say hello to Bob." in loop.on_tool_call(
+        session, "Skill", {"skill": "greet", "args": "Bob"}
+    )
     with pytest.raises(ValueError, match="not a skill tool call"):
         loop.on_tool_call(session, "bash", {})
 
     assert loop.on_files_touched(session, ["src/app.py"]) == ["py-style"]
     assert "py-style" in loop.system_prompt(session)
+
+
+def test_agent_loop_example_describes_itself_truthfully() -> None:
+    doc = example("agent_loop").__doc__ or ""
+    index = (EXAMPLES.parent / "index.md").read_text(encoding="utf-8")
+    assert "Getting started" not in doc and "## Wire it into an agent loop" in index
+    assert '--8<-- "docs/examples/agent_loop.py"' in index
+    assert '"Wire it into an agent loop"' in doc and "docs/index.md" in doc
+    places = re.search(r"plug in at (\w+) places", index)
+    assert places is not None and f"the {places.group(1)} places" in doc
 
 
 def test_agent_loop_example_as_a_script(isolated_env: Env) -> None:

@@ -153,7 +153,6 @@ def test_already_loaded_note(cmds: Runtime) -> None:
         "Skill 'pdf' is already loaded in this session and has not changed; "
         "follow the instructions it gave earlier."
     )
-    assert s.invoke("pdf", "a.pdf").already_loaded  # a command after the tool: same session
     assert not s.invoke("pdf", "b.pdf", trigger="tool").already_loaded  # other arguments
     assert not s.invoke("pdf", "a.pdf", trigger="tool", force=True).already_loaded
     assert not s.invoke("pdf", "a.pdf", trigger="mcp").already_loaded  # MCP always renders
@@ -164,6 +163,53 @@ def test_already_loaded_note(cmds: Runtime) -> None:
     assert not changed.already_loaded and "Changed a.pdf." in changed.content  # read fresh
     other = cmds.session(session_id="sess-2")
     assert not other.invoke("pdf", "a.pdf", trigger="tool").already_loaded
+
+
+def test_a_typed_command_always_renders_in_full(cmds: Runtime) -> None:
+    s = cmds.session()
+    first = s.invoke("pdf", "a.pdf", trigger="command")
+    second = s.invoke("pdf", "a.pdf", trigger="command")
+    assert not first.already_loaded and not second.already_loaded
+    assert second.content == first.content and "Read a.pdf carefully." in second.content
+    assert s.invoke("pdf", "a.pdf", trigger="tool").already_loaded  # the command's text is there
+    assert not s.invoke("pdf", "a.pdf", trigger="command").already_loaded  # ... after the tool too
+
+
+def test_inline_shell_skills_never_get_the_note(cmds: Runtime) -> None:
+    counter = cmds.project / "runs.txt"
+    cmds.project_skill(
+        "diffy",
+        skill_text("Show a counter.", body="Runs: !`echo x >> runs.txt; wc -l < runs.txt`\n"),
+    )
+    cmds.project_skill(
+        "fenced", skill_text("Fenced.", body="```!\necho fenced >> runs.txt\n```\nDone.\n")
+    )
+    s = cmds.session({"shell": {"levels": ["project"]}})
+    outputs = [s.invoke("diffy", trigger="tool") for _ in range(3)]
+    assert [r.already_loaded for r in outputs] == [False, False, False]
+    assert [r.content.rsplit("Runs: ", 1)[1].strip() for r in outputs] == ["1", "2", "3"]
+    assert not s.invoke("fenced", trigger="tool").already_loaded
+    assert not s.invoke("fenced", trigger="tool").already_loaded
+    assert counter.read_text().count("fenced") == 2
+    # with the shell policy off the text is a fixed placeholder, but the rule stays simple
+    off = cmds.session()
+    assert not off.invoke("diffy", trigger="tool").already_loaded
+    assert not off.invoke("diffy", trigger="tool").already_loaded
+
+
+def test_forget_invocations_after_compaction(cmds: Runtime) -> None:
+    s = cmds.session()
+    for args in ("a.pdf", "b.pdf"):
+        s.invoke("pdf", args, trigger="tool")
+    s.invoke("plain", trigger="tool")
+    assert s.invoke("pdf", "a.pdf", trigger="tool").already_loaded
+    assert s.forget_invocations("pdf") == 2
+    assert not s.invoke("pdf", "a.pdf", trigger="tool").already_loaded
+    assert s.invoke("plain", trigger="tool").already_loaded  # only 'pdf' was forgotten
+    assert s.forget_invocations("nope") == 0
+    assert s.forget_invocations() == 2  # plain and pdf a.pdf
+    assert not s.invoke("plain", trigger="tool").already_loaded
+    assert s.forget_invocations() == 1
 
 
 def test_missing_skill_file_is_a_prompt_error(cmds: Runtime) -> None:

@@ -9,10 +9,17 @@ Skills can join during the session (:meth:`SkillSession.add_skills`, used by
 conditional activation and nested skill directories); the listing, the Skill
 tool enum and ``skill://`` see them at once.
 
-Re-invoking a skill with the same arguments while its source text is
-unchanged returns a short "already loaded" note instead of the whole prompt
-(triggers ``command`` and ``tool``; MCP prompt requests always get the full
-text); pass ``force=True`` to render again.
+The "already loaded" note: when the model's Skill tool (trigger ``tool``)
+re-invokes a skill with the same arguments in the same session and the
+skill's source text has not changed since it was last rendered in full (by the
+tool or by a ``/skill:`` command), :meth:`SkillSession.invoke` returns a short
+note instead of the whole prompt. Everything else always renders in full: a
+user-typed ``/skill:`` command (trigger ``command``), MCP prompt requests
+(trigger ``mcp``), ``force=True``, and any skill whose text holds inline
+shell (`` !`cmd` `` or a ```` ```! ```` block), whose output can change from
+one run to the next. After the host compacts or trims the conversation, the
+earlier text may be gone: call :meth:`SkillSession.forget_invocations` so the
+next invocation renders in full again.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from skillweave.model import Diagnostic, LoadResult, Skill, sort_key
 from skillweave.plugins import PluginHost, get_plugin_host
 from skillweave.resources import Resource
 from skillweave.settings import Settings
+from skillweave.shell import shell_spans
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -55,7 +63,8 @@ ALREADY_LOADED = (
     "Skill {name!r} is already loaded in this session and has not changed; "
     "follow the instructions it gave earlier."
 )
-_NOTE_TRIGGERS = ("command", "tool")
+#: Triggers whose full render puts the skill's text into the conversation.
+_RECORD_TRIGGERS = ("command", "tool")
 
 
 @attrs.define(eq=False)
@@ -237,11 +246,13 @@ class SkillSession:
     ) -> RenderedPrompt:
         """Render skill ``name`` with ``args`` through the transform chain.
 
-        ``trigger`` is ``command`` (``/skill:``), ``tool`` (the Skill tool) or
-        ``mcp``. An unchanged re-invocation returns the "already loaded" note
-        (see the module docstring).
+        ``trigger`` is ``command`` (a user-typed ``/skill:``), ``tool`` (the
+        model's Skill tool) or ``mcp``. Only ``tool`` can get the "already
+        loaded" note (see the module docstring); ``force=True`` always renders.
 
-        :raises UnknownSkillError: for an unknown name.
+        :raises UnknownSkillError: for a name that is not an active skill (the
+            message offers near names, or says that a conditional skill is not
+            active yet).
         :raises PromptError: when the trigger is not allowed for this skill,
             the skill cannot be read, or a step aborts (e.g. inline shell failed).
         """
@@ -249,9 +260,11 @@ class SkillSession:
         cmd.check_trigger(trigger)
         skill = cmd.skill
         source = read_source(skill)
+        # Inline shell output can change between runs: such a skill is never deduplicated.
+        volatile = bool(shell_spans(source))
         digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
         key = (name, args)
-        if trigger in _NOTE_TRIGGERS and not force:
+        if trigger == "tool" and not force and not volatile:
             with self._lock:
                 seen = self._loaded.get(key)
             if seen == digest:
@@ -277,7 +290,26 @@ class SkillSession:
             source=source,
         )
         self.diagnostics.extend(rendered.diagnostics)
-        if trigger in _NOTE_TRIGGERS:
+        if trigger in _RECORD_TRIGGERS and not volatile:
             with self._lock:
                 self._loaded[key] = digest
         return rendered
+
+    def forget_invocations(self, name: str | None = None) -> int:
+        """Forget which skills were rendered in full, so the next invocation renders again.
+
+        Call it after compacting or trimming the conversation (the text the
+        "already loaded" note points back to may be gone). ``name`` limits it
+        to one skill (every argument string of it).
+
+        :returns: how many remembered invocations were forgotten.
+        """
+        with self._lock:
+            if name is None:
+                count = len(self._loaded)
+                self._loaded.clear()
+                return count
+            keys = [k for k in self._loaded if k[0] == name]
+            for k in keys:
+                del self._loaded[k]
+            return len(keys)
