@@ -14,4 +14,7 @@ class TestGithubConformance(ProviderConformance):
     requires_description = True
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
-        return [Root(project / ".github" / "skills", "project")]
+        return [
+            Root(project / ".github" / "skills", "project"),
+            Root(home / ".copilot" / "skills", "user"),
+        ]
