@@ -23,19 +23,50 @@ def test_relative_xdg_config_home_is_ignored(tmp_path: Path) -> None:
     assert [s.name for s in discover("opencode", world).skills] == ["fallback"]
 
 
-def test_user_first_then_cwd_only(tmp_path: Path) -> None:
+def test_user_first_then_project_dirs_nearest_first(tmp_path: Path) -> None:
     world = make_layout(tmp_path)
     sub = world.project / "sub"
     write_skill(sub / ".opencode" / "skill", "s", "project skill")
     write_skill(sub / ".opencode" / "skills", "s", "project skills")
-    write_skill(world.project / ".opencode" / "skills", "parent", "not seen from sub")
+    write_skill(world.project / ".opencode" / "skills", "s", "root skills")
+    write_skill(world.project / ".opencode" / "skill", "parent", "root skill")
     write_skill(world.home / ".config" / "opencode" / "skills", "s", "user")
     result = discover("opencode", world, cwd=sub)
-    assert [(s.description, s.source.level) for s in result.skills] == [
-        ("user", "user"),
-        ("project skills", "project"),
-        ("project skill", "project"),
+    assert [(s.name, s.description, s.source.level) for s in result.skills] == [
+        ("s", "user", "user"),
+        ("s", "project skills", "project"),
+        ("s", "project skill", "project"),
+        ("s", "root skills", "project"),
+        ("parent", "root skill", "project"),
     ]
+    assert [r.path for r in result.roots][2:] == [
+        sub / ".opencode" / "skills",
+        sub / ".opencode" / "skill",
+        world.project / ".opencode" / "skills",
+        world.project / ".opencode" / "skill",
+    ]
+
+
+def test_walk_up_stops_at_the_repository_root(tmp_path: Path) -> None:
+    world = make_layout(tmp_path)
+    deep = world.project / "packages" / "api"
+    deep.mkdir(parents=True)
+    write_skill(world.project.parent / ".opencode" / "skills", "outside", "above the repo")
+    write_skill(world.project / ".opencode" / "skills", "oc-root", "the repository's")
+    result = load(world, cwd=deep, plugins=["opencode"])
+    assert result.names == ["oc-root"]
+    skill = result.get("oc-root")
+    assert skill is not None and skill.source.level == "project"
+
+
+def test_home_is_never_a_project_dir(tmp_path: Path) -> None:
+    world = make_layout(tmp_path, {"XDG_CONFIG_HOME": str(tmp_path.resolve() / "xdg")})
+    cwd = world.home / "code" / "thing"  # under home, no repository: walk up to home
+    cwd.mkdir(parents=True)
+    write_skill(world.home / ".opencode" / "skills", "home-dir", "home is not a project dir")
+    write_skill(world.home / "code" / ".opencode" / "skills", "code-level", "project")
+    result = discover("opencode", world, cwd=cwd)
+    assert [(s.name, s.source.level) for s in result.skills] == [("code-level", "project")]
 
 
 def test_fallback_toggle_rule(tmp_path: Path) -> None:

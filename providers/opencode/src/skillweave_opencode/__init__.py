@@ -2,9 +2,11 @@
 
 Order inside the provider: ``$XDG_CONFIG_HOME/opencode/skills`` then
 ``…/opencode/skill`` (default ``~/.config/opencode``, level ``user``), then
-``<cwd>/.opencode/skills`` and ``<cwd>/.opencode/skill`` (level ``project``; the
-working directory only). A relative ``XDG_CONFIG_HOME`` is ignored, as the XDG
-spec requires. A description is optional.
+``.opencode/skills`` and ``.opencode/skill`` in every directory from the
+working directory up to the repository root (OpenCode walks up to the git
+worktree), nearest first, home itself skipped (level ``project``). A relative
+``XDG_CONFIG_HOME`` is ignored, as the XDG spec requires. A description is
+optional.
 """
 
 from __future__ import annotations
@@ -33,12 +35,15 @@ def config_dir(ctx: SkillContext) -> Path:
 
 @hookimpl
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
-    """User skills first, then the working directory's ``.opencode`` skills."""
+    """User skills first, then ``.opencode`` skills from cwd up to the repository root."""
     d = Discovery(PROVIDER_ID, PRIORITY)
     user = config_dir(ctx)
-    project = ctx.cwd / ".opencode"
     for name in DIR_NAMES:
         d.scan(user / name, "user")
-    for name in DIR_NAMES:
-        d.scan(project / name, "project")
+    for folder in ctx.walk_up(skip_home=True):
+        project = folder / ".opencode"
+        if project == user:
+            continue
+        for name in DIR_NAMES:
+            d.scan(project / name, "project")
     return d.result()
