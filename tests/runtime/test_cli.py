@@ -53,6 +53,19 @@ def test_prompt_budget_note_and_json(proj: Runtime) -> None:
     assert run(proj, "prompt", "--budget", "0").stderr == ""
 
 
+def test_prompt_caps_each_entry_and_lists_when_to_use(proj: Runtime) -> None:
+    long = "Very long description sentence number. " * 80
+    proj.project_skill("huge", skill_text(long.strip()))
+    proj.project_skill("when", skill_text("Main desc.", when_to_use="Use when the user says when."))
+    res = run(proj, "prompt", "--format", "claude", "--budget", "0")
+    assert res.exit_code == 0
+    assert max(len(line) for line in res.stdout.splitlines()) <= len("- huge: ") + 1536
+    assert "- when: Main desc. - Use when the user says when.\n" in res.stdout
+    assert res.stderr == "skillweave: note: cut 1 to the 1536-character entry cap: huge\n"
+    rep = json.loads(run(proj, "prompt", "--json").stdout)["report"]
+    assert rep["capped"] == ["huge"] and rep["entry_cap"] == 1536 and "huge" in rep["shortened"]
+
+
 def test_prompt_tool_schema(proj: Runtime) -> None:
     data = json.loads(run(proj, "prompt", "--tool-schema", "openai").stdout)
     assert data["name"] == "Skill" and data["parameters"]["properties"]["skill"]["enum"] == ["pdf"]

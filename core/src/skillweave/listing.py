@@ -13,6 +13,14 @@ Formats (``[listing] format``):
 ``claude``
     Claude Code's list: a header line, a blank line, ``- name: description``.
 
+The description of an entry (in every format) is the skill's ``description``
+followed by its ``when_to_use``, joined as Claude Code joins them:
+``description - when_to_use`` (either alone when the other is empty). Each
+entry's description is capped at :data:`ENTRY_CAP` characters (1,536, Claude
+Code's cap; ``render_listing(entry_cap=...)``, ``0`` for no cap), cut by the
+rule of step 1 below, whatever the budget; capped skills are named in
+:attr:`BudgetReport.capped` (and :attr:`~BudgetReport.shortened`).
+
 Rules: hidden skills (``hide`` or ``disable-model-invocation``) are never
 listed; with no read tool (``read_tool=False``) or no listable skill the
 listing is the empty string. Entries are sorted by name (case-insensitive, then
@@ -20,9 +28,12 @@ exact, then path), whatever the input order. Control characters, line and
 paragraph separators and invisible Unicode (format, private-use, surrogate and
 unassigned code points: zero-width characters, bidi overrides, tag characters)
 are removed from names, descriptions and locations, runs of whitespace become
-one space;
-skills affected are named in :attr:`BudgetReport.neutralised`. Output depends
-only on the input, so it is byte-identical across runs and processes.
+one space. In the ``skills`` format a ``<`` that would open or close the
+block's own tag (``<skills>``, ``</skills>``, any case, spaces allowed) is
+written ``&lt;``, so no entry can end the block early or start a new one (the
+``agentskills`` format escapes every value anyway). Skills affected by either
+are named in :attr:`BudgetReport.neutralised`. Output depends only on the
+input, so it is byte-identical across runs and processes.
 
 Budget (``[listing] budget``, default 8,000 characters; ``0`` or less means no
 limit) counts the characters of the whole returned text. When the full listing
@@ -35,9 +46,11 @@ is over budget:
    boundary with ``…`` appended, else hard at the cap with ``…``.
 2. **Drop.** If even ``L = MIN_DESCRIPTION`` does not fit, entries are dropped
    in this order until it does: lowest provider priority first, then the
-   longest original description, then the name that sorts last. A notice line
-   saying how many skills were left out is part of the listing (and of the
-   budget). The remaining entries then get the largest cap that fits.
+   longest description (after the entry cap), then the name that sorts last.
+   A notice line is part of the listing (and of the budget): ``Skills list
+   trimmed: N more skills not listed (budget B chars). Skills the user names
+   can still be used.`` (an XML comment in the ``agentskills`` format). The
+   remaining entries then get the largest cap that fits.
 
 :class:`BudgetReport` names every shortened and every dropped skill.
 """
@@ -46,6 +59,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
@@ -57,6 +71,7 @@ from skillweave.model import Skill, sort_key
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "ENTRY_CAP",
     "FORMATS",
     "MIN_DESCRIPTION",
     "BudgetReport",
@@ -69,6 +84,8 @@ __all__ = [
 DEFAULT_BUDGET = 8000
 #: Descriptions are never shortened below this many characters; entries are dropped instead.
 MIN_DESCRIPTION = 60
+#: Longest description (``description - when_to_use``) of one entry, as in Claude Code.
+ENTRY_CAP = 1536
 FORMATS = ("skills", "agentskills", "claude")
 _ALIASES = {"default": "skills", "agent-skills": "agentskills", "xml": "agentskills"}
 _SPACE_CATEGORIES = {"Cc", "Zl", "Zp", "Zs"}
@@ -84,21 +101,26 @@ _SKILLS_TAIL = "\n</skills>"
 _CLAUDE_HEAD = "The following skills are available for use with the Skill tool:\n\n"
 _XML_HEAD = "<available_skills>\n"
 _XML_TAIL = "\n</available_skills>"
+# a "<" that would open or close the skills block's own tag
+_BLOCK_TAG = re.compile(r"<(?=\s*/?\s*skills\b)", re.IGNORECASE)
+_WHEN_JOIN = " - "
 
 
 @attrs.frozen
 class BudgetReport:
-    """What the budget did to a listing.
+    """What the budget and the entry cap did to a listing.
 
     ``budget`` is the limit applied (``0`` for none), ``length`` the length of
     the text returned, ``total`` the number of listable (non-hidden) skills,
     ``listed`` how many are in the text, ``shortened`` the names (in listing
-    order) whose description was cut, ``dropped`` the names left out (in the
-    order they were dropped),
+    order) whose description was cut (by the entry cap or the budget),
+    ``dropped`` the names left out (in the order they were dropped),
     ``hidden`` how many hidden skills were not listed, ``neutralised`` the
-    names whose name or description held control or invisible characters,
-    ``omitted`` why the text is empty (``no-read-tool``, ``no-skills`` or
-    ``budget``), else ``None``.
+    names whose name or description held control or invisible characters or
+    text that would open or close the ``<skills>`` block, ``omitted`` why the
+    text is empty (``no-read-tool``, ``no-skills`` or ``budget``), else
+    ``None``; ``capped`` the names (in listing order, also in ``shortened``)
+    whose description was longer than ``entry_cap`` (``0`` for no cap).
     """
 
     budget: int
@@ -110,22 +132,33 @@ class BudgetReport:
     hidden: int = 0
     neutralised: tuple[str, ...] = ()
     omitted: str | None = None
+    capped: tuple[str, ...] = ()
+    entry_cap: int = ENTRY_CAP
 
     @property
     def trimmed(self) -> bool:
-        """True when the budget shortened or dropped anything."""
+        """True when the entry cap or the budget shortened or dropped anything."""
         return bool(self.shortened or self.dropped)
 
     def summary(self) -> str:
         """One line for humans (``""`` when nothing was trimmed)."""
+        capped = set(self.capped)
+        by_budget = [n for n in self.shortened if n not in capped]
         parts = []
-        if self.shortened:
-            parts.append(f"shortened {len(self.shortened)}: {', '.join(self.shortened)}")
+        if by_budget:
+            parts.append(f"shortened {len(by_budget)}: {', '.join(by_budget)}")
         if self.dropped:
             parts.append(f"dropped {len(self.dropped)}: {', '.join(self.dropped)}")
-        if not parts:
-            return ""
-        return f"listing over its {self.budget}-character budget; " + "; ".join(parts)
+        out = (
+            f"listing over its {self.budget}-character budget; " + "; ".join(parts) if parts else ""
+        )
+        if self.capped:
+            cap = (
+                f"cut {len(self.capped)} to the {self.entry_cap}-character entry cap: "
+                + ", ".join(self.capped)
+            )
+            out = f"{out}; {cap}" if out else cap
+        return out
 
     def to_json(self) -> dict[str, Any]:
         """JSON form (``skillweave prompt --json``)."""
@@ -139,6 +172,8 @@ class BudgetReport:
             "hidden": self.hidden,
             "neutralised": list(self.neutralised),
             "omitted": self.omitted,
+            "capped": list(self.capped),
+            "entry_cap": self.entry_cap,
         }
 
 
@@ -201,12 +236,13 @@ def shorten(text: str, limit: int) -> str:
 @attrs.frozen
 class _Entry:
     name: str
-    description: str
+    description: str  # description - when_to_use, neutralised and within the entry cap
     location: str
     priority: int
     key: tuple[str, str, str]
     fixed: int  # length of the entry without its description
     full: int  # length of the entry with the whole description
+    capped: bool  # the entry cap cut the description
 
 
 def _entry_text(fmt: str, name: str, desc: str, location: str) -> str:
@@ -227,18 +263,20 @@ def _frame(fmt: str) -> tuple[str, str]:
     return _SKILLS_HEAD, _SKILLS_TAIL
 
 
-def _notice(fmt: str, dropped: int) -> str:
+def _notice(fmt: str, dropped: int, budget: int) -> str:
     if dropped <= 0:
         return ""
     what = "skill" if dropped == 1 else "skills"
-    if fmt == "agentskills":
-        return f"<!-- {dropped} more {what} not listed (budget) -->"
-    return f"({dropped} more {what} not listed: budget.)"
+    text = (
+        f"Skills list trimmed: {dropped} more {what} not listed (budget {budget} chars). "
+        "Skills the user names can still be used."
+    )
+    return f"<!-- {text} -->" if fmt == "agentskills" else text
 
 
-def _measure(fmt: str, entry_lengths: int, count: int, dropped: int) -> int:
+def _measure(fmt: str, entry_lengths: int, count: int, dropped: int, budget: int) -> int:
     head, tail = _frame(fmt)
-    notice = _notice(fmt, dropped)
+    notice = _notice(fmt, dropped, budget)
     items = count + (1 if notice else 0)
     if items == 0:
         return 0
@@ -252,13 +290,36 @@ def _desc_cost(fmt: str, desc: str) -> int:
     return len(desc) + 2 if desc else 0
 
 
-def _make_entry(fmt: str, skill: Skill, key: tuple[str, str, str]) -> tuple[_Entry, bool]:
+def _untag(text: str) -> tuple[str, bool]:
+    """Write ``&lt;`` for a ``<`` that would open or close the ``<skills>`` block."""
+    if "<" not in text:
+        return text, False
+    out, count = _BLOCK_TAG.subn("&lt;", text)
+    return out, count > 0
+
+
+def _make_entry(
+    fmt: str, skill: Skill, key: tuple[str, str, str], entry_cap: int
+) -> tuple[_Entry, bool]:
     name, bad_name = neutralise(skill.name)
     desc, bad_desc = neutralise(skill.description or "")
+    raw_when = skill.frontmatter.when_to_use
+    when, bad_when = neutralise(raw_when) if isinstance(raw_when, str) else ("", False)
+    text = _WHEN_JOIN.join(part for part in (desc, when) if part)
     location, bad_location = neutralise(_location(skill))
+    tagged = False
+    if fmt == "skills":
+        name, tag_name = _untag(name)
+        text, tag_text = _untag(text)
+        tagged = tag_name or tag_text
+    capped = 0 < entry_cap < len(text)
+    if capped:
+        text = shorten(text, entry_cap)
     fixed = len(_entry_text(fmt, name, "", location))
-    entry = _Entry(name, desc, location, skill.priority, key, fixed, fixed + _desc_cost(fmt, desc))
-    return entry, bad_name or bad_desc or bad_location
+    entry = _Entry(
+        name, text, location, skill.priority, key, fixed, fixed + _desc_cost(fmt, text), capped
+    )
+    return entry, bad_name or bad_desc or bad_when or bad_location or tagged
 
 
 def _lengths_at(fmt: str, entries: list[_Entry], cap: int | None) -> list[int]:
@@ -274,17 +335,22 @@ def _lengths_at(fmt: str, entries: list[_Entry], cap: int | None) -> list[int]:
 
 def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int | None:
     """The largest description cap that fits, or ``None`` when even the minimum does not."""
+
+    def fits(cap: int | None) -> bool:
+        total = sum(_lengths_at(fmt, entries, cap))
+        return _measure(fmt, total, len(entries), dropped, budget) <= budget
+
     longest = max((len(e.description) for e in entries), default=0)
-    if _measure(fmt, sum(_lengths_at(fmt, entries, None)), len(entries), dropped) <= budget:
+    if fits(None):
         return longest
     lo, hi = MIN_DESCRIPTION, longest - 1
-    if lo > hi or _measure(fmt, sum(_lengths_at(fmt, entries, lo)), len(entries), dropped) > budget:
+    if lo > hi or not fits(lo):
         return None
     best = lo
     lo += 1
     while lo <= hi:
         mid = (lo + hi) // 2
-        if _measure(fmt, sum(_lengths_at(fmt, entries, mid)), len(entries), dropped) <= budget:
+        if fits(mid):
             best = mid
             lo = mid + 1
         else:
@@ -304,6 +370,7 @@ def render_listing(
     format: str = "skills",
     budget: int | None = DEFAULT_BUDGET,
     read_tool: bool = True,
+    entry_cap: int | None = ENTRY_CAP,
 ) -> Listing:
     """Render the model-facing listing of ``skills`` (see the module docstring).
 
@@ -313,6 +380,8 @@ def render_listing(
         ``0`` or less means no limit.
     :param read_tool: whether the agent can read ``skill://`` URLs (or call the
         Skill tool); without it the listing is empty.
+    :param entry_cap: the longest description of one entry; ``None`` means
+        :data:`ENTRY_CAP`, ``0`` or less means no cap.
     :raises SkillweaveError: for an unknown format.
     """
     fmt = _ALIASES.get(format, format)
@@ -321,16 +390,22 @@ def render_listing(
             f"unknown listing format {format!r} (choose from {', '.join(FORMATS)})"
         )
     limit = DEFAULT_BUDGET if budget is None else max(0, int(budget))
+    cap_each = ENTRY_CAP if entry_cap is None else max(0, int(entry_cap))
     keyed = sorted(((sort_key(s), s) for s in skills), key=lambda ks: ks[0])
     visible = [(k, s) for k, s in keyed if not s.hidden]
     hidden = len(keyed) - len(visible)
     if not read_tool or not visible:
         reason = "no-read-tool" if not read_tool else "no-skills"
-        return Listing("", BudgetReport(limit, 0, len(visible), 0, hidden=hidden, omitted=reason))
+        return Listing(
+            "",
+            BudgetReport(
+                limit, 0, len(visible), 0, hidden=hidden, omitted=reason, entry_cap=cap_each
+            ),
+        )
     entries: list[_Entry] = []
     flagged: list[str] = []
     for k, s in visible:
-        entry, bad = _make_entry(fmt, s, k)
+        entry, bad = _make_entry(fmt, s, k, cap_each)
         if bad:
             flagged.append(s.name)
         entries.append(entry)
@@ -344,18 +419,31 @@ def render_listing(
             kept, dropped = _drop(fmt, entries, limit)
             cap = _best_cap(fmt, kept, limit, len(dropped)) if kept else None
     descriptions = [e.description if cap is None else shorten(e.description, cap) for e in kept]
-    shortened = tuple(e.name for e, d in zip(kept, descriptions, strict=True) if d != e.description)
+    shortened = tuple(
+        e.name for e, d in zip(kept, descriptions, strict=True) if e.capped or d != e.description
+    )
+    capped = tuple(e.name for e in kept if e.capped)
     dropped_names = tuple(e.name for e in dropped)
     if not kept:
         report = BudgetReport(
-            limit, 0, len(visible), 0, (), dropped_names, hidden, tuple(flagged), "budget"
+            limit,
+            0,
+            len(visible),
+            0,
+            (),
+            dropped_names,
+            hidden,
+            tuple(flagged),
+            "budget",
+            (),
+            cap_each,
         )
         return Listing("", report)
     head, tail = _frame(fmt)
     items = [
         _entry_text(fmt, e.name, d, e.location) for e, d in zip(kept, descriptions, strict=True)
     ]
-    notice = _notice(fmt, len(dropped))
+    notice = _notice(fmt, len(dropped), limit)
     if notice:
         items.append(notice)
     text = head + "\n".join(items) + tail
@@ -369,6 +457,8 @@ def render_listing(
         hidden,
         tuple(flagged),
         None,
+        capped,
+        cap_each,
     )
     return Listing(text, report)
 
@@ -382,7 +472,7 @@ def _drop(fmt: str, entries: list[_Entry], budget: int) -> tuple[list[_Entry], l
     count = len(entries)
     gone: set[int] = set()
     for e in order:
-        if _measure(fmt, total, count, len(gone)) <= budget:
+        if _measure(fmt, total, count, len(gone), budget) <= budget:
             break
         gone.add(id(e))
         total -= lengths[id(e)]

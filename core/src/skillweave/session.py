@@ -194,12 +194,22 @@ class SkillSession:
 
     # -- what the model sees ------------------------------------------------
     def listing(
-        self, *, format: str | None = None, budget: int | None = None, read_tool: bool = True
+        self,
+        *,
+        format: str | None = None,
+        budget: int | None = None,
+        read_tool: bool = True,
+        entry_cap: int | None = None,
     ) -> Listing:
-        """The system-prompt listing; ``format`` and ``budget`` default to ``[listing]``."""
+        """The system-prompt listing; ``format`` and ``budget`` default to ``[listing]``.
+
+        ``entry_cap`` defaults to :data:`skillweave.listing.ENTRY_CAP` (``0``: no cap).
+        """
         fmt = format if format is not None else str(self.ctx.settings.get("listing", "format"))
         limit = budget if budget is not None else int(self.ctx.settings.get("listing", "budget"))
-        return render_listing(self.skills(), format=fmt, budget=limit, read_tool=read_tool)
+        return render_listing(
+            self.skills(), format=fmt, budget=limit, read_tool=read_tool, entry_cap=entry_cap
+        )
 
     def skill_tool(self, *, format: str = "anthropic") -> dict[str, Any]:
         """The Skill tool definition (see :func:`skillweave.commands.skill_tool_schema`)."""

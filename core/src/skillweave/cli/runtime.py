@@ -60,9 +60,10 @@ def prompt_cmd(
 ) -> None:
     """Print the system-prompt listing of skills, as the model would see it.
 
-    When the budget shortened or dropped skills, a note naming them goes to
-    stderr. JSON shape: {"text": str, "report": {budget, length, total, listed,
-    shortened, dropped, hidden, neutralised, omitted}}.
+    When the budget or the per-entry cap shortened or dropped skills, a note
+    naming them goes to stderr. JSON shape: {"text": str, "report": {budget,
+    length, total, listed, shortened, dropped, hidden, neutralised, omitted,
+    capped, entry_cap}}.
     """
     session = SkillSession.open(cwd)
     if tool_schema is not None:
