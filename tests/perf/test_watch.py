@@ -196,3 +196,29 @@ def test_events_are_frozen_records(isolated_env: Any) -> None:
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         event.skill = skill  # type: ignore[misc]
     assert event == SkillAdded(skill) and hash(event) == hash(SkillAdded(skill))
+
+
+def test_skill_file_added_to_an_existing_folder(watcher: Watcher, isolated_env: Any) -> None:
+    folder = isolated_env.project / ROOT / "gamma"
+    folder.mkdir()
+    time.sleep(0.5)  # the watcher picks up the new folder (a root change) first
+    isolated_env.skill(ROOT, "gamma", "Gamma.")
+    events = watcher.events_until(lambda ev: _named(ev, SkillAdded, "gamma"))
+    assert _named(events, SkillAdded, "gamma")
+
+
+def test_edit_through_a_symlinked_folder(isolated_env: Any, tmp_path: Any) -> None:
+    store = tmp_path / "store"
+    isolated_env.skill(store, "linked", "Linked.")
+    root = isolated_env.project / ROOT
+    root.mkdir(parents=True)
+    (root / "linked").symlink_to(store / "linked", target_is_directory=True)
+    isolated_env.skill(ROOT, "alpha", "Alpha.")
+    w = Watcher(isolated_env)
+    try:
+        w.ready()
+        isolated_env.skill(store, "linked", "Linked, edited.")
+        events = w.events_until(lambda ev: _named(ev, SkillChanged, "linked"))
+        assert _named(events, SkillChanged, "linked")[0].skill.description == "Linked, edited."
+    finally:
+        w.close()

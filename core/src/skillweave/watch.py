@@ -7,7 +7,8 @@ read — and yields what changed as one :class:`SkillChanges` batch of
 :class:`SkillAdded`, :class:`SkillChanged` and :class:`SkillRemoved` events
 together with the new :class:`~skillweave.model.LoadResult`.
 
-Roots that did not exist yet and the settings files are checked on every
+Each root and each folder in it is watched on its own (not recursively). Roots
+that did not exist yet and the settings files are checked on every
 ``poll_ms`` tick (a ``stat`` each), so a project that gains a ``.claude/skills``
 folder or a changed ``config.toml`` is picked up without watching the whole
 tree.
@@ -169,23 +170,40 @@ def _appeared(result: LoadResult) -> bool:
 
 
 def _watch_paths(result: LoadResult) -> list[str]:
-    """Existing roots, plus the real folders of skills that live outside them (symlinks)."""
-    roots = sorted({os.path.realpath(r.path) for r in result.roots if r.exists})
-    roots = [r for r in roots if os.path.isdir(r)]
-    extra: set[str] = set()
-    for skill in (*result.skills, *result.conditional):
-        if skill.path is None or skill.source.loaded_from != "disk":
+    """The folders to watch, each on its own (not recursively).
+
+    Every existing root (entries added, removed, renamed), every folder in it
+    (a ``SKILL.md`` written, edited or removed; symlinked folders are followed)
+    and, for a ``SKILL.md`` that is a symlink, the folder of its target. What
+    lies deeper in a skill folder (scripts, references, ``node_modules``) does
+    not change the catalog and costs no watch.
+    """
+    paths: set[str] = set()
+    for r in result.roots:
+        root = os.fspath(r.path)
+        if not r.exists or not os.path.isdir(root):
             continue
-        real = os.path.dirname(os.path.realpath(skill.path))
-        if not any(real == r or real.startswith(r.rstrip(os.sep) + os.sep) for r in roots):
-            extra.add(real)
-    paths = sorted(set(roots) | {e for e in extra if os.path.isdir(e)})
-    # a path inside another watched path adds nothing (watches are recursive)
-    return [
-        p
-        for p in paths
-        if not any(p != q and p.startswith(q.rstrip(os.sep) + os.sep) for q in paths)
-    ]
+        paths.add(root)
+        try:
+            with os.scandir(root) as it:
+                for entry in it:
+                    if entry.name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir():
+                            paths.add(entry.path)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    for skill in (*result.skills, *result.conditional):
+        if skill.path is None or skill.source.loaded_from == "mcp":
+            continue
+        if os.path.islink(skill.path):
+            target = os.path.dirname(os.path.realpath(skill.path))
+            if os.path.isdir(target):
+                paths.add(target)
+    return sorted(paths)
 
 
 def watch_skills(
@@ -278,6 +296,7 @@ def watch_skills(
             rust_timeout=poll_ms,
             yield_on_timeout=True,
             raise_interrupt=False,
+            recursive=False,
         ):
             if expired():
                 return
