@@ -1,9 +1,13 @@
-"""Codex-specific rules: CODEX_HOME, the working directory only, its toggle."""
+"""Codex-specific rules: CODEX_HOME, the working directory only, the admin dir, the hint
+about .codex/skills higher up, its toggle."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from skillweave import make_context
+from skillweave.doctor import build_report, explain
+from skillweave_codex import ADMIN_DIR, admin_dir
 from skillweave_testing import discover, load, make_layout, write_skill
 
 
@@ -38,12 +42,89 @@ def test_project_dir_is_the_working_directory_only(tmp_path: Path) -> None:
     assert [(s.name, s.source.level) for s in result.skills] == [("at-cwd", "project")]
 
 
+def test_skills_higher_up_are_named_in_an_info(tmp_path: Path) -> None:
+    world = make_layout(tmp_path)
+    api = world.project / "packages" / "api"
+    api.mkdir(parents=True)
+    root_dir = world.project / ".codex" / "skills"
+    write_skill(root_dir, "cx-root", "Codex project root skill.")
+    write_skill(root_dir, "other", "x")
+    (world.project / "packages" / ".codex" / "skills").mkdir(parents=True)  # empty
+    write_skill(world.project.parent / ".codex" / "skills", "outside", "above the repository")
+    result = discover("codex", world, cwd=api)
+    assert result.skills == ()
+    assert [(d.level, d.code, d.path) for d in result.diagnostics] == [
+        ("info", "codex-skills-above", world.project / "packages" / ".codex" / "skills"),
+        ("info", "codex-skills-above", root_dir),
+    ]
+    near, root = result.diagnostics
+    assert "holds no skills" in near.message
+    assert f"found .codex/skills at {world.project} (holds cx-root, other)" in root.message
+    assert str(api / ".codex" / "skills") in root.message
+    assert root_dir not in [r.path for r in result.roots]  # reported, not scanned
+
+
+def test_explain_points_at_the_skill_higher_up(tmp_path: Path) -> None:
+    world = make_layout(tmp_path)
+    api = world.project / "packages" / "api"
+    api.mkdir(parents=True)
+    for i in range(12):  # more than the message quotes
+        write_skill(world.project / ".codex" / "skills", f"cx-{i:02d}", "x")
+    report = build_report(load(world, cwd=api, plugins=["codex"]))
+    for name in ("cx-00", "cx-11"):
+        ex = explain(report, name)
+        assert not ex.found
+        assert [d.code for d in ex.diagnostics] == ["codex-skills-above"], name
+    assert explain(report, "cx-1").diagnostics == ()  # a prefix is not a match
+    assert "and 2 more" in explain(report, "cx-00").diagnostics[0].message
+
+
+def test_no_hint_at_the_root_or_without_the_dir(tmp_path: Path) -> None:
+    world = make_layout(tmp_path)
+    api = world.project / "packages" / "api"
+    api.mkdir(parents=True)
+    assert discover("codex", world, cwd=api).diagnostics == ()
+    write_skill(world.project / ".codex" / "skills", "cx-root", "x")
+    result = discover("codex", world)
+    assert [s.name for s in result.skills] == ["cx-root"] and result.diagnostics == ()
+
+
+def test_codex_home_inside_the_repository_is_not_reported_twice(tmp_path: Path) -> None:
+    base = make_layout(tmp_path)
+    world = make_layout(tmp_path, {"CODEX_HOME": str(base.project / ".codex")})
+    api = world.project / "api"
+    api.mkdir()
+    write_skill(world.project / ".codex" / "skills", "mine", "x")
+    result = discover("codex", world, cwd=api)
+    assert [(s.name, s.source.level) for s in result.skills] == [("mine", "user")]
+    assert result.diagnostics == ()
+
+
+def test_admin_dir_default_override_and_order(tmp_path: Path) -> None:
+    ctx, _ = make_context(tmp_path, home=tmp_path, env={"HOME": str(tmp_path)})
+    assert admin_dir(ctx) == ADMIN_DIR == Path("/etc/codex/skills")
+    admin = tmp_path.resolve() / "etc-codex"
+    world = make_layout(tmp_path, {"SKILLWEAVE_CODEX_ADMIN_DIR": str(admin)})
+    write_skill(admin, "org", "admin skill")
+    write_skill(admin, "same", "admin copy")
+    write_skill(world.home / ".codex" / "skills", "same", "user copy")
+    write_skill(world.project / ".codex" / "skills", "same", "project copy")
+    result = load(world, plugins=["codex"])
+    org = result.get("org")
+    assert org is not None and (org.source.level, org.source.root) == ("managed", admin)
+    same = result.get("same")
+    assert same is not None and same.description == "user copy"
+    assert [s.skill.source.level for s in result.shadowed] == ["project", "managed"]
+    off = load(world, plugins=["codex"], settings={"skills.enable_codex_user": False})
+    assert off.names == []
+
+
 def test_cwd_at_home_scans_the_user_dir_once(tmp_path: Path) -> None:
     world = make_layout(tmp_path)
     write_skill(world.home / ".codex" / "skills", "once", "x")
     result = discover("codex", world, cwd=world.home)
     assert [(s.name, s.source.level) for s in result.skills] == [("once", "user")]
-    assert len(result.roots) == 1
+    assert [r.level for r in result.roots if r.level != "managed"] == ["user"]
 
 
 def test_enable_codex_user_covers_codex(tmp_path: Path) -> None:

@@ -7,15 +7,24 @@ from pathlib import Path
 from skillweave_testing import ProviderConformance, Root
 
 
+def admin_dir(home: Path) -> Path:
+    """The stand-in for /etc/codex/skills, outside the fake home."""
+    return home.parent / "etc" / "codex" / "skills"
+
+
 class TestCodexConformance(ProviderConformance):
     provider_id = "codex"
     priority = 70
     distribution = "skillweave-codex"
 
+    def environment(self, home: Path, project: Path) -> dict[str, str]:
+        return {"SKILLWEAVE_CODEX_ADMIN_DIR": str(admin_dir(home))}
+
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [
             Root(home / ".codex" / "skills", "user"),
             Root(project / ".codex" / "skills", "project"),
+            Root(admin_dir(home), "managed"),
         ]
 
 
@@ -23,10 +32,11 @@ class TestCodexHomeConformance(TestCodexConformance):
     """The same rules with ``CODEX_HOME`` moving the user dir."""
 
     def environment(self, home: Path, project: Path) -> dict[str, str]:
-        return {"CODEX_HOME": str(home / "codex-home")}
+        return {**super().environment(home, project), "CODEX_HOME": str(home / "codex-home")}
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [
             Root(home / "codex-home" / "skills", "user"),
             Root(project / ".codex" / "skills", "project"),
+            Root(admin_dir(home), "managed"),
         ]
