@@ -67,6 +67,10 @@ SKIP_REASONS = (
     "vetoed",
     "duplicate-file",
 )
+#: Diagnostic codes whose message names the skills it is about.
+_NAMES_IN_MESSAGE = frozenset({"nested-skills-ignored", "codex-skills-above"})
+#: Diagnostic codes whose path is a skills root that was found but not scanned.
+_UNSCANNED_ROOT_CODES = frozenset({"codex-skills-above"})
 #: Diagnostic codes that mean "a skill file was found but not loaded".
 _NOT_LOADED_CODES = frozenset(
     {
@@ -321,7 +325,8 @@ class Explanation:
     """The answer to "what happened to skill ``name``?".
 
     ``entries`` are the report entries of that name (all copies, winner
-    first); ``folders`` entries whose folder is called ``name`` but whose
+    first; for a ``plugin:skill`` spelling, the copies of ``skill`` shipped by
+    that plugin); ``folders`` entries whose folder is called ``name`` but whose
     skill has another name; ``near`` similar names that do exist;
     ``diagnostics`` the diagnostics about those files; ``roots`` every root
     that was looked at.
@@ -346,13 +351,20 @@ class Explanation:
 
     def verdict(self) -> str:
         """One line: available, not loaded, or not found."""
+        what = self.name
+        if self.entries and self.entries[0].name != self.name:
+            plugin = self.name.partition(":")[0]
+            what = (
+                f"{self.name} (plugin {plugin!r}'s skill, which skillweave names "
+                f"{self.entries[0].name!r})"
+            )
         if self.available:
             winner = next(
                 e for e in self.entries if e.status in ("loaded", "hidden", "conditional")
             )
-            return f"{self.name}: {describe(winner)}"
+            return f"{what}: {describe(winner)}"
         if self.entries:
-            return f"{self.name}: found {len(self.entries)} time(s), none loaded"
+            return f"{what}: found {len(self.entries)} time(s), none loaded"
         return f"{self.name}: no skill of this name was found"
 
     def to_json(self) -> dict[str, Any]:
@@ -378,14 +390,38 @@ def _about(d: Diagnostic, name: str, paths: Iterable[Path]) -> bool:
             return True
     if d.path.name == name or (d.path.name == "SKILL.md" and d.path.parent.name == name):
         return True
-    if d.code == "nested-skills-ignored":
-        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", d.message) is not None
+    word = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+    if d.code in _NAMES_IN_MESSAGE and re.search(word, d.message) is not None:
+        return True
+    if d.code in _UNSCANNED_ROOT_CODES and "/" not in name and name not in ("", ".", ".."):
+        # a skills root that was found but not scanned; its message quotes a few names only
+        return (d.path / name / "SKILL.md").is_file()
     return False
 
 
+def _plugin_spelling(report: Report, name: str) -> list[SkillReport]:
+    """Entries of skill ``y`` from plugin ``x`` when ``name`` is spelled ``x:y``.
+
+    Claude Code names plugin skills ``plugin:skill``; skillweave keeps the
+    skill's own name and records the plugin in ``source.detail["plugin"]``.
+    """
+    plugin, sep, short = name.partition(":")
+    if not sep or not plugin or not short:
+        return []
+    return [
+        e
+        for e in report.skills
+        if e.name == short and e.skill is not None and e.skill.source.detail.get("plugin") == plugin
+    ]
+
+
 def explain(report: Report, name: str) -> Explanation:
-    """Everything known about ``name`` in ``report``; see :class:`Explanation`."""
-    entries = [e for e in report.skills if e.name == name]
+    """Everything known about ``name`` in ``report``; see :class:`Explanation`.
+
+    A name spelled ``plugin:skill`` (Claude Code's spelling of a plugin skill)
+    that matches no skill finds skill ``skill`` of plugin ``plugin``.
+    """
+    entries = [e for e in report.skills if e.name == name] or _plugin_spelling(report, name)
     order = {s: i for i, s in enumerate(STATUSES)}
     entries.sort(
         key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0))
@@ -399,6 +435,9 @@ def explain(report: Report, name: str) -> Explanation:
     diags = [d for d in report.diagnostics if _about(d, name, paths)]
     others = [n for n in report.names() if n != name]
     near = [n for n in others if n.casefold() == name.casefold()]
+    short = name.partition(":")[2]
+    if short and short in others and short not in near:
+        near.append(short)  # ``plugin:skill`` spelled for a skill of another source
     near += [n for n in difflib.get_close_matches(name, others, n=5, cutoff=0.6) if n not in near]
     return Explanation(
         name=name,
