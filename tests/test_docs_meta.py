@@ -77,6 +77,7 @@ def test_every_settings_key_is_in_the_configuration_reference() -> None:
         for key, spec in keys.items():
             row = next(line for line in table.splitlines() if line.startswith(f"| `{key}` |"))
             assert spec.doc.replace("|", "\\|") in row, (section, key)
+            assert gen.SCOPE_TEXT[spec.scope] in row, (section, key)
 
 
 def test_every_cli_command_is_in_the_cli_reference() -> None:

@@ -49,16 +49,25 @@ def _default(value: Any) -> str:
     return f"`{value}`"
 
 
+#: How each settings scope reads in the "Set in" column.
+SCOPE_TEXT = {
+    "any": "user or project config",
+    "trusted": "user config, or a trusted project's",
+    "user": "user config only",
+}
+
+
 def settings_table(section: str) -> str:
     """The Markdown table of one settings section."""
     from skillweave.settings import SCHEMA
 
     if section not in SCHEMA:
         raise PluginError(f"settings marker names unknown section [{section}]")
-    rows = ["| Key | Type | Default | Meaning |", "| --- | --- | --- | --- |"]
+    rows = ["| Key | Type | Default | Set in | Meaning |", "| --- | --- | --- | --- | --- |"]
     for key, spec in SCHEMA[section].items():
         rows.append(
-            f"| `{key}` | {_type_name(spec)} | {_default(spec.default)} | {_cell(spec.doc)} |"
+            f"| `{key}` | {_type_name(spec)} | {_default(spec.default)} "
+            f"| {SCOPE_TEXT[spec.scope]} | {_cell(spec.doc)} |"
         )
     return "\n".join(rows)
 

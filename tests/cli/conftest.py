@@ -66,8 +66,8 @@ def doctor_project(isolated_env: Env) -> Env:
     (disabled), scratch-notes (ignored), extra (not-included), zz-alpha-link (a
     symlink to alpha: duplicate-file) and bad-name (invalid-name). The user's
     ``~/.skillweave/skills/user-only`` is skipped because enable_native_user is
-    off (source-disabled), and ``more-skills/alpha`` (a custom directory) is
-    shadowed by the native alpha.
+    off (source-disabled), and ``more-skills/alpha`` (a custom directory named
+    by the project's config, so level ``project``) is shadowed by the native alpha.
     """
     env = isolated_env
     p = env.project

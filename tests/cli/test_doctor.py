@@ -59,7 +59,8 @@ def test_doctor_reports_every_skip_reason(cli: Cli, doctor_project: Env) -> None
     assert native_project["count"] == 7  # 9 folders, 2 of them not loadable
     user_root = doctor_project.home / ".skillweave" / "skills"
     assert roots[("native", "user", str(user_root))]["exists"] is True
-    custom = roots[("custom", "user", str(doctor_project.project / "more-skills"))]
+    # named by the project's own config: a project root
+    custom = roots[("custom", "project", str(doctor_project.project / "more-skills"))]
     assert custom["exists"] is True
     codes = {d["code"] for d in data["diagnostics"]}
     assert {"missing-description", "invalid-name", "name-conflict", "duplicate-file"} <= codes
@@ -89,7 +90,7 @@ def test_explain_loaded_hidden_conditional(cli: Cli, doctor_project: Env) -> Non
     res = cli.run("explain", "alpha")
     assert res.exit_code == 0
     assert res.stdout.splitlines()[0].startswith("alpha: loaded from native/project")
-    assert "2. shadowed  custom/user" in res.stdout
+    assert "2. shadowed  custom/project" in res.stdout
     data = cli.json("explain", "hidden-tool")
     assert data["available"] is True and data["entries"][0]["status"] == "hidden"
     data = cli.json("explain", "gated")

@@ -45,8 +45,10 @@ def test_list_all_adds_conditional_and_skipped(cli: Cli, doctor_project: Env) ->
 def test_list_filters_by_provider_and_level(cli: Cli, doctor_project: Env) -> None:
     data = cli.json("list", "--all", "--level", "user")
     assert {s["name"] for s in data["skills"]} == set()
-    assert {(s["name"], s["provider"]) for s in data["shadowed"]} == {("alpha", "custom")}
+    assert data["shadowed"] == []  # the custom directory is the project's: level project
     assert [s["name"] for s in data["skipped"]] == ["user-only"]
+    data = cli.json("list", "--all", "--level", "project")
+    assert ("alpha", "custom") in {(s["name"], s["provider"]) for s in data["shadowed"]}
     data = cli.json("list", "--provider", "custom")
     assert data["skills"] == [] and [s["provider"] for s in data["shadowed"]] == ["custom"]
     data = cli.json("list", "--provider", "nope")

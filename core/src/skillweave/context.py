@@ -151,7 +151,7 @@ def make_context(
         sw_home_env = env_map.get("SKILLWEAVE_HOME")
         sw_home = Path(sw_home_env).expanduser() if sw_home_env else home_path / ".skillweave"
         project = repo_root if repo_root is not None else cwd_path
-        merged, diags = load_settings(sw_home, project, settings)
+        merged, diags = load_settings(sw_home, project, settings, home=home_path)
     ctx = SkillContext(
         cwd=cwd_path,
         home=home_path,

@@ -4,7 +4,8 @@
 2. Pass 1: every provider's ``discover_skills`` result except late ones
    (managed), in priority order.
 3. Pass 2: ``skills.custom_directories`` (one level deep, description required,
-   provider ``custom``, level ``user``, no source toggle).
+   provider ``custom``, no source toggle; level ``project`` when the project's
+   config set them, ``user`` when the user config or arguments did).
 4. Pass 3: late results (managed skills), so any hand-written skill wins.
 
 Each candidate goes through the ``filter_skill`` veto chain, then the same file
@@ -80,11 +81,15 @@ def _custom_results(ctx: SkillContext) -> DiscoveryResult:
     skills: list[Skill] = []
     diags: list[Diagnostic] = []
     roots: list[RootScan] = []
+    # directories named by the project's own config hold project skills (the
+    # shell policy and the toggles treat them so), whatever path they point to
+    from_project = ctx.settings.origin("skills", "custom_directories") == "project"
+    level = "project" if from_project else "user"
     for raw in ctx.settings.skills["custom_directories"]:
         root = ctx.expand(raw)
         res = scan_skills_dir(
             root,
-            SkillSource("custom", "user", root),
+            SkillSource("custom", level, root),
             priority=CUSTOM_PRIORITY,
             require_description=True,
         )

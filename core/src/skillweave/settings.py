@@ -4,12 +4,30 @@ then explicit arguments, later layers winning key by key.
 The schema below is the single source of truth: validation, defaults and the
 configuration reference in ``docs/`` all come from :data:`SCHEMA`. A bad value
 (wrong type, unknown key) is a diagnostic naming the file and key, never a crash.
+
+Trust: a project's config comes with the repository (a cloned repository is
+untrusted input), so keys that can run commands or widen privileges have a
+*scope* (:attr:`SettingSpec.scope`):
+
+``any``
+    every layer may set it;
+``trusted``
+    the user config, explicit arguments, or the config of a project the user
+    trusts (``[trust] projects`` in the user config);
+``user``
+    the user config and explicit arguments only (``[trust]`` itself).
+
+A project value for a key out of its reach is ignored with a
+``settings-untrusted`` warning naming the file, the key and how to trust the
+project. :meth:`Settings.origin` says which layer set each value.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -18,17 +36,34 @@ import attrs
 
 from skillweave.model import Diagnostic
 
-__all__ = ["SCHEMA", "SettingSpec", "Settings", "load_settings", "settings_paths"]
+__all__ = [
+    "SCHEMA",
+    "SCOPES",
+    "SettingSpec",
+    "Settings",
+    "load_settings",
+    "settings_paths",
+    "trusted_pattern",
+]
+
+#: Where a key may be set from: every layer, trusted layers only, the user's only.
+SCOPES = ("any", "trusted", "user")
 
 
 @attrs.frozen
 class SettingSpec:
-    """One settings key: its type, default and one-line meaning."""
+    """One settings key: its type, default, one-line meaning and scope.
+
+    ``scope`` is ``any`` (every layer may set it), ``trusted`` (the user
+    config, arguments, or a trusted project's config) or ``user`` (the user
+    config and arguments only); see the module docstring.
+    """
 
     type: type | tuple[type, ...]
     default: Any
     doc: str
     item: type = str
+    scope: str = "any"
 
 
 def _list(doc: str) -> SettingSpec:
@@ -69,7 +104,10 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
     },
     "shell": {
         "enabled": SettingSpec(
-            bool, True, "Master switch for inline shell (`!`cmd``) in skill prompts."
+            bool,
+            True,
+            "Master switch for inline shell (`!`cmd``) in skill prompts.",
+            scope="trusted",
         ),
         "levels": SettingSpec(
             list,
@@ -77,18 +115,27 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             "Source levels whose skills may run inline shell "
             "(project, package, remote and learned — auto-learned — skills are off "
             "unless listed; MCP never).",
+            scope="trusted",
         ),
-        "timeout": SettingSpec(int, 30, "Seconds before an inline shell command is killed."),
-        "max_output": SettingSpec(int, 30000, "Characters of output kept per command."),
+        "timeout": SettingSpec(
+            int, 30, "Seconds before an inline shell command is killed.", scope="trusted"
+        ),
+        "max_output": SettingSpec(
+            int, 30000, "Characters of output kept per command.", scope="trusted"
+        ),
         "pass_env": SettingSpec(
             list,
             ("PATH", "HOME", "LANG", "LC_ALL", "TERM", "USER", "TMPDIR", "SHELL"),
             "Environment variables an inline shell command may see.",
+            scope="trusted",
         ),
     },
     "autolearn": {
         "enabled": SettingSpec(
-            bool, False, "Allow writing auto-learned skills into the managed directory."
+            bool,
+            False,
+            "Allow writing auto-learned skills into the managed directory.",
+            scope="trusted",
         ),
     },
     "index": {
@@ -101,12 +148,27 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             "MCP servers to load skills from: tables with `name` and either "
             "`command`/`args`/`env` (stdio) or `url` (streamable HTTP).",
             item=dict,
+            scope="trusted",
         ),
         "timeout": SettingSpec(int, 15, "Seconds to wait for one MCP server."),
     },
     "plugins": {
-        "blocked": SettingSpec(list, (), "Plugin (entry-point) names never loaded."),
-        "strict": SettingSpec(bool, False, "Re-raise plugin failures instead of reporting them."),
+        "blocked": SettingSpec(
+            list, (), "Plugin (entry-point) names never loaded.", scope="trusted"
+        ),
+        "strict": SettingSpec(
+            bool, False, "Re-raise plugin failures instead of reporting them.", scope="trusted"
+        ),
+    },
+    "trust": {
+        "projects": SettingSpec(
+            list,
+            (),
+            "Projects whose own `.skillweave/config.toml` may set every key: glob patterns "
+            "on the project root (`~` expands; `*` matches within one path component, "
+            '`**` any number of them), e.g. `"~/work/*"`.',
+            scope="user",
+        ),
     },
 }
 
@@ -115,10 +177,20 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
 class Settings:
     """Merged settings. ``data`` maps section → key → value (defaults filled in
     for known keys; unknown sections are kept for plugins); ``files`` are the
-    config files that were read."""
+    config files that were read.
+
+    ``origins`` maps section → key → the layer that set the value (``user``,
+    ``project`` or ``arguments``); ``layers`` pairs each layer read from a
+    file with its path; ``trusted_by`` is the ``[trust] projects`` pattern
+    that made the project trusted (``None``: the project's config was held to
+    keys of scope ``any``).
+    """
 
     data: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     files: tuple[Path, ...] = ()
+    origins: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
+    layers: tuple[tuple[str, Path], ...] = ()
+    trusted_by: str | None = None
     # section() is called once per skill by the built-in filter: memoised
     _sections: dict[str, tuple[int, Mapping[str, Any]]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False, hash=False
@@ -148,6 +220,24 @@ class Settings:
     def skills(self) -> Mapping[str, Any]:
         """The ``[skills]`` section with defaults filled in."""
         return self.section("skills")
+
+    @property
+    def trusted(self) -> bool:
+        """Whether the project's config was trusted (``[trust] projects`` matched)."""
+        return self.trusted_by is not None
+
+    def origin(self, section: str, key: str) -> str | None:
+        """The layer that set ``[section] key``: ``user``, ``project``, ``arguments``,
+        or ``None`` for a default (or settings built in code)."""
+        return self.origins.get(section, {}).get(key)
+
+    def origin_path(self, section: str, key: str) -> Path | None:
+        """The config file that set ``[section] key``, or ``None`` (default, arguments)."""
+        origin = self.origin(section, key)
+        for name, path in self.layers:
+            if name == origin:
+                return path
+        return None
 
 
 def settings_paths(home_dir: Path, project_root: Path | None) -> list[tuple[str, Path]]:
@@ -209,20 +299,55 @@ def _check_value(
     return True, value
 
 
+@attrs.frozen
+class _Layer:
+    """One source of settings, as :func:`_merge_layer` applies it."""
+
+    name: str  # user, project or arguments
+    data: Mapping[str, Any]
+    path: Path | None = None
+    #: scopes this layer may set (a project: ``any``, or ``any`` and ``trusted``)
+    scopes: tuple[str, ...] = SCOPES
+    #: how to trust the project, for the warning on a key out of reach
+    hint: str = ""
+
+
+def _refused(section: str, key: str, spec: SettingSpec, layer: _Layer) -> Diagnostic | None:
+    """The warning for a key this layer may not set, or ``None`` when it may."""
+    if spec.scope in layer.scopes:
+        return None
+    if spec.scope == "user":
+        why = "only the user config (or explicit arguments) can set it"
+        code = "settings-user-only"
+    else:
+        why = f"this project is not trusted; {layer.hint}"
+        code = "settings-untrusted"
+    return Diagnostic(
+        "warning",
+        code,
+        f"{layer.name} config: [{section}] {key} is ignored: {why}",
+        layer.path,
+    )
+
+
 def _merge_layer(
     merged: dict[str, dict[str, Any]],
-    layer: Mapping[str, Any],
-    origin: str,
-    path: Path | None,
+    layer: _Layer,
     diags: list[Diagnostic],
+    origins: dict[str, dict[str, str]],
 ) -> None:
-    for section, table in layer.items():
+    origin = f"{layer.name} config" if layer.name != "arguments" else "arguments"
+    path = layer.path
+    for section, table in layer.data.items():
         if section not in SCHEMA:
             merged.setdefault(section, {})
             if isinstance(table, Mapping):
                 merged[section].update(table)
+                for key in table:
+                    origins.setdefault(section, {})[key] = layer.name
             else:
                 merged[section] = {"value": table}
+                origins.setdefault(section, {})["value"] = layer.name
             if origin != "arguments":
                 diags.append(
                     Diagnostic(
@@ -254,9 +379,14 @@ def _merge_layer(
                     )
                 )
                 continue
+            refusal = _refused(section, key, SCHEMA[section][key], layer)
+            if refusal is not None:
+                diags.append(refusal)
+                continue
             ok, checked = _check_value(section, key, value, origin, diags, path)
             if ok:
                 merged.setdefault(section, {})[key] = checked
+                origins.setdefault(section, {})[key] = layer.name
 
 
 def _expand_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -273,45 +403,183 @@ def _expand_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _glob_parts(pattern: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    """Match path components; ``**`` matches any number of them (none included)."""
+    if not pattern:
+        return not path
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        return any(_glob_parts(rest, path[i:]) for i in range(len(path) + 1))
+    return bool(path) and fnmatch.fnmatchcase(path[0], head) and _glob_parts(rest, path[1:])
+
+
+def _pattern_parts(pattern: str, home: Path) -> tuple[str, ...] | None:
+    """The components of a trust pattern, ``~`` expanded and its literal prefix
+    resolved (symlinks followed); ``None`` for a relative pattern."""
+    if pattern == "~" or pattern.startswith("~/"):
+        pattern = str(home) + pattern[1:]
+    if not os.path.isabs(pattern):
+        return None
+    parts = Path(os.path.normpath(pattern)).parts
+    literal = 0
+    while literal < len(parts) and not any(c in parts[literal] for c in "*?["):
+        literal += 1
+    try:
+        prefix = Path(*parts[:literal]).resolve().parts
+    except (OSError, RuntimeError):
+        prefix = parts[:literal]
+    return tuple(prefix) + tuple(parts[literal:])
+
+
+def trusted_pattern(
+    project_root: Path, patterns: Sequence[str], home: Path | None = None
+) -> str | None:
+    """The first of ``patterns`` (``[trust] projects``) that matches ``project_root``.
+
+    ``~`` expands against ``home`` (default: ``Path.home()``); ``*``, ``?`` and
+    ``[…]`` match within one path component and ``**`` matches any number of
+    components. Both the root as given and its real path (symlinks followed)
+    are tried. Relative patterns never match.
+    """
+    home = Path.home() if home is None else home
+    candidates = [Path(os.path.normpath(project_root)).parts]
+    try:
+        real = project_root.resolve().parts
+    except (OSError, RuntimeError):
+        real = candidates[0]
+    if real != candidates[0]:
+        candidates.append(real)
+    for pattern in patterns:
+        parts = _pattern_parts(pattern, home)
+        if parts is None:
+            continue
+        if any(_glob_parts(parts, c) for c in candidates):
+            return pattern
+    return None
+
+
+def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        diags.append(
+            Diagnostic(
+                "error",
+                "settings-unreadable",
+                f"cannot read {origin} config: {exc.strerror}",
+                path,
+            )
+        )
+        return None
+    try:
+        return tomllib.loads(raw.decode("utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        diags.append(
+            Diagnostic(
+                "error", "settings-invalid", f"{origin} config is not valid TOML: {exc}", path
+            )
+        )
+        return None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _trust_patterns(layer: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+    """``[trust] projects`` of a layer when it is a valid list of strings."""
+    table = layer.get("trust") if layer is not None else None
+    value = table.get("projects") if isinstance(table, Mapping) else None
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
 def load_settings(
     home_dir: Path,
     project_root: Path | None,
     overrides: Mapping[str, Any] | None = None,
+    *,
+    home: Path | None = None,
 ) -> tuple[Settings, list[Diagnostic]]:
     """Read and merge the user and project config files and ``overrides``.
 
-    ``home_dir`` is the skillweave home (``SKILLWEAVE_HOME`` or ``~/.skillweave``).
-    Returns the settings and the diagnostics found on the way.
+    ``home_dir`` is the skillweave home (``SKILLWEAVE_HOME`` or ``~/.skillweave``);
+    ``home`` is the user's home directory, against which ``~`` in
+    ``[trust] projects`` expands (default: ``Path.home()``). The project's
+    config may set keys of scope ``trusted`` only when ``[trust] projects``
+    (from the user config, or from ``overrides``) matches ``project_root``;
+    keys of scope ``user`` never. Returns the settings and the diagnostics
+    found on the way.
     """
     diags: list[Diagnostic] = []
     merged: dict[str, dict[str, Any]] = {}
+    origins: dict[str, dict[str, str]] = {}
     files: list[Path] = []
+    read: list[tuple[str, Path, dict[str, Any]]] = []
+    user_path = home_dir / "config.toml"
     for origin, path in settings_paths(home_dir, project_root):
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            diags.append(
-                Diagnostic(
-                    "error",
-                    "settings-unreadable",
-                    f"cannot read {origin} config: {exc.strerror}",
-                    path,
-                )
-            )
-            continue
-        try:
-            layer = tomllib.loads(raw.decode("utf-8-sig"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            diags.append(
-                Diagnostic(
-                    "error", "settings-invalid", f"{origin} config is not valid TOML: {exc}", path
-                )
-            )
+        if origin == "project" and _same_file(path, user_path):
+            continue  # the project is the skillweave home's parent: the user's own file
+        layer = _read_layer(origin, path, diags)
+        if layer is None:
             continue
         files.append(path)
-        _merge_layer(merged, layer, f"{origin} config", path, diags)
-    if overrides:
-        _merge_layer(merged, _expand_overrides(overrides), "arguments", None, diags)
-    return Settings(data=merged, files=tuple(files)), diags
+        read.append((origin, path, layer))
+    expanded = _expand_overrides(overrides) if overrides else {}
+    user_layer = next((data for origin, _p, data in read if origin == "user"), None)
+    patterns = _trust_patterns(expanded)
+    if patterns is None:
+        patterns = _trust_patterns(user_layer) or ()
+    for pattern in patterns:
+        if _pattern_parts(pattern, home or Path.home()) is None:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "settings-bad-value",
+                    f"[trust] projects entry {pattern!r} is not an absolute path or "
+                    "pattern (nor starts with ~/); it never matches",
+                    user_path if _trust_patterns(expanded) is None else None,
+                )
+            )
+    trusted_by = (
+        trusted_pattern(project_root, patterns, home)
+        if project_root is not None and patterns
+        else None
+    )
+    hint = (
+        f"to trust it, add {str(project_root)!r} (or a pattern matching it) to "
+        f"[trust] projects in {user_path}"
+    )
+    layers: list[tuple[str, Path]] = []
+    for origin, path, data in read:
+        if origin == "project":
+            scopes: tuple[str, ...] = ("any", "trusted") if trusted_by else ("any",)
+            if trusted_by:
+                diags.append(
+                    Diagnostic(
+                        "info",
+                        "settings-trusted",
+                        f"project config: trusted by [trust] projects pattern {trusted_by!r}",
+                        path,
+                    )
+                )
+        else:
+            scopes = SCOPES
+        _merge_layer(merged, _Layer(origin, data, path, scopes, hint), diags, origins)
+        layers.append((origin, path))
+    if expanded:
+        _merge_layer(merged, _Layer("arguments", expanded), diags, origins)
+    settings = Settings(
+        data=merged,
+        files=tuple(files),
+        origins=origins,
+        layers=tuple(layers),
+        trusted_by=trusted_by,
+    )
+    return settings, diags

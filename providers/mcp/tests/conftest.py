@@ -41,8 +41,9 @@ class World:
         return path
 
     def config(self, text: str) -> Path:
-        """Write the project's ``.skillweave/config.toml``."""
-        path = self.project / ".skillweave" / "config.toml"
+        """Write the user's ``~/.skillweave/config.toml`` (MCP servers are honoured
+        from the user config, not from an untrusted project's)."""
+        path = self.home / ".skillweave" / "config.toml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path

@@ -138,7 +138,7 @@ def test_broken_servers_are_diagnostics_and_the_rest_loads(world: Any) -> None:
     for d in result.diagnostics:
         if d.code == "mcp-server-failed":
             assert d.level == "error" and d.provider == "mcp"
-            assert d.path == world.project / ".skillweave" / "config.toml"
+            assert d.path == world.home / ".skillweave" / "config.toml"
             assert d.message.endswith("its skills are not loaded")
     assert any(d.code == "mcp-config" and "entry 7" in d.message for d in result.diagnostics)
     assert elapsed < 15, elapsed

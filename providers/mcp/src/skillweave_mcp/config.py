@@ -68,7 +68,15 @@ class ServerConfig:
 
 
 def _origin(ctx: SkillContext, entry: Any) -> Path | None:
-    """The config file that holds ``entry`` (the last one that does), when known."""
+    """The config file that holds ``entry``, when known.
+
+    The settings know which file set ``[mcp] servers`` (a project's config
+    only counts when the user trusts the project); settings built in code
+    without that record fall back to the last file that holds the entry.
+    """
+    recorded = ctx.settings.origin_path("mcp", "servers")
+    if recorded is not None or ctx.settings.origin("mcp", "servers") is not None:
+        return recorded
     found: Path | None = None
     for path in ctx.settings.files:
         try:
