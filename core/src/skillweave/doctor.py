@@ -22,6 +22,9 @@ Skip reasons (``SkillReport.reason`` when ``status`` is ``skipped``):
     ``skills.include`` is set and no glob matches;
 ``vetoed``
     a plugin's ``filter_skill`` dropped it;
+``filter-error``
+    a ``filter_skill`` raised or returned the wrong type: the skill is dropped
+    (filters fail closed);
 ``duplicate-file``
     the same file (same device and inode) was already loaded through another
     path;
@@ -65,6 +68,7 @@ SKIP_REASONS = (
     "ignored",
     "not-included",
     "vetoed",
+    "filter-error",
     "duplicate-file",
 )
 #: Diagnostic codes whose message names the skills it is about.
@@ -315,6 +319,7 @@ def describe(entry: SkillReport) -> str:
         "duplicate-file": "skipped: duplicate file",
         "invalid-name": "skipped: invalid name",
         "vetoed": "skipped: vetoed by a plugin",
+        "filter-error": "skipped: a plugin's filter failed on it (filters fail closed)",
     }
     head = reasons.get(entry.reason, f"skipped ({entry.reason})")
     return f"{head} — {entry.detail}" if entry.detail else head
@@ -355,8 +360,8 @@ class Explanation:
         if self.entries and self.entries[0].name != self.name:
             plugin = self.name.partition(":")[0]
             what = (
-                f"{self.name} (plugin {plugin!r}'s skill, which skillweave names "
-                f"{self.entries[0].name!r})"
+                f"{self.name} = skill {self.entries[0].name!r} of plugin {plugin!r} "
+                "(skillweave does not prefix plugin skills)"
             )
         if self.available:
             winner = next(

@@ -60,6 +60,7 @@ def test_source_records_the_plugin(world: Layout) -> None:
         "marketplace": "acme-market",
         "version": "1.4.0",
         "scope": "user",
+        "project_path": None,
         "plugin_root": str(root),
         "registry": str(reg),
     }
@@ -254,3 +255,209 @@ def test_no_toggle_of_its_own(world: Layout) -> None:
     assert load(world, plugins=["claude-plugins"], settings=named_off).names == []
     one_on = {**named_off, "skills.enable_codex_user": True}
     assert load(world, plugins=["claude-plugins"], settings=one_on).names == ["plug"]
+
+
+# -- which installs apply: project scope, enabledPlugins --------------------------------
+
+
+def install(root: Path, scope: str = "user", project: Path | str | None = None) -> dict[str, Any]:
+    """One install entry of installed_plugins.json (version 2)."""
+    entry: dict[str, Any] = {"scope": scope, "installPath": str(root), "version": "1.0.0"}
+    if project is not None:
+        entry["projectPath"] = str(project)
+    return entry
+
+
+@pytest.mark.parametrize("scope", ["project", "local"])
+def test_project_scope_applies_inside_its_project_only(world: Layout, scope: str) -> None:
+    mine, other = plugin(world, "mine", "proj-plug"), plugin(world, "other", "elsewhere")
+    deep = world.project / "packages" / "api"
+    deep.mkdir(parents=True)
+    reg = write_json(
+        registry(world),
+        {
+            "version": 2,
+            "plugins": {
+                "mine@m": [install(mine, scope, world.project)],
+                "other@m": [install(other, scope, world.tmp / "some" / "other-project")],
+            },
+        },
+    )
+    for cwd in (world.project, deep):
+        result = discover("claude-plugins", world, cwd=cwd)
+        (skill,) = result.skills
+        assert (skill.name, skill.source.level) == ("proj-plug", "project")
+        assert skill.source.detail["project_path"] == str(world.project)
+        (diag,) = result.diagnostics
+        assert (diag.level, diag.code, diag.path) == ("info", "plugin-other-project", reg)
+        assert "'other@m'" in diag.message and str(world.tmp / "some" / "other-project") in (
+            diag.message
+        )
+    outside = world.tmp / "elsewhere-dir"
+    outside.mkdir()
+    result = discover("claude-plugins", world, cwd=outside)
+    assert result.skills == ()
+    assert [d.code for d in result.diagnostics] == ["plugin-other-project"] * 2
+
+
+def test_project_path_through_a_symlink_still_matches(world: Layout) -> None:
+    root = plugin(world, "p", "linked")
+    link = world.tmp / "link-to-project"
+    link.symlink_to(world.project, target_is_directory=True)
+    write_json(registry(world), {"plugins": {"p@m": [install(root, "project", link)]}})
+    assert [s.name for s in discover("claude-plugins", world).skills] == ["linked"]
+
+
+@pytest.mark.parametrize("project", [None, "relative/dir", 7, ""])
+def test_project_scope_without_a_usable_project_path(world: Layout, project: Any) -> None:
+    root = plugin(world, "p", "nope")
+    entry = install(root, "project")
+    if project is not None:
+        entry["projectPath"] = project
+    reg = write_json(registry(world), {"plugins": {"p@m": [entry]}})
+    result = discover("claude-plugins", world)
+    assert result.skills == ()
+    (diag,) = result.diagnostics
+    assert (diag.level, diag.code, diag.path) == ("warning", "bad-plugin-entry", reg)
+    assert "needs an absolute 'projectPath'" in diag.message
+
+
+def test_user_scope_ignores_project_path(world: Layout) -> None:
+    root = plugin(world, "p", "everywhere")
+    write_json(
+        registry(world),
+        {"plugins": {"p@m": [install(root, "user", world.tmp / "somewhere-else")]}},
+    )
+    (skill,) = discover("claude-plugins", world).skills
+    assert skill.source.level == "user" and skill.source.detail["project_path"] is None
+
+
+def user_settings(world: Layout) -> Path:
+    """Claude Code's user settings file under the fake home."""
+    return world.home / ".claude" / "settings.json"
+
+
+def test_plugin_disabled_in_user_settings_is_skipped(world: Layout) -> None:
+    on, off = plugin(world, "on", "kept"), plugin(world, "superpowers", "brainstorm")
+    write_json(
+        registry(world),
+        {"plugins": {"on@m": [install(on)], "superpowers@obra": [install(off)]}},
+    )
+    settings = write_json(
+        user_settings(world), {"enabledPlugins": {"superpowers@obra": False, "on@m": True}}
+    )
+    result = discover("claude-plugins", world)
+    assert [s.name for s in result.skills] == ["kept"]
+    (diag,) = result.diagnostics
+    assert (diag.level, diag.code, diag.path) == ("info", "plugin-disabled", settings)
+    assert "'superpowers@obra'" in diag.message and str(settings) in diag.message
+
+
+def test_project_settings_override_user_settings_key_by_key(world: Layout) -> None:
+    a, b, c = plugin(world, "a", "from-a"), plugin(world, "b", "from-b"), plugin(world, "c", "c1")
+    write_json(
+        registry(world),
+        {"plugins": {"a@m": [install(a)], "b@m": [install(b)], "c@m": [install(c)]}},
+    )
+    write_json(user_settings(world), {"enabledPlugins": {"a@m": False, "b@m": False}})
+    project = world.project / ".claude"
+    write_json(project / "settings.json", {"enabledPlugins": {"a@m": True, "c@m": False}})
+    local = write_json(project / "settings.local.json", {"enabledPlugins": {"a@m": False}})
+    result = discover("claude-plugins", world)
+    assert result.skills == ()
+    by_plugin = {d.message.split("'")[1]: d.path for d in result.diagnostics}
+    assert by_plugin == {
+        "a@m": local,
+        "b@m": user_settings(world),
+        "c@m": project / "settings.json",
+    }
+    write_json(project / "settings.local.json", {"enabledPlugins": {"b@m": True}})
+    result = discover("claude-plugins", world)
+    assert [s.name for s in result.skills] == ["from-a", "from-b"]
+
+
+def test_project_settings_are_read_from_the_working_directory(world: Layout) -> None:
+    root = plugin(world, "p", "still-on")
+    write_json(registry(world), {"plugins": {"p@m": [install(root)]}})
+    write_json(world.project / ".claude" / "settings.json", {"enabledPlugins": {"p@m": False}})
+    sub = world.project / "sub"
+    sub.mkdir()
+    assert [s.name for s in discover("claude-plugins", world, cwd=sub).skills] == ["still-on"]
+    assert discover("claude-plugins", world).skills == ()
+
+
+def test_claude_config_dir_moves_the_user_settings(world: Layout, tmp_path: Path) -> None:
+    cfg = world.tmp / "cfg"
+    moved = make_layout(tmp_path, {"CLAUDE_CONFIG_DIR": str(cfg)})
+    root = plugin(world, "p", "s")
+    write_json(cfg / "plugins" / "installed_plugins.json", {"plugins": {"p@m": [install(root)]}})
+    write_json(user_settings(world), {"enabledPlugins": {"p@m": False}})  # not read
+    assert [s.name for s in discover("claude-plugins", moved).skills] == ["s"]
+    settings = write_json(cfg / "settings.json", {"enabledPlugins": {"p@m": False}})
+    (diag,) = discover("claude-plugins", moved).diagnostics
+    assert diag.path == settings
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ('{"enabledPlugins": {', "not valid JSON"),
+        ("[]", "must be a JSON object"),
+        ({"enabledPlugins": ["p@m"]}, "'enabledPlugins' must be an object"),
+        ({"enabledPlugins": {"p@m": "no"}}, "must be true or false"),
+    ],
+)
+def test_bad_settings_are_a_warning_and_plugins_still_load(
+    world: Layout, content: Any, needle: str
+) -> None:
+    root = plugin(world, "p", "loads")
+    write_json(registry(world), {"plugins": {"p@m": [install(root)]}})
+    bad = write_json(user_settings(world), content)
+    result = discover("claude-plugins", world)
+    assert [s.name for s in result.skills] == ["loads"]
+    (diag,) = result.diagnostics
+    assert (diag.level, diag.code, diag.path) == ("warning", "bad-claude-settings", bad)
+    assert needle in diag.message
+
+
+def test_settings_are_not_read_without_plugins(world: Layout) -> None:
+    write_json(user_settings(world), "{broken")
+    assert discover("claude-plugins", world).diagnostics == ()
+
+
+def test_a_valid_entry_next_to_a_bad_one_still_counts(world: Layout) -> None:
+    root = plugin(world, "p", "gone")
+    write_json(registry(world), {"plugins": {"p@m": [install(root)]}})
+    write_json(user_settings(world), {"enabledPlugins": {"x@m": [1], "p@m": False}})
+    result = discover("claude-plugins", world)
+    assert result.skills == ()
+    assert [d.code for d in result.diagnostics] == ["bad-claude-settings", "plugin-disabled"]
+
+
+# -- names: skills keep their own names; explain finds Claude Code's plugin:skill ----------
+
+
+def test_explain_finds_the_plugin_skill_spelling(world: Layout) -> None:
+    from skillweave.doctor import build_report, explain
+
+    first, second = plugin(world, "superpowers", "tdd"), plugin(world, "other", "tdd")
+    write_json(
+        registry(world),
+        {"plugins": {"superpowers@obra": [install(first)], "other@m": [install(second)]}},
+    )
+    result = load(world, plugins=["claude-plugins"])
+    assert result.names == ["tdd"]  # their own names: the second copy is shadowed
+    report = build_report(result)
+    loaded = explain(report, "superpowers:tdd")
+    assert loaded.available
+    assert [(e.name, e.status) for e in loaded.entries] == [("tdd", "loaded")]
+    assert loaded.verdict().startswith(
+        "superpowers:tdd = skill 'tdd' of plugin 'superpowers' "
+        "(skillweave does not prefix plugin skills): loaded"
+    )
+    shadowed = explain(report, "other:tdd")
+    assert not shadowed.available and shadowed.found
+    assert [(e.name, e.status) for e in shadowed.entries] == [("tdd", "shadowed")]
+    assert "none loaded" in shadowed.verdict()
+    unknown = explain(report, "nope:tdd")
+    assert not unknown.found and unknown.near[0] == "tdd"

@@ -15,32 +15,55 @@ A version 1 entry (one object instead of a list) is read too. For every
 install path, in file order, the skills roots are the directories listed by
 the optional ``skills`` key of ``<root>/.claude-plugin/plugin.json`` (a string
 or a list of paths relative to the plugin root), then ``<root>/skills``. Skills
-keep their own names (level ``user``); the plugin name, marketplace, version,
-scope, plugin root and registry file are recorded in ``SkillSource.detail``.
-A broken registry or manifest, an entry of the wrong shape or a missing
-install path is a diagnostic naming the file; the rest still loads.
+keep their own names (Claude Code calls them ``plugin:skill``); the plugin
+name, marketplace, version, scope, project path, plugin root and registry file
+are recorded in ``SkillSource.detail``.
+
+Which installs apply:
+
+- ``"scope": "project"`` (or ``"local"``) installs belong to the project at
+  their ``projectPath``: they load, at level ``project``, only when the working
+  directory is that directory or below it; elsewhere they are skipped with an
+  ``info`` diagnostic (``plugin-other-project``). Every other install loads at
+  level ``user``.
+- A plugin set to ``false`` in ``enabledPlugins`` of Claude Code's settings is
+  skipped with an ``info`` diagnostic (``plugin-disabled``) naming the settings
+  file that decided. The files are read in this order, a later one overriding
+  an earlier one key by key: ``<CLAUDE_CONFIG_DIR or ~/.claude>/settings.json``,
+  ``<cwd>/.claude/settings.json``, ``<cwd>/.claude/settings.local.json`` (like
+  Claude Code, project settings are read from the working directory only). A
+  plugin that no file mentions is enabled.
+
+A broken registry, manifest or settings file, an entry of the wrong shape or a
+missing install path is a diagnostic naming the file; the rest still loads.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 from skillweave import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillweave.context import is_relative_to
 from skillweave.safety import ContainmentError, check_relative
 
 __all__ = [
     "MANIFEST",
     "PRIORITY",
+    "PROJECT_SCOPES",
     "PROVIDER_ID",
     "REGISTRY",
     "InstalledPlugin",
+    "PluginSwitch",
     "discover_skills",
+    "plugin_switches",
     "read_registry",
     "registry_files",
+    "settings_files",
     "skill_roots",
 ]
 
@@ -52,6 +75,8 @@ REGISTRY = "installed_plugins.json"
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 #: Registry files larger than this are refused.
 MAX_JSON_BYTES = 4 * 1024 * 1024
+#: Install scopes that belong to one project (its ``projectPath``).
+PROJECT_SCOPES = ("project", "local")
 
 
 @attrs.frozen
@@ -65,6 +90,22 @@ class InstalledPlugin:
     scope: str | None
     root: Path
     registry: Path
+    project: Path | None = None
+
+    @property
+    def level(self) -> str:
+        """``project`` for a project-scoped install, else ``user``."""
+        return "project" if self.scope in PROJECT_SCOPES else "user"
+
+    def applies_to(self, cwd: Path) -> bool:
+        """Whether the install applies in ``cwd``: not project-scoped, or cwd in its project."""
+        if self.scope not in PROJECT_SCOPES:
+            return True
+        if self.project is None:
+            return False
+        return is_relative_to(cwd, self.project) or is_relative_to(
+            cwd, Path(os.path.realpath(self.project))
+        )
 
     def detail(self) -> dict[str, Any]:
         """The facts recorded in ``SkillSource.detail`` of this plugin's skills."""
@@ -73,9 +114,18 @@ class InstalledPlugin:
             "marketplace": self.marketplace,
             "version": self.version,
             "scope": self.scope,
+            "project_path": str(self.project) if self.project is not None else None,
             "plugin_root": str(self.root),
             "registry": str(self.registry),
         }
+
+
+@attrs.frozen
+class PluginSwitch:
+    """One ``enabledPlugins`` entry: the value that counts and the settings file it is from."""
+
+    enabled: bool
+    settings: Path
 
 
 def _env_dir(ctx: SkillContext, name: str) -> Path | None:
@@ -88,13 +138,26 @@ def _env_dir(ctx: SkillContext, name: str) -> Path | None:
     return path if path.is_absolute() else ctx.cwd / path
 
 
+def _claude_dir(ctx: SkillContext) -> Path:
+    return _env_dir(ctx, "CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
+
+
 def registry_files(ctx: SkillContext) -> list[Path]:
     """The registry files read, in order (Claude Code's, then skillweave's)."""
-    claude = _env_dir(ctx, "CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
-    return [claude / "plugins" / REGISTRY, ctx.skillweave_home / "plugins" / REGISTRY]
+    return [_claude_dir(ctx) / "plugins" / REGISTRY, ctx.skillweave_home / "plugins" / REGISTRY]
 
 
-def _read_json(path: Path, d: Discovery, what: str) -> tuple[bool, Any]:
+def settings_files(ctx: SkillContext) -> list[Path]:
+    """Claude Code settings files that may set ``enabledPlugins``, lowest precedence first."""
+    project = ctx.cwd / ".claude"
+    return [
+        _claude_dir(ctx) / "settings.json",
+        project / "settings.json",
+        project / "settings.local.json",
+    ]
+
+
+def _read_json(path: Path, d: Discovery, what: str, level: str = "error") -> tuple[bool, Any]:
     """``(found, data)``; a missing file is ``(False, None)``, a bad one a diagnostic."""
     try:
         with open(path, "rb") as fh:
@@ -102,27 +165,71 @@ def _read_json(path: Path, d: Discovery, what: str) -> tuple[bool, Any]:
     except FileNotFoundError:
         return False, None
     except IsADirectoryError:
-        d.diagnostic("error", f"unreadable-{what}", f"cannot read {what}: is a directory", path)
+        d.diagnostic(level, f"unreadable-{what}", f"cannot read {what}: is a directory", path)
         return True, None
     except OSError as exc:
         d.diagnostic(
-            "error", f"unreadable-{what}", f"cannot read {what}: {exc.strerror or exc}", path
+            level, f"unreadable-{what}", f"cannot read {what}: {exc.strerror or exc}", path
         )
         return True, None
     if len(raw) > MAX_JSON_BYTES:
         d.diagnostic(
-            "error", f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
+            level, f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
         )
         return True, None
     try:
         return True, json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
-        d.diagnostic("error", f"bad-{what}", f"{what} is not UTF-8: {exc.reason}", path)
+        d.diagnostic(level, f"bad-{what}", f"{what} is not UTF-8: {exc.reason}", path)
     except json.JSONDecodeError as exc:
-        d.diagnostic(
-            "error", f"bad-{what}", f"{what} is not valid JSON: {exc.msg}", path, exc.lineno
-        )
+        d.diagnostic(level, f"bad-{what}", f"{what} is not valid JSON: {exc.msg}", path, exc.lineno)
     return True, None
+
+
+def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
+    """``enabledPlugins`` merged over :func:`settings_files` (a later file wins a key).
+
+    A missing file is silent. Unreadable or invalid JSON, a value of the wrong
+    shape and a non-boolean entry are warnings naming the file; what is valid
+    in the same file still counts.
+    """
+    switches: dict[str, PluginSwitch] = {}
+    for path in settings_files(ctx):
+        found, data = _read_json(path, d, "claude-settings", "warning")
+        if not found or data is None:
+            continue
+        if not isinstance(data, dict):
+            d.diagnostic(
+                "warning",
+                "bad-claude-settings",
+                f"settings must be a JSON object, got {type(data).__name__}; "
+                "its enabledPlugins are not read",
+                path,
+            )
+            continue
+        enabled = data.get("enabledPlugins")
+        if enabled is None:
+            continue
+        if not isinstance(enabled, dict):
+            d.diagnostic(
+                "warning",
+                "bad-claude-settings",
+                f"'enabledPlugins' must be an object, got {type(enabled).__name__}; ignored",
+                path,
+            )
+            continue
+        for key, value in enabled.items():
+            if isinstance(value, bool):
+                switches[key] = PluginSwitch(value, path)
+            else:
+                d.diagnostic(
+                    "warning",
+                    "bad-claude-settings",
+                    f"enabledPlugins[{key!r}] must be true or false, got "
+                    f"{type(value).__name__}; ignored",
+                    path,
+                )
+    return switches
 
 
 def _split_key(key: str) -> tuple[str, str | None]:
@@ -214,6 +321,24 @@ def read_registry(path: Path, ctx: SkillContext, d: Discovery) -> Iterator[Insta
                 continue
             version_value = entry.get("version")
             scope = entry.get("scope")
+            project: Path | None = None
+            if scope in PROJECT_SCOPES:
+                raw_project = entry.get("projectPath")
+                if isinstance(raw_project, str) and (
+                    raw_project == "~" or raw_project.startswith("~/")
+                ):
+                    project = ctx.home / raw_project[2:]
+                elif isinstance(raw_project, str) and raw_project.strip():
+                    project = Path(raw_project)
+                if project is None or not project.is_absolute():
+                    d.diagnostic(
+                        "warning",
+                        "bad-plugin-entry",
+                        f"{where}: scope {scope!r} needs an absolute 'projectPath', got "
+                        f"{raw_project!r}; skipped",
+                        path,
+                    )
+                    continue
             yield InstalledPlugin(
                 key=key,
                 name=name,
@@ -222,6 +347,7 @@ def read_registry(path: Path, ctx: SkillContext, d: Discovery) -> Iterator[Insta
                 scope=scope if isinstance(scope, str) else None,
                 root=root,
                 registry=path,
+                project=project,
             )
 
 
@@ -278,8 +404,30 @@ def skill_roots(plugin: InstalledPlugin, d: Discovery) -> list[Path]:
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Skills of every installed plugin, by registry and then by plugin in file order."""
     d = Discovery(PROVIDER_ID, PRIORITY)
+    switches: dict[str, PluginSwitch] | None = None  # read when the first plugin is found
     for registry in registry_files(ctx):
         for plugin in read_registry(registry, ctx, d):
+            if not plugin.applies_to(ctx.cwd):
+                d.diagnostic(
+                    "info",
+                    "plugin-other-project",
+                    f"plugin {plugin.key!r} is installed for project {plugin.project} "
+                    f"(scope {plugin.scope!r}); not loaded outside it",
+                    registry,
+                )
+                continue
+            if switches is None:
+                switches = plugin_switches(ctx, d)
+            switch = switches.get(plugin.key)
+            if switch is not None and not switch.enabled:
+                d.diagnostic(
+                    "info",
+                    "plugin-disabled",
+                    f"plugin {plugin.key!r} is disabled in {switch.settings} "
+                    "(enabledPlugins); its skills are not loaded",
+                    switch.settings,
+                )
+                continue
             if not plugin.root.is_dir():
                 d.diagnostic(
                     "warning",
@@ -290,5 +438,5 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
                 )
                 continue
             for root in skill_roots(plugin, d):
-                d.scan(root, "user", **plugin.detail())
+                d.scan(root, plugin.level, **plugin.detail())
     return d.result()
