@@ -26,12 +26,26 @@ def tools(session: SkillSession) -> list[dict[str, Any]]:
     return [session.skill_tool(format="anthropic")]
 
 
-def on_user_message(session: SkillSession, message: str) -> str:
-    """``/skill:<name> [args]`` becomes the skill's instructions; other text passes."""
+def tell_user(text: str) -> None:
+    """Show ``text`` to the user, not to the model (your UI; here: stderr)."""
+    print(text, file=sys.stderr)
+
+
+def on_user_message(session: SkillSession, message: str) -> str | None:
+    """What to send to the model for a user message (``None``: nothing, the user was told).
+
+    ``/skill:<name> [args]`` becomes the skill's instructions; other text passes.
+    """
     slash = session.parse_slash(message)
     if slash is None:
-        return message
-    return session.invoke(slash.name, slash.args, trigger="command").content
+        return message  # no skill command
+    if not slash.known:
+        # e.g. "Unknown skill 'gret'. Did you mean: greet? (1 skill available; …)"
+        tell_user(slash.error or f"Unknown skill {slash.name!r}")
+        return None
+    content = session.invoke(slash.name, slash.args, trigger="command").content
+    before = message[: slash.start].strip()  # args are only the text after the command
+    return f"{before}\n\n{content}" if before else content
 
 
 def on_tool_call(session: SkillSession, name: str, arguments: dict[str, Any]) -> str:

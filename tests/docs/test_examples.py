@@ -36,7 +36,7 @@ def private_host(*plugins: tuple[ModuleType, str]) -> PluginHost:
     return host
 
 
-def test_agent_loop_example(isolated_env: Env) -> None:
+def test_agent_loop_example(isolated_env: Env, capsys: pytest.CaptureFixture[str]) -> None:
     loop = example("agent_loop")
     env = isolated_env
     env.skill(
@@ -55,7 +55,17 @@ def test_agent_loop_example(isolated_env: Env) -> None:
 
     assert loop.on_user_message(session, "plain text") == "plain text"
     injected = loop.on_user_message(session, "/skill:greet Ada")
-    assert "Say hello to Ada." in injected
+    assert injected is not None and "Say hello to Ada." in injected
+    mid = loop.on_user_message(session, "first this, then /skill:greet Eve")
+    assert mid is not None and mid.startswith("first this, then\n\nBase directory")
+    assert "Say hello to Eve." in mid
+    capsys.readouterr()
+    assert loop.on_user_message(session, "/skill:gret Ada") is None  # not sent to the model
+    assert capsys.readouterr().err == (
+        "Unknown skill 'gret'. Did you mean: greet? (1 skill available; `skillweave list`)\n"
+    )
+    assert loop.on_user_message(session, "/skill:py-style") is None
+    assert "is conditional (paths: **/*.py) and not active yet" in capsys.readouterr().err
     assert "Say hello to Bob." in loop.on_tool_call(
         session, "Skill", {"skill": "greet", "args": "Bob"}
     )

@@ -30,25 +30,47 @@ NAMES = {"pdf", "plugin:tool", "x.y"}
         ("/skill:plugin:tool go", ("plugin:tool", "go", False)),
         ("/skill:x.y", ("x.y", "", False)),
         ("/skill:pdf, please", ("pdf", "please", False)),
-        ("please use /skill:pdf on report.pdf", ("pdf", "please use on report.pdf", True)),
-        ("first line\n/skill:pdf", ("pdf", "first line", True)),
-        ("try /skill:nope then /skill:pdf now", ("pdf", "try /skill:nope then now", True)),
-        ("ok /skill:pdf.", ("pdf", "ok", True)),
+        # in the middle of a message the arguments are only the text after the token
+        ("please use /skill:pdf on report.pdf", ("pdf", "on report.pdf", True)),
+        ("please run /skill:pdf", ("pdf", "", True)),
+        ("first line\n/skill:pdf", ("pdf", "", True)),
+        ("first line\n/skill:pdf a b\nsecond", ("pdf", "a b\nsecond", True)),
+        ("try /skill:nope then /skill:pdf now", ("pdf", "now", True)),
+        ("ok /skill:pdf.", ("pdf", "", True)),
     ],
 )
 def test_parse_slash_command(message: str, expected: tuple[str, str, bool]) -> None:
     inv = parse_slash_command(message, NAMES)
-    assert inv is not None
+    assert inv is not None and inv.known
     assert (inv.name, inv.args, inv.mid_message) == expected
     assert message[inv.start : inv.end] == f"/skill:{inv.name}"
+    assert inv.suggestions == () and inv.error is None
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("/skill:nope args", ("nope", "args", False, ())),
+        ("/skill:PDF", ("PDF", "", False, ("pdf",))),  # case-sensitive, but suggested
+        ("/skill:pdff, now", ("pdff", "now", False, ("pdf",))),
+        ("please run /skill:depoly x", ("depoly", "x", True, ())),
+        ("a /skill:nope. b /skill:nix", ("nope", "b /skill:nix", True, ())),  # first one
+    ],
+)
+def test_unknown_skill_command(message: str, expected: tuple[str, str, bool, tuple[str]]) -> None:
+    inv = parse_slash_command(message, NAMES)
+    assert inv is not None and not inv.known
+    assert (inv.name, inv.args, inv.mid_message, inv.suggestions) == expected
+    assert message[inv.start : inv.end] == f"/skill:{inv.name}"
+    assert inv.error is not None and inv.error.startswith(f"Unknown skill {inv.name!r}.")
+    assert inv.to_json()["known"] is False
 
 
 @pytest.mark.parametrize(
     "message",
     [
-        "/skill:nope args",  # unknown: a normal prompt
-        "/skill:PDF",  # case-sensitive
         "/skill:",
+        "/skill:,",
         "/help /skill:pdf",  # another slash command
         "!ls /skill:pdf",  # a shell escape
         "what does `/skill:pdf` do?",  # not after whitespace
@@ -88,10 +110,36 @@ def test_session_parse_slash_rules(cmds: Runtime) -> None:
     assert s.parse_slash("/skill:pdf a.pdf") == SlashInvocation("pdf", "a.pdf", 0, 10, False)
     assert s.parse_slash("/skill:quiet") is not None  # hidden skills stay reachable
     assert s.parse_slash("/skill:manual") is not None
-    assert s.parse_slash("/skill:modelonly") is None  # user-invocable: false
-    assert s.parse_slash("/skill:unknown") is None
+    modelonly = s.parse_slash("/skill:modelonly")  # user-invocable: false
+    assert modelonly is not None and not modelonly.known
+    assert modelonly.error == (
+        "Skill 'modelonly' cannot be run as a command (user-invocable: false); "
+        "only the model can use it"
+    )
+    unknown = s.parse_slash("/skill:pfd x")
+    assert unknown is not None and not unknown.known and unknown.suggestions == ("pdf",)
+    assert (
+        unknown.error
+        == "Unknown skill 'pfd'. Did you mean: pdf? (4 skills available; `skillweave list`)"
+    )
+    assert s.parse_slash("plain text") is None
     off = cmds.session({"skills": {"enable_skill_commands": False}})
     assert off.parse_slash("/skill:pdf a.pdf") is None
+    assert off.parse_slash("/skill:nope") is None
+
+
+def test_slash_for_a_conditional_skill_that_is_not_active(cmds: Runtime) -> None:
+    cmds.project_skill("py-style", skill_text("Python style.", paths='"**/*.py, tests/**"'))
+    s = cmds.session()
+    slash = s.parse_slash("/skill:py-style")
+    assert slash is not None and not slash.known and slash.suggestions == ()
+    assert slash.error == (
+        "Skill 'py-style' is conditional (paths: **/*.py, tests/**) and not active yet; "
+        "it activates when a matching file is touched"
+    )
+    s.activate_for_paths(["src/app.py"])
+    now = s.parse_slash("/skill:py-style")
+    assert now is not None and now.known
 
 
 def test_slash_message_format(cmds: Runtime) -> None:
@@ -138,9 +186,45 @@ def test_unknown_skill(cmds: Runtime) -> None:
     s = cmds.session()
     with pytest.raises(UnknownSkillError) as err:
         s.invoke("nope")
-    assert "Available skills: manual, modelonly, pdf, plain, quiet" in str(err.value)
+    assert (
+        str(err.value)
+        == "Unknown skill 'nope'. Available skills: manual, modelonly, pdf, plain, quiet"
+    )
     with pytest.raises(UnknownSkillError):
         s.command("nope")
+    with pytest.raises(UnknownSkillError) as err:
+        s.invoke("plian", trigger="tool")
+    assert str(err.value) == (
+        "Unknown skill 'plian'. Did you mean: plain? (5 skills available; `skillweave list`)"
+    )
+
+
+def test_unknown_skill_among_many_names_offers_the_nearest(rt: Runtime) -> None:
+    for i in range(60):
+        rt.project_skill(f"skill-{i:04}", description=f"Skill {i}.")
+    s = rt.session()
+    with pytest.raises(UnknownSkillError) as err:
+        s.invoke("skil-0001", trigger="tool")
+    message = str(err.value)
+    assert message.startswith("Unknown skill 'skil-0001'. Did you mean: skill-0001")
+    assert message.endswith("? (60 skills available; `skillweave list`)")
+    assert message.count("skill-") <= 3  # the nearest few, not the catalog
+    with pytest.raises(UnknownSkillError) as err:
+        s.invoke("zzzzzz")
+    assert str(err.value) == "Unknown skill 'zzzzzz'. (60 skills available; `skillweave list`)"
+
+
+def test_invoking_a_conditional_skill_that_is_not_active(cmds: Runtime) -> None:
+    cmds.project_skill("py-style", skill_text("Python style.", paths='"**/*.py"'))
+    s = cmds.session()
+    with pytest.raises(UnknownSkillError) as err:
+        s.invoke("py-style", trigger="tool")
+    assert str(err.value) == (
+        "Skill 'py-style' is conditional (paths: **/*.py) and not active yet; "
+        "it activates when a matching file is touched"
+    )
+    assert s.activate_for_paths(["a.py"])
+    assert s.invoke("py-style", trigger="tool").content.startswith("Base directory")
 
 
 def test_already_loaded_note(cmds: Runtime) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from skillweave import ResolveError, Resource, Skill, SkillSource, hookimpl, resolve_skill_url
 from skillweave.safety import ContainmentError
+from skillweave.urls import UnknownSkillURLError
 
 from .conftest import Runtime, skill_text
 
@@ -104,10 +105,37 @@ def test_no_fallback_search(tree: Runtime) -> None:
 
 
 def test_unknown_name_lists_available_names(tree: Runtime) -> None:
-    with pytest.raises(ResolveError) as err:
+    with pytest.raises(UnknownSkillURLError) as err:
         tree.session().resolve("skill://nope/x.md")
-    assert "Unknown skill 'nope'" in str(err.value)
-    assert "Available skills: pdf, secret-tool" in str(err.value)
+    assert str(err.value) == "Unknown skill 'nope'. Available skills: pdf, secret-tool"
+    assert err.value.name == "nope" and isinstance(err.value, ResolveError)
+
+
+def test_unknown_name_offers_the_nearest_names(rt: Runtime) -> None:
+    for i in range(40):
+        rt.project_skill(f"skill-{i:04}", description=f"Skill {i}.")
+    s = rt.session()
+    with pytest.raises(ResolveError) as err:
+        s.resolve("skill://skil-0001")
+    message = str(err.value)
+    assert message.startswith("Unknown skill 'skil-0001'. Did you mean: skill-0001")
+    assert message.endswith("(40 skills available; `skillweave list`)")
+    with pytest.raises(ResolveError) as err:
+        s.resolve("skill://SKILL-0007/notes.md")
+    assert str(err.value).startswith("Unknown skill 'SKILL-0007'. Did you mean: skill-0007")
+
+
+def test_a_conditional_skill_that_is_not_active_says_so(rt: Runtime) -> None:
+    rt.project_skill("py-style", skill_text("Python style.", paths='"**/*.py"'))
+    s = rt.session()
+    with pytest.raises(ResolveError) as err:
+        s.resolve("skill://py-style")
+    assert str(err.value) == (
+        "Skill 'py-style' is conditional (paths: **/*.py) and not active yet; "
+        "it activates when a matching file is touched"
+    )
+    s.activate_for_paths(["src/x.py"])
+    assert s.resolve("skill://py-style").content.startswith("---")
 
 
 def test_name_match_is_exact_and_case_sensitive(tree: Runtime) -> None:

@@ -9,13 +9,18 @@ on disk start from ``skill.body``.
 ``/skill:<name> [args]`` (:func:`parse_slash_command`): recognised at the start
 of a message, and in the middle of one (after whitespace, first known name
 wins) unless the message is another slash command (starts with ``/``) or a
-shell escape (starts with ``!``). The argument string is the rest of the line
-and message after the command; in the middle of a message it is the message
-with the command token taken out. Punctuation stuck to the end of the token
-(``/skill:pdf,``) is not part of the name and is dropped. Unknown names, and skills with
-``user-invocable: false``, are not commands: the text stays a normal prompt.
-The message a command injects is the rendered text, then ``---``, then
-``Skill: <path>`` and, when arguments were given, ``User: <args>``.
+shell escape (starts with ``!``). The argument string is only the text after
+the command token (the rest of the line and of the message), also in the
+middle of a message: the text before the token is not an argument (it is
+``message[:invocation.start]``, the host's to keep or drop). Punctuation stuck
+to the end of the token (``/skill:pdf,``) is not part of the name and is
+dropped. A ``/skill:<name>`` whose name is not a command (unknown, or a skill
+with ``user-invocable: false``) is still recognised, with ``known=False``, the
+nearest command names in ``suggestions`` and a one-line ``error`` for the
+user, so a host can say "Unknown skill" instead of sending the text to the
+model; in the middle of a message that happens only when no known name
+follows. The message a command injects is the rendered text, then ``---``,
+then ``Skill: <path>`` and, when arguments were given, ``User: <args>``.
 
 Delivery (seed rule): while the agent is streaming, Enter puts the message on
 the *steer* queue and Ctrl+Enter on the *follow-up* queue; when the agent is
@@ -40,6 +45,7 @@ from skillweave.errors import PromptError, SkillweaveError
 from skillweave.model import Diagnostic, Skill, sort_key
 from skillweave.prompt import Invocation
 from skillweave.shell import ShellPolicy
+from skillweave.suggest import conditional_message, near_names, unknown_skill_message
 from skillweave.urls import read_text_file
 
 if TYPE_CHECKING:
@@ -66,7 +72,6 @@ TRIGGERS = ("command", "tool", "mcp")
 _PREFIX = "/skill:"
 _TOKEN_RE = re.compile(r"(?<!\S)/skill:(\S+)")
 _TRAILING = ".,;:!?)]}\"'"
-_MAX_NAMES_SHOWN = 50
 
 
 class UnknownSkillError(PromptError):
@@ -86,7 +91,11 @@ class SlashInvocation:
     """A recognised ``/skill:<name> [args]`` in a user message.
 
     ``start``/``end`` delimit the command token in the message; ``mid_message``
-    tells whether it was found after other text.
+    tells whether it was found after other text; ``args`` is the text after
+    the token. ``known`` is false when ``name`` is not a command the user can
+    run now: then ``suggestions`` holds the nearest command names and
+    ``error`` the line to show the user (``Unknown skill 'depoly'. Did you
+    mean: deploy? …``); do not invoke it.
     """
 
     name: str
@@ -94,6 +103,9 @@ class SlashInvocation:
     start: int
     end: int
     mid_message: bool = False
+    known: bool = True
+    suggestions: tuple[str, ...] = ()
+    error: str | None = None
 
     def queue(self, *, streaming: bool, follow_up: bool = False) -> str:
         """The delivery queue for this message (see :func:`delivery_queue`)."""
@@ -104,8 +116,7 @@ class SlashInvocation:
         return attrs.asdict(self)
 
 
-def _known(token: str, names: Mapping[str, Any] | Iterable[str]) -> str | None:
-    pool = names if isinstance(names, (Mapping, set, frozenset)) else set(names)
+def _known(token: str, pool: Mapping[str, Any] | set[str]) -> str | None:
     if token in pool:
         return token
     trimmed = token.rstrip(_TRAILING)
@@ -114,13 +125,33 @@ def _known(token: str, names: Mapping[str, Any] | Iterable[str]) -> str | None:
     return None
 
 
+def _found(
+    m: re.Match[str], name: str, message: str, mid: bool, pool: Mapping[str, Any] | set[str]
+) -> SlashInvocation:
+    start, end = m.start(), m.start(1) + len(name)
+    args = message[m.end() :].strip()
+    if name in pool:
+        return SlashInvocation(name, args, start, end, mid)
+    return SlashInvocation(
+        name,
+        args,
+        start,
+        end,
+        mid,
+        known=False,
+        suggestions=near_names(name, pool),
+        error=unknown_skill_message(name, pool),
+    )
+
+
 def parse_slash_command(
     message: str, names: Mapping[str, Any] | Iterable[str]
 ) -> SlashInvocation | None:
     """Find ``/skill:<name> [args]`` in ``message`` (rules in the module docstring).
 
     :param names: the names that are commands (a mapping or a collection).
-    :returns: the invocation, or ``None`` when the message is not a skill command.
+    :returns: the invocation (``known=False`` for a name not in ``names``), or
+        ``None`` when the message holds no skill command.
     """
     pool: Mapping[str, Any] | set[str] = (
         names if isinstance(names, Mapping) else set(names)  # type: ignore[arg-type]
@@ -131,22 +162,20 @@ def parse_slash_command(
         m = _TOKEN_RE.match(message, lead)
         if m is None:
             return None
-        name = _known(m.group(1), pool)
-        if name is None:
-            return None
-        end = m.start(1) + len(name)
-        return SlashInvocation(name, message[m.end() :].strip(), m.start(), end, False)
+        name = _known(m.group(1), pool) or m.group(1).rstrip(_TRAILING)
+        return _found(m, name, message, False, pool) if name else None
     if body.startswith(("/", "!")):
         return None
+    first_unknown: tuple[re.Match[str], str] | None = None
     for m in _TOKEN_RE.finditer(message):
         name = _known(m.group(1), pool)
-        if name is None:
-            continue
-        end = m.start(1) + len(name)
-        before = message[: m.start()].rstrip()
-        after = message[m.end() :].lstrip()
-        args = (before + " " + after).strip() if before and after else (before or after)
-        return SlashInvocation(name, args, m.start(), end, True)
+        if name is not None:
+            return _found(m, name, message, True, pool)
+        token = m.group(1).rstrip(_TRAILING)
+        if token and first_unknown is None:
+            first_unknown = (m, token)
+    if first_unknown is not None:
+        return _found(first_unknown[0], first_unknown[1], message, True, pool)
     return None
 
 
@@ -156,8 +185,9 @@ class RenderedPrompt:
 
     ``content`` is what to inject (for a ``/skill:`` command: the rendered text
     plus the ``---``/``Skill:``/``User:`` footer; for the tool and MCP: the
-    rendered text; for a repeated unchanged invocation: a short note and
-    ``already_loaded`` is true). ``text`` is the transform chain's output.
+    rendered text; for a repeated Skill tool call of an unchanged skill: a
+    short note and ``already_loaded`` is true). ``text`` is the transform
+    chain's output.
     """
 
     name: str
@@ -444,13 +474,15 @@ def skill_tool_schema(skills: Iterable[Skill], *, format: str = "anthropic") -> 
     raise PromptError(f"unknown tool format {format!r} (anthropic, openai or openai-chat)")
 
 
-def unknown_skill(name: str, names: Iterable[str]) -> UnknownSkillError:
-    """The error for a name that is not an active skill (lists the available names)."""
-    pool = list(names)
-    shown = repr(name if len(name) <= 80 else name[:80] + "…")
-    if not pool:
-        return UnknownSkillError(f"Unknown skill {shown}: no skills are available")
-    listed = ", ".join(pool[:_MAX_NAMES_SHOWN])
-    if len(pool) > _MAX_NAMES_SHOWN:
-        listed += f" … and {len(pool) - _MAX_NAMES_SHOWN} more"
-    return UnknownSkillError(f"Unknown skill {shown}. Available skills: {listed}")
+def unknown_skill(
+    name: str, names: Iterable[str], *, conditional: Skill | None = None
+) -> UnknownSkillError:
+    """The error for a name that is not an active skill.
+
+    It offers the nearest names (:func:`skillweave.suggest.unknown_skill_message`),
+    or, when ``conditional`` is the pending conditional skill of that name,
+    says that it activates when a matching file is touched.
+    """
+    if conditional is not None:
+        return UnknownSkillError(conditional_message(conditional))
+    return UnknownSkillError(unknown_skill_message(name, names))

@@ -48,6 +48,7 @@ from skillweave.commands import (
 from skillweave.context import SkillContext, make_context
 from skillweave.context_files import ContextFile, discover_context_files
 from skillweave.dynamic import NestedDirs, discover_dirs_for_paths
+from skillweave.errors import ResolveError
 from skillweave.listing import Listing, render_listing
 from skillweave.loader import load_skills
 from skillweave.model import Diagnostic, LoadResult, Skill, sort_key
@@ -55,6 +56,8 @@ from skillweave.plugins import PluginHost, get_plugin_host
 from skillweave.resources import Resource
 from skillweave.settings import Settings
 from skillweave.shell import shell_spans
+from skillweave.suggest import conditional_message
+from skillweave.urls import UnknownSkillURLError
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -225,9 +228,17 @@ class SkillSession:
     def resolve(self, url: str) -> Resource:
         """Read ``url`` through the ``resolve_url`` hooks.
 
-        :raises ResolveError: (including ``ContainmentError``) when refused.
+        :raises ResolveError: (including ``ContainmentError``) when refused; for
+            an unknown skill name the message offers the nearest names, or says
+            that a conditional skill is not active yet.
         """
-        return self.host.resolve(url, self.ctx, self.diagnostics)
+        try:
+            return self.host.resolve(url, self.ctx, self.diagnostics)
+        except UnknownSkillURLError as exc:
+            pending = self._pending_named(exc.name)
+            if pending is None:
+                raise
+            raise ResolveError(conditional_message(pending)) from exc
 
     def command(self, name: str) -> SkillCommand:
         """The command object of the active skill ``name``.
@@ -236,20 +247,43 @@ class SkillSession:
         """
         skill = self.get(name)
         if skill is None:
-            raise unknown_skill(name, [s.name for s in self.skills()])
+            raise unknown_skill(
+                name, [s.name for s in self.skills()], conditional=self._pending_named(name)
+            )
         return SkillCommand(skill)
+
+    def _pending_named(self, name: str) -> Skill | None:
+        """The conditional skill ``name`` that is still waiting for a matching path."""
+        return next((s for s in self._activator.pending if s.name == name), None)
 
     def parse_slash(self, message: str) -> SlashInvocation | None:
         """Recognise ``/skill:<name> [args]`` in a user message.
 
         ``None`` when skill commands are disabled (``[skills]
-        enable_skill_commands``), the message is not a skill command, or the
-        name is unknown or not user-invocable.
+        enable_skill_commands``) or the message holds no skill command. A
+        name that is not a command the user can run now gives an invocation
+        with ``known=False``, ``suggestions`` (the nearest user-invocable
+        names) and ``error``, the line to show the user: ``Unknown skill
+        …``, a skill with ``user-invocable: false``, or a conditional skill
+        that is not active yet. ``args`` is only the text after the command.
         """
         if not self.ctx.settings.skills["enable_skill_commands"]:
             return None
         names = {n for n, s in self._active.items() if s.frontmatter.user_invocable}
-        return parse_slash_command(message, names)
+        slash = parse_slash_command(message, names)
+        if slash is None or slash.known:
+            return slash
+        active = self._active.get(slash.name)
+        if active is not None:  # user-invocable: false
+            error = (
+                f"Skill {slash.name!r} cannot be run as a command (user-invocable: false); "
+                "only the model can use it"
+            )
+            return attrs.evolve(slash, error=error)
+        pending = self._pending_named(slash.name)
+        if pending is not None:
+            return attrs.evolve(slash, suggestions=(), error=conditional_message(pending))
+        return slash
 
     def invoke(
         self, name: str, args: str = "", *, trigger: str = "command", force: bool = False

@@ -8,8 +8,10 @@ base directory itself.
 Rules:
 
 * the name matches exactly and case-sensitively a skill in ``ctx.skills``
-  (hidden skills included); an unknown name is an error that lists the
-  available names;
+  (hidden skills included); an unknown name is an :class:`UnknownSkillURLError`
+  that offers the nearest names (:func:`skillweave.suggest.unknown_skill_message`;
+  :meth:`SkillSession.resolve <skillweave.session.SkillSession.resolve>` says
+  instead when the name is a conditional skill that is not active yet);
 * the name and the relative part are percent-decoded once (as UTF-8); the
   decoded relative part must pass :func:`skillweave.safety.resolve_inside`:
   no absolute path, no ``..`` segment (also when slashes or dots were
@@ -40,9 +42,9 @@ from urllib.parse import unquote
 
 from skillweave.errors import ResolveError
 from skillweave.hookspecs import hookimpl
-from skillweave.model import sort_key
 from skillweave.resources import Resource
 from skillweave.safety import resolve_inside
+from skillweave.suggest import echo_name, unknown_skill_message
 
 if TYPE_CHECKING:
     from skillweave.context import SkillContext
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_READ_BYTES",
     "SCHEME",
+    "UnknownSkillURLError",
     "mime_type_for",
     "read_text_file",
     "resolve_skill_url",
@@ -60,8 +63,6 @@ __all__ = [
 SCHEME = "skill://"
 #: Largest file a ``skill://`` read returns.
 MAX_READ_BYTES = 8 * 1024 * 1024
-_MAX_NAMES_SHOWN = 50
-_MAX_ECHO = 80
 _MARKDOWN = {".md", ".markdown", ".mdx"}
 
 
@@ -111,20 +112,20 @@ def read_text_file(path: Path | str, *, limit: int = MAX_READ_BYTES) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+class UnknownSkillURLError(ResolveError):
+    """A ``skill://`` URL names no active skill; ``name`` is the decoded name."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 def _echo(text: str) -> str:
-    shown = text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO] + "…"
-    return repr(shown)
+    return echo_name(text)
 
 
-def _unknown(name: str, skills: Mapping[str, Skill]) -> ResolveError:
-    names = [s.name for s in sorted(skills.values(), key=sort_key)]
-    if not names:
-        return ResolveError(f"Unknown skill {_echo(name)}: no skills are available")
-    shown = ", ".join(names[:_MAX_NAMES_SHOWN])
-    more = len(names) - _MAX_NAMES_SHOWN
-    if more > 0:
-        shown += f" … and {more} more"
-    return ResolveError(f"Unknown skill {_echo(name)}. Available skills: {shown}")
+def _unknown(name: str, skills: Mapping[str, Skill]) -> UnknownSkillURLError:
+    return UnknownSkillURLError(unknown_skill_message(name, skills), name)
 
 
 def _decode(part: str, what: str) -> str:
@@ -169,8 +170,9 @@ def _read(url: str, path: Path, skill: Skill) -> Resource:
 def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
     """Resolve a ``skill://`` URL against ``skills`` (name → skill).
 
-    :raises ResolveError: for a URL that is not ``skill://``, an unknown name,
-        a skill without files on disk, a missing or unreadable file;
+    :raises ResolveError: for a URL that is not ``skill://``, an unknown name
+        (:class:`UnknownSkillURLError`), a skill without files on disk, a
+        missing or unreadable file;
         :class:`~skillweave.safety.ContainmentError` for any path that would
         leave the skill's directory.
     """
