@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from skillweave import make_context
-from skillweave_claude import POLICY_DIR, config_dir, policy_dir
+from skillweave_claude import MAX_COMMAND_DEPTH, POLICY_DIR, config_dir, policy_dir
 from skillweave_testing import Layout, discover, load, make_layout, write_skill
 
 
@@ -88,13 +89,13 @@ def test_command_folder_rules(world: Layout) -> None:
     command(folder, ".hidden", "Hidden.\n")
     (folder / "notes.txt").write_text("not a command\n")
     (folder / "nested").mkdir()
-    command(folder / "nested", "deeper", "Not found: one level only.\n")
+    command(folder / "nested", "deeper", "Found as nested:deeper.\n")
     (folder / "dir.md").mkdir()
     (folder / "gone.md").symlink_to(world.tmp / "missing.md")
     target = command(world.tmp / "shared", "linked-source", "Linked.\n")
     (folder / "linked.md").symlink_to(target)
     result = discover("claude", world)
-    assert [s.name for s in result.skills] == ["good", "linked"]
+    assert [s.name for s in result.skills] == ["good", "linked", "nested:deeper"]
     (diag,) = result.diagnostics
     assert diag.path == folder / "gone.md" and diag.code == "broken-symlink"
 
@@ -199,3 +200,65 @@ def test_home_stays_skipped_when_claude_config_dir_moves(tmp_path: Path) -> None
     write_skill(cfg / "skills", "configured", "user skill")
     result = discover("claude", world, cwd=cwd)
     assert [(s.name, s.source.level) for s in result.skills] == [("configured", "user")]
+
+
+def test_nested_command_folders_are_namespaces(world: Layout) -> None:
+    folder = world.project / ".claude" / "commands"
+    top = command(folder, "component", "---\nname: ignored\n---\nTop level.\n")
+    front = command(folder / "frontend", "component", "Frontend component.\n")
+    deep = command(folder / "a" / "b", "c", "Two namespaces.\n")
+    command(folder / ".private", "hidden", "Dot folders are skipped.\n")
+    result = discover("claude", world)
+    by_name = {s.name: s for s in result.skills}
+    assert list(by_name) == ["a:b:c", "component", "frontend:component"]
+    assert by_name["component"].path == top
+    assert by_name["frontend:component"].path == front
+    assert by_name["a:b:c"].path == deep
+    assert {s.source.root for s in result.skills} == {folder}
+    assert {s.source.loaded_from for s in result.skills} == {"commands"}
+    (scan,) = [r for r in result.roots if r.path == folder]
+    assert scan.count == 3
+    assert not result.diagnostics
+
+
+def test_nested_command_limits_loops_and_unreadable_folders(world: Layout) -> None:
+    folder = world.project / ".claude" / "commands"
+    levels = [f"n{i}" for i in range(MAX_COMMAND_DEPTH + 1)]
+    command(folder.joinpath(*levels[:-1]), "deepest", "At the limit.\n")
+    too_deep = folder.joinpath(*levels)
+    command(too_deep, "lost", "One level too deep.\n")
+    (folder / "loop").mkdir(parents=True)
+    command(folder / "loop", "once", "Reached once.\n")
+    (folder / "loop" / "again").symlink_to(folder / "loop", target_is_directory=True)
+    result = discover("claude", world)
+    names = [s.name for s in result.skills]
+    assert names == ["loop:once", ":".join([*levels[:-1], "deepest"])]
+    (diag,) = result.diagnostics
+    assert (diag.level, diag.code, diag.path) == ("info", "commands-too-deep", too_deep)
+
+
+def test_unreadable_command_subfolder_is_a_warning(world: Layout) -> None:
+    folder = world.project / ".claude" / "commands"
+    command(folder, "fine", "Fine.\n")
+    locked = folder / "locked"
+    command(locked, "secret", "x\n")
+    locked.chmod(0)
+    try:
+        if os.access(locked, os.R_OK):
+            pytest.skip("this user can read a chmod 000 directory (running as root?)")
+        result = discover("claude", world)
+        assert [s.name for s in result.skills] == ["fine"]
+        (diag,) = result.diagnostics
+        assert (diag.level, diag.code, diag.path) == ("warning", "unreadable-entry", locked)
+    finally:
+        locked.chmod(0o700)
+
+
+def test_a_command_has_no_base_dir(world: Layout) -> None:
+    command(world.project / ".claude" / "commands", "fix-issue", "Fix it.\n")
+    write_skill(world.project / ".claude" / "skills", "real-skill", "x")
+    result = discover("claude", world)
+    by_name = {s.name: s for s in result.skills}
+    assert by_name["fix-issue"].base_dir is None
+    assert by_name["fix-issue"].body == "Fix it.\n"
+    assert by_name["real-skill"].base_dir == world.project / ".claude" / "skills" / "real-skill"

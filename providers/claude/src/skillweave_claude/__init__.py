@@ -15,7 +15,15 @@ Command files come after every skill dir, so a skill of the same name always
 wins over a command: the command is kept out of the catalog by the loader's
 first-wins rule and reported in ``shadowed`` (with a ``name-conflict``
 diagnostic naming both files). A command's name is its file name without
-``.md``; its frontmatter ``name`` and ``paths`` are ignored.
+``.md``; its frontmatter ``name`` and ``paths`` are ignored. A command in a
+sub-folder is named after the folders and the file joined by ``:``, as Claude
+Code does (``commands/frontend/component.md`` is ``frontend:component``), down
+to :data:`MAX_COMMAND_DEPTH` folders.
+
+A command is one file, not a skill folder: its ``base_dir`` is ``None``, so it
+has no resources (the other command files next to it are not its files),
+``skill://<command>/<file>`` is refused, and its prompt gets no "Base directory
+for this skill" line. ``skill://<command>`` still reads the command file.
 """
 
 from __future__ import annotations
@@ -24,11 +32,13 @@ import errno
 import os
 from pathlib import Path
 
+import attrs
 from skillweave import Discovery, DiscoveryResult, RootScan, SkillContext, SkillSource, hookimpl
 from skillweave.scan import load_skill_file
 
 __all__ = [
     "COMMAND_IGNORED_KEYS",
+    "MAX_COMMAND_DEPTH",
     "POLICY_DIR",
     "POLICY_DIR_ENV",
     "PRIORITY",
@@ -47,6 +57,8 @@ POLICY_DIR = Path("/etc/claude-code/.claude/skills")
 POLICY_DIR_ENV = "SKILLWEAVE_CLAUDE_POLICY_DIR"
 #: Frontmatter keys a legacy command file cannot set.
 COMMAND_IGNORED_KEYS = ("name", "paths")
+#: Command sub-folders (namespaces) deeper than this are not searched (an ``info`` says so).
+MAX_COMMAND_DEPTH = 5
 
 
 def _env_dir(ctx: SkillContext, name: str) -> Path | None:
@@ -81,12 +93,16 @@ def _reason(exc: OSError) -> str:
 
 
 def scan_commands(d: Discovery, folder: Path, level: str) -> None:
-    """Add every legacy command file ``<folder>/*.md`` as a skill (``loaded_from="commands"``).
+    """Add every legacy command file under ``folder`` as a skill (``loaded_from="commands"``).
 
-    One level only, dot entries skipped, symlinked files followed, entries in
-    sorted order. A missing folder is silent; an unreadable one, a dangling
-    symlink or an unreadable file is a diagnostic. Each file goes through the
-    core's one skill builder with its name taken from the file name.
+    ``<folder>/<name>.md`` is command ``name``; ``<folder>/<ns>/<name>.md`` is
+    ``ns:name`` (down to :data:`MAX_COMMAND_DEPTH` folders). Dot entries are
+    skipped, symlinked files and folders followed (a folder reached twice is
+    searched once), entries visited in sorted order. A missing folder is
+    silent; an unreadable one, a dangling symlink or an unreadable file is a
+    diagnostic. Each file goes through the core's one skill builder with its
+    name taken from the path, and gets ``base_dir=None`` (a command has no
+    skill folder).
     """
     source = SkillSource(PROVIDER_ID, level, folder, "commands")
     try:
@@ -101,15 +117,34 @@ def scan_commands(d: Discovery, folder: Path, level: str) -> None:
         )
         d.roots.append(RootScan(PROVIDER_ID, level, folder, True))
         return
+    seen = {os.path.realpath(folder)}
+    count = _scan_command_entries(d, entries, source, (), seen)
+    d.roots.append(RootScan(PROVIDER_ID, level, folder, True, count))
+
+
+def _scan_command_entries(
+    d: Discovery,
+    entries: list[os.DirEntry[str]],
+    source: SkillSource,
+    namespace: tuple[str, ...],
+    seen: set[str],
+) -> int:
+    """Add the commands among ``entries`` (recursing into folders); return how many."""
     count = 0
     for entry in entries:
-        if entry.name.startswith(".") or not entry.name.endswith(".md"):
+        if entry.name.startswith("."):
             continue
         path = Path(entry.path)
         try:
-            is_file = entry.is_file()
+            is_dir = entry.is_dir()
+            is_file = not is_dir and entry.is_file()
         except OSError as exc:
             d.diagnostic("error", "unreadable-entry", f"cannot inspect: {_reason(exc)}", path)
+            continue
+        if is_dir:
+            count += _scan_command_folder(d, path, source, (*namespace, entry.name), seen)
+            continue
+        if not entry.name.endswith(".md"):
             continue
         if not is_file:
             if entry.is_symlink() and not os.path.exists(entry.path):
@@ -124,14 +159,42 @@ def scan_commands(d: Discovery, folder: Path, level: str) -> None:
             path,
             source,
             priority=PRIORITY,
-            default_name=entry.name[: -len(".md")],
+            default_name=":".join((*namespace, entry.name[: -len(".md")])),
             ignore_keys=COMMAND_IGNORED_KEYS,
         )
         d.diagnostics.extend(diags)
         if skill is not None:
-            d.add([skill])
+            d.add([attrs.evolve(skill, base_dir=None)])
             count += 1
-    d.roots.append(RootScan(PROVIDER_ID, level, folder, True, count))
+    return count
+
+
+def _scan_command_folder(
+    d: Discovery, folder: Path, source: SkillSource, namespace: tuple[str, ...], seen: set[str]
+) -> int:
+    """Commands in sub-folder ``folder`` (namespace ``namespace``); return how many."""
+    real = os.path.realpath(folder)
+    if real in seen:
+        return 0  # a symlink back to a folder already searched
+    if len(namespace) > MAX_COMMAND_DEPTH:
+        d.diagnostic(
+            "info",
+            "commands-too-deep",
+            f"command folder not searched: more than {MAX_COMMAND_DEPTH} namespace levels "
+            f"({':'.join(namespace)}:…)",
+            folder,
+        )
+        return 0
+    seen.add(real)
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        d.diagnostic(
+            "warning", "unreadable-entry", f"cannot scan command folder: {_reason(exc)}", folder
+        )
+        return 0
+    return _scan_command_entries(d, entries, source, namespace, seen)
 
 
 @hookimpl
