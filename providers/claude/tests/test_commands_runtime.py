@@ -52,7 +52,14 @@ def test_invocation_has_no_base_directory_line(world: Layout) -> None:
     assert rendered.base_dir is None
     assert "Base directory for this skill" not in rendered.content
     assert rendered.text.startswith("Fix issue 42 in ${CLAUDE_SKILL_DIR}.")  # left verbatim
-    nested = session(world).invoke("sub:nested", trigger="tool")
+    s = session(world)
+    slash = s.parse_slash("/skill:sub:nested now")
+    assert slash is not None and (slash.name, slash.known, slash.args) == (
+        "sub:nested",
+        True,
+        "now",
+    )
+    nested = s.invoke("sub:nested", trigger="tool")
     assert nested.content.strip() == "A nested command."
 
 
