@@ -56,10 +56,14 @@ def test_unicode_names_follow_the_reference_validator_only_for_agentskills(
     assert codes(lint_skill_dir(d, "opencode"))["name-charset"][0] == "error"
 
 
-def test_claude_ignores_name_for_project_skills(tmp_path: Path) -> None:
+def test_claude_name_mismatch_states_both_names(tmp_path: Path) -> None:
     d = skill(tmp_path, "deploy", "name: release\ndescription: Ship.\n")
     (f,) = [f for f in lint_skill_dir(d, "claude") if f.code == "name-dir-mismatch"]
-    assert f.level == "warning" and "/deploy, not /release" in f.message
+    assert f.level == "warning"
+    assert f.message == (
+        "Claude Code will call this skill /deploy (its folder); skillweave and other agents "
+        "use the frontmatter name 'release' — rename the folder or drop `name`"
+    )
 
 
 def test_description_rules_per_target(tmp_path: Path) -> None:

@@ -335,8 +335,9 @@ class _Linter:
         if norm != dir_name:
             if self.target == "claude":
                 msg = (
-                    f"Claude Code ignores `name` for project skills: this skill is "
-                    f"/{dir_name}, not /{name}"
+                    f"Claude Code will call this skill /{dir_name} (its folder); skillweave "
+                    f"and other agents use the frontmatter name {name!r} — rename the "
+                    "folder or drop `name`"
                 )
             else:
                 msg = f"`name` {name!r} must equal the directory name {dir_name!r}"
