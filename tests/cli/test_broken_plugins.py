@@ -46,8 +46,10 @@ def test_every_command_survives_broken_plugins(isolated_env: Env, plugin_site: P
     expected = {
         ("list",): 0,
         ("list", "--all"): 0,
-        ("show", "native-one"): 0,
-        ("explain", "native-one"): 0,
+        # tp-raising's filter raises on every skill: filters fail closed, so the
+        # skill is not loaded: show and explain say why and exit 1 (no traceback)
+        ("show", "native-one"): 1,
+        ("explain", "native-one"): 1,
         ("doctor",): 1,  # the failed plugins are error diagnostics
         ("validate", ".skillweave/skills", "--target", "claude"): 0,
         ("providers",): 0,
@@ -58,6 +60,11 @@ def test_every_command_survives_broken_plugins(isolated_env: Env, plugin_site: P
         proc = run(isolated_env, plugin_site, *args)
         assert proc.returncode == code, (args, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr, args
+    shown = run(isolated_env, plugin_site, "show", "native-one")
+    assert "plugin 'tp-raising': filter_skill raised" in shown.stderr
+    assert shown.stderr.strip().count("\n") == 0
+    explained = run(isolated_env, plugin_site, "explain", "native-one")
+    assert "filter-error" in explained.stdout or "filter failed" in explained.stdout
     doctor = run(isolated_env, plugin_site, "doctor", "--json")
     data = json.loads(doctor.stdout)
     failed = [d["message"] for d in data["diagnostics"] if d["code"] == "plugin-failed"]

@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 
 from ..conftest import Env
@@ -62,17 +64,29 @@ def run_list(
 
 def test_broken_plugins_are_isolated_and_reported(isolated_env: Env, plugin_site: Path) -> None:
     isolated_env.skill(".skillweave/skills", "native-one", "native")
-    proc = run_list(isolated_env, plugin_site)
+    # tp-raising's filter raises on every skill: filters fail closed, so every
+    # skill is dropped (and named), while its failing discovery is only reported
+    proc = run_list(isolated_env, plugin_site, "--all")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    names = {s["name"]: s["provider"] for s in data["skills"]}
-    assert names["from-plugin"] == "tp-good"
-    assert names["native-one"] == "native"
+    assert data["skills"] == []
+    skipped = {s["name"]: s for s in data["skipped"]}
+    assert skipped["from-plugin"]["provider"] == "tp-good"
+    assert skipped["native-one"]["provider"] == "native"
+    for entry in skipped.values():
+        assert entry["reason"] == "filter-error"
+        assert "'tp-raising'" in entry["detail"] and "filter exploded" in entry["detail"]
     messages = "\n".join(d["message"] for d in data["diagnostics"])
     assert "'tp-broken'" in messages and "broken on purpose" in messages
     assert "'tp-raising'" in messages and "discover exploded" in messages
-    assert "filter exploded" in messages
+    assert messages.count("filter exploded") == 1  # one diagnostic, however many skills
     assert "'tp-typo'" in messages and "discover_skill" in messages
+    # without the raising filter, the good provider's and the native skills load
+    proc = run_list(isolated_env, plugin_site, SKILLWEAVE_DISABLE_PLUGINS="tp-raising")
+    assert proc.returncode == 0, proc.stderr
+    names = {s["name"]: s["provider"] for s in json.loads(proc.stdout)["skills"]}
+    assert names["from-plugin"] == "tp-good"
+    assert names["native-one"] == "native"
 
 
 def test_strict_mode_reraises(isolated_env: Env, plugin_site: Path) -> None:
@@ -122,3 +136,38 @@ def test_plugin_records_in_process(
     assert records["tp-broken"].status == "failed" and "ImportError" in records["tp-broken"].error
     assert records["tp-typo"].status == "blocked"
     assert records["skillweave.filters"].status == "builtin"
+
+
+def test_a_failing_filter_drops_the_skill_and_is_reported_once(isolated_env: Env) -> None:
+    from skillweave import PluginHost, hookimpl, load_skills, make_context
+
+    class Judge:
+        @hookimpl
+        def filter_skill(self, skill: Any) -> None:
+            if skill.name.startswith("bad-"):
+                raise ValueError(f"cannot judge {skill.name}")
+
+    for name in ("bad-a", "bad-b", "bad-c", "good"):
+        isolated_env.skill(".skillweave/skills", name, "a skill")
+    host = PluginHost.create(env=isolated_env.env)
+    assert host.add(Judge(), "judge")
+    res = load_skills(isolated_env.project, home=isolated_env.home, host=host)
+    assert "good" in res.names and not [n for n in res.names if n.startswith("bad-")]
+    skipped = {s.skill.name: (s.reason, s.detail) for s in res.skipped}
+    assert skipped["bad-b"] == (
+        "filter-error",
+        "plugin 'judge': filter_skill raised ValueError('cannot judge bad-b')",
+    )
+    failed = [d for d in res.diagnostics if "'judge'" in d.message]
+    assert len(failed) == 1 and failed[0].code == "plugin-hook-failed"
+    assert "first on skill 'bad-a'" in failed[0].message
+    # without a per-load set, the diagnostics list itself de-duplicates
+    ctx, _ = make_context(isolated_env.project, home=isolated_env.home)
+    diags: list[Any] = []
+    for name in ("bad-a", "bad-b"):
+        skill = attrs.evolve(res.get("good"), name=name)
+        assert host.filter(skill, ctx, diags) == (
+            "filter-error",
+            f"plugin 'judge': filter_skill raised ValueError('cannot judge {name}')",
+        )
+    assert len(diags) == 1

@@ -201,19 +201,51 @@ def test_plugin_steps_run_in_order_between_the_builtins(rt: Runtime) -> None:
     assert out.startswith("Base directory for this skill:") and out.endswith("v\n[footer sess-1]")
 
 
-def test_a_failing_plugin_step_is_reported_and_skipped(rt: Runtime) -> None:
-    rt.project_skill("robust", skill_text("Robust.", body="ok $ARGUMENTS\n"))
+def test_a_failing_plugin_step_aborts_the_invocation(rt: Runtime) -> None:
+    """A step that crashes (a redaction step, say) must not let its input through."""
+    rt.project_skill("robust", skill_text("Robust.", body="token=SECRET $ARGUMENTS\n"))
 
-    class Broken:
+    class Redact:
         @hookimpl
-        @step(250)
+        @step(950)
         def transform_prompt(self, text: str) -> str:
             raise RuntimeError("boom")
 
     host = rt.host()
-    host.add(Broken(), "broken")
+    host.add(Redact(), "redact")
     s = rt.session(host=host)
-    r = s.invoke("robust", "x", trigger="tool")
-    assert r.text.endswith("ok x\n")
-    assert any("broken" in d.message and "boom" in d.message for d in r.diagnostics)
-    assert any(d.code == "plugin-hook-failed" for d in s.diagnostics)
+    with pytest.raises(PromptError, match=r"plugin 'redact': transform_prompt raised") as info:
+        s.invoke("robust", "x", trigger="tool")
+    assert "boom" in str(info.value) and "SECRET" not in str(info.value)
+    assert isinstance(info.value.__cause__, RuntimeError)
+    host.pm.unregister(name="redact")
+    assert s.invoke("robust", "x", trigger="tool").text.endswith("token=SECRET x\n")
+
+
+def test_a_step_returning_something_else_than_text_aborts(rt: Runtime) -> None:
+    rt.project_skill("robust", skill_text("Robust.", body="ok\n"))
+
+    class Wrong:
+        @hookimpl
+        @step(250)
+        def transform_prompt(self, text: str) -> object:
+            return ["not", "text"]
+
+    host = rt.host()
+    host.add(Wrong(), "wrong")
+    with pytest.raises(PromptError, match=r"plugin 'wrong': transform_prompt returned list"):
+        rt.session(host=host).invoke("robust", trigger="tool")
+
+
+def test_a_step_that_calls_sys_exit_aborts_the_invocation(rt: Runtime) -> None:
+    rt.project_skill("robust", skill_text("Robust.", body="ok\n"))
+
+    class Exits:
+        @hookimpl
+        def transform_prompt(self, text: str) -> str:
+            raise SystemExit(3)
+
+    host = rt.host()
+    host.add(Exits(), "exits")
+    with pytest.raises(PromptError, match=r"plugin 'exits'.*SystemExit\(3\)"):
+        rt.session(host=host).invoke("robust", trigger="tool")

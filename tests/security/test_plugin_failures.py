@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from skillweave import PluginError, PluginHost, ResolveError
+from skillweave import PluginError, PluginHost, PromptError, ResolveError
 from skillweave.session import SkillSession
 
 from ..conftest import Env
@@ -72,34 +72,73 @@ def test_every_misbehaviour_is_isolated_and_named(isolated_env: Env, plugins_on_
     assert all(status[n] == "loaded" for n in ("hp-good", "hp-raising", "hp-wrong", "hp-slow"))
     session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
     res = session.result
-    # the rest of the load is intact
-    assert {"from-good", "native-one"} <= set(res.names)
     text = _messages(res.diagnostics)
+    # discover_skills: the failures are reported, the other providers still ran ...
     assert "'hp-exits'" in text and "SystemExit(3)" in text
     assert "'hp-exit-hook'" in text and "SystemExit(4)" in text
     assert "'hp-raising': discover_skills raised" in text and "hp discover exploded" in text
-    assert "'hp-raising': filter_skill raised" in text
     assert "'hp-wrong': discover_skills returned DiscoveryResult" in text  # holds a str
     assert "'hp-wrong': discover_skills returned dict" in text
-    assert "'hp-wrong': filter_skill returned str" in text
+    # ... but hp-raising's filter raises on every skill: filters fail closed, so
+    # every skill found (by the good provider and by native) is dropped
+    skipped = {s.skill.name: s for s in res.skipped}
+    assert {"from-good", "native-one"} <= set(skipped)
+    assert not {"from-good", "native-one"} & set(res.names)
+    for entry in skipped.values():
+        assert entry.reason == "filter-error"
+        assert "plugin 'hp-raising'" in entry.detail and "hp filter exploded" in entry.detail
+    # one diagnostic for the failing filter, however many skills it dropped
+    assert text.count("'hp-raising': filter_skill raised") == 1
     codes = {d.code for d in res.diagnostics}
     assert {"plugin-failed", "plugin-hook-failed", "plugin-bad-return"} <= codes
 
-    # transform_prompt: the raising and the wrong step are skipped, the others run
+
+def test_a_filter_with_a_wrong_return_drops_every_skill_once_reported(
+    isolated_env: Env, plugins_on_path: Path
+) -> None:
+    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": "native,hp-good,hp-wrong"}
+    host = PluginHost.create(env=env)
+    res = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host).result
+    assert not {"from-good", "native-one"} & set(res.names)
+    details = {s.skill.name: (s.reason, s.detail) for s in res.skipped}
+    assert details["native-one"] == (
+        "filter-error",
+        "plugin 'hp-wrong': filter_skill returned str, not a Veto, a bool or None",
+    )
+    wrong = [d for d in res.diagnostics if "'hp-wrong': filter_skill" in d.message]
+    assert [d.code for d in wrong] == ["plugin-bad-return"]
+
+
+def test_transform_failures_abort_and_resolvers_stay_isolated(
+    isolated_env: Env, plugins_on_path: Path
+) -> None:
+    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": "native,hp-good"}
+    host = PluginHost.create(env=env)
+    session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
     rendered = session.invoke("native-one")
     assert "Native body." in rendered.text
-    assert "---" not in rendered.text  # the built-in frontmatter step still ran
+    assert "---" not in rendered.text  # the built-in frontmatter step ran
     assert rendered.text.rstrip().endswith("[good-transform]")
-    text = _messages(rendered.diagnostics)
-    assert "'hp-raising': transform_prompt raised" in text
-    assert "'hp-wrong': transform_prompt returned int" in text
+    from sw_hostile import raising, wrong
+
+    # the skills are loaded; the misbehaving plugins join for the later hooks
+    # (under other names: the allow-list blocks their entry-point names)
+    assert host.add(raising, "hp-raising-late") and host.add(wrong, "hp-wrong-late")
+    # transform_prompt fails closed: a raising step (hp-raising sorts first) aborts
+    with pytest.raises(PromptError, match="'hp-raising-late': transform_prompt raised") as info:
+        session.invoke("native-one", force=True)
+    assert "hp transform exploded" in str(info.value)
+    host.pm.unregister(name="hp-raising-late")
+    with pytest.raises(PromptError, match="'hp-wrong-late': transform_prompt returned int"):
+        session.invoke("native-one", force=True)
 
     # resolve_url: a raising and a wrong resolver do not hide the good ones
+    assert host.add(raising, "hp-raising-late")
     assert session.resolve("hp://x").content == "good resolver content"
     assert "Native body." in session.resolve("skill://native-one").content
     text = _messages(session.diagnostics)
-    assert "'hp-raising': resolve_url raised" in text
-    assert "'hp-wrong': resolve_url returned str" in text
+    assert "'hp-raising-late': resolve_url raised" in text
+    assert "'hp-wrong-late': resolve_url returned str" in text
     with pytest.raises(ResolveError):
         session.resolve("nobody://handles-this")
 
@@ -171,7 +210,11 @@ def test_slow_plugins_are_reported_not_waited_for_twice(
 
 
 def test_cli_survives_a_plugin_that_exits(isolated_env: Env, hostile_site: Path) -> None:
-    env = {**_world(isolated_env), "PYTHONPATH": str(hostile_site)}
+    env = {
+        **_world(isolated_env),
+        "PYTHONPATH": str(hostile_site),
+        "SKILLWEAVE_PLUGINS": "native,hp-exits,hp-exit-hook,hp-good",
+    }
     argv = [sys.executable, "-m", "skillweave", "list", "--json"]
     argv += ["--cwd", str(isolated_env.project)]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)

@@ -60,7 +60,9 @@ def filter_skill(skill: Skill, ctx: SkillContext) -> Veto | bool | None:
     ``disabled_extensions``, source toggles, ``ignored``, ``include``; then
     plugin filters. The first veto drops the skill and is recorded in
     ``LoadResult.skipped`` with its reason (a ``Veto``'s text, or the plugin's
-    name for a bare ``False``).
+    name for a bare ``False``). Filters fail closed: an implementation that
+    raises or returns another type drops the skill too (reason
+    ``filter-error``), reported once per plugin per load.
     """
 
 
@@ -81,7 +83,9 @@ def transform_prompt(text: str, invocation: Invocation, ctx: SkillContext) -> st
     (200), variables (300), inline shell (400), base-directory prefix (900).
     Each built-in step is a plugin of its own that can be blocked and replaced.
     Raising :class:`~skillweave.errors.PromptError` aborts the invocation with
-    that message; any other exception is reported and the step is skipped.
+    that message. Steps fail closed: any other exception, or a return value that
+    is not text, aborts the invocation too, with a ``PromptError`` naming the
+    plugin (a redaction step that crashes must not let its input through).
     """
 
 

@@ -113,9 +113,11 @@ class _Merger:
     shadowed: list[Shadowed] = attrs.field(factory=list)
     skipped: list[Skipped] = attrs.field(factory=list)
     diags: list[Diagnostic] = attrs.field(factory=list)
+    # plugins whose failing filter was already reported during this merge
+    failed_filters: set[str] = attrs.field(factory=set)
 
     def offer(self, skill: Skill) -> bool:
-        verdict = self.host.filter(skill, self.ctx, self.diags)
+        verdict = self.host.filter(skill, self.ctx, self.diags, reported=self.failed_filters)
         if verdict is not None:
             self.skipped.append(Skipped(skill, verdict[0], verdict[1]))
             return False

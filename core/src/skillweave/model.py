@@ -333,8 +333,10 @@ class Skipped:
     """A skill that was found and filtered out, with the filter's reason.
 
     ``reason`` is a stable code: ``disabled``, ``source-disabled``, ``ignored``,
-    ``not-included`` or ``vetoed`` (by a plugin's ``filter_skill``); ``detail``
-    says more (the pattern that matched, the plugin that vetoed).
+    ``not-included``, ``vetoed`` (by a plugin's ``filter_skill``) or
+    ``filter-error`` (a ``filter_skill`` raised or returned the wrong type:
+    filters fail closed); ``detail`` says more (the pattern that matched, the
+    plugin that vetoed or failed).
     """
 
     skill: Skill

@@ -25,6 +25,19 @@ Environment switches:
 
 A plugin that calls ``sys.exit()`` (at import or in a hook) is isolated like
 one that raises; ``KeyboardInterrupt`` still stops the program.
+
+Failures are isolated where that cannot weaken a policy and fail closed where
+it could:
+
+* ``discover_skills`` and ``resolve_url``: a failing implementation is reported
+  (``plugin-hook-failed``, ``plugin-bad-return``) and the others still run;
+* ``filter_skill``: a filter that raises or returns the wrong type drops the
+  skill (``Skipped`` reason ``filter-error``, the detail naming the plugin), and
+  the failure is reported once per plugin per load, not once per skill;
+* ``transform_prompt``: a step that raises anything but ``PromptError``, or
+  returns something that is not text, aborts the invocation with a
+  ``PromptError`` naming the plugin (a redaction step that crashes must not let
+  its input through).
 """
 
 from __future__ import annotations
@@ -311,7 +324,12 @@ class PluginHost:
         kwargs: Mapping[str, Any],
         diags: list[Diagnostic],
         passthrough: tuple[type[BaseException], ...] = (),
+        *,
+        report: bool = True,
     ) -> tuple[bool, Any]:
+        """Call one implementation: ``(True, result)``, or ``(False, None)`` when it
+        failed (reported) or is a wrapper; with ``report=False`` a failure is
+        ``(False, exception)`` and the caller reports it."""
         if impl.hookwrapper or getattr(impl, "wrapper", False):
             diags.append(
                 Diagnostic(
@@ -330,6 +348,8 @@ class PluginHost:
         except _ISOLATED as exc:
             if self.strict:
                 raise PluginError(impl.plugin_name, f"{hook} raised {exc!r}") from exc
+            if not report:
+                return False, exc
             diags.append(
                 Diagnostic(
                     "error",
@@ -379,13 +399,31 @@ class PluginHost:
         return results, diags
 
     def filter(
-        self, skill: Skill, ctx: SkillContext, diags: list[Diagnostic]
+        self,
+        skill: Skill,
+        ctx: SkillContext,
+        diags: list[Diagnostic],
+        *,
+        reported: set[str] | None = None,
     ) -> tuple[str, str] | None:
-        """Run the veto chain; ``(reason, detail)`` of the first veto, or ``None``."""
+        """Run the veto chain; ``(reason, detail)`` of the first veto, or ``None``.
+
+        Fails closed: a filter that raises or returns the wrong type drops the
+        skill with reason ``filter-error`` (strict mode raises ``PluginError``).
+        Its failure is reported once per plugin: ``reported`` holds the plugins
+        already reported during this load (the loader passes one set per load);
+        without it, ``diags`` is searched.
+        """
         kwargs = {"skill": skill, "ctx": ctx}
         for impl in self._filter_impls():
-            ok, res = self._call(impl, "filter_skill", kwargs, diags)
-            if not ok or res is None or res is True:
+            ok, res = self._call(impl, "filter_skill", kwargs, diags, report=False)
+            if not ok:
+                if isinstance(res, BaseException):
+                    what = f"filter_skill raised {res!r}"
+                    self._filter_failed(impl, "plugin-hook-failed", what, skill, diags, reported)
+                    return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
+                continue  # a wrapper: ignored (and reported)
+            if res is None or res is True:
                 continue
             if res is False:
                 return "vetoed", f"by plugin {impl.plugin_name!r}"
@@ -394,8 +432,39 @@ class PluginHost:
                     code, _, detail = res.reason.partition(":")
                     return code, detail.strip()
                 return "vetoed", f"{res.reason} (plugin {impl.plugin_name!r})"
-            self._bad_return(impl, "filter_skill", res, diags)
+            if self.strict:
+                self._bad_return(impl, "filter_skill", res, diags)  # raises
+            what = f"filter_skill returned {type(res).__name__}, not a Veto, a bool or None"
+            self._filter_failed(impl, "plugin-bad-return", what, skill, diags, reported)
+            return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
         return None
+
+    @staticmethod
+    def _filter_failed(
+        impl: pluggy.HookImpl,
+        code: str,
+        what: str,
+        skill: Skill,
+        diags: list[Diagnostic],
+        reported: set[str] | None,
+    ) -> None:
+        """Report a failing filter once per plugin (per ``reported`` set, or per ``diags``)."""
+        name = impl.plugin_name
+        prefix = f"plugin {name!r}: filter_skill "
+        if reported is not None:
+            if name in reported:
+                return
+            reported.add(name)
+        elif any(d.code == code and d.message.startswith(prefix) for d in diags):
+            return
+        diags.append(
+            Diagnostic(
+                "error",
+                code,
+                f"plugin {name!r}: {what} (first on skill {skill.name!r}); every skill it "
+                "fails on is dropped (skipped: filter-error)",
+            )
+        )
 
     def _filter_impls(self) -> list[pluggy.HookImpl]:
         # called once per skill: the sorted list is cached until the registered
@@ -420,7 +489,12 @@ class PluginHost:
     def transform(
         self, text: str, invocation: Invocation, ctx: SkillContext, diags: list[Diagnostic]
     ) -> str:
-        """Run the ``transform_prompt`` chain, feeding each output to the next step."""
+        """Run the ``transform_prompt`` chain, feeding each output to the next step.
+
+        :raises PromptError: when a step raises it, and — failing closed — when a
+            step raises anything else or returns something that is not text (the
+            message names the plugin; strict mode raises ``PluginError``).
+        """
         impls = sorted(
             self._impls("transform_prompt"),
             key=lambda i: (getattr(i.function, "skillweave_order", 500), i.plugin_name),
@@ -432,12 +506,25 @@ class PluginHost:
                 {"text": text, "invocation": invocation, "ctx": ctx},
                 diags,
                 passthrough=(PromptError,),
+                report=False,
             )
-            if not ok or res is None:
+            if not ok:
+                if isinstance(res, BaseException):
+                    raise PromptError(
+                        f"plugin {impl.plugin_name!r}: transform_prompt raised {res!r}; "
+                        "the invocation is aborted rather than skip the step"
+                    ) from res
+                continue  # a wrapper: ignored (and reported)
+            if res is None:
                 continue
             if not isinstance(res, str):
-                self._bad_return(impl, "transform_prompt", res, diags)
-                continue
+                if self.strict:
+                    self._bad_return(impl, "transform_prompt", res, diags)  # raises
+                raise PromptError(
+                    f"plugin {impl.plugin_name!r}: transform_prompt returned "
+                    f"{type(res).__name__}, not text; the invocation is aborted rather "
+                    "than skip the step"
+                )
             text = res
         return text
 
