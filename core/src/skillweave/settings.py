@@ -95,6 +95,12 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         "enable_codex_user": SettingSpec(bool, True, "Load Codex skills."),
         "enable_agents_user": SettingSpec(bool, True, "Load `~/.agent(s)/skills`."),
         "enable_agents_project": SettingSpec(bool, True, "Load `.agent(s)/skills` in the project."),
+        "namespace_plugin_skills": SettingSpec(
+            bool,
+            False,
+            "Name Claude Code plugin skills `plugin:skill`, as Claude Code does "
+            "(default: their own names, the plugin recorded in the source).",
+        ),
     },
     "listing": {
         "budget": SettingSpec(int, 8000, "Character budget of the system-prompt listing."),

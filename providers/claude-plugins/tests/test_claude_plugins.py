@@ -461,3 +461,36 @@ def test_explain_finds_the_plugin_skill_spelling(world: Layout) -> None:
     assert "none loaded" in shadowed.verdict()
     unknown = explain(report, "nope:tdd")
     assert not unknown.found and unknown.near[0] == "tdd"
+
+
+def test_namespace_setting_names_plugin_skills_like_claude_code(world: Layout) -> None:
+    first, second = plugin(world, "superpowers", "tdd"), plugin(world, "other", "tdd")
+    write_json(
+        registry(world),
+        {
+            "plugins": {
+                "superpowers@obra": [install(first)],
+                "other@m": [install(second)],
+                "we ird@m": [install(plugin(world, "weird", "odd"))],
+            }
+        },
+    )
+    on = {"skills.namespace_plugin_skills": True}
+    result = load(world, plugins=["claude-plugins"], settings=on)
+    assert result.names == ["other:tdd", "superpowers:tdd", "we ird:odd"]
+    skill = result.get("superpowers:tdd")
+    assert skill is not None and skill.source.detail["plugin"] == "superpowers"
+    assert skill.frontmatter.name is None and skill.path == first / "skills" / "tdd" / "SKILL.md"
+    assert not result.shadowed  # no collision any more
+    assert load(world, plugins=["claude-plugins"]).names == ["odd", "tdd"]
+
+
+def test_namespace_setting_keeps_an_invalid_combined_name(world: Layout) -> None:
+    root = plugin(world, "p", "fine")
+    write_json(registry(world), {"plugins": {"bad/plugin@m": [install(root)]}})
+    on = {"skills.namespace_plugin_skills": True}
+    result = load(world, plugins=["claude-plugins"], settings=on)
+    assert result.names == ["fine"]
+    (diag,) = [d for d in result.diagnostics if d.code == "invalid-name"]
+    assert diag.level == "warning" and diag.path == root / "skills" / "fine" / "SKILL.md"
+    assert "keeps its own name" in diag.message

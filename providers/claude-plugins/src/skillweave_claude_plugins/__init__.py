@@ -15,9 +15,10 @@ A version 1 entry (one object instead of a list) is read too. For every
 install path, in file order, the skills roots are the directories listed by
 the optional ``skills`` key of ``<root>/.claude-plugin/plugin.json`` (a string
 or a list of paths relative to the plugin root), then ``<root>/skills``. Skills
-keep their own names (Claude Code calls them ``plugin:skill``); the plugin
-name, marketplace, version, scope, project path, plugin root and registry file
-are recorded in ``SkillSource.detail``.
+keep their own names (Claude Code calls them ``plugin:skill``; the setting
+``[skills] namespace_plugin_skills = true`` gives them that name here too); the
+plugin name, marketplace, version, scope, project path, plugin root and
+registry file are recorded in ``SkillSource.detail``.
 
 Which installs apply:
 
@@ -50,6 +51,7 @@ import attrs
 from skillweave import Discovery, DiscoveryResult, SkillContext, hookimpl
 from skillweave.context import is_relative_to
 from skillweave.safety import ContainmentError, check_relative
+from skillweave.scan import check_name
 
 __all__ = [
     "MANIFEST",
@@ -404,6 +406,7 @@ def skill_roots(plugin: InstalledPlugin, d: Discovery) -> list[Path]:
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Skills of every installed plugin, by registry and then by plugin in file order."""
     d = Discovery(PROVIDER_ID, PRIORITY)
+    namespaced = bool(ctx.settings.get("skills", "namespace_plugin_skills"))
     switches: dict[str, PluginSwitch] | None = None  # read when the first plugin is found
     for registry in registry_files(ctx):
         for plugin in read_registry(registry, ctx, d):
@@ -438,5 +441,29 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
                 )
                 continue
             for root in skill_roots(plugin, d):
-                d.scan(root, plugin.level, **plugin.detail())
+                found = d.scan(root, plugin.level, **plugin.detail())
+                if namespaced and found.skills:
+                    _namespace(d, plugin, len(found.skills))
     return d.result()
+
+
+def _namespace(d: Discovery, plugin: InstalledPlugin, count: int) -> None:
+    """Rename the last ``count`` skills of ``d`` to ``<plugin>:<name>``.
+
+    A combined name that is not a valid skill name (the registry key holds
+    characters a name cannot) keeps the skill's own name, with a warning.
+    """
+    start = len(d.skills) - count
+    for i in range(start, len(d.skills)):
+        skill = d.skills[i]
+        name = f"{plugin.name}:{skill.name}"
+        why = check_name(name)
+        if why is not None:
+            d.diagnostic(
+                "warning",
+                "invalid-name",
+                f"cannot name the skill {name!r} ({why}); it keeps its own name",
+                skill.path,
+            )
+            continue
+        d.skills[i] = attrs.evolve(skill, name=name)
