@@ -285,29 +285,112 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_serve_over_http(world: Any, tmp_path: Path) -> None:
-    a = _project_a(tmp_path / "a")
+def _start_http(project: Path, env: dict[str, str], *extra: str) -> tuple[Any, str, str]:
+    """Start ``serve --http 0``; return the process, its URL and its shell note line."""
     proc = subprocess.Popen(
-        [sys.executable, *_serve_args(a, "--http", "0", "--poll", "0")],
+        [sys.executable, *_serve_args(project, "--http", "0", "--poll", "0", *extra)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
+    )
+    url = None
+    deadline = time.monotonic() + 30
+    assert proc.stderr is not None
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        m = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", line)
+        if m:
+            url = m.group(1)
+            break
+    if url is None:
+        _stop(proc)
+        raise AssertionError("the server did not report its URL")
+    return proc, url, proc.stderr.readline()
+
+
+def _stop(proc: Any) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def _shell_skill(world: Any, marker: Path) -> None:
+    """A user-level skill (allowed inline shell by default) that writes ``marker``."""
+    folder = world.home / ".skillweave" / "skills" / "shelly"
+    _write(
+        folder / "SKILL.md",
+        "---\ndescription: Runs a command when rendered.\n---\n"
+        f"Now: !`echo ran > '{marker}'; echo done`\n",
+    )
+
+
+@pytest.mark.parametrize("allow", [False, True])
+def test_http_runs_no_inline_shell_unless_allowed(world: Any, tmp_path: Path, allow: bool) -> None:
+    """Any local process can reach a loopback port: over HTTP, commands need --allow-shell."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    marker = tmp_path / "ran"
+    _shell_skill(world, marker)
+    a = _project_a(tmp_path / "a")
+    proc, url, note = _start_http(a, world.env, *(["--allow-shell"] if allow else []))
+    try:
+
+        async def scenario() -> str:
+            async with (
+                streamable_http_client(url) as (read, write, *_),
+                ClientSession(read, write) as s,
+            ):
+                await s.initialize()
+                got = await s.get_prompt("shelly", {})
+                return str(got.messages[0].content.text)
+
+        text = _run(scenario)
+    finally:
+        _stop(proc)
+    assert marker.exists() is allow
+    if allow:
+        assert "Now: done" in text and "follows the [shell] policy" in note
+    else:
+        assert "[shell command execution disabled by policy]" in text and "is off" in note
+
+
+def test_stdio_follows_the_shell_policy_and_flags_conflict(world: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    _shell_skill(world, marker)
+    project = _project_a(world.project)
+
+    async def scenario() -> str:
+        params = StdioServerParameters(
+            command=sys.executable, args=_serve_args(project, "--poll", "0"), env=world.env
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            got = await s.get_prompt("shelly", {})
+            return str(got.messages[0].content.text)
+
+    assert "Now: done" in _run(scenario)
+    assert marker.read_text().strip() == "ran"
+    done = subprocess.run(
+        [sys.executable, *_serve_args(project, "--http", "0", "--no-shell", "--allow-shell")],
+        capture_output=True,
+        text=True,
+        timeout=LIMIT,
         env=world.env,
     )
-    try:
-        url = None
-        deadline = time.monotonic() + 30
-        assert proc.stderr is not None
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if not line:
-                break
-            m = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", line)
-            if m:
-                url = m.group(1)
-                break
-        assert url is not None, "the server did not report its URL"
+    assert done.returncode == 1
+    assert "--no-shell and --allow-shell" in done.stderr
 
+
+def test_serve_over_http(world: Any, tmp_path: Path) -> None:
+    a = _project_a(tmp_path / "a")
+    proc, url, _note = _start_http(a, world.env)
+    try:
         world.config(world.toml_servers([{"name": "web", "url": url}], timeout=20))
         result = load_skills(world.project, home=world.home)
         hello = result.get("hello")
@@ -319,12 +402,7 @@ def test_serve_over_http(world: Any, tmp_path: Path) -> None:
         from skillweave_mcp.provider import clear_cache
 
         clear_cache()
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        _stop(proc)
 
 
 def test_serve_without_the_mcp_support_says_how_to_install(world: Any) -> None:

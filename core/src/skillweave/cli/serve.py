@@ -40,13 +40,24 @@ _MISSING = (
     is_flag=True,
     help="Never run inline shell while rendering prompts, whatever [shell] says.",
 )
-def serve_cmd(cwd: Path | None, http_port: int | None, poll: float, no_shell: bool) -> None:
+@click.option(
+    "--allow-shell",
+    is_flag=True,
+    help="With --http: run inline shell as [shell] allows (off over HTTP by default).",
+)
+def serve_cmd(
+    cwd: Path | None, http_port: int | None, poll: float, no_shell: bool, allow_shell: bool
+) -> None:
     """Serve the project's skills over MCP: prompts, skill:// resources, skills/list,
     a load_skill tool, and list_changed notifications when skills change.
 
     stdio by default (for an agent that starts it); --http PORT for streamable
-    HTTP bound to 127.0.0.1 (the URL is printed on stderr).
+    HTTP bound to 127.0.0.1 (the URL is printed on stderr). Over stdio, prompts
+    run inline shell as the [shell] policy allows; over HTTP — which any local
+    process can reach — only with --allow-shell.
     """
+    if no_shell and allow_shell:
+        fail("--no-shell and --allow-shell contradict each other")
     try:
         from skillweave_mcp.server import serve
     except ImportError as exc:
@@ -56,7 +67,8 @@ def serve_cmd(cwd: Path | None, http_port: int | None, poll: float, no_shell: bo
     from skillweave.errors import SkillweaveError
 
     try:
-        serve(cwd, http=http_port, poll=poll, shell=not no_shell)
+        shell = False if no_shell else (True if allow_shell else None)
+        serve(cwd, http=http_port, poll=poll, shell=shell)
     except SkillweaveError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

@@ -26,6 +26,11 @@ What a client sees:
   ``notifications/prompts/list_changed`` and
   ``notifications/resources/list_changed`` (and, on 2026-07-28 connections,
   the same events on ``subscriptions/listen`` streams).
+
+Inline shell: over stdio the client is the agent that started the server, and
+prompts run inline shell as the ``[shell]`` policy allows. A loopback HTTP port
+can be reached by any local process, so over HTTP no command runs unless the
+caller opts in (``serve(..., shell=True)``, ``skillweave serve --allow-shell``).
 """
 
 from __future__ import annotations
@@ -583,6 +588,12 @@ class SkillServer:
                 await anyio.sleep(0.05)
             bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
             print(f"skillweave serve: listening on http://127.0.0.1:{bound}/mcp", file=sys.stderr)
+            shell = self._state()[0].ctx.settings.get("shell", "enabled")
+            print(
+                "skillweave serve: inline shell "
+                + ("follows the [shell] policy" if shell else "is off"),
+                file=sys.stderr,
+            )
             sys.stderr.flush()
             tg.start_soon(self.watch)
             while not web.should_exit:
@@ -595,9 +606,17 @@ def serve(
     *,
     http: int | None = None,
     poll: float = 2.0,
-    shell: bool = True,
+    shell: bool | None = None,
 ) -> None:
-    """Run the server for the project at ``cwd`` (stdio unless ``http`` is a port)."""
+    """Run the server for the project at ``cwd`` (stdio unless ``http`` is a port).
+
+    ``shell`` decides whether rendering a prompt may run inline shell: ``False``
+    never, ``True`` as the ``[shell]`` policy allows, ``None`` (the default) as
+    the policy allows over stdio and never over HTTP — a loopback port can be
+    reached by any local process, not only the user's agent.
+    """
+    if shell is None:
+        shell = http is None
     settings = None if shell else {"shell": {"enabled": False}}
     app = SkillServer(cwd, settings=settings, poll=poll)
     if http is None:
