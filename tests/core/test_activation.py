@@ -140,7 +140,7 @@ def test_session_activation(isolated_env: Env) -> None:
     assert [x.name for x in s.pending()] == ["python", "web"]
     assert s.get("python") is None
     assert "python" not in s.listing().text
-    with pytest.raises(Exception, match="Unknown skill"):
+    with pytest.raises(Exception, match=r"'python' is conditional \(paths: .*\) and not active"):
         s.resolve("skill://python")
 
     outside = isolated_env.project.parent / "elsewhere" / "x.py"
