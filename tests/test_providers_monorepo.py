@@ -128,3 +128,7 @@ def test_project_scoped_and_disabled_plugins(tmp_path: Path) -> None:
     assert code == 0, err
     levels = {s["name"]: s["level"] for s in data["skills"] if s["provider"] == "claude-plugins"}
     assert levels == {"fmt": "user", "proj-plug": "project"}
+    code, data, _ = run(tmp, "explain", "tools:fmt", "--cwd", inside)
+    assert code == 0 and data["available"] is True
+    assert [(e["name"], e["provider"]) for e in data["entries"]] == [("fmt", "claude-plugins")]
+    assert data["verdict"].startswith("tools:fmt = skill 'fmt' of plugin 'tools'")
