@@ -249,7 +249,9 @@ def test_diagnostics_name_the_files(scenario: tuple[World, dict[str, Any]]) -> N
     assert [(d["level"], d["code"]) for d in diag_at(data, bad_yaml)] == [
         ("warning", "frontmatter-yaml-error")
     ]
-    assert skills["bad-yaml"]["description"] == "[unclosed"  # recovered line by line
+    # recovered line by line; the unclosed flow list is a fragment, dropped: the
+    # body's first paragraph stands in
+    assert skills["bad-yaml"]["description"] == "Body."
     no_yaml = world.cwd / ".github" / "skills" / "no-yaml" / "SKILL.md"
     assert "no-yaml" not in skills
     assert "missing-description" in {d["code"] for d in diag_at(data, no_yaml)}

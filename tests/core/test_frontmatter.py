@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+from skillweave import SkillSource, scan_skills_dir
 from skillweave.frontmatter import (
     coerce_bool,
     normalize_key,
@@ -41,7 +43,13 @@ def test_dates_stay_strings_and_output_is_json_safe() -> None:
 def test_colon_in_value_is_repaired() -> None:
     p = parse_frontmatter("---\nname: a\ndescription: Use when: the user asks\n---\n")
     assert p.data["description"] == "Use when: the user asks"
-    assert p.diagnostics == ()
+    # loaded, but the parser says it had to repair it (strict parsers reject it)
+    assert p.repaired and not p.recovered and not p.unclosed
+    (d,) = p.diagnostics
+    assert (d.level, d.code, d.line) == ("info", "frontmatter-repaired", 3)
+    assert "'description'" in d.message and "quote the value" in d.message
+    clean = parse_frontmatter("---\nname: a\ndescription: 'Use when: quoted'\n---\n")
+    assert clean.diagnostics == () and not clean.repaired
 
 
 def test_unparseable_yaml_recovers_line_by_line_with_line_number() -> None:
@@ -159,3 +167,56 @@ def test_bad_boolean_is_reported_and_defaulted() -> None:
     fm, diags = to_frontmatter({"hide": "sometimes"})
     assert fm.hide is False
     assert diags[0].code == "frontmatter-bad-value"
+
+
+def test_recovery_drops_fragments_of_broken_yaml() -> None:
+    text = "---\nname: really-broken\ndescription: [unclosed\n  foo: : :\nnote: x: : y\n---\nbody\n"
+    p = parse_frontmatter(text)
+    assert p.recovered and not p.repaired
+    assert p.data == {"name": "really-broken"}  # neither fragment reaches the listing
+    (d,) = p.diagnostics
+    assert d.code == "frontmatter-yaml-error" and d.level == "warning" and d.line == 4
+    assert "dropped the broken value of description, note" in d.message
+    # a balanced flow value on a broken document is kept as written
+    q = parse_frontmatter("---\ndescription: [a] and {b}\nbad: {x: [\n---\n")
+    assert q.data == {"description": "[a] and {b}"}
+
+
+def test_unclosed_frontmatter_is_flagged_and_feeds_no_description(tmp_path: Path) -> None:
+    p = parse_frontmatter("---\nname: unterminated\ndescription: no closing\nbody\n")
+    assert p.unclosed and not p.has_frontmatter and p.data == {}
+    assert p.body is not None and p.body.startswith("---")
+    root = tmp_path / "skills"
+    (root / "unterminated").mkdir(parents=True)
+    (root / "unterminated" / "SKILL.md").write_text(
+        "---\nname: unterminated\ndescription: no closing\n\nSecond paragraph.\n"
+    )
+    (skill,) = scan_skills_dir(root, SkillSource("t", "project")).skills
+    assert skill.name == "unterminated" and skill.description == ""
+    # a closed block still lets the body stand in for a missing description
+    (root / "closed").mkdir()
+    (root / "closed" / "SKILL.md").write_text("---\nname: closed\n---\nFirst paragraph.\n")
+    by_name = {s.name: s for s in scan_skills_dir(root, SkillSource("t", "project")).skills}
+    assert by_name["closed"].description == "First paragraph."
+
+
+@pytest.mark.parametrize(
+    ("yaml_value", "expected"),
+    [("[issue]", "[issue]"), ("[issue, branch]", "[issue] [branch]"), ("'<file>'", "<file>")],
+)
+def test_argument_hint_flow_list_is_claude_codes_spelling(yaml_value: str, expected: str) -> None:
+    p = parse_frontmatter(f"---\ndescription: Fix\nargument-hint: {yaml_value}\n---\n")
+    fm, diags = to_frontmatter(p.data)
+    assert diags == []
+    assert fm.argument_hint == expected
+
+
+def test_bad_values_name_the_key_as_written() -> None:
+    _fm, diags = to_frontmatter(
+        {"when-to-use": ["a"], "disableModelInvocation": "maybe", "hooks": 3}
+    )
+    messages = sorted(d.message for d in diags)
+    assert messages[0].startswith("'disableModelInvocation' must be a boolean")
+    assert messages[1] == "'hooks' must be a mapping"
+    assert messages[2].startswith("'when-to-use' must be a string, got a list")
+    assert not any("_" in m.split("'")[1] for m in messages)

@@ -59,6 +59,14 @@ class ParsedFrontmatter:
     the file was given and the body was not part of it), ``body_line`` the
     1-based line where the body starts, ``has_frontmatter`` whether a fenced
     block was present.
+
+    How lenient the parse had to be: ``repaired`` is true when the YAML loaded
+    only after plain values holding ``": "`` were quoted (strict parsers reject
+    such a file; a ``frontmatter-repaired`` info diagnostic names each line),
+    ``recovered`` when it did not load at all and ``key: value`` lines were
+    recovered one by one (a ``frontmatter-yaml-error`` warning), ``unclosed``
+    when a ``---`` block was opened and never closed (the whole file is then
+    the body, and nothing in it may stand in for a description).
     """
 
     data: Mapping[str, Any]
@@ -66,6 +74,9 @@ class ParsedFrontmatter:
     body_line: int
     has_frontmatter: bool
     diagnostics: tuple[Diagnostic, ...] = ()
+    repaired: bool = False
+    recovered: bool = False
+    unclosed: bool = False
 
 
 def _decode(raw: bytes, path: Path | None, diags: list[Diagnostic]) -> str:
@@ -243,23 +254,47 @@ def _yaml_load(text: str) -> Any:
     return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader subclass
 
 
-def _repair_colons(text: str) -> str:
-    """Quote plain top-level scalars that contain ``": "`` (``description: Use when: x``)."""
+def _repair_colons(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """Quote plain top-level scalars that contain ``": "`` (``description: Use when: x``).
+
+    Returns the repaired text and ``(line index, key)`` of every line changed.
+    """
     out = []
-    for line in text.split("\n"):
+    changed: list[tuple[int, str]] = []
+    for i, line in enumerate(text.split("\n")):
         m = _LINE_RE.match(line)
         if m and m.group(2):
             value = m.group(2)
             if ": " in value and value[0] not in "\"'[{|>&*!#" and not value.endswith(":"):
                 quoted = "'" + value.replace("'", "''") + "'"
                 line = f"{m.group(1)}: {quoted}"
+                changed.append((i, m.group(1)))
         out.append(line)
-    return "\n".join(out)
+    return "\n".join(out), changed
 
 
-def _line_recover(text: str) -> dict[str, Any]:
-    """Recover top-level ``key: value`` pairs line by line."""
+def _is_fragment(value: str) -> bool:
+    """Whether a line-recovered value is clearly a piece of broken YAML.
+
+    A flow collection that is not closed on its line (``[unclosed``, ``{a: 1``)
+    or a run of empty mapping values (``a: : :``) is not text anyone meant a
+    model to read.
+    """
+    if ": :" in value:
+        return True
+    if value[:1] in ("[", "{"):
+        return value.count("[") != value.count("]") or value.count("{") != value.count("}")
+    return False
+
+
+def _line_recover(text: str) -> tuple[dict[str, Any], list[str]]:
+    """Recover top-level ``key: value`` pairs line by line.
+
+    Returns the pairs and the keys whose value was dropped as a fragment of
+    broken YAML (see :func:`_is_fragment`).
+    """
     data: dict[str, Any] = {}
+    dropped: list[str] = []
     for line in text.split("\n"):
         m = _LINE_RE.match(line)
         if not m:
@@ -267,8 +302,12 @@ def _line_recover(text: str) -> dict[str, Any]:
         value = (m.group(2) or "").strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
+        elif value and _is_fragment(value):
+            dropped.append(m.group(1))
+            data.pop(m.group(1), None)
+            continue
         data[m.group(1)] = value
-    return data
+    return data, dropped
 
 
 def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedFrontmatter:
@@ -276,9 +315,11 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
 
     Accepts bytes or text; tolerates a UTF-8 BOM and CRLF. Values are kept
     JSON-safe (dates and times stay strings). A value such as
-    ``description: Use when: x`` is repaired and loaded; YAML that still does
-    not parse falls back to line-by-line ``key: value`` recovery with a warning
-    carrying path and line. Never raises.
+    ``description: Use when: x`` is repaired and loaded (an info diagnostic
+    ``frontmatter-repaired`` per repaired line: strict YAML parsers reject it);
+    YAML that still does not parse falls back to line-by-line ``key: value``
+    recovery with a warning carrying path and line, values that are clearly
+    fragments of broken YAML dropped. Never raises.
     """
     diags: list[Diagnostic] = []
     try:
@@ -294,11 +335,14 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
                     Diagnostic(
                         "warning",
                         "frontmatter-unclosed",
-                        "frontmatter opened with '---' but never closed; treated as body",
+                        "frontmatter opened with '---' but never closed; treated as body "
+                        "(no name or description read from it)",
                         path,
                         1,
                     )
                 )
+                body = _decode(rest, path, diags)
+                return ParsedFrontmatter({}, body, 1, False, tuple(diags), unclosed=True)
             return ParsedFrontmatter({}, _decode(rest, path, diags), 1, False, tuple(diags))
         if len(fm_raw) > MAX_FRONTMATTER_BYTES:
             diags.append(
@@ -312,14 +356,27 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
             )
             return ParsedFrontmatter({}, None, body_line, True, tuple(diags))
         text = _decode(fm_raw, path, diags).replace("\r\n", "\n")
-        data = _load_mapping(text, path, diags)
-        return ParsedFrontmatter(data, _decode(rest, path, diags), body_line, True, tuple(diags))
+        mode: list[str] = []
+        data = _load_mapping(text, path, diags, mode)
+        return ParsedFrontmatter(
+            data,
+            _decode(rest, path, diags),
+            body_line,
+            True,
+            tuple(diags),
+            repaired="repaired" in mode,
+            recovered="recovered" in mode,
+        )
     except Exception as exc:  # noqa: BLE001 - the parser must never raise
         diags.append(Diagnostic("error", "frontmatter-invalid", f"could not parse: {exc!r}", path))
         return ParsedFrontmatter({}, None, 1, False, tuple(diags))
 
 
-def _load_mapping(text: str, path: Path | None, diags: list[Diagnostic]) -> dict[str, Any]:
+def _load_mapping(
+    text: str, path: Path | None, diags: list[Diagnostic], mode: list[str]
+) -> dict[str, Any]:
+    """The frontmatter mapping of ``text``; ``mode`` gets ``repaired`` or
+    ``recovered`` when a lenient path was needed."""
     if not text.strip():
         return {}
     simple = parse_simple(text)
@@ -330,12 +387,30 @@ def _load_mapping(text: str, path: Path | None, diags: list[Diagnostic]) -> dict
     error: Exception | None = None
     loaded: Any = None
     for attempt in (text, None):
-        candidate = attempt if attempt is not None else _repair_colons(text)
+        repaired: list[tuple[int, str]] = []
+        if attempt is None:
+            candidate, repaired = _repair_colons(text)
+        else:
+            candidate = attempt
         if attempt is None and candidate == text:
             break
         try:
             loaded = _yaml_load(candidate)
             error = None
+            if repaired:
+                mode.append("repaired")
+                for index, key in repaired:
+                    diags.append(
+                        Diagnostic(
+                            "info",
+                            "frontmatter-repaired",
+                            f"the value of {key!r} holds an unquoted ': '; read as one "
+                            "string, but strict YAML parsers (the skills-ref validator, "
+                            "Codex) reject the file: quote the value",
+                            path,
+                            index + 2,  # +1 for 1-based, +1 for the opening fence
+                        )
+                    )
             break
         except RecursionError:
             error = _TooBig("frontmatter is nested too deeply")
@@ -372,16 +447,12 @@ def _load_mapping(text: str, path: Path | None, diags: list[Diagnostic]) -> dict
     if mark is not None:
         line = mark.line + 2  # +1 for 1-based, +1 for the opening fence
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-    recovered = _line_recover(text)
-    diags.append(
-        Diagnostic(
-            "warning",
-            "frontmatter-yaml-error",
-            f"YAML error ({problem}); recovered {len(recovered)} key(s) line by line",
-            path,
-            line,
-        )
-    )
+    recovered, dropped = _line_recover(text)
+    mode.append("recovered")
+    message = f"YAML error ({problem}); recovered {len(recovered)} key(s) line by line"
+    if dropped:
+        message += f"; dropped the broken value of {', '.join(dropped)}"
+    diags.append(Diagnostic("warning", "frontmatter-yaml-error", message, path, line))
     return recovered
 
 
@@ -457,6 +528,13 @@ def normalize_key(key: str) -> str:
 _SPLIT_SPACES = re.compile(r"[,\s]+")
 
 
+def _hint_item(item: Any) -> str:
+    """One item of a list-valued ``argument-hint``, as the text between brackets."""
+    if isinstance(item, list):
+        return " ".join(_hint_item(i) for i in item)
+    return "" if item is None else str(item).strip()
+
+
 def _as_list(value: Any, *, split_spaces: bool = False) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -491,12 +569,14 @@ def frontmatter_values(
     diags: list[Diagnostic] = []
     values: dict[str, Any] = {}
     extra: dict[str, Any] = {}
+    written: dict[str, str] = {}  # field -> the key as the file spells it
     for key, value in data.items():
         norm = normalize_key(key)
         if norm not in _FIELDS:
             extra[key] = value
             continue
         values[norm] = value
+        written[norm] = key
     out: dict[str, Any] = {}
     for fname in _BOOL_FIELDS:
         if fname in values:
@@ -507,7 +587,8 @@ def frontmatter_values(
                     Diagnostic(
                         "warning",
                         "frontmatter-bad-value",
-                        f"'{fname}' must be a boolean, got {values[fname]!r}; using {default}",
+                        f"'{written[fname]}' must be a boolean, got {values[fname]!r}; "
+                        f"using {default}",
                         path,
                     )
                 )
@@ -516,12 +597,17 @@ def frontmatter_values(
     for fname in _STR_FIELDS:
         if fname in values and values[fname] is not None:
             v = values[fname]
+            if fname == "argument_hint" and isinstance(v, list):
+                # `argument-hint: [issue]` (Claude Code's own spelling) is a YAML
+                # flow list: each item is one bracketed placeholder again
+                out[fname] = " ".join(f"[{_hint_item(item)}]" for item in v)
+                continue
             if isinstance(v, (dict, list)):
                 diags.append(
                     Diagnostic(
                         "warning",
                         "frontmatter-bad-value",
-                        f"'{fname}' must be a string, got a {type(v).__name__}; ignored",
+                        f"'{written[fname]}' must be a string, got a {type(v).__name__}; ignored",
                         path,
                     )
                 )
@@ -536,7 +622,12 @@ def frontmatter_values(
             out["hooks"] = hooks
         else:
             diags.append(
-                Diagnostic("warning", "frontmatter-bad-value", "'hooks' must be a mapping", path)
+                Diagnostic(
+                    "warning",
+                    "frontmatter-bad-value",
+                    f"'{written['hooks']}' must be a mapping",
+                    path,
+                )
             )
     meta = values.get("metadata")
     if meta is not None:
@@ -544,7 +635,12 @@ def frontmatter_values(
             out["metadata"] = meta
         else:
             diags.append(
-                Diagnostic("warning", "frontmatter-bad-value", "'metadata' must be a mapping", path)
+                Diagnostic(
+                    "warning",
+                    "frontmatter-bad-value",
+                    f"'{written['metadata']}' must be a mapping",
+                    path,
+                )
             )
     out["extra"] = extra
     out["raw"] = dict(data)

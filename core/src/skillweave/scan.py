@@ -8,6 +8,7 @@ rules.
 
 from __future__ import annotations
 
+import difflib
 import errno
 import os
 import re
@@ -39,6 +40,7 @@ __all__ = [
     "check_name",
     "load_skill_file",
     "load_skills_from_dir",
+    "near_miss_roots",
     "scan_skills_dir",
     "skill_from_text",
 ]
@@ -291,7 +293,7 @@ def _read_record(
         source=source,
         path=path,
         require_description=require_description,
-        body_hint=parsed.body,
+        body_hint=None if parsed.unclosed else parsed.body,
         diags=diags,
     )
     return (values, name, description, diags), st
@@ -387,7 +389,7 @@ def skill_from_text(
         path=path,
         base_dir=base_dir,
         require_description=require_description,
-        body_hint=body,
+        body_hint=None if parsed.unclosed else body,
         body_loader=loader,
         diagnostics=diags,
     )
@@ -449,6 +451,9 @@ def scan_skills_dir(
     build = (provider, src.level, src.loaded_from, require_description)
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
     for name, kind in entries:
+        if kind == "f":
+            _note_flat_file(root, name, src, diags)
+            continue
         folder = prefix + name
         if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
             continue
@@ -516,8 +521,9 @@ def _list_root(
     """The candidate entries of ``root`` as ``(name, kind)``, sorted; ``None`` when
     the root is missing (silent) or unreadable (a diagnostic).
 
-    ``kind`` is ``d`` (a directory), ``l`` (a symlink, resolved on every scan) or
-    ``x`` (an entry that could not be inspected, retried on every scan).
+    ``kind`` is ``d`` (a directory), ``l`` (a symlink, resolved on every scan),
+    ``x`` (an entry that could not be inspected, retried on every scan) or ``f``
+    (a ``*.md`` file: not a skill, reported as ``not-a-skill``).
     """
     key = None
     if state is not None and idx is not None:
@@ -565,6 +571,8 @@ def _list_root(
             continue
         if is_dir:
             entries.append((name, "d"))
+        elif name[-3:].lower() == ".md":
+            entries.append((name, "f"))
     listing = tuple(entries)
     if key is not None and state is not None and idx is not None:
         state.store_listing(key, idx.is_racy(key[2], key[3]), listing)
@@ -640,15 +648,43 @@ def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
     )
 
 
+#: Documentation files that often sit in a skills root and are not meant as skills.
+_ROOT_DOC_FILES = frozenset(
+    {"readme", "changelog", "license", "contributing", "agents", "claude", "index", "notes"}
+)
+
+
+def _note_flat_file(root: Path, name: str, source: SkillSource, diags: list[Diagnostic]) -> None:
+    """A ``*.md`` file directly in a skills root: say why it is not a skill."""
+    stem = name[:-3]
+    if stem.lower() in _ROOT_DOC_FILES:
+        return
+    if stem.lower() == "skill":
+        message = (
+            f"{name} directly in a skills root is not a skill: skills are folders, "
+            f"<root>/<name>/{SKILL_FILE}; move it into a folder named after the skill"
+        )
+    else:
+        message = (
+            f"{name} is not a skill: a skill is a folder with a {SKILL_FILE}; "
+            f"move it to {stem}/{SKILL_FILE}"
+        )
+    diags.append(
+        Diagnostic("info", "not-a-skill", message, _child(root, name), None, source.provider)
+    )
+
+
 def _note_nested(folder: Path, source: SkillSource, diags: list[Diagnostic]) -> None:
-    """A folder without SKILL.md: say so when it holds nested skills (not discovered)."""
+    """A folder without SKILL.md: say why it is not a skill.
+
+    A ``skill.md`` in other letter case, nested skills (not discovered: one level
+    deep only), or simply no ``SKILL.md`` — each an info diagnostic, so ``doctor``
+    and ``explain`` can answer "why is my skill missing?".
+    """
     try:
         with os.scandir(folder) as it:
-            nested = sorted(
-                e.name
-                for e in it
-                if not e.name.startswith(".") and os.path.isfile(os.path.join(e.path, SKILL_FILE))
-            )
+            names = sorted(e.name for e in it if not e.name.startswith("."))
+        nested = [n for n in names if os.path.isfile(os.path.join(folder, n, SKILL_FILE))]
     except OSError as exc:
         diags.append(
             Diagnostic(
@@ -661,7 +697,20 @@ def _note_nested(folder: Path, source: SkillSource, diags: list[Diagnostic]) -> 
             )
         )
         return
-    if nested:
+    variant = next((n for n in names if n.lower() == "skill.md" and n != SKILL_FILE), None)
+    if variant is not None and os.path.isfile(os.path.join(folder, variant)):
+        diags.append(
+            Diagnostic(
+                "info",
+                "not-a-skill",
+                f"found {variant}, not {SKILL_FILE}; agents look for {SKILL_FILE} exactly "
+                f"(rename it)",
+                _child(folder, variant),
+                None,
+                source.provider,
+            )
+        )
+    elif nested:
         diags.append(
             Diagnostic(
                 "info",
@@ -669,6 +718,20 @@ def _note_nested(folder: Path, source: SkillSource, diags: list[Diagnostic]) -> 
                 f"folder has no SKILL.md but holds nested skills ({', '.join(nested[:5])}); "
                 "skills are found one level deep only — add this folder to "
                 "skills.custom_directories to load them",
+                folder,
+                None,
+                source.provider,
+            )
+        )
+    elif folder.name != "__pycache__":
+        what = "it is empty" if not names else f"it holds {', '.join(names[:3])}"
+        if len(names) > 3:
+            what += f" and {len(names) - 3} more"
+        diags.append(
+            Diagnostic(
+                "info",
+                "not-a-skill",
+                f"folder has no {SKILL_FILE} ({what}); not a skill",
                 folder,
                 None,
                 source.provider,
@@ -749,12 +812,62 @@ class Discovery:
         )
 
     def result(self) -> DiscoveryResult:
-        """The immutable result to return from ``discover_skills``."""
+        """The immutable result to return from ``discover_skills``.
+
+        A root that does not exist next to a folder of a near name
+        (``.claude/skill`` for ``.claude/skills``) gets a ``near-miss-root``
+        info diagnostic; see :func:`near_miss_roots`.
+        """
         return DiscoveryResult(
             provider=self.provider,
             priority=self.priority,
             skills=tuple(self.skills),
-            diagnostics=tuple(self.diagnostics),
+            diagnostics=(*self.diagnostics, *near_miss_roots(self.roots, self.provider)),
             roots=tuple(self.roots),
             late=self.late,
         )
+
+
+def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> list[Diagnostic]:
+    """``near-miss-root`` info diagnostics for missing roots with a near-named sibling.
+
+    For each root that does not exist, its parent folder is listed once (only
+    when the parent exists) and a sibling folder whose name is close to the
+    root's (``skill`` for ``skills``, ``Skills``) is reported, unless that
+    sibling is itself one of ``roots`` (OpenCode reads both ``skill`` and
+    ``skills``).
+    """
+    roots = list(roots)
+    scanned = {os.path.normpath(r.path) for r in roots}
+    listings: dict[str, list[str] | None] = {}
+    seen: set[str] = set()
+    out: list[Diagnostic] = []
+    for r in roots:
+        if r.exists:
+            continue
+        parent = os.path.dirname(os.path.normpath(r.path))
+        if parent not in listings:
+            try:
+                listings[parent] = sorted(os.listdir(parent))
+            except OSError:
+                listings[parent] = None
+        names = listings[parent]
+        if not names:
+            continue
+        for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=0.8):
+            full = os.path.join(parent, near)
+            if near == r.path.name or full in scanned or full in seen or not os.path.isdir(full):
+                continue
+            seen.add(full)
+            out.append(
+                Diagnostic(
+                    "info",
+                    "near-miss-root",
+                    f"{near!r} is not a skills root; did you mean {r.path.name!r}? "
+                    f"({r.provider} looks in {r.path}, which does not exist)",
+                    Path(full),
+                    None,
+                    provider if provider is not None else r.provider,
+                )
+            )
+    return out
