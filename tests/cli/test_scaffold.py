@@ -33,11 +33,15 @@ def test_new_creates_a_valid_native_skill_that_loads(cli: Cli, isolated_env: Env
 def test_new_with_dir_and_json(cli: Cli, isolated_env: Env) -> None:
     data = cli.json("new", "helper", "--dir", ".claude/skills")
     folder = isolated_env.project / ".claude" / "skills" / "helper"
+    # without --description the scaffold's placeholder is flagged until it is replaced
+    findings = data.pop("findings")
+    assert [(f["code"], f["level"], f["line"]) for f in findings] == [
+        ("placeholder-description", "warning", 3)
+    ]
     assert data == {
         "name": "helper",
         "path": str(folder),
         "skill_file": str(folder / "SKILL.md"),
-        "findings": [],
     }
     assert "helper" in {s["name"] for s in cli.json("list")["skills"]}
 

@@ -221,3 +221,85 @@ def test_validate_as_a_subprocess_like_pre_commit(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "[name-charset]" in proc.stdout
     assert proc.stderr.strip().splitlines() == ["skillweave: error: validation failed: 1 error(s)"]
+
+
+def test_an_unquoted_colon_is_flagged_for_strict_parsers(tmp_path: Path) -> None:
+    d = skill(tmp_path, "broken-yaml", "name: broken-yaml\ndescription: Use when: things break\n")
+    # strict YAML (what skills-ref and Codex use) really rejects it
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load("description: Use when: things break")
+    findings = lint_paths([d], ["agentskills", "claude", "codex"])
+    got = {(f.code, f.level, f.line, f.targets) for f in findings}
+    assert got == {
+        ("unquoted-colon", "error", 3, ("agentskills", "codex")),
+        ("unquoted-colon", "warning", 3, ("claude",)),
+    }
+    assert all("`description`" in f.message and "quote the value" in f.message for f in findings)
+    quoted = skill(tmp_path, "quoted", "name: quoted\ndescription: 'Use when: it works'\n")
+    assert lint_paths([quoted], TARGETS) == []
+
+
+def test_the_scaffold_placeholder_description_is_flagged(cli: Cli, isolated_env: Env) -> None:
+    assert cli.run("new", "draft").exit_code == 0
+    folder = isolated_env.project / ".skillweave" / "skills" / "draft"
+    for target in TARGETS:
+        assert codes(lint_skill_dir(folder, target)) == {
+            "placeholder-description": ("warning", 3)
+        }, target
+    todo = skill(isolated_env.project / "x", "todo-skill", "name: todo-skill\ndescription: TODO\n")
+    assert "placeholder-description" in codes(lint_skill_dir(todo))
+    real = skill(
+        isolated_env.project / "x", "todo-list", "name: todo-list\ndescription: Todo list help.\n"
+    )
+    assert "placeholder-description" not in codes(lint_skill_dir(real))
+
+
+def test_no_skills_finding_names_only_the_requested_targets(cli: Cli, tmp_path: Path) -> None:
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    data = cli.json("validate", str(empty), "--target", "codex")
+    (f,) = data["findings"]
+    assert f["code"] == "no-skills" and f["targets"] == ["codex"]
+    assert data["targets"] == ["codex"]
+    text = cli.run("validate", str(empty), "--target", "codex").stdout
+    assert "(agentskills" not in text and "opencode" not in text
+
+
+def test_bare_validate_lints_every_project_skill(cli: Cli, isolated_env: Env) -> None:
+    p = isolated_env.project
+    skill(p / ".skillweave" / "skills", "pdf-tables", "name: pdf-tables\ndescription: PDFs.\n")
+    skill(p / ".claude" / "skills", "Bad_Name", "name: Bad_Name\ndescription: ok\n")
+    skill(p / ".agents" / "skills", "agent-one", "name: agent-one\ndescription: ok\n")
+    skill(p / "elsewhere" / "skills", "not-a-root", "name: Not_Linted\ndescription: ok\n")
+    sub = p / "packages" / "api"
+    sub.mkdir(parents=True)
+    for where in (p, sub):  # from the root or from below it, the same project roots
+        res = cli.run("validate", "--json", cwd=where)
+        data = json.loads(res.stdout)
+        assert res.exit_code == 1
+        assert data["summary"]["skills"] == 3
+        paths = {Path(f["path"]).parent.name for f in data["findings"]}
+        assert paths == {"Bad_Name"}  # the only broken one; elsewhere/ is no skills root
+    # a project without any skill: the message says what was looked at, not "no SKILL.md here"
+    (p / ".skillweave").rename(p / "moved-away")
+    for folder in (p / ".claude", p / ".agents"):
+        for child in folder.rglob("SKILL.md"):
+            child.unlink()
+    res = cli.run("validate", "--target", "codex")
+    assert res.exit_code == 1
+    assert "no skills in this project" in res.stdout and "[no-skills]" in res.stdout
+    assert "no SKILL.md here or in its sub-folders" not in res.stdout
+
+
+def test_bare_validate_never_starts_mcp_servers(cli: Cli, isolated_env: Env) -> None:
+    marker = isolated_env.project / "mcp-ran"
+    write(
+        isolated_env.home / ".skillweave" / "config.toml",
+        f'[[mcp.servers]]\nname = "x"\ncommand = "sh"\nargs = ["-c", "echo ran > {marker}"]\n',
+    )
+    skill(
+        isolated_env.project / ".claude" / "skills", "ok-skill", "name: ok-skill\ndescription: ok\n"
+    )
+    res = cli.run("validate")
+    assert res.exit_code == 0, res.output
+    assert not marker.exists()

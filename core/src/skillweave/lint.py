@@ -102,6 +102,10 @@ CODES: dict[str, tuple[str, tuple[str | None, ...]]] = {
     "unreadable": ("SKILL.md cannot be read", (_E, _E, _E, _E, _E)),
     "no-frontmatter": ("SKILL.md has no `---` frontmatter block", (_E, _W, _E, _E, _E)),
     "frontmatter-invalid": ("the frontmatter is not valid YAML / not a mapping", (_E,) * 5),
+    "unquoted-colon": (
+        "a plain value holds `: ` (`description: Use when: x`); strict YAML parsers reject it",
+        (_E, _W, _E, _W, _W),
+    ),
     "not-utf8": ("the file is not UTF-8", (_E, _E, _E, _E, _E)),
     "bom": ("the file starts with a UTF-8 BOM", (_W, _OFF, _OFF, _OFF, _OFF)),
     "name-missing": ("no `name` field", (_E, _OFF, _I, _E, _E)),
@@ -136,7 +140,19 @@ CODES: dict[str, tuple[str, tuple[str | None, ...]]] = {
         (_OFF, _W, _OFF, _OFF, _OFF),
     ),
     "empty-body": ("SKILL.md has no instructions after the frontmatter", (_W,) * 5),
+    "placeholder-description": (
+        "the description is still the text `skillweave new` writes (or a TODO)",
+        (_W,) * 5,
+    ),
 }
+
+#: Descriptions that are placeholders, not descriptions (the ``new``/``new-pack``
+#: scaffold texts, TODO/TBD/FIXME).
+_PLACEHOLDER = re.compile(
+    r"\s*(?:describe what this skill does\b|(?:todo|tbd|fixme)(?:\s*[:.!-].*)?$)"
+    r"|.*\breplace with what it does and when to use it\b",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 @attrs.frozen
@@ -272,7 +288,18 @@ class _Linter:
         fm_text = fm_raw.decode("utf-8", errors="replace").replace("\r\n", "\n")
         lines = _key_lines(fm_text)
         parsed = parse_frontmatter(raw, path)
+        by_line = {line: key for key, line in lines.items()}
         for d in parsed.diagnostics:
+            if d.code == "frontmatter-repaired":
+                key = by_line.get(d.line or 0, "?")
+                self.add(
+                    "unquoted-colon",
+                    f"the value of `{key}` holds an unquoted `: `; strict YAML parsers (the "
+                    "skills-ref validator, Codex) reject the file: quote the value",
+                    path,
+                    d.line,
+                )
+                continue
             if (
                 d.code in ("frontmatter-yaml-error", "frontmatter-not-mapping")
                 or d.level == "error"
@@ -362,6 +389,14 @@ class _Linter:
                 line,
             )
             return
+        if _PLACEHOLDER.match(desc):
+            self.add(
+                "placeholder-description",
+                "the description is a placeholder; say what the skill does and when to use "
+                "it (the model decides from this text alone)",
+                path,
+                line,
+            )
         if len(desc) > DESCRIPTION_MAX:
             why = {
                 "codex": "Codex rejects the skill",
@@ -519,37 +554,42 @@ def lint_skill_dir(path: Path | str, target: str = "agentskills") -> list[Findin
     return _Linter(Path(path), target).run()
 
 
-def iter_skill_dirs(path: Path | str) -> tuple[list[Path], list[Finding]]:
+def iter_skill_dirs(
+    path: Path | str, targets: Sequence[str] = TARGETS
+) -> tuple[list[Path], list[Finding]]:
     """The skill folders a path stands for, and findings about the path itself.
 
     ``path`` may be a ``SKILL.md`` file, a skill folder (holds ``SKILL.md``) or
     a skills root (its sub-folders hold ``SKILL.md``; dot entries skipped).
+    The findings name ``targets`` (the targets being checked).
     """
     p = Path(path)
+    targets = tuple(targets)
     if p.is_file():
         if p.name.lower() == "skill.md":
             return [p.parent], []
         return [], [
-            Finding("no-skill-file", "error", "not a SKILL.md file or a folder", p, None, TARGETS)
+            Finding("no-skill-file", "error", "not a SKILL.md file or a folder", p, None, targets)
         ]
     if not p.is_dir():
-        return [], [Finding("no-skills", "error", "no such file or folder", p, None, TARGETS)]
+        return [], [Finding("no-skills", "error", "no such file or folder", p, None, targets)]
     if (p / "SKILL.md").is_file() or _case_variant(p) is not None:
         return [p], []
     try:
         children = sorted(c for c in p.iterdir() if not c.name.startswith(".") and c.is_dir())
     except OSError as exc:
-        return [], [Finding("no-skills", "error", f"cannot list: {exc}", p, None, TARGETS)]
+        return [], [Finding("no-skills", "error", f"cannot list: {exc}", p, None, targets)]
     dirs = [c for c in children if (c / "SKILL.md").is_file() or _case_variant(c) is not None]
     if not dirs:
         return [], [
             Finding(
                 "no-skills",
                 "error",
-                "no SKILL.md here or in its sub-folders (pass a skill folder or a skills root)",
+                "no SKILL.md in this folder or its direct sub-folders (pass a skill folder "
+                "or a skills root such as .claude/skills; dot folders are not searched)",
                 p,
                 None,
-                TARGETS,
+                targets,
             )
         ]
     return dirs, []
@@ -579,7 +619,7 @@ def lint_paths(
     found: list[Finding] = []
     seen: set[Path] = set()
     for raw in paths:
-        dirs, notes = iter_skill_dirs(raw)
+        dirs, notes = iter_skill_dirs(raw, targets)
         found.extend(notes)
         for d in dirs:
             key = Path(os.path.abspath(d))

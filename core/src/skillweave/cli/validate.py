@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from skillweave.cli._common import common_options, emit_json, fail, terminal_safe
-from skillweave.lint import TARGETS, iter_skill_dirs, lint_paths
+from skillweave.lint import TARGETS, Finding, iter_skill_dirs, lint_paths
 
-__all__ = ["validate_cmd"]
+__all__ = ["project_skill_dirs", "validate_cmd"]
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -18,6 +18,35 @@ def _relative(path: Path, base: Path) -> str:
         return path.relative_to(base.absolute()).as_posix()
     except ValueError:
         return str(path)
+
+
+def project_skill_dirs(cwd: Path | None, base: Path) -> tuple[list[Path], list[Path]]:
+    """The skill folders a bare ``validate`` lints, and the roots it looked in.
+
+    The folder itself when it is a skill folder or a skills root, then every
+    skill folder in the project-level skills roots the project's load scans
+    (``.skillweave/skills``, ``.claude/skills``, ``.agents/skills`` … from cwd
+    up to the repository root) and in custom directories inside the project.
+    MCP servers are not contacted.
+    """
+    from skillweave.cli._load import host_for
+    from skillweave.context import make_context
+    from skillweave.loader import load_skills
+
+    dirs: dict[Path, None] = dict.fromkeys(iter_skill_dirs(base)[0])
+    ctx, _diags = make_context(cwd, settings={"mcp": {"servers": []}})
+    result = load_skills(ctx=ctx, host=host_for(ctx))
+    project = ctx.project_root
+    roots: list[Path] = []
+    for root in result.roots:
+        inside = root.path == project or project in root.path.parents
+        if not root.exists or not (root.level == "project" or inside):
+            continue
+        if root.path in roots:
+            continue
+        roots.append(root.path)
+        dirs.update(dict.fromkeys(iter_skill_dirs(root.path)[0]))
+    return list(dirs), roots
 
 
 @click.command("validate")
@@ -42,8 +71,11 @@ def validate_cmd(
 
     Each PATH is a skill folder, a skills root (its sub-folders are skills) or a
     SKILL.md file (as pre-commit passes them); relative paths resolve against
-    --cwd. Without PATH the current directory is linted. Exits 1 when there is an
-    error finding (or a warning with --strict).
+    --cwd. Without PATH, every skill of the project is linted: the current
+    directory when it is a skill folder or a skills root, and the skill folders
+    of every project skills root (.skillweave/skills, .claude/skills,
+    .agents/skills … from here up to the repository root). Exits 1 when there
+    is an error finding (or a warning with --strict).
 
     JSON shape (a contract): {"findings": [{code, level, message, path, line,
     targets}], "summary": {errors, warnings, infos, skills}, "targets": [...]}.
@@ -52,9 +84,28 @@ def validate_cmd(
     if cwd is not None and not cwd.is_dir():
         fail(f"--cwd {cwd}: no such directory")
     chosen = tuple(dict.fromkeys(targets)) or ("agentskills",)
-    resolved = [p if p.is_absolute() else base / p for p in (paths or (Path("."),))]
-    findings = lint_paths(resolved, chosen)
-    skills = len({d for p in resolved for d in iter_skill_dirs(p)[0]})
+    if paths:
+        resolved = [p if p.is_absolute() else base / p for p in paths]
+        findings = lint_paths(resolved, chosen)
+        skills = len({d for p in resolved for d in iter_skill_dirs(p)[0]})
+    else:
+        resolved, roots = project_skill_dirs(cwd, base)
+        findings = lint_paths(resolved, chosen)
+        skills = len(resolved)
+        if not resolved:
+            where = ", ".join(_relative(r, base) for r in roots) or "none exists"
+            findings.append(
+                Finding(
+                    "no-skills",
+                    "error",
+                    "no skills in this project: no SKILL.md here, and the project's skills "
+                    f"roots hold no skill folder (roots: {where}); pass a skill folder or a "
+                    "skills root",
+                    base,
+                    None,
+                    chosen,
+                )
+            )
     counts = {
         "errors": sum(1 for f in findings if f.level == "error"),
         "warnings": sum(1 for f in findings if f.level == "warning"),
