@@ -1,6 +1,7 @@
 """An organisation policy plugin: which skills may load, and what every prompt carries.
 
-Configuration (in ``~/.skillweave/config.toml`` or the project's)::
+Configuration (in ``~/.skillweave/config.toml``; a project's own config counts only
+when the user trusts the project, as for skillweave's own sensitive keys)::
 
     [policy]
     allow_providers = ["native", "packs", "claude"]   # empty: every provider
@@ -23,8 +24,9 @@ _SECRET = re.compile(r"\b(?:sk|ghp|xox[abp])[-_][A-Za-z0-9_-]{16,}\b")
 
 
 def _policy(ctx: SkillContext) -> dict[str, object]:
-    section = ctx.settings.data.get("policy", {})
-    return dict(section) if isinstance(section, dict) else {}
+    """``[policy]`` as the user (or a project the user trusts) set it: a cloned
+    repository's own config must not be able to loosen the organisation's policy."""
+    return dict(ctx.settings.trusted_section("policy"))
 
 
 @hookimpl

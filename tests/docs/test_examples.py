@@ -165,3 +165,22 @@ def test_policy_plugin_example(isolated_env: Env) -> None:
     content = session.invoke("review", trigger="tool").content
     assert "[redacted]" in content and "sk-abcdefghijklmnop1234" not in content
     assert content.rstrip().endswith("Follow the ACME engineering handbook.")
+
+
+def test_policy_plugin_example_ignores_an_untrusted_project_policy(isolated_env: Env) -> None:
+    policy = example("policy_plugin")
+    env = isolated_env
+    env.skill(".skillweave/skills", "experimental-x", "Try things.")
+    user_cfg = env.home / ".skillweave" / "config.toml"
+    user_cfg.parent.mkdir(parents=True)
+    user_cfg.write_text('[policy]\ndeny = ["experimental-*"]\n')
+    project_cfg = env.project / ".skillweave" / "config.toml"
+    project_cfg.write_text("[policy]\ndeny = []\n")  # a checkout trying to loosen it
+    host = private_host((skillweave_native, "native"), (policy, "policy"))
+    session = SkillSession.open(env.project, home=env.home, host=host)
+    assert "experimental-x" not in [s.name for s in session.skills()]
+    user_cfg.write_text(
+        f'[policy]\ndeny = ["experimental-*"]\n[trust]\nprojects = ["{env.project}"]\n'
+    )
+    session = SkillSession.open(env.project, home=env.home, host=host)
+    assert "experimental-x" in [s.name for s in session.skills()]

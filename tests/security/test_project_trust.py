@@ -342,6 +342,24 @@ def test_settings_know_where_each_value_came_from(isolated_env: Env) -> None:
     assert not settings.trusted
 
 
+def test_trusted_section_keeps_the_users_values(isolated_env: Env) -> None:
+    """A plugin's own section: the user's value survives an untrusted project's override."""
+    _user_config(isolated_env, '[policy]\ndeny = ["x-*"]\nfooter = "f"\n')
+    _project_config(isolated_env, "[policy]\ndeny = []\nextra = 1\n[listing]\nbudget = 9\n")
+    sw_home = isolated_env.home / ".skillweave"
+    settings, _ = load_settings(sw_home, isolated_env.project, home=isolated_env.home)
+    assert settings.data["policy"] == {"deny": [], "footer": "f", "extra": 1}
+    assert dict(settings.trusted_section("policy")) == {"deny": ["x-*"], "footer": "f"}
+    assert settings.section("listing")["budget"] == 9
+    assert settings.trusted_section("listing")["budget"] == SCHEMA["listing"]["budget"].default
+    _user_config(
+        isolated_env,
+        f'[policy]\ndeny = ["x-*"]\nfooter = "f"\n[trust]\nprojects = ["{isolated_env.project}"]\n',
+    )
+    settings, _ = load_settings(sw_home, isolated_env.project, home=isolated_env.home)
+    assert dict(settings.trusted_section("policy")) == {"deny": [], "footer": "f", "extra": 1}
+
+
 def test_arguments_may_trust_a_project(isolated_env: Env) -> None:
     _project_config(isolated_env, '[shell]\nlevels = ["project"]\n')
     settings, diags = load_settings(

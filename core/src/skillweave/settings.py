@@ -189,7 +189,8 @@ class Settings:
     ``project`` or ``arguments``); ``layers`` pairs each layer read from a
     file with its path; ``trusted_by`` is the ``[trust] projects`` pattern
     that made the project trusted (``None``: the project's config was held to
-    keys of scope ``any``).
+    keys of scope ``any``); ``trusted_data`` is ``data`` without what an
+    untrusted project's config set (see :meth:`trusted_section`).
     """
 
     data: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
@@ -197,6 +198,7 @@ class Settings:
     origins: Mapping[str, Mapping[str, str]] = attrs.field(factory=dict)
     layers: tuple[tuple[str, Path], ...] = ()
     trusted_by: str | None = None
+    trusted_data: Mapping[str, Mapping[str, Any]] | None = None
     # section() is called once per skill by the built-in filter: memoised
     _sections: dict[str, tuple[int, Mapping[str, Any]]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False, hash=False
@@ -236,6 +238,19 @@ class Settings:
         """The layer that set ``[section] key``: ``user``, ``project``, ``arguments``,
         or ``None`` for a default (or settings built in code)."""
         return self.origins.get(section, {}).get(key)
+
+    def trusted_section(self, section: str) -> Mapping[str, Any]:
+        """One section as the user's config, a trusted project's config and
+        arguments set it — an untrusted project's values left out, the user's own
+        kept even where the project set the same key — with schema defaults filled in.
+
+        For plugins' own sections whose keys a cloned repository must not set
+        (or loosen). Settings built in code have no record: ``data`` is used.
+        """
+        source = self.data if self.trusted_data is None else self.trusted_data
+        out = {k: s.default for k, s in SCHEMA.get(section, {}).items()}
+        out.update(source.get(section, {}))
+        return MappingProxyType(out)
 
     def origin_path(self, section: str, key: str) -> Path | None:
         """The config file that set ``[section] key``, or ``None`` (default, arguments)."""
@@ -341,19 +356,27 @@ def _merge_layer(
     layer: _Layer,
     diags: list[Diagnostic],
     origins: dict[str, dict[str, str]],
+    trusted: dict[str, dict[str, Any]],
 ) -> None:
     origin = f"{layer.name} config" if layer.name != "arguments" else "arguments"
     path = layer.path
+    untrusted = "trusted" not in layer.scopes
+
+    def put(section: str, key: str, value: Any) -> None:
+        merged.setdefault(section, {})[key] = value
+        origins.setdefault(section, {})[key] = layer.name
+        if not untrusted:
+            trusted.setdefault(section, {})[key] = value
+
     for section, table in layer.data.items():
         if section not in SCHEMA:
             merged.setdefault(section, {})
             if isinstance(table, Mapping):
-                merged[section].update(table)
-                for key in table:
-                    origins.setdefault(section, {})[key] = layer.name
+                for key, value in table.items():
+                    put(section, key, value)
             else:
-                merged[section] = {"value": table}
-                origins.setdefault(section, {})["value"] = layer.name
+                merged[section] = {}
+                put(section, "value", table)
             if origin != "arguments":
                 diags.append(
                     Diagnostic(
@@ -391,8 +414,7 @@ def _merge_layer(
                 continue
             ok, checked = _check_value(section, key, value, origin, diags, path)
             if ok:
-                merged.setdefault(section, {})[key] = checked
-                origins.setdefault(section, {})[key] = layer.name
+                put(section, key, checked)
 
 
 def _expand_overrides(overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -526,6 +548,7 @@ def load_settings(
     diags: list[Diagnostic] = []
     merged: dict[str, dict[str, Any]] = {}
     origins: dict[str, dict[str, str]] = {}
+    trusted: dict[str, dict[str, Any]] = {}
     files: list[Path] = []
     read: list[tuple[str, Path, dict[str, Any]]] = []
     user_path = home_dir / "config.toml"
@@ -577,15 +600,16 @@ def load_settings(
                 )
         else:
             scopes = SCOPES
-        _merge_layer(merged, _Layer(origin, data, path, scopes, hint), diags, origins)
+        _merge_layer(merged, _Layer(origin, data, path, scopes, hint), diags, origins, trusted)
         layers.append((origin, path))
     if expanded:
-        _merge_layer(merged, _Layer("arguments", expanded), diags, origins)
+        _merge_layer(merged, _Layer("arguments", expanded), diags, origins, trusted)
     settings = Settings(
         data=merged,
         files=tuple(files),
         origins=origins,
         layers=tuple(layers),
         trusted_by=trusted_by,
+        trusted_data=trusted,
     )
     return settings, diags
