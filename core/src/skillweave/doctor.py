@@ -36,15 +36,20 @@ any other diagnostic code
 from __future__ import annotations
 
 import difflib
+import os
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillweave.frontmatter import parse_frontmatter, read_head
 from skillweave.model import Diagnostic, LoadResult, RootScan, Skill
+
+if TYPE_CHECKING:
+    from skillweave.context import SkillContext
 
 __all__ = [
     "SKIP_REASONS",
@@ -55,6 +60,8 @@ __all__ = [
     "build_report",
     "describe",
     "explain",
+    "find_below",
+    "shadow_reason",
 ]
 
 #: Every status, in display order.
@@ -229,11 +236,55 @@ def _where(skill: Skill) -> str:
     return f"{skill.source.provider}/{skill.source.level} {where}"
 
 
-def build_report(result: LoadResult) -> Report:
-    """One :class:`SkillReport` per skill file found, sorted by name then status."""
+def _scanned(skill: Skill) -> str:
+    """What of ``skill``'s provider was scanned: its root's level, or legacy commands."""
+    if skill.source.loaded_from == "commands":
+        return "legacy command files"
+    return f"{skill.source.level} dir"
+
+
+def shadow_reason(loser: Skill, winner: Skill) -> str:
+    """Why ``winner`` beat ``loser`` (same name), as a short clause.
+
+    Higher priority wins; at equal priority the fixed provider order decides,
+    and inside one provider its own scan order (for ``claude``, the user dir
+    before project dirs; for ``native``, project dirs before the user's).
+    """
+    lp, wp = loser.priority, winner.priority
+    wprov, lprov = winner.source.provider, loser.source.provider
+    if wp > lp:
+        return f"priority {wp} beats {lp}"
+    if wp < lp:
+        if lprov == "managed":
+            return (
+                f"priority {wp}; auto-learned (managed) skills merge last, so any "
+                "hand-written skill of the same name wins"
+            )
+        return f"priority {wp}, but it was loaded first (an earlier pass or already loaded)"
+    if wprov != lprov:
+        return (
+            f"same priority {wp}; at equal priority {wprov} comes before {lprov} "
+            "(the fixed provider order)"
+        )
+    wl, ll = _scanned(winner), _scanned(loser)
+    if wl != ll:
+        plural = ll if ll.endswith("files") else ll + "s"
+        return f"same priority {wp}; within {wprov}, the {wl} is scanned before {plural}"
+    wroot, lroot = winner.source.root, loser.source.root
+    if wroot is not None and lroot is not None and wroot != lroot:
+        return f"same priority {wp}; within {wprov}, {wroot} is scanned before {lroot}"
+    return f"same priority {wp}; within {wprov}, it was found first"
+
+
+def build_report(result: LoadResult, *, include_loaded: bool = True) -> Report:
+    """One :class:`SkillReport` per skill file found, sorted by name then status.
+
+    With ``include_loaded=False`` the loaded and hidden skills are left out
+    (the counts ``list`` shows under its table need only the others).
+    """
     entries: list[SkillReport] = []
     known: set[Path] = set()
-    for s in result.skills:
+    for s in result.skills if include_loaded else ():
         entries.append(_entry(s, "hidden" if s.hidden else "loaded"))
     for s in result.conditional:
         paths = ", ".join(s.frontmatter.paths)
@@ -257,7 +308,7 @@ def build_report(result: LoadResult) -> Report:
                     sh.skill,
                     "shadowed",
                     reason=sh.reason,
-                    detail=f"shadowed by {_where(sh.by)} (priority {sh.by.priority})",
+                    detail=f"shadowed by {_where(sh.by)} ({shadow_reason(sh.skill, sh.by)})",
                     by=sh.by,
                 )
             )
@@ -333,8 +384,12 @@ class Explanation:
     first; for a ``plugin:skill`` spelling, the copies of ``skill`` shipped by
     that plugin); ``folders`` entries whose folder is called ``name`` but whose
     skill has another name; ``near`` similar names that do exist;
-    ``diagnostics`` the diagnostics about those files; ``roots`` every root
-    that was looked at.
+    ``diagnostics`` the diagnostics about those files (and, when the skill is
+    not loaded, about misspelt roots and skills being turned off); ``roots``
+    every root that was looked at; ``disabled`` whether ``[skills] enabled``
+    is false; ``below`` the ``(SKILL.md, folder)`` pairs of skill folders of
+    this name below the working directory that load only when a file under
+    ``folder`` is touched (see :func:`find_below`).
     """
 
     name: str
@@ -343,6 +398,8 @@ class Explanation:
     near: tuple[str, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     roots: tuple[RootScan, ...] = ()
+    disabled: bool = False
+    below: tuple[tuple[Path, Path], ...] = ()
 
     @property
     def found(self) -> bool:
@@ -368,8 +425,24 @@ class Explanation:
                 e for e in self.entries if e.status in ("loaded", "hidden", "conditional")
             )
             return f"{what}: {describe(winner)}"
+        if self.disabled:
+            return f"{self.name}: not loaded: skills are turned off ([skills] enabled = false)"
         if self.entries:
             return f"{what}: found {len(self.entries)} time(s), none loaded"
+        why_not = [d for d in self.diagnostics if d.code == "not-a-skill"]
+        if why_not:
+            return f"{self.name}: found, but not a skill: {why_not[0].message}"
+        for d in self.diagnostics:
+            if d.code != "near-miss-root" or d.path is None:
+                continue
+            if (d.path / self.name / "SKILL.md").is_file():
+                return f"{self.name}: found in {d.path}, which no provider reads: {d.message}"
+        if self.below:
+            folder = self.below[0][1]
+            return (
+                f"{self.name}: not loaded at start; found below the working directory, it "
+                f"loads when a file under {folder} is touched (discover_dirs_for_paths)"
+            )
         return f"{self.name}: no skill of this name was found"
 
     def to_json(self) -> dict[str, Any]:
@@ -384,12 +457,22 @@ class Explanation:
             "near": list(self.near),
             "diagnostics": [d.to_json() for d in self.diagnostics],
             "roots": [_root_json(r) for r in self.roots],
+            "disabled": self.disabled,
+            "below": [{"path": str(p), "touch": str(f)} for p, f in self.below],
         }
+
+
+#: Diagnostics about roots or the whole load that explain shows for a name not loaded.
+_GENERAL_CODES = frozenset({"near-miss-root", "skills-disabled"})
 
 
 def _about(d: Diagnostic, name: str, paths: Iterable[Path]) -> bool:
     if d.path is None:
         return False
+    if d.code == "not-a-skill" and (
+        d.path.stem == name or (d.path.name.lower() == "skill.md" and d.path.parent.name == name)
+    ):
+        return True
     for p in paths:
         if d.path == p or (p.name == "SKILL.md" and p.parent in (d.path, *d.path.parents)):
             return True
@@ -420,11 +503,68 @@ def _plugin_spelling(report: Report, name: str) -> list[SkillReport]:
     ]
 
 
-def explain(report: Report, name: str) -> Explanation:
+#: Directory names never searched by :func:`find_below`.
+_BELOW_SKIP = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+
+
+def find_below(
+    name: str, ctx: SkillContext, *, max_depth: int = 6, max_dirs: int = 4000
+) -> list[tuple[Path, Path]]:
+    """Skill folders called ``name`` in nested skills roots below ``ctx.cwd``.
+
+    The roots :func:`skillweave.dynamic.discover_dirs_for_paths` would load
+    (``.skillweave/skills``, ``.claude/skills``, ``.agents/skills``,
+    ``.agent/skills``) in every directory strictly below cwd, breadth first,
+    at most ``max_depth`` levels down and ``max_dirs`` directories in all;
+    hidden, gitignored and dependency directories (``node_modules`` …) are
+    not entered. Returns ``(SKILL.md, directory to touch a file under)``.
+    """
+    from skillweave.dynamic import NESTED_ROOTS, GitignoreMatcher
+
+    if not name or "/" in name or name in (".", ".."):
+        return []
+    top = ctx.repo_root
+    if top is None or not (ctx.cwd == top or top in ctx.cwd.parents):
+        top = ctx.cwd
+    ignored = GitignoreMatcher(top)
+    found: list[tuple[Path, Path]] = []
+    queue: deque[tuple[Path, int]] = deque([(ctx.cwd, 0)])
+    visited = 0
+    while queue and visited < max_dirs:
+        folder, depth = queue.popleft()
+        visited += 1
+        if depth:
+            for rel, *_rest in NESTED_ROOTS:
+                skill_file = folder / rel / name / "SKILL.md"
+                if os.path.isfile(skill_file):
+                    found.append((skill_file, folder))
+        if depth >= max_depth:
+            continue
+        try:
+            with os.scandir(folder) as it:
+                children = sorted(
+                    e.name
+                    for e in it
+                    if not e.name.startswith(".")
+                    and e.name not in _BELOW_SKIP
+                    and e.is_dir(follow_symlinks=False)
+                )
+        except OSError:
+            continue
+        for child in children:
+            path = folder / child
+            if not ignored.is_ignored(path):
+                queue.append((path, depth + 1))
+    return found
+
+
+def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Explanation:
     """Everything known about ``name`` in ``report``; see :class:`Explanation`.
 
     A name spelled ``plugin:skill`` (Claude Code's spelling of a plugin skill)
-    that matches no skill finds skill ``skill`` of plugin ``plugin``.
+    that matches no skill finds skill ``skill`` of plugin ``plugin``. With
+    ``ctx``, a name found nowhere is also looked for in nested skills roots
+    below the working directory (:func:`find_below`).
     """
     entries = [e for e in report.skills if e.name == name] or _plugin_spelling(report, name)
     order = {s: i for i, s in enumerate(STATUSES)}
@@ -438,6 +578,11 @@ def explain(report: Report, name: str) -> Explanation:
     ]
     paths = [e.path for e in (*entries, *folders) if e.path is not None]
     diags = [d for d in report.diagnostics if _about(d, name, paths)]
+    loaded = any(e.status in ("loaded", "hidden", "conditional") for e in entries)
+    if not loaded:
+        diags += [d for d in report.diagnostics if d.code in _GENERAL_CODES and d not in diags]
+    disabled = any(d.code == "skills-disabled" for d in report.diagnostics)
+    below = find_below(name, ctx) if ctx is not None and not entries and not disabled else []
     others = [n for n in report.names() if n != name]
     near = [n for n in others if n.casefold() == name.casefold()]
     short = name.partition(":")[2]
@@ -451,4 +596,6 @@ def explain(report: Report, name: str) -> Explanation:
         near=tuple(near),
         diagnostics=tuple(diags),
         roots=report.roots,
+        disabled=disabled,
+        below=tuple(below),
     )

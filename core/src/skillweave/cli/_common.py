@@ -17,7 +17,16 @@ from skillweave.errors import SkillweaveError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["common_options", "dumps_json", "emit_json", "fail", "table"]
+__all__ = [
+    "common_options",
+    "display_width",
+    "dumps_json",
+    "emit_json",
+    "fail",
+    "table",
+    "terminal_width",
+    "wrap",
+]
 
 
 def common_options(fn: F) -> F:
@@ -161,32 +170,125 @@ def terminal_safe(text: str) -> str:
     return "".join(out)
 
 
+def _char_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (CJK) characters count two,
+    combining marks none."""
+    if text.isascii():
+        return len(text)
+    return sum(_char_width(ch) for ch in text)
+
+
+def terminal_width() -> int:
+    """Columns of the terminal (80 when output is not a terminal)."""
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` columns (no ellipsis)."""
+    if display_width(text) <= width:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = _char_width(ch)
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
+
+
 def _clip(text: str, width: int) -> str:
     text = terminal_safe(" ".join(text.split()))
-    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+    if display_width(text) <= width:
+        return text
+    return _cut(text, max(0, width - 1)) + "…"
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - display_width(text))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, flex: int = -1) -> str:
     """A plain-text table that fits the terminal (80 columns when not a tty).
 
     Column ``flex`` (default: the last) absorbs the width that is left and is
-    clipped with an ellipsis.
+    clipped with an ellipsis; when the other columns alone would leave it less
+    than 20 columns, the widest of them are narrowed (and clipped) too. Widths
+    are display widths (a CJK character takes two columns).
     """
-    width = shutil.get_terminal_size((80, 24)).columns
+    width = terminal_width()
     cols = len(headers)
     flex = flex % cols
-    widths = [len(h) for h in headers]
+    widths = [display_width(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):
             if i != flex:
-                widths[i] = max(widths[i], len(cell))
+                widths[i] = max(widths[i], display_width(terminal_safe(" ".join(cell.split()))))
+    budget = width - 1 - 2 * (cols - 1) - 20  # what the fixed columns may take
+    while sum(w for i, w in enumerate(widths) if i != flex) > budget:
+        i = max((j for j in range(cols) if j != flex), key=lambda j: widths[j])
+        if widths[i] <= max(8, display_width(headers[i])):
+            break
+        widths[i] -= 1
     fixed = sum(w for i, w in enumerate(widths) if i != flex) + 2 * (cols - 1)
     widths[flex] = max(10, width - fixed - 1)
     lines = []
     for row in [list(headers), ["-" * len(h) for h in headers], *[list(r) for r in rows]]:
         cells = [
-            _clip(c, widths[i]).ljust(widths[i]) if i != cols - 1 else _clip(c, widths[i])
+            _pad(_clip(c, widths[i]), widths[i]) if i != cols - 1 else _clip(c, widths[i])
             for i, c in enumerate(row)
         ]
         lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def wrap(
+    text: str, width: int | None = None, indent: str = "", subsequent: str | None = None
+) -> list[str]:
+    """``text`` as lines that fit ``width`` columns (default: the terminal's, less one).
+
+    Text that fits is returned as is; otherwise words are kept whole where they
+    fit on a line and a word wider than a line (a path) is broken, after a
+    ``/`` where possible. Widths are display widths.
+    ``indent`` starts the first line, ``subsequent`` (default: ``indent``) the
+    others.
+    """
+    width = (terminal_width() - 1) if width is None else width
+    if "\n" not in text and display_width(indent + text) <= width:
+        return [indent + text]  # fits: kept exactly as written
+    rest = indent if subsequent is None else subsequent
+    full = max(20, width - display_width(rest))  # room on a fresh line
+    lines: list[str] = []
+    line, empty = indent, True
+    for word in text.split():
+        while word:
+            room = width - display_width(line) - (0 if empty else 1)
+            size = display_width(word)
+            if size <= room:
+                line += word if empty else " " + word
+                empty = False
+                break
+            if (size <= full and not empty) or room < 10:
+                if empty:  # nothing fits on this line: take what does
+                    room = full
+                else:
+                    lines.append(line)
+                    line, empty = rest, True
+                    continue
+            head = _cut(word, room)
+            slash = head.rfind("/")
+            if slash >= len(head) // 2:
+                head = head[: slash + 1]
+            line += head if empty else " " + head
+            lines.append(line)
+            line, empty = rest, True
+            word = word[len(head) :]
+    if not empty or not lines:
+        lines.append(line)
+    return lines
