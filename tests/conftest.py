@@ -76,6 +76,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[En
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc-claude-skills"))
+    monkeypatch.setenv("SKILLWEAVE_CODEX_ADMIN_DIR", str(tmp_path / "etc-codex-skills"))
     reset_plugin_host()
     yield Env(home=home, project=project, env=dict(os.environ))
     reset_plugin_host()
