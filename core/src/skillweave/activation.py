@@ -27,13 +27,24 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
-from pathspec import GitIgnoreSpec
 
 from skillweave.model import Skill, sort_key
 
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+
 __all__ = ["PathActivator", "normalize_patterns", "relative_to_cwd"]
+
+
+def _gitignore_spec(lines: Iterable[str]) -> GitIgnoreSpec:
+    # pathspec is imported on first use: listing a catalog that holds
+    # conditional skills only asks whether they are conditional
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(lines)
 
 
 def normalize_patterns(patterns: Iterable[str]) -> tuple[str, ...] | None:
@@ -151,7 +162,7 @@ class PathActivator:
     def _spec(self, pattern: str) -> GitIgnoreSpec:
         spec = self._compiled.get(pattern)
         if spec is None:
-            spec = GitIgnoreSpec.from_lines([pattern])
+            spec = _gitignore_spec([pattern])
             self._compiled[pattern] = spec
         return spec
 
@@ -169,7 +180,7 @@ class PathActivator:
                 self._pending[skill.name] = skill
                 taken.append(skill)
                 if any(p.startswith("!") for p in pats):
-                    self._negated[skill.name] = GitIgnoreSpec.from_lines(pats)
+                    self._negated[skill.name] = _gitignore_spec(pats)
                     continue
                 for pat in pats:
                     names = self._by_pattern.get(pat)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 import unicodedata
 from collections.abc import Mapping
@@ -236,7 +235,7 @@ def write_managed_skill(
 
 def _write_atomic(dir_fd: int, data: bytes, target: Path) -> None:
     _check_target(dir_fd, target)
-    tmp = f".SKILL.md.{secrets.token_hex(8)}.tmp"
+    tmp = f".SKILL.md.{os.urandom(8).hex()}.tmp"
     fd = os.open(
         tmp,
         os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC,
