@@ -25,7 +25,9 @@ exactly the entries whose key changed: added, removed, edited (even keeping the
 size and the mtime second: nanosecond mtime, ctime and inode differ), renamed,
 symlink retargeted. Timestamps have a granularity, so an entry whose ``mtime``
 or ``ctime`` falls within :data:`RACY_WINDOW_NS` of the start of the scan that
-recorded it is "racy" and is read again next time (git's racy-clean rule).
+recorded it is "racy" and is read again next time (git's racy-clean rule);
+``SKILLWEAVE_INDEX_RACY_MS`` sets another window (``0`` trusts every entry at
+once, which tests use).
 
 The files are ``marshal`` data behind a magic number, a length and a CRC-32;
 anything that does not check out (truncated, corrupt, another format version,
