@@ -51,8 +51,8 @@ def test_list_filters_by_provider_and_level(cli: Cli, doctor_project: Env) -> No
     assert ("alpha", "custom") in {(s["name"], s["provider"]) for s in data["shadowed"]}
     data = cli.json("list", "--provider", "custom")
     assert data["skills"] == [] and [s["provider"] for s in data["shadowed"]] == ["custom"]
-    data = cli.json("list", "--provider", "nope")
-    assert data["skills"] == [] and data["shadowed"] == []
+    res = cli.run("list", "--provider", "nope")  # a typo is an error, not an empty list
+    assert res.exit_code == 1 and "unknown provider 'nope'" in res.stderr
 
 
 def test_list_text_fits_80_columns_and_reports_errors_on_stderr(
@@ -67,7 +67,7 @@ def test_list_text_fits_80_columns_and_reports_errors_on_stderr(
     assert "[missing-description]" in res.stderr
     plain = cli.run("list", "--provider", "native")
     assert "hidden-tool (hidden)" in plain.stdout
-    assert "1 conditional" in plain.stdout and "see `skillweave list --all`" in plain.stdout
+    assert "1 conditional" in plain.stdout and "(`skillweave list --all`)" in plain.stdout
 
 
 def test_show_every_field_resources_and_shadowed_copies(cli: Cli, doctor_project: Env) -> None:

@@ -2,19 +2,74 @@
 
 from __future__ import annotations
 
+import difflib
 import gc
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, table, terminal_safe
-from skillweave.cli._load import load
-from skillweave.model import Diagnostic
+from skillweave.cli._common import common_options, emit_json, fail, table, terminal_safe, wrap
+from skillweave.cli._load import host_for, load
+from skillweave.model import Diagnostic, LoadResult
 
 if TYPE_CHECKING:
+    from skillweave.context import SkillContext
     from skillweave.doctor import SkillReport
+
+#: The source levels every installation knows (more may come from plugins).
+BASE_LEVELS = ("managed", "user", "project", "package", "remote")
+
+
+def known_values(result: LoadResult, ctx: SkillContext) -> tuple[list[str], list[str]]:
+    """The provider ids and levels ``--provider``/``--level`` accept.
+
+    Providers: every provider in the load (roots, skills, shadowed and skipped
+    ones), every plugin that registered one, the built-in order and ``custom``.
+    Levels: the base levels plus every level the load produced.
+    """
+    from skillweave.loader import BUILTIN_ORDER
+
+    sources = [
+        *(s.source for s in result.skills),
+        *(s.source for s in result.conditional),
+        *(s.skill.source for s in result.shadowed),
+        *(s.skill.source for s in result.skipped),
+    ]
+    providers = {*BUILTIN_ORDER, "custom", *(r.provider for r in result.roots)}
+    providers.update(src.provider for src in sources)
+    providers.update(r.provider for r in host_for(ctx).records if r.provider)
+    levels = {*BASE_LEVELS, *(r.level for r in result.roots), *(src.level for src in sources)}
+    return sorted(providers), sorted(levels)
+
+
+def _check_filter(option: str, what: str, given: Iterable[str], known: Sequence[str]) -> None:
+    for value in given:
+        if value in known:
+            continue
+        near = [k for k in known if k.casefold() == value.casefold()]
+        near += [k for k in difflib.get_close_matches(value, known, n=2) if k not in near]
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        fail(f"{option}: unknown {what} {value!r} (known: {', '.join(known)}){hint}")
+
+
+def _footer(result: LoadResult, keep: Any) -> str | None:
+    """The counts under the table: the same words and numbers as ``doctor``."""
+    from skillweave.doctor import build_report
+
+    entries = [
+        e for e in build_report(result, include_loaded=False).skills if keep(e.provider, e.level)
+    ]
+    if not entries:
+        return None
+    counts = {s: sum(1 for e in entries if e.status == s) for s in ("conditional", "shadowed")}
+    skipped = [e for e in entries if e.status == "skipped"]
+    failed_paths = {d.path for d in result.diagnostics if d.level == "error" and d.path}
+    failed = sum(1 for e in skipped if e.path in failed_paths)
+    parts = [f"{counts['conditional']} conditional", f"{counts['shadowed']} shadowed"]
+    parts.append(f"{len(skipped)} skipped" + (f" ({failed} with errors)" if failed else ""))
+    return f"{', '.join(parts)} (`skillweave list --all`)."
 
 
 def _keep(
@@ -41,7 +96,7 @@ def _status(e: SkillReport) -> str:
 
 def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
     for d in diagnostics:
-        if d.level != "info":
+        if d.level != "info" or d.code == "skills-disabled":
             loc = f"{d.location()}: " if d.path else ""
             click.echo(terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]"), err=True)
 
@@ -89,7 +144,10 @@ def list_cmd(
     shadowed_by, shadowed_by_provider, reason}], "diagnostics": [{level, code,
     message, path, line}]}. With --all two keys are added: "conditional" (same
     shape as "skills") and "skipped" ([{name, path, line, provider, level,
-    reason, detail}]). --provider/--level filter every list but "diagnostics".
+    reason, detail}]). --provider/--level filter every list but "diagnostics";
+    an unknown provider or level is an error that lists the known ones. Under
+    the table: the conditional, shadowed and skipped counts, as doctor counts
+    them.
     """
     # a one-shot command: the cyclic collector would only walk the thousands of
     # objects a large catalog is made of, and free nothing
@@ -98,9 +156,13 @@ def list_cmd(
         from skillweave.index import disabled
 
         with disabled():
-            result, _ctx = load(cwd)
+            result, ctx = load(cwd)
     else:
-        result, _ctx = load(cwd)
+        result, ctx = load(cwd)
+    if providers or levels:
+        known_providers, known_levels = known_values(result, ctx)
+        _check_filter("--provider", "provider", providers, known_providers)
+        _check_filter("--level", "level", levels, known_levels)
 
     def keep(provider: str | None, level: str | None) -> bool:
         return _keep(provider, level, providers, levels)
@@ -154,11 +216,7 @@ def list_cmd(
             for s in skills
         ]
         click.echo(table(["NAME", "SOURCE", "DESCRIPTION"], rows))
-    conditional = [s for s in result.conditional if keep(s.provider, s.level)]
-    filtered = [s for s in result.skipped if keep(s.skill.provider, s.skill.level)]
-    if shadowed or conditional or filtered:
-        click.echo(
-            f"\n{len(shadowed)} shadowed, {len(conditional)} conditional, "
-            f"{len(filtered)} filtered out (see `skillweave list --all`)."
-        )
+    footer = _footer(result, keep)
+    if footer:
+        click.echo("\n" + "\n".join(wrap(footer)))
     _print_diagnostics(result.diagnostics)
