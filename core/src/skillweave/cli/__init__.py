@@ -34,11 +34,79 @@ COMMANDS: dict[str, str] = {
 ALIASES: dict[str, str] = {"plugins": "providers"}
 
 
+class UsageProblem(click.UsageError):
+    """A usage error shown as the one documented error line (exit status 2).
+
+    ``skillweave: error: <command>: <problem> (see `<command> --help`)`` on
+    stderr instead of click's usage block; see :meth:`LazyGroup.invoke`.
+    """
+
+    def show(self, file: Any = None) -> None:
+        """Print the one-line message on stderr."""
+        where = self.ctx.command_path if self.ctx is not None else "skillweave"
+        root = self.ctx.find_root().command_path if self.ctx is not None else where
+        command = where[len(root) :].strip()
+        message = " ".join(self.format_message().split()).rstrip(".")
+        prefix = f"{command}: " if command else ""
+        click.echo(
+            f"skillweave: error: {prefix}{message} (see `{where} --help`)", err=True, file=file
+        )
+
+
+def _one_line(exc: click.UsageError) -> UsageProblem:
+    problem = UsageProblem(exc.format_message(), exc.ctx)
+    problem.exit_code = exc.exit_code
+    return problem
+
+
 class LazyGroup(click.Group):
-    """A click group that imports each subcommand on first use."""
+    """A click group that imports each subcommand on first use.
+
+    Usage errors (an unknown command or option, a missing argument, a bad
+    value) are shown as one ``skillweave: error:`` line and exit with status
+    2; an unknown command suggests the nearest ones.
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            if isinstance(exc, UsageProblem):
+                raise
+            raise _one_line(exc) from exc
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            if isinstance(exc, UsageProblem):
+                raise
+            raise _one_line(exc) from exc
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, [*COMMANDS, *ALIASES], n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+            raise UsageProblem(f"no such command {name!r}{hint}", ctx)
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(ALIASES.get(cmd_name, cmd_name))

@@ -18,6 +18,7 @@ from skillweave.errors import SkillweaveError
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
+    "check_cwd",
     "common_options",
     "display_width",
     "dumps_json",
@@ -34,19 +35,26 @@ def common_options(fn: F) -> F:
 
     @click.option(
         "--cwd",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=click.Path(path_type=Path),
         default=None,
         help="Project directory to look from (default: the current directory).",
     )
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        check_cwd(kwargs.get("cwd"))
         try:
             return fn(*args, **kwargs)
         except SkillweaveError as exc:
             fail(str(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+def check_cwd(cwd: Path | None) -> None:
+    """Exit 1 with the one-line error when ``--cwd`` is given and is not a directory."""
+    if cwd is not None and not cwd.is_dir():
+        fail(f"--cwd {cwd}: {'not a directory' if cwd.exists() else 'no such directory'}")
 
 
 def fail(message: str, code: int = 1) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import attrs
 
-from skillweave.cli._common import fail
+from skillweave.cli._common import check_cwd
 from skillweave.context import SkillContext, make_context
 from skillweave.loader import load_skills
 from skillweave.model import Diagnostic, LoadResult
@@ -17,8 +17,7 @@ __all__ = ["host_for", "load", "project_context"]
 
 def project_context(cwd: Path | None) -> tuple[SkillContext, list[Diagnostic]]:
     """The context for ``--cwd`` (exit 1 with a one-line message when it is not a directory)."""
-    if cwd is not None and not cwd.is_dir():
-        fail(f"--cwd {cwd}: no such directory")
+    check_cwd(cwd)
     return make_context(cwd)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import fail
+from skillweave.cli._common import check_cwd, fail
 
 _MISSING = (
     "skillweave serve needs the MCP support, which is not installed: pip install 'skillweave[mcp]'"
@@ -16,7 +16,7 @@ _MISSING = (
 @click.command("serve")
 @click.option(
     "--cwd",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
     help="Project directory to serve (default: the current directory).",
 )
@@ -56,6 +56,7 @@ def serve_cmd(
     run inline shell as the [shell] policy allows; over HTTP — which any local
     process can reach — only with --allow-shell.
     """
+    check_cwd(cwd)
     if no_shell and allow_shell:
         fail("--no-shell and --allow-shell contradict each other")
     try:

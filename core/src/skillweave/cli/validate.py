@@ -81,8 +81,6 @@ def validate_cmd(
     targets}], "summary": {errors, warnings, infos, skills}, "targets": [...]}.
     """
     base = (cwd if cwd is not None else Path.cwd()).absolute()
-    if cwd is not None and not cwd.is_dir():
-        fail(f"--cwd {cwd}: no such directory")
     chosen = tuple(dict.fromkeys(targets)) or ("agentskills",)
     if paths:
         resolved = [p if p.is_absolute() else base / p for p in paths]
