@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -269,6 +270,65 @@ def settings_paths(home_dir: Path, project_root: Path | None) -> list[tuple[str,
     return out
 
 
+_HEADER_RE = re.compile(r"\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def _toml_name(raw: str) -> str:
+    """A TOML key or table name without quotes and spaces around dots."""
+    return ".".join(part.strip().strip("\"'") for part in raw.split("."))
+
+
+def _toml_key_line(text: str, section: str, key: str | None = None) -> int | None:
+    """The 1-based line of ``[section] key`` in TOML ``text`` (or of the
+    ``[section]`` header when ``key`` is ``None`` or not found); ``None`` when
+    the section is not in the text.
+
+    Finds ``key = …`` under ``[section]``, ``section.key = …`` at the top
+    level, ``[[section.key]]`` and ``[section.key]`` headers, and ``section =
+    {…}`` inline tables.
+    """
+    table = ""
+    header: int | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _HEADER_RE.match(line)
+        if m:
+            table = _toml_name(m.group(1))
+            if table == section and header is None:
+                header = number
+            if key is not None and table == f"{section}.{key}":
+                return number
+            if table.startswith(section + ".") and header is None:
+                header = number
+            continue
+        name, eq, _rest = line.partition("=")
+        if not eq or line.lstrip().startswith("#"):
+            continue
+        name = _toml_name(name)
+        full = f"{table}.{name}" if table else name
+        if key is not None and full == f"{section}.{key}":
+            return number
+        if header is None and (full == section or full.startswith(section + ".")):
+            header = number
+    return header
+
+
+def _line_finder(path: Path | None) -> Any:
+    """``(section, key) -> line`` in the config file ``path`` (read on first use)."""
+    cache: list[str] = []
+
+    def find(section: str, key: str | None = None) -> int | None:
+        if path is None:
+            return None
+        if not cache:
+            try:
+                cache.append(path.read_bytes().decode("utf-8-sig", errors="replace"))
+            except OSError:
+                cache.append("")
+        return _toml_key_line(cache[0], section, key)
+
+    return find
+
+
 def _check_value(
     section: str, key: str, value: Any, origin: str, diags: list[Diagnostic], path: Path | None
 ) -> tuple[bool, Any]:
@@ -361,6 +421,15 @@ def _merge_layer(
     origin = f"{layer.name} config" if layer.name != "arguments" else "arguments"
     path = layer.path
     untrusted = "trusted" not in layer.scopes
+    find_line = _line_finder(path)
+
+    def locate(start: int, section: str, key: str | None = None) -> None:
+        """Give the diagnostics added since ``start`` the line of the key in the file."""
+        if path is None or len(diags) == start:
+            return
+        line = find_line(section, key)
+        if line is not None:
+            diags[start:] = [d if d.line else attrs.evolve(d, line=line) for d in diags[start:]]
 
     def put(section: str, key: str, value: Any) -> None:
         merged.setdefault(section, {})[key] = value
@@ -369,6 +438,7 @@ def _merge_layer(
             trusted.setdefault(section, {})[key] = value
 
     for section, table in layer.data.items():
+        start = len(diags)
         if section not in SCHEMA:
             merged.setdefault(section, {})
             if isinstance(table, Mapping):
@@ -386,6 +456,7 @@ def _merge_layer(
                         path,
                     )
                 )
+            locate(start, section)
             continue
         if not isinstance(table, Mapping):
             diags.append(
@@ -396,8 +467,10 @@ def _merge_layer(
                     path,
                 )
             )
+            locate(start, section)
             continue
         for key, value in table.items():
+            start = len(diags)
             if key not in SCHEMA[section]:
                 diags.append(
                     Diagnostic(
@@ -407,12 +480,15 @@ def _merge_layer(
                         path,
                     )
                 )
+                locate(start, section, key)
                 continue
             refusal = _refused(section, key, SCHEMA[section][key], layer)
             if refusal is not None:
                 diags.append(refusal)
+                locate(start, section, key)
                 continue
             ok, checked = _check_value(section, key, value, origin, diags, path)
+            locate(start, section, key)
             if ok:
                 put(section, key, checked)
 
@@ -504,9 +580,14 @@ def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, A
     try:
         return tomllib.loads(raw.decode("utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        at = re.search(r"\(at line (\d+)", str(exc))
         diags.append(
             Diagnostic(
-                "error", "settings-invalid", f"{origin} config is not valid TOML: {exc}", path
+                "error",
+                "settings-invalid",
+                f"{origin} config is not valid TOML: {exc}",
+                path,
+                int(at.group(1)) if at else None,
             )
         )
         return None
