@@ -167,6 +167,10 @@ skillweave list --provider packs
 skillweave validate src/{package}/skills
 ```
 
+It depends on `skillweave-packs`: until skillweave is published on PyPI, install the pack
+into an environment that already has skillweave (for example a skillweave checkout's
+`.venv`: `uv pip install -e .`).
+
 Add a skill: `skillweave new my-skill --dir src/{package}/skills`.
 """,
         f"src/{package}/__init__.py": (
