@@ -176,6 +176,14 @@ _KEYWORDS = {
 _SUSPICIOUS_RE = [
     (label, _KEYWORDS[label], re.compile(rx, re.IGNORECASE)) for label, rx in _SUSPICIOUS
 ]
+# one pass for every keyword at once: most descriptions hold none of them, and
+# then no per-pattern test runs at all
+_ANY_KEYWORD = re.compile(
+    "|".join(
+        re.escape(w)
+        for w in sorted({w for words in _KEYWORDS.values() for w in words}, key=len, reverse=True)
+    )
+)
 
 
 def confusable_skeleton(text: str) -> str:
@@ -205,6 +213,8 @@ def suspicious_phrases(text: str) -> list[str]:
         return []
     folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
     low = folded.lower()
+    if _ANY_KEYWORD.search(low) is None:
+        return []
     return [
         label
         for label, words, rx in _SUSPICIOUS_RE
