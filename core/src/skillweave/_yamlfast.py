@@ -43,6 +43,8 @@ _unusual: re.Pattern[str] | None = None  # compiled on first non-ASCII text (cos
 _TRUE = frozenset({"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSE = frozenset({"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
 _NULL = frozenset({"~", "null", "Null", "NULL"})
+_SPECIAL = _TRUE | _FALSE | _NULL
+_BLOCK_STYLES = frozenset({"|", "|-", ">", ">-"})
 # first characters that may make a plain scalar something other than a string,
 # or that are YAML indicators
 _RISKY_FIRST = frozenset("-+0123456789.<~=!&*?:,[]{}#|>'\"%@`")
@@ -219,29 +221,38 @@ def parse_simple(text: str) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     n = len(lines)
     i = 0
+    nodes = 0
+    match = _KEY.match
     try:
         while i < n:
             line = lines[i]
-            stripped = line.strip(" ")
-            if not stripped or stripped.startswith("#"):
-                i += 1
-                continue
-            if line[0] == " ":
-                return None
-            m = _KEY.match(line)
+            first = line[:1]
+            if first == " " or first == "#" or not first:
+                stripped = line.strip(" ")
+                if not stripped or stripped[0] == "#":
+                    i += 1
+                    continue
+                return None  # an indented line where a key belongs
+            m = match(line)
             if m is None:
                 return None
-            key = m.group(1)
-            if key in _TRUE or key in _FALSE or key in _NULL:
+            key, value = m.groups()
+            if key in _SPECIAL:
                 return None
-            value = (m.group(2) or "").strip(" ")
             i += 1
+            if value:
+                value = value.strip(" ")
             if not value:
-                out[key], i = _children(lines, i)
-            elif value in ("|", "|-", ">", ">-"):
+                child, i = _children(lines, i)
+                out[key] = child
+                if child is not None:
+                    nodes += len(child)
+            elif value in _BLOCK_STYLES:
                 out[key], i = _block_scalar(value, lines, i, at_end)
             elif value[0] == "[":
-                out[key] = _flow_sequence(value)
+                items = _flow_sequence(value)
+                out[key] = items
+                nodes += len(items)
             elif value[0] == "{":
                 return None
             else:
@@ -251,10 +262,6 @@ def parse_simple(text: str) -> dict[str, Any] | None:
                     return None
     except _Fallback:
         return None
-    nodes = len(out)
-    for v in out.values():
-        if isinstance(v, (list, dict)):
-            nodes += len(v)
-    if nodes > _MAX_NODES:
+    if nodes + len(out) > _MAX_NODES:
         return None
     return out
