@@ -38,6 +38,7 @@ What it does, in one run:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -476,21 +477,39 @@ def make_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
 # --------------------------------------------------------------------------- running
 
 
+#: GNU time reports the peak RSS of the command alone. A child's ``ru_maxrss``
+#: from ``wait4`` also counts the memory it had before ``exec`` — a copy of
+#: this (larger) process — so it is only the fallback.
+TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
+
+
 def run_once(
     argv: Sequence[str], *, env: dict[str, str], cwd: str, out: Path | None = None
 ) -> tuple[float, int, int]:
     """Run ``argv`` once; return (wall seconds, peak RSS bytes, exit status)."""
     stdout = open(out, "wb") if out is not None else subprocess.DEVNULL  # noqa: SIM115
+    rss_file = None
+    if TIME is not None:
+        fd, rss_file = tempfile.mkstemp(prefix="bench-rss-")
+        os.close(fd)
+        argv = [TIME, "-q", "-f", "%M", "-o", rss_file, *argv]
     try:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.DEVNULL)
         _pid, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
+        rss = usage.ru_maxrss * 1024
+        if rss_file is not None:
+            with contextlib.suppress(OSError, ValueError):
+                rss = int(Path(rss_file).read_text().split()[-1]) * 1024
     finally:
         if out is not None:
             stdout.close()  # type: ignore[union-attr]
-    return elapsed, usage.ru_maxrss * 1024, proc.returncode
+        if rss_file is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(rss_file)
+    return elapsed, rss, proc.returncode
 
 
 class Measure:
