@@ -9,6 +9,7 @@ data it could recover.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import os
 import re
 import stat
@@ -655,9 +656,9 @@ def _open_regular(path: Path) -> int:
     return _open_regular_stat(path)[0]
 
 
-def _open_regular_stat(path: Path | str) -> tuple[int, os.stat_result]:
+def _open_regular_stat(path: Path | str, flags: int = 0) -> tuple[int, os.stat_result]:
     """:func:`_open_regular` that also returns the ``fstat`` it checked."""
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = os.open(path, _OPEN_FLAGS | flags)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -680,21 +681,52 @@ def read_head(path: Path) -> tuple[bytes, os.stat_result]:
     """
     fd, st = _open_regular_stat(path)
     try:
-        data = os.read(fd, _HEAD_CHUNK)
-        if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
-            return (data if len(data) >= st.st_size else _trim_partial_utf8(data)), st
-        limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
-        while len(data) < limit:
-            if _find_fence(data, data.find(b"\n") + 1 if b"\n" in data else len(data)):
-                break
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            data += chunk
-        # a head that stops inside a character must not look like invalid UTF-8
-        return (data if len(data) >= st.st_size else _trim_partial_utf8(data)), st
+        return _read_head_fd(fd, st), st
     finally:
         os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _read_head_linked(path: Path | str) -> tuple[bytes, os.stat_result, bool]:
+    """:func:`read_head`, plus whether ``path`` itself is a symlink.
+
+    The common case (a regular file) is opened with ``O_NOFOLLOW``, which
+    answers the question without a separate ``lstat``; a symlink refuses that
+    open and is opened again, following the link.
+    """
+    linked = not _NOFOLLOW
+    try:
+        fd, st = _open_regular_stat(path, _NOFOLLOW)
+    except OSError as exc:
+        if not _NOFOLLOW or exc.errno not in (errno.ELOOP, errno.EMLINK):
+            raise
+        fd, st = _open_regular_stat(path)  # a symlink (a loop raises again)
+        linked = True
+    try:
+        if not _NOFOLLOW:
+            linked = os.path.islink(path)
+        return _read_head_fd(fd, st), st, linked
+    finally:
+        os.close(fd)
+
+
+def _read_head_fd(fd: int, st: os.stat_result) -> bytes:
+    """The head of the open file ``fd`` (see :func:`read_head`)."""
+    data = os.read(fd, _HEAD_CHUNK)
+    if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+        return data if len(data) >= st.st_size else _trim_partial_utf8(data)
+    limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
+    while len(data) < limit:
+        if _find_fence(data, data.find(b"\n") + 1 if b"\n" in data else len(data)):
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    # a head that stops inside a character must not look like invalid UTF-8
+    return data if len(data) >= st.st_size else _trim_partial_utf8(data)
 
 
 def _trim_partial_utf8(data: bytes) -> bytes:

@@ -21,7 +21,12 @@ from typing import Any
 import attrs
 
 from skillweave import index as _index
-from skillweave.frontmatter import frontmatter_values, normalize_key, parse_frontmatter, read_head
+from skillweave.frontmatter import (
+    _read_head_linked,
+    frontmatter_values,
+    normalize_key,
+    parse_frontmatter,
+)
 from skillweave.model import (
     Diagnostic,
     DiscoveryResult,
@@ -230,7 +235,7 @@ def _read_record(
     """Read and derive one ``SKILL.md``: ``(record, stat)``; ``(None, None)`` when absent."""
     diags: list[Diagnostic] = []
     try:
-        head, st = read_head(path)
+        head, st, linked = _read_head_linked(path)
     except FileNotFoundError:
         if os.path.islink(path):
             diags.append(
@@ -256,7 +261,7 @@ def _read_record(
             Diagnostic("error", code, f"cannot read: {reason}", path, None, source.provider)
         )
         return (None, "", "", diags), None
-    if path.name == SKILL_FILE and os.path.islink(path) and not is_inside(path, path.parent):
+    if linked and path.name == SKILL_FILE and not is_inside(path, path.parent):
         # a symlinked SKILL.md that leaves its folder would put an arbitrary
         # file (a key, a password store) into the prompt; refused for project
         # content, reported for the user's own folders
