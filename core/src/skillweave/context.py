@@ -112,6 +112,21 @@ class SkillContext:
             p = self.project_root / p
         return p
 
+    def env_dir(self, name: str) -> Path | None:
+        """The directory named by environment variable ``name``, or ``None`` when unset.
+
+        ``~`` means :attr:`home` (not the process's), and a relative value is
+        taken against :attr:`cwd` — the rule every provider applies to
+        ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` and friends.
+        """
+        value = self.env.get(name, "")
+        if not value:
+            return None
+        if value == "~" or value.startswith("~/"):
+            return self.home / value[2:]
+        path = Path(value)
+        return path if path.is_absolute() else self.cwd / path
+
     def iter_env_paths(self, name: str) -> Iterator[Path]:
         """``os.pathsep``-separated paths from environment variable ``name``."""
         for part in self.env.get(name, "").split(os.pathsep):

@@ -130,18 +130,9 @@ class PluginSwitch:
     settings: Path
 
 
-def _env_dir(ctx: SkillContext, name: str) -> Path | None:
-    value = ctx.env.get(name, "")
-    if not value:
-        return None
-    if value == "~" or value.startswith("~/"):
-        return ctx.home / value[2:]
-    path = Path(value)
-    return path if path.is_absolute() else ctx.cwd / path
-
 
 def _claude_dir(ctx: SkillContext) -> Path:
-    return _env_dir(ctx, "CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
+    return ctx.env_dir("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
 
 
 def registry_files(ctx: SkillContext) -> list[Path]:

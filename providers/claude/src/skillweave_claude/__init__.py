@@ -61,25 +61,15 @@ COMMAND_IGNORED_KEYS = ("name", "paths")
 MAX_COMMAND_DEPTH = 5
 
 
-def _env_dir(ctx: SkillContext, name: str) -> Path | None:
-    """Directory named by environment variable ``name`` (``~`` is the context's home)."""
-    value = ctx.env.get(name, "")
-    if not value:
-        return None
-    if value == "~" or value.startswith("~/"):
-        return ctx.home / value[2:]
-    path = Path(value)
-    return path if path.is_absolute() else ctx.cwd / path
-
 
 def policy_dir(ctx: SkillContext) -> Path:
     """The managed-policy skills dir: ``$SKILLWEAVE_CLAUDE_POLICY_DIR`` or :data:`POLICY_DIR`."""
-    return _env_dir(ctx, POLICY_DIR_ENV) or POLICY_DIR
+    return ctx.env_dir(POLICY_DIR_ENV) or POLICY_DIR
 
 
 def config_dir(ctx: SkillContext) -> Path:
     """Claude Code's user config dir: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
-    return _env_dir(ctx, "CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
+    return ctx.env_dir("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
 
 
 def _reason(exc: OSError) -> str:

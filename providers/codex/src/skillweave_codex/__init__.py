@@ -46,24 +46,14 @@ ADMIN_DIR_ENV = "SKILLWEAVE_CODEX_ADMIN_DIR"
 MAX_NAMES_SHOWN = 10
 
 
-def _env_path(ctx: SkillContext, value: str) -> Path:
-    """``value`` as a path: ``~`` is the context's home, relative is against cwd."""
-    if value == "~" or value.startswith("~/"):
-        return ctx.home / value[2:]
-    path = Path(value)
-    return path if path.is_absolute() else ctx.cwd / path
-
-
 def codex_home(ctx: SkillContext) -> Path:
     """``$CODEX_HOME`` (``~`` is the context's home; relative to cwd) or ``~/.codex``."""
-    value = ctx.env.get("CODEX_HOME", "")
-    return _env_path(ctx, value) if value else ctx.home / ".codex"
+    return ctx.env_dir("CODEX_HOME") or ctx.home / ".codex"
 
 
 def admin_dir(ctx: SkillContext) -> Path:
     """The admin skills dir: ``$SKILLWEAVE_CODEX_ADMIN_DIR`` or :data:`ADMIN_DIR`."""
-    value = ctx.env.get(ADMIN_DIR_ENV, "")
-    return _env_path(ctx, value) if value else ADMIN_DIR
+    return ctx.env_dir(ADMIN_DIR_ENV) or ADMIN_DIR
 
 
 def _skill_names(folder: Path) -> list[str] | None:
