@@ -130,7 +130,6 @@ class PluginSwitch:
     settings: Path
 
 
-
 def _claude_dir(ctx: SkillContext) -> Path:
     return ctx.env_dir("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
 

@@ -61,7 +61,6 @@ COMMAND_IGNORED_KEYS = ("name", "paths")
 MAX_COMMAND_DEPTH = 5
 
 
-
 def policy_dir(ctx: SkillContext) -> Path:
     """The managed-policy skills dir: ``$SKILLWEAVE_CLAUDE_POLICY_DIR`` or :data:`POLICY_DIR`."""
     return ctx.env_dir(POLICY_DIR_ENV) or POLICY_DIR
