@@ -25,6 +25,18 @@ _ISOLATED_VARS = (
 )
 
 
+def skill_md(
+    description: str | None = "A test skill.", body: str = "Body.\n", **fields: object
+) -> str:
+    """A ``SKILL.md`` text with ``description`` and extra frontmatter ``fields``
+    (``snake_case`` keys are written ``kebab-case``)."""
+    lines = ["---"]
+    if description is not None:
+        lines.append(f"description: {description}")
+    lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
+    return "\n".join([*lines, "---", body])
+
+
 @attrs.define
 class Env:
     """A private home and project directory, with the matching environment."""
@@ -47,14 +59,8 @@ class Env:
             root = self.project / root
         folder = root / name
         folder.mkdir(parents=True, exist_ok=True)
-        lines = ["---"]
-        if description is not None:
-            lines.append(f"description: {description}")
-        for key, value in fields.items():
-            lines.append(f"{key.replace('_', '-')}: {value}")
-        lines.append("---")
         path = folder / "SKILL.md"
-        path.write_text("\n".join(lines) + "\n" + body, encoding="utf-8")
+        path.write_text(skill_md(description, body, **fields), encoding="utf-8")
         return path
 
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 from skillweave.cli import main
 
-from ..conftest import Env
+from ..conftest import Env, skill_md
 
 
 @attrs.define
@@ -44,17 +44,6 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def skill_md(
-    description: str | None = "A test skill.", body: str = "Body.\n", **fields: str
-) -> str:
-    """A SKILL.md text with ``description`` and extra frontmatter ``fields``."""
-    lines = ["---"]
-    if description is not None:
-        lines.append(f"description: {description}")
-    lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
-    return "\n".join([*lines, "---", body])
 
 
 @pytest.fixture

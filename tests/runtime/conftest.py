@@ -9,18 +9,9 @@ import attrs
 import pytest
 from skillweave import PluginHost, SkillSession
 
-from ..conftest import Env
+from ..conftest import Env, skill_md
 
-
-def skill_text(
-    description: str | None = "A test skill.", body: str = "Body.\n", **fields: Any
-) -> str:
-    """A ``SKILL.md`` text with ``description`` and extra frontmatter ``fields``."""
-    lines = ["---"]
-    if description is not None:
-        lines.append(f"description: {description}")
-    lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
-    return "\n".join([*lines, "---", body])
+skill_text = skill_md
 
 
 @attrs.define
