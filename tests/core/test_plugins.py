@@ -171,3 +171,69 @@ def test_a_failing_filter_drops_the_skill_and_is_reported_once(isolated_env: Env
             f"plugin 'judge': filter_skill raised ValueError('cannot judge {name}')",
         )
     assert len(diags) == 1
+
+
+def test_filter_chain_follows_registration_wrappers_slowness_and_strict(
+    isolated_env: Env,
+) -> None:
+    import time
+
+    from skillweave import PluginError, PluginHost, Veto, hookimpl, load_skills, make_context
+
+    isolated_env.skill(".skillweave/skills", "alpha", "a skill")
+    base = load_skills(isolated_env.project, home=isolated_env.home).get("alpha")
+    ctx, _ = make_context(isolated_env.project, home=isolated_env.home)
+    host = PluginHost.create(env=isolated_env.env)
+    assert host.filter(base, ctx, []) is None
+
+    class Deny:
+        @hookimpl
+        def filter_skill(self, ctx: Any, skill: Any) -> Veto | None:  # argnames reversed
+            return Veto("no alpha") if skill.name == "alpha" and ctx is not None else None
+
+    # a filter registered after the chain was first used takes part at once
+    assert host.add(Deny(), "deny")
+    assert host.filter(base, ctx, []) == ("vetoed", "no alpha (plugin 'deny')")
+    host.pm.unregister(name="deny")
+    assert host.filter(base, ctx, []) is None
+
+    class Wrap:
+        @hookimpl(wrapper=True)
+        def filter_skill(self, skill: Any) -> Any:
+            raise AssertionError("a wrapper is never called")
+            yield  # a generator, as pluggy requires of a wrapper
+
+    class Slow:
+        @hookimpl
+        def filter_skill(self, skill: Any) -> bool:
+            time.sleep(0.06)
+            return True
+
+    host.pm.register(Wrap(), name="wrap")
+    host.pm.register(Slow(), name="slow")
+    host.slow_seconds = 0.05
+    diags: list[Any] = []
+    assert host.filter(base, ctx, diags) is None
+    assert [(d.level, d.code) for d in diags] == [
+        ("warning", "plugin-slow"),
+        ("warning", "plugin-wrapper-ignored"),
+    ]
+    assert "plugin 'slow': filter_skill took" in diags[0].message
+    assert "plugin 'wrap': wrappers are not supported for filter_skill" in diags[1].message
+
+    class Odd:
+        @hookimpl
+        def filter_skill(self, skill: Any) -> str:
+            return "maybe"
+
+    host.pm.unregister(name="slow")
+    host.pm.register(Odd(), name="odd")
+    diags = []
+    assert host.filter(base, ctx, diags) == (
+        "filter-error",
+        "plugin 'odd': filter_skill returned str, not a Veto, a bool or None",
+    )
+    assert [d.code for d in diags] == ["plugin-bad-return"]  # "odd" runs before "wrap"
+    host.strict = True
+    with pytest.raises(PluginError):
+        host.filter(base, ctx, [])

@@ -173,7 +173,7 @@ class PluginHost:
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     strict: bool = False
     slow_seconds: float = SLOW_HOOK_SECONDS
-    _sorted_filters: tuple[tuple[Any, ...], list[Any]] | None = attrs.field(
+    _sorted_filters: tuple[list[Any], list[Any]] | None = attrs.field(
         default=None, init=False, repr=False
     )
 
@@ -414,15 +414,34 @@ class PluginHost:
         already reported during this load (the loader passes one set per load);
         without it, ``diags`` is searched.
         """
+        # the loop runs once per skill: the chain is precomputed (see
+        # _filter_chain) and each call is inlined; same checks as ``_call``
         kwargs = {"skill": skill, "ctx": ctx}
-        for impl in self._filter_impls():
-            ok, res = self._call(impl, "filter_skill", kwargs, diags, report=False)
-            if not ok:
-                if isinstance(res, BaseException):
-                    what = f"filter_skill raised {res!r}"
-                    self._filter_failed(impl, "plugin-hook-failed", what, skill, diags, reported)
-                    return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
-                continue  # a wrapper: ignored (and reported)
+        pair = (skill, ctx)
+        perf_counter = time.perf_counter
+        for impl, function, argnames, wrapper in self._filter_chain():
+            if wrapper:
+                self._call(impl, "filter_skill", kwargs, diags)  # reports the wrapper
+                continue
+            args = pair if argnames is None else [kwargs[a] for a in argnames]
+            start = perf_counter()
+            try:
+                res = function(*args)
+            except _ISOLATED as exc:
+                if self.strict:
+                    raise PluginError(impl.plugin_name, f"filter_skill raised {exc!r}") from exc
+                what = f"filter_skill raised {exc!r}"
+                self._filter_failed(impl, "plugin-hook-failed", what, skill, diags, reported)
+                return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
+            elapsed = perf_counter() - start
+            if elapsed > self.slow_seconds:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "plugin-slow",
+                        f"plugin {impl.plugin_name!r}: filter_skill took {elapsed:.1f}s",
+                    )
+                )
             if res is None or res is True:
                 continue
             if res is False:
@@ -466,10 +485,11 @@ class PluginHost:
             )
         )
 
-    def _filter_impls(self) -> list[pluggy.HookImpl]:
-        # called once per skill: the sorted list is cached until the registered
-        # implementations change
-        current = tuple(self.pm.hook.filter_skill.get_hookimpls())
+    def _filter_chain(self) -> list[tuple[pluggy.HookImpl, Any, tuple[str, ...] | None, bool]]:
+        # called once per skill: the sorted chain is cached until the registered
+        # implementations change; each entry is (impl, function, argnames or
+        # None for the usual ``(skill, ctx)``, is-a-wrapper)
+        current = self.pm.hook.filter_skill.get_hookimpls()
         cached = self._sorted_filters
         if cached is not None and cached[0] == current:
             return cached[1]
@@ -483,8 +503,17 @@ class PluginHost:
                 else (1, i.plugin_name)
             ),
         )
-        self._sorted_filters = (current, ordered)
-        return ordered
+        chain = [
+            (
+                impl,
+                impl.function,
+                None if tuple(impl.argnames) == ("skill", "ctx") else tuple(impl.argnames),
+                bool(impl.hookwrapper or getattr(impl, "wrapper", False)),
+            )
+            for impl in ordered
+        ]
+        self._sorted_filters = (current, chain)
+        return chain
 
     def transform(
         self, text: str, invocation: Invocation, ctx: SkillContext, diags: list[Diagnostic]
