@@ -214,3 +214,26 @@ def test_fence_search_equals_the_regex(raw: bytes, pos: int) -> None:
     pos = starts[pos % len(starts)]  # callers always pass a line start
     m = frontmatter._FENCE_RE.search(raw, pos)
     assert frontmatter._find_fence(raw, pos) == ((m.start(), m.end()) if m else None)
+
+
+def test_unusual_characters_are_exactly_those_outside_the_printable_set() -> None:
+    import re
+
+    from skillweave import _yamlfast
+
+    printable = re.compile(
+        "[\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+    )
+    unusual = re.compile(_yamlfast._UNUSUAL_PATTERN)
+    wrong = [
+        hex(c)
+        for c in range(0x110000)
+        if (unusual.match(chr(c)) is None) != (printable.match(chr(c)) is not None)
+    ]
+    assert wrong == []
+    # every one of them (non-ASCII text) sends the text to pyyaml
+    assert parse_simple("description: caf\u00e9 \u2014 ok\n") == {
+        "description": "caf\u00e9 \u2014 ok"
+    }
+    for bad in ("\x85", "\u2028", "\ufeff", "\ufffe"):
+        assert parse_simple(f"description: caf\u00e9{bad}\n") is None
