@@ -27,7 +27,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -577,6 +576,8 @@ def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, A
             )
         )
         return None
+    import tomllib  # only when a config file exists: most runs have none
+
     try:
         return tomllib.loads(raw.decode("utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import gc
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -48,6 +47,8 @@ def _check_filter(option: str, what: str, given: Iterable[str], known: Sequence[
     for value in given:
         if value in known:
             continue
+        import difflib  # only for the error message
+
         near = [k for k in known if k.casefold() == value.casefold()]
         near += [k for k in difflib.get_close_matches(value, known, n=2) if k not in near]
         hint = f"; did you mean {near[0]!r}?" if near else ""
