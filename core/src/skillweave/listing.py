@@ -58,7 +58,9 @@ is over budget:
 from __future__ import annotations
 
 import html
+import operator
 import os
+import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -104,6 +106,7 @@ _XML_TAIL = "\n</available_skills>"
 # a "<" that would open or close the skills block's own tag
 _BLOCK_TAG = re.compile(r"<(?=\s*/?\s*skills\b)", re.IGNORECASE)
 _WHEN_JOIN = " - "
+_POSIX = os.path is posixpath
 
 
 @attrs.frozen
@@ -233,16 +236,18 @@ def shorten(text: str, limit: int) -> str:
     return text[:room] + "…"
 
 
-@attrs.frozen
-class _Entry:
-    name: str
-    description: str  # description - when_to_use, neutralised and within the entry cap
-    location: str
-    priority: int
-    key: tuple[str, str, str]
-    fixed: int  # length of the entry without its description
-    full: int  # length of the entry with the whole description
-    capped: bool  # the entry cap cut the description
+# One listable skill, neutralised, with its lengths worked out once: a plain tuple of
+# strings and integers (the garbage collector stops tracking those, so ten thousand of
+# them do not set off full collections) indexed by these constants.
+_Entry = tuple[str, str, str, int, int, int, bool, int]
+_NAME = 0
+_DESC = 1  # description - when_to_use, neutralised and within the entry cap
+_LOCATION = 2  # only filled in for the agentskills format, the one that shows it
+_PRIORITY = 3
+_FIXED = 4  # length of the entry without its description
+_FULL = 5  # length of the entry with the whole description
+_CAPPED = 6  # the entry cap cut the description
+_INDEX = 7  # position in listing order
 
 
 def _entry_text(fmt: str, name: str, desc: str, location: str) -> str:
@@ -298,39 +303,95 @@ def _untag(text: str) -> tuple[str, bool]:
     return out, count > 0
 
 
-def _make_entry(
-    fmt: str, skill: Skill, key: tuple[str, str, str], entry_cap: int
-) -> tuple[_Entry, bool]:
-    name, bad_name = neutralise(skill.name)
-    desc, bad_desc = neutralise(skill.description or "")
-    raw_when = skill.frontmatter.when_to_use
-    when, bad_when = neutralise(raw_when) if isinstance(raw_when, str) else ("", False)
-    text = _WHEN_JOIN.join(part for part in (desc, when) if part)
-    location, bad_location = neutralise(_location(skill))
-    tagged = False
-    if fmt == "skills":
-        name, tag_name = _untag(name)
-        text, tag_text = _untag(text)
-        tagged = tag_name or tag_text
-    capped = 0 < entry_cap < len(text)
-    if capped:
-        text = shorten(text, entry_cap)
-    fixed = len(_entry_text(fmt, name, "", location))
-    entry = _Entry(
-        name, text, location, skill.priority, key, fixed, fixed + _desc_cost(fmt, text), capped
-    )
-    return entry, bad_name or bad_desc or bad_when or bad_location or tagged
+def _abspath(path: str) -> str:
+    """``os.path.abspath``, without the work for a path that is already absolute and normal."""
+    if _POSIX and path[:1] == "/" and "//" not in path and "/." not in path and path[-1:] != "/":
+        return path
+    return os.path.abspath(path)
+
+
+def _make_entries(
+    fmt: str, visible: list[Skill], entry_cap: int
+) -> tuple[list[_Entry], list[str], list[int]]:
+    """The entries of ``visible`` (sorted), the names neutralising changed and the ties.
+
+    Text that is printable and holds no double space only needs its ends stripped
+    (what :func:`neutralise` does for it); anything else goes through
+    :func:`neutralise`. ``ties`` are the positions whose sort key equals the one
+    before (the same name and path given twice).
+    """
+    entries: list[_Entry] = []
+    flagged: list[str] = []
+    ties: list[int] = []
+    xml = fmt == "agentskills"
+    tags = fmt == "skills"
+    escape = html.escape
+    xml_fixed = len(_entry_text("agentskills", "", "", ""))
+    previous = ""
+    for index, skill in enumerate(visible):
+        bad = False
+        name = raw_name = skill.name
+        if name == previous and index and sort_key(skill) == sort_key(visible[index - 1]):
+            ties.append(index)
+        previous = raw_name
+        if name.isprintable() and "  " not in name:
+            name = name.strip()
+        else:
+            name, bad = neutralise(name)
+        text = skill.description or ""
+        if text.isprintable() and "  " not in text:
+            text = text.strip()
+        else:
+            text, bad_text = neutralise(text)
+            bad = bad or bad_text
+        when = skill.frontmatter.when_to_use
+        if isinstance(when, str):
+            when, bad_when = neutralise(when)
+            bad = bad or bad_when
+            if when:
+                text = f"{text}{_WHEN_JOIN}{when}" if text else when
+        path = skill.path
+        location = _abspath(os.fspath(path)) if path is not None else f"skill://{raw_name}"
+        if location.isprintable() and "  " not in location:
+            location = location.strip()
+        else:
+            location, bad_location = neutralise(location)
+            bad = bad or bad_location
+        if tags:
+            if "<" in name:
+                name, tagged = _untag(name)
+                bad = bad or tagged
+            if "<" in text:
+                text, tagged = _untag(text)
+                bad = bad or tagged
+        capped = 0 < entry_cap < len(text)
+        if capped:
+            text = shorten(text, entry_cap)
+        if xml:
+            fixed = xml_fixed + len(escape(name)) + len(escape(location))
+            full = fixed + len(escape(text))
+        else:
+            location = ""
+            fixed = 2 + len(name)
+            full = fixed + len(text) + 2 if text else fixed
+        entries.append((name, text, location, skill.priority, fixed, full, capped, index))
+        if bad:
+            flagged.append(raw_name)
+    return entries, flagged, ties
+
+
+def _length_at(fmt: str, entry: _Entry, cap: int) -> int:
+    """Length of ``entry`` with its description cut to ``cap``."""
+    desc = entry[_DESC]
+    if len(desc) <= cap:
+        return entry[_FULL]
+    return entry[_FIXED] + _desc_cost(fmt, shorten(desc, cap))
 
 
 def _lengths_at(fmt: str, entries: list[_Entry], cap: int | None) -> list[int]:
     if cap is None:
-        return [e.full for e in entries]
-    return [
-        e.full
-        if len(e.description) <= cap
-        else e.fixed + _desc_cost(fmt, shorten(e.description, cap))
-        for e in entries
-    ]
+        return [e[_FULL] for e in entries]
+    return [_length_at(fmt, e, cap) for e in entries]
 
 
 def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int | None:
@@ -340,7 +401,7 @@ def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int
         total = sum(_lengths_at(fmt, entries, cap))
         return _measure(fmt, total, len(entries), dropped, budget) <= budget
 
-    longest = max((len(e.description) for e in entries), default=0)
+    longest = max((len(e[_DESC]) for e in entries), default=0)
     if fits(None):
         return longest
     lo, hi = MIN_DESCRIPTION, longest - 1
@@ -356,12 +417,6 @@ def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int
         else:
             hi = mid - 1
     return best
-
-
-def _location(skill: Skill) -> str:
-    if skill.path is not None:
-        return os.path.abspath(os.fspath(skill.path))
-    return f"skill://{skill.name}"
 
 
 def render_listing(
@@ -391,9 +446,9 @@ def render_listing(
         )
     limit = DEFAULT_BUDGET if budget is None else max(0, int(budget))
     cap_each = ENTRY_CAP if entry_cap is None else max(0, int(entry_cap))
-    keyed = sorted(((sort_key(s), s) for s in skills), key=lambda ks: ks[0])
-    visible = [(k, s) for k, s in keyed if not s.hidden]
-    hidden = len(keyed) - len(visible)
+    ordered = sorted(skills, key=sort_key)
+    visible = [s for s in ordered if not s.hidden]
+    hidden = len(ordered) - len(visible)
     if not read_tool or not visible:
         reason = "no-read-tool" if not read_tool else "no-skills"
         return Listing(
@@ -402,28 +457,25 @@ def render_listing(
                 limit, 0, len(visible), 0, hidden=hidden, omitted=reason, entry_cap=cap_each
             ),
         )
-    entries: list[_Entry] = []
-    flagged: list[str] = []
-    for k, s in visible:
-        entry, bad = _make_entry(fmt, s, k, cap_each)
-        if bad:
-            flagged.append(s.name)
-        entries.append(entry)
+    entries, flagged, ties = _make_entries(fmt, visible, cap_each)
 
     kept = entries
     dropped: list[_Entry] = []
     cap: int | None = None
     if limit > 0:
-        cap = _best_cap(fmt, kept, limit, 0)
+        if _measure(fmt, sum(e[_FIXED] for e in entries), len(entries), 0, limit) > limit:
+            cap = None  # even with every description empty the entries do not fit
+        else:
+            cap = _best_cap(fmt, kept, limit, 0)
         if cap is None:
-            kept, dropped = _drop(fmt, entries, limit)
+            kept, dropped = _drop(fmt, entries, ties, limit)
             cap = _best_cap(fmt, kept, limit, len(dropped)) if kept else None
-    descriptions = [e.description if cap is None else shorten(e.description, cap) for e in kept]
+    descriptions = [e[_DESC] if cap is None else shorten(e[_DESC], cap) for e in kept]
     shortened = tuple(
-        e.name for e, d in zip(kept, descriptions, strict=True) if e.capped or d != e.description
+        e[_NAME] for e, d in zip(kept, descriptions, strict=True) if e[_CAPPED] or d != e[_DESC]
     )
-    capped = tuple(e.name for e in kept if e.capped)
-    dropped_names = tuple(e.name for e in dropped)
+    capped = tuple(e[_NAME] for e in kept if e[_CAPPED])
+    dropped_names = tuple(e[_NAME] for e in dropped)
     if not kept:
         report = BudgetReport(
             limit,
@@ -441,7 +493,7 @@ def render_listing(
         return Listing("", report)
     head, tail = _frame(fmt)
     items = [
-        _entry_text(fmt, e.name, d, e.location) for e, d in zip(kept, descriptions, strict=True)
+        _entry_text(fmt, e[_NAME], d, e[_LOCATION]) for e, d in zip(kept, descriptions, strict=True)
     ]
     notice = _notice(fmt, len(dropped), limit)
     if notice:
@@ -463,20 +515,41 @@ def render_listing(
     return Listing(text, report)
 
 
-def _drop(fmt: str, entries: list[_Entry], budget: int) -> tuple[list[_Entry], list[_Entry]]:
-    """Drop entries in the documented order until the rest fits at the minimum cap."""
-    lengths = dict(zip(map(id, entries), _lengths_at(fmt, entries, MIN_DESCRIPTION), strict=True))
-    order = sorted(entries, key=lambda e: e.key, reverse=True)
-    order.sort(key=lambda e: (e.priority, -len(e.description)))
-    total = sum(lengths.values())
-    count = len(entries)
-    gone: set[int] = set()
-    for e in order:
-        if _measure(fmt, total, count, len(gone), budget) <= budget:
+def _drop(
+    fmt: str, entries: list[_Entry], ties: list[int], budget: int
+) -> tuple[list[_Entry], list[_Entry]]:
+    """Drop entries in the documented order until the rest fits at the minimum cap.
+
+    Called when all of ``entries`` (in listing order, ``ties`` as from
+    :func:`_make_entries`) do not fit. From the first drop on, every further drop
+    makes the listing shorter (an entry and its line break are at least three
+    characters, the notice grows by at most one), so the entries kept are the
+    longest tail of the drop order that fits: it is found from the end, measuring
+    only the entries that stay.
+    """
+    # the name that sorts last goes first; skills with the same sort key keep their order
+    if ties:
+        group = list(range(len(entries)))
+        for i in ties:
+            group[i] = group[i - 1]
+        order = sorted(entries, key=lambda e: -group[e[_INDEX]])
+    else:
+        order = entries[::-1]
+    order.sort(key=_drop_rank)
+    count = len(order)
+    gone = count
+    total = 0
+    while gone > 1:
+        length = _length_at(fmt, order[gone - 1], MIN_DESCRIPTION)
+        if _measure(fmt, total + length, count - gone + 1, gone - 1, budget) > budget:
             break
-        gone.add(id(e))
-        total -= lengths[id(e)]
-        count -= 1
-    kept = [e for e in entries if id(e) not in gone]
-    dropped = [e for e in order if id(e) in gone]
-    return kept, dropped
+        total += length
+        gone -= 1
+    return sorted(order[gone:], key=_by_index), order[:gone]
+
+
+def _drop_rank(entry: _Entry) -> tuple[int, int]:
+    return entry[_PRIORITY], -len(entry[_DESC])
+
+
+_by_index = operator.itemgetter(_INDEX)
