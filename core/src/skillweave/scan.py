@@ -8,7 +8,6 @@ rules.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import os
 import re
@@ -859,6 +858,8 @@ def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> l
         names = listings[parent]
         if not names:
             continue
+        import difflib  # only when a missing root has siblings to compare
+
         for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=0.8):
             full = os.path.join(parent, near)
             if near == r.path.name or full in scanned or full in seen or not os.path.isdir(full):

@@ -34,8 +34,6 @@ import bisect
 import os
 import re
 import shlex
-import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +45,8 @@ import attrs
 from skillweave.errors import PromptError
 
 if TYPE_CHECKING:
+    import subprocess
+
     from skillweave.model import Skill
     from skillweave.settings import Settings
 
@@ -200,6 +200,8 @@ class _Reader(threading.Thread):
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    import signal
+
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -223,6 +225,8 @@ def run_shell(
     :raises PromptError: on a non-zero exit (with the end of stderr), on a
         timeout, or when the shell cannot be started.
     """
+    import subprocess  # here: listing skills never runs a command
+
     try:
         proc = subprocess.Popen(
             [_SHELL, "-c", command],
