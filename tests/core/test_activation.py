@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -89,17 +88,15 @@ def test_matching_semantics(tmp_path: Path) -> None:
     assert len(act) == 0
 
 
-def test_many_skills_and_paths_stay_fast(tmp_path: Path) -> None:
+def test_many_skills_and_paths(tmp_path: Path) -> None:
+    """Many patterns against many paths (speed is measured by benchmarks/bench.py)."""
     skills = [mk(f"s{i}", f'["pkg{i}/**", "*.ext{i}", "common/{i}/*.md"]') for i in range(500)]
     skills += [mk(f"shared{i}", '"*.shared"') for i in range(500)]
     act = PathActivator.of(skills)
     paths = [f"unrelated/dir{i}/file{i}.txt" for i in range(4000)]
-    start = time.perf_counter()
     assert act.match(paths, tmp_path) == []
-    elapsed = time.perf_counter() - start
     hit = act.match(["pkg7/a.py", "x.shared", "common/3/readme.md"], tmp_path)
     assert {s.name for s in hit} == {"s7", "s3"} | {f"shared{i}" for i in range(500)}
-    assert elapsed < 5.0, elapsed
 
 
 # -- through the session ------------------------------------------------------

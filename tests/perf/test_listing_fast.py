@@ -12,7 +12,6 @@ at a time from the front); both must agree on the text and on the report.
 from __future__ import annotations
 
 import os
-import time
 import unicodedata
 from pathlib import Path
 
@@ -325,13 +324,11 @@ def test_large_catalog_matches_the_reference() -> None:
             assert (listing.text, listing.report) == reference(items, fmt, budget, ENTRY_CAP)
 
 
-def test_ten_thousand_skills_render_in_well_under_a_second() -> None:
-    """A loose guard (the 50 ms target is the benchmark's): no quadratic path comes back."""
+def test_ten_thousand_skills_drop_to_fit_the_budget() -> None:
+    """The benchmark's 10,000-skill shape: entries are dropped until the text fits.
+
+    (How fast this is, is measured by benchmarks/bench.py, not asserted here.)
+    """
     items = _catalog(10_000)
-    times = []
-    for _ in range(3):
-        start = time.perf_counter()
-        listing = render_listing(items, budget=8000)
-        times.append(time.perf_counter() - start)
+    listing = render_listing(items, budget=8000)
     assert listing.report.dropped and len(listing.text) <= 8000
-    assert min(times) < 0.5
