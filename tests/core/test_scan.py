@@ -147,3 +147,19 @@ def test_load_skills_from_dir(tmp_path: Path) -> None:
     assert [s.name for s in skills] == ["a"]
     assert skills[0].source.provider == "custom"
     assert diags[0].code == "missing-description"
+
+
+@pytest.mark.parametrize("spelling", ["plain", "trailing-slash", "dot-segments"])
+def test_scanned_paths_read_as_pathlib_builds_them(tmp_path: Path, spelling: str) -> None:
+    root = tmp_path / "skills"
+    _write(root / "one", "---\ndescription: one\n---\n")
+    given = {
+        "plain": str(root),
+        "trailing-slash": str(root) + os.sep,
+        "dot-segments": str(tmp_path / "." / "skills") + os.sep + os.sep,
+    }[spelling]
+    (skill,) = scan_skills_dir(given, SRC).skills
+    for p, expected in ((skill.path, root / "one" / "SKILL.md"), (skill.base_dir, root / "one")):
+        assert str(p) == os.fspath(p) == str(Path(str(p))) == str(expected)
+        assert p == expected and hash(p) == hash(expected)
+        assert p.parent == expected.parent and p.name == expected.name

@@ -65,6 +65,21 @@ _child: Callable[[Path, str], Path] = (
     if _fast_child is not None and str(_fast_child(Path("/a"), "b")) == "/a/b" == os.sep + "a/b"
     else _slow_child
 )
+
+
+def _can_seed_str() -> bool:
+    # pathlib caches a path's text in ``_str`` and builds it from the parts on
+    # first use (about 1 us a path); the scanner already has the exact text of
+    # every path it makes. Used only when setting the cache is seen to work.
+    try:
+        probe = _child(Path(os.sep + "a"), "b")
+        probe._str = os.sep + "c"  # type: ignore[attr-defined]
+        return str(probe) == os.sep + "c" == os.fspath(probe)
+    except (AttributeError, TypeError):
+        return False
+
+
+_SEED_STR = _can_seed_str()
 _MAX_NAME = 255
 _BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 _SIMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*\Z")
@@ -464,6 +479,9 @@ def scan_skills_dir(
         skill_path = folder + _SEP_SKILL_FILE
         base_dir = _child(root, name)
         path = _child(base_dir, SKILL_FILE)
+        if _SEED_STR:  # the very text str() would build (root's text, a separator, a name)
+            base_dir._str = folder  # type: ignore[attr-defined]
+            path._str = skill_path  # type: ignore[attr-defined]
         record: Record | None = None
         file_id: tuple[int, int] | None = None
         key = _file_key(skill_path, folder if kind == "l" else None) if state else None

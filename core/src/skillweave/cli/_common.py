@@ -8,6 +8,7 @@ import sys
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from functools import wraps
+from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -65,8 +66,11 @@ def fail(message: str, code: int = 1) -> None:
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as stable, indented, key-sorted JSON."""
+    # JSON text never holds a raw ESC (the encoder writes it as \u001b), so
+    # click's ANSI stripping (a regex pass over megabytes for a large catalog)
+    # has nothing to strip: color=True skips it, the bytes are the same
     for part in _iter_json(data, ""):
-        click.echo(part, nl=False)
+        click.echo(part, nl=False, color=True)
     click.echo("")
 
 
@@ -118,7 +122,7 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
         if (
             _SCALAR_TYPES.issuperset(map(type, obj)) is False
             and all(type(item) is dict and item for item in obj)
-            and _SCALAR_TYPES.issuperset({type(v) for item in obj for v in item.values()})
+            and _SCALAR_TYPES.issuperset(map(type, chain.from_iterable(map(dict.values, obj))))
         ):
             # a list of flat mappings: the C encoder does a slice at a time, the
             # item separator carrying the innermost indentation; then the breaks
