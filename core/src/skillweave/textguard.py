@@ -207,7 +207,11 @@ def invisible_characters(text: str) -> list[str]:
     Tab, line feed and carriage return are allowed.
     """
     if text.isascii():
-        found = {c for c in _ASCII_CONTROL.findall(text)}
+        # the usual case, nothing to collect: printable ASCII has no control
+        # character at all (isprintable is one C pass, the regex search several)
+        if text.isprintable() or _ASCII_CONTROL.search(text) is None:
+            return []
+        found = set(_ASCII_CONTROL.findall(text))
     else:
         found = {
             c
