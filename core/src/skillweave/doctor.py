@@ -35,7 +35,6 @@ any other diagnostic code
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections import deque
@@ -588,6 +587,8 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
     short = name.partition(":")[2]
     if short and short in others and short not in near:
         near.append(short)  # ``plugin:skill`` spelled for a skill of another source
+    import difflib  # here: list imports this module for its footer
+
     near += [n for n in difflib.get_close_matches(name, others, n=5, cutoff=0.6) if n not in near]
     return Explanation(
         name=name,

@@ -17,7 +17,6 @@ Used by the unknown-skill errors of :meth:`SkillSession.invoke
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -51,6 +50,8 @@ def near_names(name: str, names: Iterable[str], *, limit: int = MAX_SUGGESTIONS)
     pool = sorted(set(names) - {name})
     folded = name.casefold()
     near = [n for n in pool if n.casefold() == folded]
+    import difflib  # here: start-up imports this module, only errors need difflib
+
     for n in difflib.get_close_matches(name, pool, n=limit, cutoff=0.6):
         if n not in near:
             near.append(n)
