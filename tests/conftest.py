@@ -9,20 +9,7 @@ from pathlib import Path
 import attrs
 import pytest
 from skillweave import reset_plugin_host
-
-_ISOLATED_VARS = (
-    "SKILLWEAVE_HOME",
-    "SKILLWEAVE_DISABLE_PLUGINS",
-    "SKILLWEAVE_PLUGINS",
-    "SKILLWEAVE_NO_AUTOLOAD",
-    "SKILLWEAVE_STRICT",
-    "SKILLWEAVE_NO_INDEX",
-    "SKILLWEAVE_CACHE_DIR",
-    "SKILLWEAVE_PACKS",
-    "SKILLWEAVE_DISABLE_PACKS",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-)
+from skillweave_testing import isolate_environment
 
 
 def skill_md(
@@ -70,19 +57,6 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[En
 
     The project is ``tmp_path/project`` (a git repository root, outside HOME).
     """
-    home = tmp_path / "home"
-    project = tmp_path / "project"
-    home.mkdir()
-    project.mkdir()
-    (project / ".git").mkdir()
-    for var in _ISOLATED_VARS:
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc-claude-skills"))
-    monkeypatch.setenv("SKILLWEAVE_CODEX_ADMIN_DIR", str(tmp_path / "etc-codex-skills"))
-    reset_plugin_host()
+    home, project = isolate_environment(monkeypatch, tmp_path)
     yield Env(home=home, project=project, env=dict(os.environ))
     reset_plugin_host()

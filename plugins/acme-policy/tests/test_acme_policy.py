@@ -13,30 +13,12 @@ import pytest
 from acme_policy import redact
 from skillweave import load_skills, reset_plugin_host
 from skillweave.session import SkillSession
+from skillweave_testing import isolate_environment
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Path]]:
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    (project / ".git").mkdir(parents=True)
-    for var in (
-        "SKILLWEAVE_HOME",
-        "SKILLWEAVE_PLUGINS",
-        "SKILLWEAVE_DISABLE_PLUGINS",
-        "SKILLWEAVE_NO_AUTOLOAD",
-        "SKILLWEAVE_PACKS",
-        "SKILLWEAVE_DISABLE_PACKS",
-        "CLAUDE_CONFIG_DIR",
-        "CODEX_HOME",
-    ):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("SKILLWEAVE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc"))
-    reset_plugin_host()
+    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
     for root, name, desc in [
         (project / ".skillweave" / "skills", "team-notes", "Project notes."),
         (project / ".skillweave" / "skills", "experimental-fast", "Experimental."),

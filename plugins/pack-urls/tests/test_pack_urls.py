@@ -10,26 +10,12 @@ import pytest
 from skillweave import ResolveError, reset_plugin_host
 from skillweave.safety import ContainmentError
 from skillweave.session import SkillSession
+from skillweave_testing import isolate_environment
 
 
 @pytest.fixture
 def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SkillSession]:
-    home, project = tmp_path / "home", tmp_path / "project"
-    home.mkdir()
-    (project / ".git").mkdir(parents=True)
-    for var in (
-        "SKILLWEAVE_HOME",
-        "SKILLWEAVE_PLUGINS",
-        "SKILLWEAVE_DISABLE_PLUGINS",
-        "SKILLWEAVE_NO_AUTOLOAD",
-        "SKILLWEAVE_PACKS",
-        "SKILLWEAVE_DISABLE_PACKS",
-    ):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("SKILLWEAVE_CACHE_DIR", str(tmp_path / "cache"))
-    reset_plugin_host()
+    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
     yield SkillSession.open(project, home=home)
     reset_plugin_host()
 

@@ -11,18 +11,9 @@ from pathlib import Path
 import attrs
 import pytest
 from skillweave import reset_plugin_host
+from skillweave_testing import isolate_environment
 
 FIXTURES = Path(__file__).parent / "fixtures"
-_CLEARED = (
-    "SKILLWEAVE_HOME",
-    "SKILLWEAVE_DISABLE_PLUGINS",
-    "SKILLWEAVE_PLUGINS",
-    "SKILLWEAVE_NO_AUTOLOAD",
-    "SKILLWEAVE_STRICT",
-    "SKILLWEAVE_NO_INDEX",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-)
 
 
 @attrs.define
@@ -112,19 +103,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     """HOME, XDG dirs and skillweave variables point into ``tmp_path``; caches are fresh."""
     from skillweave_mcp.provider import clear_cache
 
-    home = tmp_path / "home"
-    project = tmp_path / "project"
-    home.mkdir()
-    (project / ".git").mkdir(parents=True)
-    for var in _CLEARED:
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc-claude-skills"))
+    home, project = isolate_environment(monkeypatch, tmp_path)
     monkeypatch.chdir(project)
-    reset_plugin_host()
     clear_cache()
     yield World(home=home, project=project)
     reset_plugin_host()

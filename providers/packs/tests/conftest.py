@@ -11,19 +11,7 @@ import attrs
 import pytest
 from skillweave import reset_plugin_host
 from skillweave.extract import reset_extraction_state
-
-_CLEARED = (
-    "SKILLWEAVE_HOME",
-    "SKILLWEAVE_DISABLE_PLUGINS",
-    "SKILLWEAVE_PLUGINS",
-    "SKILLWEAVE_NO_AUTOLOAD",
-    "SKILLWEAVE_STRICT",
-    "SKILLWEAVE_NO_INDEX",
-    "SKILLWEAVE_PACKS",
-    "SKILLWEAVE_DISABLE_PACKS",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-)
+from skillweave_testing import isolate_environment
 
 
 @attrs.frozen
@@ -84,23 +72,11 @@ def unique(prefix: str) -> str:
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     """Private HOME/XDG dirs, ``SKILLWEAVE_CACHE_DIR`` in tmp, ``site`` on ``sys.path``."""
-    home = tmp_path / "home"
-    project = tmp_path / "project"
     site = tmp_path / "site"
     cache = tmp_path / "cache"
-    for d in (home, project, site):
-        d.mkdir()
-    (project / ".git").mkdir()
-    for var in _CLEARED:
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("SKILLWEAVE_CACHE_DIR", str(cache))
-    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp_path / "etc-claude-skills"))
+    site.mkdir()
+    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=cache)
     monkeypatch.syspath_prepend(str(site))
-    reset_plugin_host()
     reset_extraction_state()
     yield World(home, project, cache, site, dict(os.environ))
     reset_plugin_host()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from skillweave_testing.conformance import (
     ENTRY_POINT_GROUP,
+    ENVIRONMENT_VARS,
     Layout,
     ProviderConformance,
     Root,
     discover,
+    isolate_environment,
     load,
     make_layout,
     plugin_host,
@@ -22,10 +24,12 @@ from skillweave_testing.conformance import (
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "ENVIRONMENT_VARS",
     "Layout",
     "ProviderConformance",
     "Root",
     "discover",
+    "isolate_environment",
     "load",
     "make_layout",
     "plugin_host",

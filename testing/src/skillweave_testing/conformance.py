@@ -78,6 +78,46 @@ ISOLATED_VARS = (
 )
 
 
+#: Every variable that can point skillweave (or an agent it reads) at real user files
+#: or change which plugins load; :func:`isolate_environment` clears them all.
+ENVIRONMENT_VARS = (
+    *ISOLATED_VARS,
+    "SKILLWEAVE_NO_INDEX",
+    "SKILLWEAVE_CACHE_DIR",
+    "SKILLWEAVE_PACKS",
+    "SKILLWEAVE_DISABLE_PACKS",
+)
+
+
+def isolate_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp: Path, *, cache_dir: Path | None = None
+) -> tuple[Path, Path]:
+    """Point the process environment into ``tmp`` for one test; return ``(home, project)``.
+
+    Creates ``tmp/home`` and ``tmp/project`` (a git repository root outside
+    home), clears :data:`ENVIRONMENT_VARS`, sets ``HOME`` and the XDG dirs under
+    home, moves Claude Code's and Codex's system skills dirs into ``tmp``, sets
+    ``SKILLWEAVE_CACHE_DIR`` when ``cache_dir`` is given, and forgets the cached
+    plugin host. monkeypatch undoes the variables after the test.
+    """
+    home = tmp / "home"
+    project = tmp / "project"
+    home.mkdir(parents=True, exist_ok=True)
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    for var in ENVIRONMENT_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("SKILLWEAVE_CLAUDE_POLICY_DIR", str(tmp / "etc-claude-skills"))
+    monkeypatch.setenv("SKILLWEAVE_CODEX_ADMIN_DIR", str(tmp / "etc-codex-skills"))
+    if cache_dir is not None:
+        monkeypatch.setenv("SKILLWEAVE_CACHE_DIR", str(cache_dir))
+    reset_plugin_host()
+    return home, project
+
+
 @attrs.frozen
 class Root:
     """A skills root the provider must scan (``<path>/<name>/SKILL.md``) and its level."""
