@@ -7,9 +7,13 @@ Plugins write ``from skillweave import hookimpl``; hosts call
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+# ``typing`` costs several milliseconds to import, and an unchanged ``list``
+# (skillweave._replay) imports nothing else of skillweave
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from skillweave.bundled import BundledSkill, register_bundled_skill
     from skillweave.commands import (
         RenderedPrompt,

@@ -1,6 +1,6 @@
 """``python -m skillweave`` runs the command-line interface."""
 
-from skillweave.cli import main
+from skillweave._launch import main
 
 if __name__ == "__main__":
     main()

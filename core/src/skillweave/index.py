@@ -63,6 +63,7 @@ __all__ = [
     "index_dir",
     "index_enabled",
     "open_index",
+    "volatile",
 ]
 
 #: On-disk format version (part of the magic number).
@@ -102,20 +103,9 @@ def index_dir(env: Mapping[str, str] | None = None, home: Path | None = None) ->
     environment and home gets its own cache, and start-up does not pay for
     importing platformdirs.
     """
-    env = os.environ if env is None else env
-    override = env.get("SKILLWEAVE_CACHE_DIR")
-    if override:
-        return Path(override).expanduser() / "index"
-    if sys.platform != "darwin" and os.name == "posix":
-        xdg = env.get("XDG_CACHE_HOME", "").strip()
-        if xdg:
-            base = Path(xdg).expanduser()
-        else:
-            base = (home if home is not None else Path.home()) / ".cache"
-        return base / "skillweave" / "index"
-    import platformdirs
+    from skillweave._replay import cache_root
 
-    return Path(platformdirs.user_cache_dir("skillweave", appauthor=False)) / "index"
+    return Path(cache_root(env, None if home is None else os.fspath(home))) / "index"
 
 
 def index_enabled(settings: Any = None, env: Mapping[str, str] | None = None) -> bool:
@@ -137,6 +127,21 @@ def disabled() -> Iterator[None]:
         yield
     finally:
         _DISABLED.reset(token)
+
+
+def volatile(reason: str) -> None:
+    """Declare that the load in progress depends on something besides files and settings.
+
+    A plugin whose skills or filter decisions depend on the time, a remote
+    service or any other input that the file system does not show calls this
+    during ``discover_skills`` or ``filter_skill``; the ``skillweave list``
+    run is then not recorded for replay (see :mod:`skillweave._replay`).
+    Starting a process, opening a socket and resolving a host name are seen
+    without it. Outside a recorded run this does nothing.
+    """
+    from skillweave._replay import volatile as _volatile
+
+    _volatile(reason)
 
 
 def current() -> DiscoveryIndex | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from skillweave import _replay
 from skillweave import index as _index
 from skillweave.frontmatter import (
     _read_head_linked,
@@ -560,6 +561,7 @@ def _list_root(
             cached = state.cached_listing(key)
             if cached is not None:
                 idx.stats.listings_reused += 1
+                _replay.listed(root)  # the entries are used as if listed again
                 return cached
     try:
         with os.scandir(root) as it:

@@ -160,6 +160,12 @@ def list_cmd(
             result, ctx = load(cwd)
     else:
         result, ctx = load(cwd)
+        from skillweave.index import index_enabled
+
+        if index_enabled(ctx.settings, ctx.env):
+            from skillweave._replay import allow
+
+            allow()  # the run may be replayed while nothing it read changes
     if providers or levels:
         known_providers, known_levels = known_values(result, ctx)
         _check_filter("--provider", "provider", providers, known_providers)

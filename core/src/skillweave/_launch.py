@@ -1,0 +1,99 @@
+"""The ``skillweave`` console script.
+
+An unchanged ``skillweave list`` is answered from its snapshot
+(:mod:`skillweave._replay`) before the command line is even imported; every
+other run goes to :func:`skillweave.cli.main`, and a ``list`` run that may be
+replayed later is recorded on the way.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from skillweave import _replay
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    """Run ``skillweave`` with ``sys.argv``: replay, or run (and maybe record) the command."""
+    argv = sys.argv[1:]
+    code = _replay.replay(argv)
+    if code is not None:
+        sys.exit(code)
+    recorder = _replay.recorder_for(argv)
+    from skillweave.cli import main as cli
+
+    if recorder is None:
+        cli()
+        return
+    sys.exit(_run_recorded(cli, recorder))
+
+
+def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
+    """Run the command with file descriptors 1 and 2 captured, then pass the output on.
+
+    Capturing at the descriptor level keeps exactly the bytes the command
+    would have written, whatever wrote them.
+    """
+    import tempfile
+
+    saved: list[int] = []
+    captures = []
+    try:
+        for fd in (1, 2):
+            capture = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+            captures.append(capture)
+            saved.append(os.dup(fd))
+    except OSError:
+        for fd in saved:
+            os.close(fd)
+        for capture in captures:
+            capture.close()
+        return _exit_code(cli)
+    code: int | None = None
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(captures[0].fileno(), 1)
+        os.dup2(captures[1].fileno(), 2)
+        recorder.start()
+        try:
+            code = _exit_code(cli)
+        finally:
+            recorder.stop()
+            for stream in (sys.stdout, sys.stderr):
+                try:
+                    stream.flush()
+                except (OSError, ValueError):
+                    pass
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved:
+            os.close(fd)
+        outputs = []
+        for capture in captures:
+            capture.seek(0)
+            outputs.append(capture.read())
+            capture.close()
+        for fd, data in zip((1, 2), outputs, strict=True):
+            _replay._write_fd(fd, data)
+    status = 1 if code is None else code
+    recorder.save(outputs[0], outputs[1], status)
+    return status
+
+
+def _exit_code(cli: object) -> int:
+    """Run ``cli()`` (a click command in standalone mode) and return its exit status."""
+    try:
+        cli()  # type: ignore[operator]
+    except SystemExit as exc:
+        if exc.code is None:
+            return 0
+        if isinstance(exc.code, int):
+            return exc.code
+        print(exc.code, file=sys.stderr)
+        return 1
+    return 0
