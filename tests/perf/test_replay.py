@@ -1,0 +1,360 @@
+"""Replaying an unchanged ``skillweave list`` (skillweave._replay).
+
+Every test runs the real console script in a new process over real files,
+and checks two things after each change: the run was not replayed (the
+snapshot log says why) and its output equals a run with the layer turned off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from skillweave import _replay
+
+from tests.conftest import skill_md
+
+SCRIPT = Path(sys.executable).with_name("skillweave")
+
+
+class Project:
+    """A home, a project and a cache in ``tmp_path``, and the command run over them."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp = tmp_path
+        self.home = tmp_path / "home"
+        self.project = tmp_path / "home" / "work" / "proj"
+        self.cache = tmp_path / "cache"
+        self.log = tmp_path / "snapshot.log"
+        (self.project / ".git").mkdir(parents=True)
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "XDG_CACHE_HOME": str(self.cache),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "SKILLWEAVE_INDEX_RACY_MS": "0",
+            "SKILLWEAVE_SNAPSHOT_LOG": str(self.log),
+            "LC_ALL": "C.UTF-8",
+        }
+
+    def skill(self, root: str, name: str, description: str = "A test skill.") -> Path:
+        folder = (self.project / root if not root.startswith("~") else self.home / root[2:]) / name
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "SKILL.md"
+        path.write_text(skill_md(description), encoding="utf-8")
+        return path
+
+    def run(self, *args: str, env: dict[str, str] | None = None, **kw: Any) -> Any:
+        self.log.unlink(missing_ok=True)
+        return subprocess.run(
+            [str(SCRIPT), *args],
+            cwd=self.project,
+            env=env or self.env,
+            capture_output=True,
+            timeout=120,
+            check=False,
+            **kw,
+        )
+
+    def decisions(self) -> list[str]:
+        return self.log.read_text().splitlines() if self.log.exists() else []
+
+    def fresh(self, *args: str) -> bytes:
+        """The output with the replay layer off."""
+        out = self.run(*args, env=dict(self.env, SKILLWEAVE_NO_SNAPSHOT="1"))
+        assert out.returncode == 0, out.stderr
+        return bytes(out.stdout)
+
+    def snapshots(self) -> list[Path]:
+        return sorted((self.cache / "skillweave" / "snapshots").glob("*.snap"))
+
+
+def recorded(p: Project, *args: str) -> bytes:
+    first = p.run("list", "--json", *args)
+    assert first.returncode == 0, first.stderr
+    assert any(d.startswith("recorded ") for d in p.decisions()), p.decisions()
+    return bytes(first.stdout)
+
+
+def replayed(p: Project, *args: str) -> bytes:
+    again = p.run("list", "--json", *args)
+    assert again.returncode == 0, again.stderr
+    assert any(d.startswith("replayed ") for d in p.decisions()), p.decisions()
+    return bytes(again.stdout)
+
+
+def missed(p: Project, *args: str) -> bytes:
+    """Run after a change: not replayed, and the same output as a run without the layer."""
+    out = p.run("list", "--json", *args)
+    assert out.returncode == 0, out.stderr
+    decisions = p.decisions()
+    assert decisions and decisions[0].startswith("miss: "), decisions
+    assert any(d.startswith("recorded ") for d in decisions), decisions
+    assert out.stdout == p.fresh("list", "--json", *args)
+    return bytes(out.stdout)
+
+
+def names(output: bytes) -> list[str]:
+    return [s["name"] for s in json.loads(output)["skills"]]
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Project:
+    p = Project(tmp_path)
+    for i in range(6):
+        p.skill(".claude/skills", f"claude-{i}")
+        p.skill(".agents/skills", f"agents-{i}")
+        p.skill("~/.claude/skills", f"user-{i}")
+    bad = p.project / ".claude" / "skills" / "broken"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    os.symlink(p.project / ".claude/skills/claude-0", p.project / ".agents/skills/linked")
+    p.fresh("list", "--json")  # bytecode written now cannot make the first run racy
+    return p
+
+
+def test_replay_is_byte_identical_and_imports_nothing_else(proj: Project) -> None:
+    first = recorded(proj)
+    assert first == proj.fresh("list", "--json")
+    assert "frontmatter-yaml-error" in first.decode()
+    assert {"claude-0", "agents-5", "user-3"} <= set(names(first))
+    second = replayed(proj)
+    assert second == first
+    # the replay path imports no more than the launcher: no click, no plugins
+    # (run twice through one probe: its sys.path, part of the key, is its own)
+    probe = [
+        sys.executable,
+        "-c",
+        "import sys; sys.argv = ['skillweave', 'list', '--json']\n"
+        "from skillweave import _launch\n"
+        "try:\n    _launch.main()\nexcept SystemExit as e:\n"
+        "    sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith(('click', "
+        "'skillweave')))))\n",
+    ]
+    for _ in range(2):
+        run = subprocess.run(probe, cwd=proj.project, env=proj.env, capture_output=True)
+        assert run.returncode == 0 and run.stdout == first
+    assert run.stderr.decode() == "['skillweave', 'skillweave._launch', 'skillweave._replay']"
+
+
+def test_table_output_and_other_arguments_have_their_own_snapshot(proj: Project) -> None:
+    recorded(proj)
+    table = proj.run("list")
+    assert any(d.startswith("miss: no snapshot") for d in proj.decisions())
+    again = proj.run("list")
+    assert any(d.startswith("replayed ") for d in proj.decisions())
+    assert again.stdout == table.stdout and again.stderr == table.stderr
+    assert b"broken" in again.stderr  # the diagnostics on stderr are replayed too
+    recorded(proj, "--all")
+    replayed(proj, "--all")
+    assert len(proj.snapshots()) == 3
+
+
+def _edit_same_size(p: Project) -> None:
+    path = p.project / ".claude/skills/claude-1/SKILL.md"
+    path.write_text(path.read_text().replace("A test", "B test"))
+
+
+def _symlink_retarget(p: Project) -> None:
+    link = p.project / ".agents/skills/linked"
+    link.unlink()
+    os.symlink(p.project / ".claude/skills/claude-2", link)
+
+
+def _settings(p: Project) -> None:
+    (p.home / ".skillweave").mkdir(exist_ok=True)
+    (p.home / ".skillweave" / "config.toml").write_text("[skills]\nenable_claude_user = false\n")
+
+
+CHANGES = {
+    "added": lambda p: p.skill(".claude/skills", "new-one"),
+    "removed": lambda p: shutil.rmtree(p.project / ".claude/skills/claude-3"),
+    "edited, same size": _edit_same_size,
+    "renamed": lambda p: (p.project / ".agents/skills/agents-1").rename(
+        p.project / ".agents/skills/agents-renamed"
+    ),
+    "symlink retargeted": _symlink_retarget,
+    "new root created": lambda p: p.skill(".opencode/skills", "fresh-root"),
+    "broken file fixed": lambda p: (p.project / ".claude/skills/broken/SKILL.md").write_text(
+        skill_md("Fixed now.")
+    ),
+    "user settings written": _settings,
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_every_kind_of_change_is_seen(proj: Project, change: str) -> None:
+    before = recorded(proj)
+    replayed(proj)
+    CHANGES[change](proj)
+    after = missed(proj)
+    assert after != before
+    assert replayed(proj) == after
+
+
+def test_environment_and_directory_are_part_of_the_key(proj: Project) -> None:
+    recorded(proj)
+    other_home = proj.tmp / "other-claude"
+    (other_home / "skills" / "elsewhere").mkdir(parents=True)
+    (other_home / "skills" / "elsewhere" / "SKILL.md").write_text(skill_md("Elsewhere."))
+    env = dict(proj.env, CLAUDE_CONFIG_DIR=str(other_home))
+    out = proj.run("list", "--json", env=env)
+    assert proj.decisions()[0].startswith("miss: no snapshot")
+    assert "elsewhere" in names(out.stdout)
+    sub = proj.project / ".claude"
+    inner = subprocess.run(
+        [str(SCRIPT), "list", "--json"], cwd=sub, env=proj.env, capture_output=True, check=True
+    )
+    assert proj.decisions()[0].startswith("miss: no snapshot")
+    assert inner.stdout != b""
+
+
+def test_plugin_code_edit_is_seen(proj: Project) -> None:
+    site = proj.tmp / "site"
+    site.mkdir()
+    (site / "clock_filter.py").write_text(
+        textwrap.dedent(
+            """
+            from skillweave import hookimpl
+
+            @hookimpl
+            def filter_skill(skill, ctx):
+                return "no claude" if skill.name.startswith("claude-") else None
+            """
+        )
+    )
+    info = site / "clock_filter-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clock-filter\nVersion: 1.0\n\n")
+    (info / "entry_points.txt").write_text("[skillweave]\nclock-filter = clock_filter\n")
+    proj.env["PYTHONPATH"] = str(site)
+    proj.env["PYTHONDONTWRITEBYTECODE"] = "1"
+    first = recorded(proj)
+    assert not [n for n in names(first) if n.startswith("claude-")]
+    replayed(proj)
+    source = (site / "clock_filter.py").read_text()
+    (site / "clock_filter.py").write_text(source.replace('"claude-"', '"agents-"'))
+    after = missed(proj)
+    assert [n for n in names(after) if n.startswith("claude-")]
+    assert not [n for n in names(after) if n.startswith("agents-")]
+
+
+PLUGIN_VOLATILE = """
+from skillweave import hookimpl
+from skillweave.index import volatile
+
+@hookimpl
+def discover_skills(ctx):
+    volatile("skills of the day")
+    return None
+"""
+
+PLUGIN_PROCESS = """
+import subprocess, sys
+from skillweave import hookimpl
+
+@hookimpl
+def discover_skills(ctx):
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return None
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [(PLUGIN_VOLATILE, "skills of the day"), (PLUGIN_PROCESS, "subprocess.Popen")],
+)
+def test_runs_that_files_cannot_vouch_for_are_not_recorded(
+    proj: Project, source: str, reason: str
+) -> None:
+    site = proj.tmp / "site"
+    site.mkdir()
+    (site / "daily.py").write_text(source)
+    info = site / "daily-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: daily\nVersion: 1.0\n\n")
+    (info / "entry_points.txt").write_text("[skillweave]\ndaily = daily\n")
+    proj.env["PYTHONPATH"] = str(site)
+    proj.env["PYTHONDONTWRITEBYTECODE"] = "1"
+    for _ in range(2):
+        out = proj.run("list", "--json")
+        assert out.returncode == 0, out.stderr
+        assert any(d.startswith("not recorded: ") and reason in d for d in proj.decisions())
+    assert proj.snapshots() == []
+
+
+def test_switches_turn_it_off(proj: Project) -> None:
+    for env in ({"SKILLWEAVE_NO_INDEX": "1"}, {"SKILLWEAVE_NO_SNAPSHOT": "1"}):
+        out = proj.run("list", "--json", env=dict(proj.env, **env))
+        assert out.returncode == 0 and proj.decisions() == []
+    assert proj.run("list", "--json", "--no-index").returncode == 0
+    assert proj.decisions() == [] and proj.snapshots() == []
+    (proj.project / ".skillweave").mkdir()
+    (proj.project / ".skillweave" / "config.toml").write_text("[index]\nenabled = false\n")
+    proj.run("list", "--json")
+    assert proj.decisions()[-1] == "not recorded: the load did not use the discovery index"
+    assert proj.snapshots() == []
+
+
+def test_failed_runs_and_terminals_are_not_recorded(proj: Project) -> None:
+    bad = proj.run("list", "--json", "--provider", "nope")
+    assert bad.returncode != 0
+    assert proj.decisions()[-1].startswith("not recorded: exit status")
+    proj.log.unlink()
+    primary, replica = pty.openpty()
+    try:
+        tty = subprocess.run(
+            [str(SCRIPT), "list"], cwd=proj.project, env=proj.env, stdout=replica, check=False
+        )
+    finally:
+        os.close(replica)
+        os.close(primary)
+    assert tty.returncode == 0
+    assert proj.decisions() == [] and proj.snapshots() == []
+
+
+def test_recent_changes_are_not_vouched_for(proj: Project) -> None:
+    env = dict(proj.env, SKILLWEAVE_INDEX_RACY_MS="60000")
+    out = proj.run("list", "--json", env=env)
+    assert out.returncode == 0
+    assert "modified too recently" in proj.decisions()[-1]
+    assert proj.snapshots() == []
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda b: b[:-10],
+        lambda b: b[:40] + bytes([b[40] ^ 0xFF]) + b[41:],
+        lambda b: b"SWSNP\x63" + b[6:],
+        lambda b: b"",
+    ],
+)
+def test_damaged_snapshot_is_ignored_and_rewritten(proj: Project, damage: Any) -> None:
+    first = recorded(proj)
+    (snap,) = proj.snapshots()
+    snap.write_bytes(damage(snap.read_bytes()))
+    out = proj.run("list", "--json")
+    assert out.stdout == first
+    assert proj.decisions()[0].startswith("miss: ")
+    assert replayed(proj) == first
+
+
+def test_snapshot_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
+    for i in range(_replay.MAX_SNAPSHOTS + 5):
+        rec = _replay.Recorder(["list", "--json", f"--level=l{i}"], env)
+        rec.allowed = True
+        assert rec.save(b"out", b"", 0) is None
+        os.utime(rec.directory, ns=(i, i))
+    files = list((tmp_path / "cache" / "snapshots").glob("*.snap"))
+    assert len(files) == _replay.MAX_SNAPSHOTS
