@@ -749,6 +749,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 cwd=cwd,
                 runs=runs,
             )
+            res["warm_index"] = measure(
+                "list --json, warm, index only (no replay)",
+                [sw, "list", "--json"],
+                env=dict(env, SKILLWEAVE_NO_SNAPSHOT="1"),
+                cwd=cwd,
+                runs=runs,
+            )
             res["a"] = measure(
                 "(a) walk + read every SKILL.md",
                 [py, str(scripts / "a.py"), *roots],
@@ -789,6 +796,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             except (OSError, ValueError, KeyError) as exc:
                 found = f"unreadable output ({exc})"
+            # the three ways of listing must print the same bytes
+            outputs = {}
+            for mode, mode_env in (
+                ("cold", no_index),
+                ("index only", dict(env, SKILLWEAVE_NO_SNAPSHOT="1")),
+                ("replayed", env),
+            ):
+                target = base / f"out-{mode.replace(' ', '-')}.json"
+                run_once([sw, "list", "--json"], env=mode_env, cwd=cwd, out=target)
+                outputs[mode] = target.read_bytes()
+            same = len(set(outputs.values())) == 1
+            found += "; cold, index-only and replayed output " + (
+                "byte-identical" if same else "DIFFER"
+            )
             notes.append(f"N={n}: corpus {manifest['counts']}; skillweave found {found}")
             summary[n] = res
             for m in res.values():
@@ -879,6 +900,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"cold/(a) {show(ratio(res['cold'], res['a']))}",
             f"warm/(a) {show(ratio(res['warm'], res['a']))}",
             f"warm/(b) {show(ratio(res['warm'], res['b']))}",
+            f"index-only/(a) {show(ratio(res['warm_index'], res['a']))}",
             f"cold/(c) {show(ratio(res['cold'], res['c']))}",
             f"cold/(d) {show(ratio(res['cold'], res['d']))}",
         ]
@@ -899,7 +921,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             targets.append((f"cold list --json faster than {name}", show(r2), verdict(r2, 1.0)))
         r = ratio(top["warm"], top["a"])
         targets.append((f"warm list --json <= 1.0x (a) at N={top_n:,}", show(r), verdict(r, 1.0)))
-        rss = max(top["cold"].rss, top["warm"].rss, top["build"].rss) / MB
+        r = ratio(top["warm_index"], top["a"])
+        targets.append((f"(info) warm, index only (no replay) / (a) at N={top_n:,}", show(r), "-"))
+        rss = max(top["cold"].rss, top["warm"].rss, top["build"].rss, top["warm_index"].rss) / MB
         ok = top["cold"].ok and top["warm"].ok
         targets.append(
             (
