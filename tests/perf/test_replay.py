@@ -358,3 +358,18 @@ def test_snapshot_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         os.utime(rec.directory, ns=(i, i))
     files = list((tmp_path / "cache" / "snapshots").glob("*.snap"))
     assert len(files) == _replay.MAX_SNAPSHOTS
+
+
+def test_a_large_rebuild_is_not_recorded_but_the_next_run_is(tmp_path: Path) -> None:
+    p = Project(tmp_path)
+    for i in range(_replay.REBUILD_LIMIT + 20):
+        p.skill(".agents/skills", f"many-{i:04d}")
+    # bytecode written now cannot make the first run racy; the index stays empty
+    p.run("list", env=dict(p.env, SKILLWEAVE_NO_INDEX="1"))
+    first = p.run("list", "--json")
+    assert first.returncode == 0
+    assert p.decisions()[-1] == (
+        f"not recorded: more than {_replay.REBUILD_LIMIT} index entries were rebuilt"
+    )
+    assert recorded(p) == first.stdout
+    assert replayed(p) == first.stdout

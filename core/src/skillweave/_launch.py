@@ -73,15 +73,19 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
         os.dup2(saved[1], 2)
         for fd in saved:
             os.close(fd)
-        outputs = []
-        for capture in captures:
+        for fd, capture in zip((1, 2), captures, strict=True):
             capture.seek(0)
-            outputs.append(capture.read())
-            capture.close()
-        for fd, data in zip((1, 2), outputs, strict=True):
-            _replay._write_fd(fd, data)
+            while chunk := capture.read(1 << 20):
+                _replay._write_fd(fd, chunk)
+        if code is None:  # an exception is on its way out
+            for capture in captures:
+                capture.close()
     status = 1 if code is None else code
-    recorder.save(outputs[0], outputs[1], status)
+    try:
+        recorder.save(captures[0], captures[1], status)
+    finally:
+        for capture in captures:
+            capture.close()
     return status
 
 

@@ -65,14 +65,16 @@ import zlib
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
-    from typing import Any
+    from typing import Any, BinaryIO
 
 __all__ = [
     "MAX_SNAPSHOTS",
+    "REBUILD_LIMIT",
     "Recorder",
     "allow",
     "cache_root",
     "listed",
+    "rebuilt",
     "recorder_for",
     "replay",
     "volatile",
@@ -84,6 +86,8 @@ _MAGIC = b"SWSNP" + bytes([FORMAT, sys.version_info[0], sys.version_info[1]])
 _HEADER = len(_MAGIC) + 8 + 4
 #: How many snapshot files are kept (one per distinct invocation).
 MAX_SNAPSHOTS = 64
+#: A run that rebuilds more discovery-index entries than this is not recorded.
+REBUILD_LIMIT = 256
 _TRUE = {"1", "true", "yes", "on"}
 #: Environment variables left out of the key: the shell changes them between commands.
 _VOLATILE_ENV = frozenset({"_", "OLDPWD", "SHLVL"})
@@ -331,6 +335,20 @@ def listed(path: str) -> None:
         rec.observe(path, "listing")
 
 
+def rebuilt() -> None:
+    """Count one discovery-index entry rebuilt by the run in progress.
+
+    A run that rebuilds more than :data:`REBUILD_LIMIT` entries is not
+    recorded and stops observing at once: the tree is new or changing, and
+    the next run, served by the index, records at a fraction of the cost.
+    """
+    rec = _ACTIVE
+    if rec is not None:
+        rec.rebuilt += 1
+        if rec.rebuilt > REBUILD_LIMIT:
+            rec.abandon(f"more than {REBUILD_LIMIT} index entries were rebuilt")
+
+
 def allow() -> None:
     """Let the run in progress be recorded: ``list`` calls this when the load used the index."""
     rec = _ACTIVE
@@ -353,6 +371,7 @@ class Recorder:
         self.window = _racy_window(env)
         self.start_ns = 0
         self.allowed = False
+        self.rebuilt = 0
         self.reasons: list[str] = []
         self.stat: dict[str, Any] = {}
         self.lstat: dict[str, Any] = {}
@@ -413,6 +432,9 @@ class Recorder:
         known = self.stat.get(p)
         if known is not None and (known.__class__ is int or len(known) != 3):
             return
+        seen = self.lstat.get(p)
+        if seen is not None and seen.__class__ is not int and 0o100000 <= seen[0] < 0o110000:
+            return  # its lstat (a regular file, not a link) already vouches for it
         try:
             st = _REAL_STAT(p)
         except OSError as exc:
@@ -449,12 +471,25 @@ class Recorder:
         os.stat = _stat  # type: ignore[assignment]
         os.lstat = _lstat  # type: ignore[assignment]
 
+    def abandon(self, reason: str) -> None:
+        """Stop observing at once: this run will not be recorded, because of ``reason``."""
+        global _ACTIVE
+        self.volatile(reason)
+        os.stat = _REAL_STAT
+        os.lstat = _REAL_LSTAT
+        if _ACTIVE is self:
+            _ACTIVE = None
+        self.stat.clear()
+        self.lstat.clear()
+
     def stop(self) -> None:
         """Stop observing; the code files of every loaded module are added now."""
         global _ACTIVE
         os.stat = _REAL_STAT
         os.lstat = _REAL_LSTAT
         _ACTIVE = None
+        if self.reasons:
+            return
         for module in list(sys.modules.values()):
             file = getattr(module, "__file__", None)
             if isinstance(file, str):
@@ -465,8 +500,12 @@ class Recorder:
                     except OSError as exc:
                         self.stat[p] = exc.errno
 
-    def save(self, out: bytes, err: bytes, code: int) -> str | None:
-        """Write the snapshot; return why not when the run may not be replayed."""
+    def save(self, out: bytes | BinaryIO, err: bytes | BinaryIO, code: int) -> str | None:
+        """Write the snapshot; return why not when the run may not be replayed.
+
+        ``out`` and ``err`` are what the run wrote to stdout and stderr, as
+        bytes or as files (copied a chunk at a time, from the start).
+        """
         why = self._why_not(code)
         if why is not None:
             _log(self.env, f"not recorded: {why}")
@@ -477,7 +516,9 @@ class Recorder:
             list(self.lstat),
             list(self.lstat.values()),
         )
-        meta = marshal.dumps((FORMAT, self.key, checks, (len(out), len(err)), code))
+        sizes = (_size(out), _size(err))
+        meta = marshal.dumps((FORMAT, self.key, checks, sizes, code))
+        del checks
         header = len(meta).to_bytes(8, "little") + zlib.crc32(meta).to_bytes(4, "little")
         final = _file_for(self.directory, self.key)
         try:
@@ -489,8 +530,8 @@ class Recorder:
                 with os.fdopen(fd, "wb") as f:
                     f.write(_MAGIC + header)
                     f.write(meta)
-                    f.write(out)
-                    f.write(err)
+                    _copy(out, f)
+                    _copy(err, f)
                 os.replace(tmp, final)
             except BaseException:
                 try:
@@ -508,10 +549,10 @@ class Recorder:
     def _why_not(self, code: int) -> str | None:
         if code != 0:
             return f"exit status {code}"
-        if not self.allowed:
-            return "the load did not use the discovery index"
         if self.reasons:
             return "; ".join(self.reasons)
+        if not self.allowed:
+            return "the load did not use the discovery index"
         racy_after = self.start_ns - self.window
         for table in (self.stat, self.lstat):
             for p, sig in table.items():
@@ -537,6 +578,22 @@ class Recorder:
                 pass
 
 
+def _size(data: bytes | BinaryIO) -> int:
+    if isinstance(data, bytes):
+        return len(data)
+    return data.seek(0, os.SEEK_END)
+
+
+def _copy(data: bytes | BinaryIO, f: BinaryIO) -> None:
+    if isinstance(data, bytes):
+        f.write(data)
+        return
+    data.seek(0)
+    while chunk := data.read(_CHUNK):
+        f.write(chunk)
+
+
+_CHUNK = 1 << 20
 _REAL_STAT = os.stat
 _REAL_LSTAT = os.lstat
 

@@ -53,6 +53,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from skillweave import _replay
+
 __all__ = [
     "RACY_WINDOW_NS",
     "DiscoveryIndex",
@@ -103,9 +105,7 @@ def index_dir(env: Mapping[str, str] | None = None, home: Path | None = None) ->
     environment and home gets its own cache, and start-up does not pay for
     importing platformdirs.
     """
-    from skillweave._replay import cache_root
-
-    return Path(cache_root(env, None if home is None else os.fspath(home))) / "index"
+    return Path(_replay.cache_root(env, None if home is None else os.fspath(home))) / "index"
 
 
 def index_enabled(settings: Any = None, env: Mapping[str, str] | None = None) -> bool:
@@ -139,9 +139,7 @@ def volatile(reason: str) -> None:
     Starting a process, opening a socket and resolving a host name are seen
     without it. Outside a recorded run this does nothing.
     """
-    from skillweave._replay import volatile as _volatile
-
-    _volatile(reason)
+    _replay.volatile(reason)
 
 
 def current() -> DiscoveryIndex | None:
@@ -254,6 +252,7 @@ class RootState:
         self, name: str, key: tuple[Any, ...], racy: bool, build: tuple[Any, ...], record: Any
     ) -> None:
         """Record what folder ``name`` (file key ``key``) gave when scanned as ``build``."""
+        _replay.rebuilt()
         entry = self.seen.get(name)  # already re-checked in this load
         if entry is None or entry.key != key:
             old = self._entry(name)
