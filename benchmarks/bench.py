@@ -26,6 +26,7 @@ What it does, in one run:
   (skipped with a note when installation fails);
 * peak RSS of every process (``os.wait4``);
 * start-up: ``import skillweave`` and ``skillweave list`` on an empty project
+  (without replay, and replayed)
   against ``python -c "import yaml, pluggy, attrs, pathspec"``;
 * in-process: rendering a budgeted listing of 10,000 skills
   (``skillweave.listing.render_listing``) and activating 1,000 conditional
@@ -838,7 +839,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 runs=max(args.runs, 7),
             ),
             "list": measure(
-                "skillweave list (empty project)",
+                "skillweave list (empty project, no replay)",
+                [sw, "list"],
+                env=dict(env0, SKILLWEAVE_NO_SNAPSHOT="1"),
+                cwd=str(empty / "proj"),
+                runs=max(args.runs, 7),
+            ),
+            "replay": measure(
+                "skillweave list (empty project, replayed)",
                 [sw, "list"],
                 env=env0,
                 cwd=str(empty / "proj"),
@@ -934,6 +942,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     r = ratio(startup["list"], startup["bare"])
     targets.append(("list on empty project <= 2x bare import", show(r), verdict(r, 2.0)))
+    r = ratio(startup["replay"], startup["bare"])
+    targets.append(("(info) list on empty project, replayed / bare import", show(r), "-"))
     r = ratio(startup["import"], startup["bare"])
     targets.append(("(info) import skillweave / bare import", show(r), "-"))
     for key, label, limit in (
