@@ -373,3 +373,24 @@ def test_a_large_rebuild_is_not_recorded_but_the_next_run_is(tmp_path: Path) -> 
     )
     assert recorded(p) == first.stdout
     assert replayed(p) == first.stdout
+
+
+def test_a_reader_that_goes_away_ends_it_quietly(proj: Project) -> None:
+    recorded(proj)
+    for expected in ("replayed ", "miss: "):
+        if expected == "miss: ":
+            proj.skill(".claude/skills", "one-more")  # the recording path this time
+        proj.log.unlink(missing_ok=True)
+        child = subprocess.Popen(
+            [str(SCRIPT), "list", "--json"],
+            cwd=proj.project,
+            env=proj.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert child.stdout is not None and child.stderr is not None
+        child.stdout.close()  # before the command writes anything
+        err = child.stderr.read()
+        assert child.wait(timeout=120) == 1
+        assert err == b""
+        assert proj.decisions()[0].startswith(expected)

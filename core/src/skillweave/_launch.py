@@ -19,7 +19,11 @@ __all__ = ["main"]
 def main() -> None:
     """Run ``skillweave`` with ``sys.argv``: replay, or run (and maybe record) the command."""
     argv = sys.argv[1:]
-    code = _replay.replay(argv)
+    try:
+        code = _replay.replay(argv)
+    except BrokenPipeError:  # the reader went away (``| head``): quietly, as click does
+        _quiet_stdout()
+        sys.exit(1)
     if code is not None:
         sys.exit(code)
     recorder = _replay.recorder_for(argv)
@@ -53,6 +57,7 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
             capture.close()
         return _exit_code(cli)
     code: int | None = None
+    broken = False
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -75,8 +80,11 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
             os.close(fd)
         for fd, capture in zip((1, 2), captures, strict=True):
             capture.seek(0)
-            while chunk := capture.read(1 << 20):
-                _replay._write_fd(fd, chunk)
+            try:
+                while chunk := capture.read(1 << 20):
+                    _replay._write_fd(fd, chunk)
+            except BrokenPipeError:
+                broken = True
         if code is None:  # an exception is on its way out
             for capture in captures:
                 capture.close()
@@ -86,7 +94,20 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
     finally:
         for capture in captures:
             capture.close()
+    if broken:
+        _quiet_stdout()
+        return 1
     return status
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at the null device, so the final flush after a broken pipe is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass
 
 
 def _exit_code(cli: object) -> int:

@@ -257,10 +257,10 @@ def replay(
     if changed is not None:
         _log(env, f"miss: {changed}")
         return None
+    _log(env, f"replayed {path}")
     out = memoryview(data)[len(data) - out_len[0] - out_len[1] :]
     (write or _write_fd)(1, out[: out_len[0]].tobytes())
     (write or _write_fd)(2, out[out_len[0] :].tobytes())
-    _log(env, f"replayed {path}")
     return code
 
 
