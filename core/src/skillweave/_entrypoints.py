@@ -33,10 +33,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from skillweave import _cachefile
+
 __all__ = ["CachedEntryPoint", "entry_points"]
 
-FORMAT = 1
-_MAGIC = b"SWEPC" + bytes([FORMAT, sys.version_info[0], sys.version_info[1]])
+FORMAT = 2
+_MAGIC = _cachefile.magic(b"SWEPC", FORMAT)
 _PREFIX = "skillweave"
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 _TRUE = {"1", "true", "yes", "on"}
@@ -171,12 +173,10 @@ def _read(path: Path, fingerprint: tuple[Any, ...]) -> Any:
         data = path.read_bytes()
     except OSError:
         return None
-    head = len(_MAGIC)
-    if data[:head] != _MAGIC or len(data) < head + 4:
+    parts = _cachefile.unseal(_MAGIC, data)
+    if parts is None or len(parts[1]):
         return None
-    body = data[head + 4 :]
-    if zlib.crc32(body) != int.from_bytes(data[head : head + 4], "little"):
-        return None
+    body = parts[0]
     try:
         # our own file, CRC-checked; marshal builds plain data only
         fmt, stored, groups = marshal.loads(body)  # noqa: S302
@@ -189,18 +189,9 @@ def _read(path: Path, fingerprint: tuple[Any, ...]) -> Any:
 
 def _write(path: Path, fingerprint: tuple[Any, ...], groups: Any) -> None:
     body = marshal.dumps((FORMAT, fingerprint, groups))
-    data = _MAGIC + zlib.crc32(body).to_bytes(4, "little") + body
+    data = _cachefile.seal(_MAGIC, body)
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        _cachefile.write_atomic(os.fspath(path), lambda f: f.write(data))
 
 
 def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[CachedEntryPoint]:

@@ -52,7 +52,7 @@ a magic number, a length and a CRC-32 and are written atomically. Setting
 (replayed, recorded, or why not) to that file.
 
 This module is imported before anything else of the command line, so it
-imports only ``os``, ``sys``, ``marshal`` and ``zlib``.
+imports only ``os``, ``sys``, ``marshal``, ``zlib`` and :mod:`skillweave._cachefile`.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ import marshal
 import os
 import sys
 import zlib
+
+from skillweave import _cachefile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,8 +84,7 @@ __all__ = [
 
 #: On-disk format version (part of the magic number).
 FORMAT = 1
-_MAGIC = b"SWSNP" + bytes([FORMAT, sys.version_info[0], sys.version_info[1]])
-_HEADER = len(_MAGIC) + 8 + 4
+_MAGIC = _cachefile.magic(b"SWSNP", FORMAT)
 #: How many snapshot files are kept (one per distinct invocation).
 MAX_SNAPSHOTS = 64
 #: A run that rebuilds more discovery-index entries than this is not recorded.
@@ -252,37 +253,34 @@ def replay(
     if loaded is None:
         _log(env, f"miss: damaged or foreign snapshot {path}")
         return None
-    checks, out_len, code = loaded
+    checks, (out, err), code = loaded
     changed = _changed(checks)
     if changed is not None:
         _log(env, f"miss: {changed}")
         return None
     _log(env, f"replayed {path}")
-    out = memoryview(data)[len(data) - out_len[0] - out_len[1] :]
-    (write or _write_fd)(1, out[: out_len[0]].tobytes())
-    (write or _write_fd)(2, out[out_len[0] :].tobytes())
+    (write or _write_fd)(1, out.tobytes())
+    (write or _write_fd)(2, err.tobytes())
     return code
 
 
 def _load(data: bytes, key: tuple[Any, ...]) -> Any:
+    """``(checks, (stdout, stderr), status)`` of a snapshot made for ``key``, or ``None``."""
+    parts = _cachefile.unseal(_MAGIC, data)
+    if parts is None:
+        return None
+    meta, tail = parts
     try:
-        if data[: len(_MAGIC)] != _MAGIC:
-            return None
-        size = int.from_bytes(data[len(_MAGIC) : len(_MAGIC) + 8], "little")
-        crc = int.from_bytes(data[len(_MAGIC) + 8 : _HEADER], "little")
-        meta = memoryview(data)[_HEADER : _HEADER + size]
-        if len(meta) != size or zlib.crc32(meta) != crc:
-            return None
         # our own file in the user's cache dir, length- and CRC-checked; marshal
         # builds only plain data, which is type-checked here
         fmt, stored_key, checks, out_len, code = marshal.loads(meta)  # noqa: S302
         if fmt != FORMAT or stored_key != key or len(checks) != 4:
             return None
-        if len(data) != _HEADER + size + out_len[0] + out_len[1] or not isinstance(code, int):
+        if len(tail) != out_len[0] + out_len[1] or not isinstance(code, int):
             return None
     except (ValueError, TypeError, EOFError, IndexError):
         return None
-    return checks, out_len, code
+    return checks, (tail[: out_len[0]], tail[out_len[0] :]), code
 
 
 def _changed(checks: Any) -> str | None:
@@ -519,26 +517,15 @@ class Recorder:
         sizes = (_size(out), _size(err))
         meta = marshal.dumps((FORMAT, self.key, checks, sizes, code))
         del checks
-        header = len(meta).to_bytes(8, "little") + zlib.crc32(meta).to_bytes(4, "little")
         final = _file_for(self.directory, self.key)
+
+        def fill(f: BinaryIO) -> None:
+            f.write(_cachefile.seal(_MAGIC, meta))
+            _copy(out, f)
+            _copy(err, f)
+
         try:
-            os.makedirs(self.directory, mode=0o700, exist_ok=True)
-            tmp = f"{final}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-            fd = os.open(tmp, flags, 0o600)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(_MAGIC + header)
-                    f.write(meta)
-                    _copy(out, f)
-                    _copy(err, f)
-                os.replace(tmp, final)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            _cachefile.write_atomic(final, fill)
             self._prune()
         except OSError as exc:
             _log(self.env, f"not recorded: cannot write {final}: {exc.strerror}")

@@ -53,7 +53,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from skillweave import _replay
+from skillweave import _cachefile, _replay
 
 __all__ = [
     "RACY_WINDOW_NS",
@@ -70,8 +70,7 @@ __all__ = [
 
 #: On-disk format version (part of the magic number).
 FORMAT = 1
-_MAGIC = b"SWIDX" + bytes([FORMAT, sys.version_info[0], sys.version_info[1]])
-_HEADER = len(_MAGIC) + 8 + 4
+_MAGIC = _cachefile.magic(b"SWIDX", FORMAT)
 #: Entries modified this close to the scan that recorded them are re-read next time.
 RACY_WINDOW_NS = 2_000_000_000
 _TRUE = {"1", "true", "yes", "on"}
@@ -296,8 +295,7 @@ class RootState:
                 files,
             )
         )
-        header = len(body).to_bytes(8, "little") + zlib.crc32(body).to_bytes(4, "little")
-        return _MAGIC + header + body
+        return _cachefile.seal(_MAGIC, body)
 
 
 def _record_out(record: Any) -> Any:
@@ -380,13 +378,10 @@ class DiscoveryIndex:
             return state
         self.stats.files_read += 1
         try:
-            if data[: len(_MAGIC)] != _MAGIC:
+            parts = _cachefile.unseal(_MAGIC, data)
+            if parts is None or len(parts[1]):
                 return state
-            size = int.from_bytes(data[len(_MAGIC) : len(_MAGIC) + 8], "little")
-            crc = int.from_bytes(data[len(_MAGIC) + 8 : _HEADER], "little")
-            body = data[_HEADER:]
-            if len(body) != size or zlib.crc32(body) != crc:
-                return state
+            body = parts[0]
             # our own file in the user's cache dir, length- and CRC-checked; marshal
             # only builds plain data here (the result is type-checked below)
             loaded = marshal.loads(body)  # noqa: S302
@@ -429,16 +424,5 @@ class DiscoveryIndex:
 
     def _write(self, state: RootState) -> None:
         data = state.payload(self.fingerprint)
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        final = self.path_for(state.root)
-        tmp = final.with_name(f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, final)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        _cachefile.write_atomic(os.fspath(self.path_for(state.root)), lambda f: f.write(data))
         self.stats.files_written += 1

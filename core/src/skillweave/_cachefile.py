@@ -1,0 +1,79 @@
+"""The one format and writer of skillweave's cache files (index, entry points, snapshots).
+
+A file is a magic number (a name, a format version and the Python version),
+the length of the sealed part (8 bytes), its CRC-32 (4 bytes), the sealed part
+(``marshal`` data) and, for some files, an unsealed tail whose length the
+sealed part states. Anything that does not check out is treated as absent.
+Files are written to a temporary name and renamed into place, so concurrent
+writers never mix their data and a process killed mid-write leaves the
+previous file intact.
+
+Imported by the launcher of an unchanged ``list``, so it imports only ``os``,
+``sys`` and ``zlib``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import zlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import BinaryIO
+
+__all__ = ["magic", "seal", "unseal", "write_atomic"]
+
+_SIZE = 8
+_CRC = 4
+
+
+def magic(name: bytes, fmt: int) -> bytes:
+    """The magic number of cache files called ``name`` (5 bytes) in format ``fmt``."""
+    return name + bytes([fmt, sys.version_info[0], sys.version_info[1]])
+
+
+def seal(magic_number: bytes, sealed: bytes) -> bytes:
+    """The head of a file: magic number, length and CRC-32 of ``sealed``, then ``sealed``."""
+    size = len(sealed).to_bytes(_SIZE, "little")
+    return magic_number + size + zlib.crc32(sealed).to_bytes(_CRC, "little") + sealed
+
+
+def unseal(magic_number: bytes, data: bytes) -> tuple[memoryview, memoryview] | None:
+    """``(sealed, tail)`` of file content ``data``, or ``None`` when it does not check out."""
+    start = len(magic_number) + _SIZE + _CRC
+    if len(data) < start or data[: len(magic_number)] != magic_number:
+        return None
+    size = int.from_bytes(data[len(magic_number) : len(magic_number) + _SIZE], "little")
+    crc = int.from_bytes(data[start - _CRC : start], "little")
+    view = memoryview(data)
+    sealed = view[start : start + size]
+    if len(sealed) != size or zlib.crc32(sealed) != crc:
+        return None
+    return sealed, view[start + size :]
+
+
+def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
+    """Create ``path`` (mode 0600, its folder 0700) with what ``fill`` writes, atomically.
+
+    Raises :class:`OSError` when it cannot be written; the temporary file is
+    removed in every case.
+    """
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    name = os.path.basename(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fill(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
