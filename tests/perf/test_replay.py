@@ -53,6 +53,20 @@ class Project:
         path.write_text(skill_md(description), encoding="utf-8")
         return path
 
+    def plugin(self, module: str, source: str) -> Path:
+        """Install plugin ``module`` (entry point of a distribution of the same name) on
+        ``PYTHONPATH``; no bytecode is written, so only the source stands for its code."""
+        site = self.tmp / "site"
+        site.mkdir(exist_ok=True)
+        (site / f"{module}.py").write_text(textwrap.dedent(source))
+        info = site / f"{module}-1.0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n\n")
+        (info / "entry_points.txt").write_text(f"[skillweave]\n{module} = {module}\n")
+        self.env["PYTHONPATH"] = str(site)
+        self.env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return site / f"{module}.py"
+
     def run(self, *args: str, env: dict[str, str] | None = None, **kw: Any) -> Any:
         self.log.unlink(missing_ok=True)
         return subprocess.run(
@@ -143,7 +157,9 @@ def test_replay_is_byte_identical_and_imports_nothing_else(proj: Project) -> Non
     for _ in range(2):
         run = subprocess.run(probe, cwd=proj.project, env=proj.env, capture_output=True)
         assert run.returncode == 0 and run.stdout == first
-    assert run.stderr.decode() == "['skillweave', 'skillweave._launch', 'skillweave._replay']"
+    assert run.stderr.decode() == repr(
+        ["skillweave", "skillweave._cachefile", "skillweave._launch", "skillweave._replay"]
+    )
 
 
 def test_table_output_and_other_arguments_have_their_own_snapshot(proj: Project) -> None:
@@ -219,30 +235,20 @@ def test_environment_and_directory_are_part_of_the_key(proj: Project) -> None:
 
 
 def test_plugin_code_edit_is_seen(proj: Project) -> None:
-    site = proj.tmp / "site"
-    site.mkdir()
-    (site / "clock_filter.py").write_text(
-        textwrap.dedent(
-            """
-            from skillweave import hookimpl
+    module = proj.plugin(
+        "clock_filter",
+        """
+        from skillweave import hookimpl
 
-            @hookimpl
-            def filter_skill(skill, ctx):
-                return "no claude" if skill.name.startswith("claude-") else None
-            """
-        )
+        @hookimpl
+        def filter_skill(skill, ctx):
+            return "no claude" if skill.name.startswith("claude-") else None
+        """,
     )
-    info = site / "clock_filter-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: clock-filter\nVersion: 1.0\n\n")
-    (info / "entry_points.txt").write_text("[skillweave]\nclock-filter = clock_filter\n")
-    proj.env["PYTHONPATH"] = str(site)
-    proj.env["PYTHONDONTWRITEBYTECODE"] = "1"
     first = recorded(proj)
     assert not [n for n in names(first) if n.startswith("claude-")]
     replayed(proj)
-    source = (site / "clock_filter.py").read_text()
-    (site / "clock_filter.py").write_text(source.replace('"claude-"', '"agents-"'))
+    module.write_text(module.read_text().replace('"claude-"', '"agents-"'))
     after = missed(proj)
     assert [n for n in names(after) if n.startswith("claude-")]
     assert not [n for n in names(after) if n.startswith("agents-")]
@@ -276,15 +282,7 @@ def discover_skills(ctx):
 def test_runs_that_files_cannot_vouch_for_are_not_recorded(
     proj: Project, source: str, reason: str
 ) -> None:
-    site = proj.tmp / "site"
-    site.mkdir()
-    (site / "daily.py").write_text(source)
-    info = site / "daily-1.0.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: daily\nVersion: 1.0\n\n")
-    (info / "entry_points.txt").write_text("[skillweave]\ndaily = daily\n")
-    proj.env["PYTHONPATH"] = str(site)
-    proj.env["PYTHONDONTWRITEBYTECODE"] = "1"
+    proj.plugin("daily", source)
     for _ in range(2):
         out = proj.run("list", "--json")
         assert out.returncode == 0, out.stderr
