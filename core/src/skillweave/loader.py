@@ -16,7 +16,9 @@ exact, then path).
 
 During the load a persistent discovery index (:mod:`skillweave.index`) is current,
 so every provider's ``scan_skills_dir`` reads only what changed since the last
-load (``[index] enabled = false`` or ``SKILLWEAVE_NO_INDEX=1`` turn it off), and
+load (``[index] enabled = false`` or ``SKILLWEAVE_NO_INDEX=1`` turn it off), a
+large root's files are read in part by a worker process on another core
+(:mod:`skillweave._parallel`; ``SKILLWEAVE_NO_PARALLEL=1`` turns it off), and
 the cyclic garbage collector is paused while the catalog's objects are built.
 """
 
@@ -30,6 +32,7 @@ from typing import Any
 
 import attrs
 
+from skillweave._parallel import session as parallel_session
 from skillweave.context import SkillContext, make_context
 from skillweave.index import activate as activate_index
 from skillweave.index import open_index
@@ -235,7 +238,7 @@ def load_skills(
         return LoadResult(diagnostics=tuple(diags))
     with _gc_paused():
         index = open_index(ctx)
-        with activate_index(index):
+        with activate_index(index), parallel_session(ctx.env):
             results, hdiags = host.discover(ctx)
             custom = _custom_results(ctx)
         if index is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from skillweave import _replay
+from skillweave import _parallel, _replay
 from skillweave import index as _index
 from skillweave.frontmatter import (
     _read_head_linked,
@@ -319,11 +319,23 @@ def _read_record(
     return (values, name, description, diags), st
 
 
-def _diagnostic(d: Any) -> Diagnostic:
+def _diagnostic(d: Any, own: Path | None = None) -> Diagnostic:
+    """A diagnostic from a record: as is, or rebuilt from its plain tuple.
+
+    A path equal to the text of ``own`` (the skill's ``SKILL.md``, the path of
+    nearly every diagnostic of a record) becomes ``own`` itself: no new path
+    object, and exactly the text the scan that made the record saw.
+    """
     if isinstance(d, Diagnostic):
         return d
     level, code, message, path, line, provider = d
-    return Diagnostic(level, code, message, None if path is None else Path(path), line, provider)
+    if path is None:
+        where = None
+    elif own is not None and path == os.fspath(own):
+        where = own
+    else:
+        where = Path(path)
+    return Diagnostic(level, code, message, where, line, provider)
 
 
 def _from_record(
@@ -336,7 +348,7 @@ def _from_record(
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """The skill (or ``None``) and diagnostics that ``record`` stands for."""
     values, name, description, raw_diags = record
-    diags = [_diagnostic(d) for d in raw_diags]
+    diags = [_diagnostic(d, path) for d in raw_diags]
     if values is None:
         return None, diags
     skill = Skill(
@@ -470,6 +482,13 @@ def scan_skills_dir(
         return ScanResult((), (), RootScan(provider, src.level, root, False))
     build = (provider, src.level, src.loaded_from, require_description)
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
+    keys: dict[str, Any] = {}
+    ready: dict[str, tuple[Record | None, tuple[int, int] | None]] = {}
+    pool = _parallel.current()
+    if pool is not None and len(entries) >= pool.min_items:
+        ready = _read_ahead(
+            pool, entries, root, prefix, src, require_description, state, build, keys
+        )
     for name, kind in entries:
         if kind == "f":
             _note_flat_file(root, name, src, diags)
@@ -478,14 +497,15 @@ def scan_skills_dir(
         if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
             continue
         skill_path = folder + _SEP_SKILL_FILE
-        base_dir = _child(root, name)
-        path = _child(base_dir, SKILL_FILE)
-        if _SEED_STR:  # the very text str() would build (root's text, a separator, a name)
-            base_dir._str = folder  # type: ignore[attr-defined]
-            path._str = skill_path  # type: ignore[attr-defined]
+        base_dir, path = _skill_paths(root, name, folder, skill_path)
         record: Record | None = None
         file_id: tuple[int, int] | None = None
-        key = _file_key(skill_path, folder if kind == "l" else None) if state else None
+        if state is None:
+            key = None
+        elif name in keys:
+            key = keys[name]
+        else:
+            key = _file_key(skill_path, folder if kind == "l" else None)
         if key is not None and state is not None and idx is not None:
             file_id = key[-1]
             record = state.lookup(name, key, build)
@@ -506,14 +526,19 @@ def scan_skills_dir(
                 continue
             else:
                 idx.stats.misses += 1
-                record, _st = _read_record(
-                    path, src, require_description=require_description, default_name=name
-                )
+                if name in ready:
+                    record = ready[name][0]
+                else:
+                    record, _st = _read_record(
+                        path, src, require_description=require_description, default_name=name
+                    )
                 if record is not None:
                     racy = idx.is_racy(key[1], key[4])
                     if key[5] is not None:
                         racy = racy or idx.is_racy(key[5][1], key[5][4])
                     state.store(name, key, racy, build, record)
+        elif name in ready:
+            record, file_id = ready[name]
         else:
             record, st = _read_record(
                 path, src, require_description=require_description, default_name=name
@@ -532,6 +557,105 @@ def scan_skills_dir(
     return ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
+
+
+def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:
+    """The folder and ``SKILL.md`` paths of entry ``name`` of ``root``.
+
+    ``folder`` and ``skill_path`` are their texts (the root's text, a separator,
+    the name …), handed to pathlib as the text it would build.
+    """
+    base_dir = _child(root, name)
+    path = _child(base_dir, SKILL_FILE)
+    if _SEED_STR:
+        base_dir._str = folder  # type: ignore[attr-defined]
+        path._str = skill_path  # type: ignore[attr-defined]
+    return base_dir, path
+
+
+def _read_item(
+    root: Path, prefix: str, name: str, src: SkillSource, require_description: bool
+) -> tuple[Record | None, tuple[int, int] | None]:
+    """The record and ``file_id`` of the ``SKILL.md`` of skill folder ``name``."""
+    folder = prefix + name
+    _base, path = _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
+    record, st = _read_record(path, src, require_description=require_description, default_name=name)
+    return record, None if st is None else (st.st_dev, st.st_ino)
+
+
+def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
+    """:func:`_read_item` for the folders of one root, as plain data (runs in the worker)."""
+    root_text, provider, level, loaded_from, require_description = spec
+    root = Path(root_text)
+    src = SkillSource(provider, level, root, loaded_from)
+    prefix = root_text if root_text.endswith(os.sep) else root_text + os.sep
+    record_out = _index._record_out
+
+    def read(name: str) -> Any:
+        record, file_id = _read_item(root, prefix, name, src, require_description)
+        return (None if record is None else record_out(record), file_id)
+
+    return read
+
+
+_RECORD_KEYS = frozenset(f.name for f in attrs.fields(Frontmatter))
+
+
+def _accept_item(value: Any, name: str) -> tuple[Record | None, tuple[int, int] | None]:
+    """A value :func:`_read_batch` sent, checked to have the shape of a record."""
+    record, file_id = value
+    if record is not None:
+        values, skill_name, description, diags = record
+        if values is not None and (type(values) is not dict or not _RECORD_KEYS.issuperset(values)):
+            raise ValueError("not frontmatter values")
+        if type(skill_name) is not str or type(description) is not str or type(diags) is not tuple:
+            raise ValueError("not a record")
+        for d in diags:
+            if type(d) is not tuple or len(d) != 6:
+                raise ValueError("not a diagnostic")
+    if file_id is not None and (type(file_id) is not tuple or len(file_id) != 2):
+        raise ValueError("not a file id")
+    return record, file_id
+
+
+def _read_ahead(
+    pool: _parallel.Pool,
+    entries: tuple[tuple[str, str], ...],
+    root: Path,
+    prefix: str,
+    src: SkillSource,
+    require_description: bool,
+    state: _index.RootState | None,
+    build: tuple[Any, ...],
+    keys: dict[str, Any],
+) -> dict[str, tuple[Record | None, tuple[int, int] | None]]:
+    """The records of the skill folders of ``entries`` that must be read, by name.
+
+    Only plain folders (kind ``d``) whose file the index cannot answer for
+    (their index keys are left in ``keys`` for the scan to reuse); when there
+    are at least ``pool.min_items`` of them, the worker reads part of them
+    while this process reads the rest (:meth:`skillweave._parallel.Pool.map`).
+    Empty when there are fewer: the scan reads them one by one as usual.
+    """
+    names: list[str] = []
+    for name, kind in entries:
+        if kind != "d":
+            continue
+        if state is not None:
+            key = _file_key(prefix + name + _SEP_SKILL_FILE, None)
+            keys[name] = key
+            if key is None or state.lookup(name, key, build) is not None:
+                continue
+        names.append(name)
+    if len(names) < pool.min_items:
+        return {}
+    spec = (os.fspath(root), src.provider, src.level, src.loaded_from, require_description)
+
+    def local(name: str) -> tuple[Record | None, tuple[int, int] | None]:
+        return _read_item(root, prefix, name, src, require_description)
+
+    values = pool.map(_remote_reader, spec, names, local=local, accept=_accept_item)
+    return dict(zip(names, values, strict=True))
 
 
 def _list_root(
