@@ -416,11 +416,14 @@ def _load_mapping(
         except RecursionError:
             error = _TooBig("frontmatter is nested too deeply")
             break
+        # kept without its traceback: the traceback holds this frame, which holds
+        # ``error`` — a cycle that would keep every caller's frame (the whole
+        # load, when the cyclic collector is paused) alive until exit
         except _TooBig as exc:
-            error = exc
+            error = exc.with_traceback(None)
             break
         except yaml.YAMLError as exc:
-            error = error or exc
+            error = error or exc.with_traceback(None)
     if error is None:
         if loaded is None:
             return {}
