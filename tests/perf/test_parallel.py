@@ -353,7 +353,7 @@ def test_map_gives_what_the_parent_alone_gives(
     spec = (str(root), "claude", "project", "disk", False)
 
     def local(name: str) -> Any:
-        return sw_scan._read_item(root, prefix, name, src, False)
+        return (*sw_scan._read_item(root, prefix, name, src, False), None, None)
 
     def slow(name: str) -> Any:
         time.sleep(0.002)  # the worker reads while this process sleeps
@@ -368,7 +368,7 @@ def test_map_gives_what_the_parent_alone_gives(
     elif fault not in ("bad-items", "gap"):
         assert pool.stats.fallbacks == 1
     assert len(got) == len(expected)
-    for (record, file_id), (want, want_id) in zip(got, expected, strict=True):
+    for (record, file_id, *_), (want, want_id, *_) in zip(got, expected, strict=True):
         assert file_id == want_id
         assert (record is None) == (want is None)
         if record is not None:

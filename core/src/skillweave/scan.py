@@ -483,11 +483,11 @@ def scan_skills_dir(
     build = (provider, src.level, src.loaded_from, require_description)
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
     keys: dict[str, Any] = {}
-    ready: dict[str, tuple[Record | None, tuple[int, int] | None]] = {}
+    ready: dict[str, _Ready] = {}
     pool = _parallel.current()
     if pool is not None and len(entries) >= pool.min_items:
         ready = _read_ahead(
-            pool, entries, root, prefix, src, require_description, state, build, keys
+            pool, entries, root, prefix, src, priority, require_description, state, build, keys
         )
     for name, kind in entries:
         if kind == "f":
@@ -497,7 +497,11 @@ def scan_skills_dir(
         if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
             continue
         skill_path = folder + _SEP_SKILL_FILE
-        base_dir, path = _skill_paths(root, name, folder, skill_path)
+        pre = ready.get(name)
+        if pre is not None and pre[2] is not None:
+            base_dir, path = pre[2]
+        else:
+            base_dir, path = _skill_paths(root, name, folder, skill_path)
         record: Record | None = None
         file_id: tuple[int, int] | None = None
         if state is None:
@@ -526,8 +530,8 @@ def scan_skills_dir(
                 continue
             else:
                 idx.stats.misses += 1
-                if name in ready:
-                    record = ready[name][0]
+                if pre is not None:
+                    record = pre[0]
                 else:
                     record, _st = _read_record(
                         path, src, require_description=require_description, default_name=name
@@ -537,8 +541,8 @@ def scan_skills_dir(
                     if key[5] is not None:
                         racy = racy or idx.is_racy(key[5][1], key[5][4])
                     state.store(name, key, racy, build, record)
-        elif name in ready:
-            record, file_id = ready[name]
+        elif pre is not None:
+            record, file_id = pre[0], pre[1]
         else:
             record, st = _read_record(
                 path, src, require_description=require_description, default_name=name
@@ -548,7 +552,10 @@ def scan_skills_dir(
         if record is None:
             _note_nested(base_dir, src, diags)
             continue
-        skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
+        if pre is not None and pre[3] is not None:
+            skill, sdiags = pre[3]  # built while the worker was reading
+        else:
+            skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
         diags.extend(sdiags)
         if skill is not None:
             skills.append(skill)
@@ -601,8 +608,18 @@ def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
 _RECORD_KEYS = frozenset(f.name for f in attrs.fields(Frontmatter))
 
 
-def _accept_item(value: Any, name: str) -> tuple[Record | None, tuple[int, int] | None]:
-    """A value :func:`_read_batch` sent, checked to have the shape of a record."""
+#: What :func:`_read_ahead` has for one skill folder: its record and ``file_id``
+#: and, when this process read it, its paths and the built skill and diagnostics.
+_Ready = tuple[
+    Record | None,
+    tuple[int, int] | None,
+    tuple[Path, Path] | None,
+    tuple[Skill | None, list[Diagnostic]] | None,
+]
+
+
+def _accept_item(value: Any, name: str) -> _Ready:
+    """A value :func:`_remote_reader` sent, checked to have the shape of a record."""
     record, file_id = value
     if record is not None:
         values, skill_name, description, diags = record
@@ -615,7 +632,7 @@ def _accept_item(value: Any, name: str) -> tuple[Record | None, tuple[int, int] 
                 raise ValueError("not a diagnostic")
     if file_id is not None and (type(file_id) is not tuple or len(file_id) != 2):
         raise ValueError("not a file id")
-    return record, file_id
+    return record, file_id, None, None
 
 
 def _read_ahead(
@@ -624,17 +641,19 @@ def _read_ahead(
     root: Path,
     prefix: str,
     src: SkillSource,
+    priority: int,
     require_description: bool,
     state: _index.RootState | None,
     build: tuple[Any, ...],
     keys: dict[str, Any],
-) -> dict[str, tuple[Record | None, tuple[int, int] | None]]:
+) -> dict[str, _Ready]:
     """The records of the skill folders of ``entries`` that must be read, by name.
 
     Only plain folders (kind ``d``) whose file the index cannot answer for
     (their index keys are left in ``keys`` for the scan to reuse); when there
     are at least ``pool.min_items`` of them, the worker reads part of them
-    while this process reads the rest (:meth:`skillweave._parallel.Pool.map`).
+    while this process reads the rest (:meth:`skillweave._parallel.Pool.map`)
+    and also builds the skills of its part, which the worker cannot do for it.
     Empty when there are fewer: the scan reads them one by one as usual.
     """
     names: list[str] = []
@@ -651,8 +670,19 @@ def _read_ahead(
         return {}
     spec = (os.fspath(root), src.provider, src.level, src.loaded_from, require_description)
 
-    def local(name: str) -> tuple[Record | None, tuple[int, int] | None]:
-        return _read_item(root, prefix, name, src, require_description)
+    def local(name: str) -> _Ready:
+        folder = prefix + name
+        paths = _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
+        base_dir, path = paths
+        record, st = _read_record(
+            path, src, require_description=require_description, default_name=name
+        )
+        file_id = None if st is None else (st.st_dev, st.st_ino)
+        if record is None:
+            return record, file_id, paths, None
+        # what the scan would build: with the index, its file_id comes from the key
+        fid = keys[name][-1] if state is not None else file_id
+        return record, file_id, paths, _from_record(record, path, src, priority, fid, base_dir)
 
     values = pool.map(_remote_reader, spec, names, local=local, accept=_accept_item)
     return dict(zip(names, values, strict=True))
