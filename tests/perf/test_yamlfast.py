@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skillweave import frontmatter
-from skillweave._yamlfast import parse_simple
+from skillweave._yamlfast import _key_value, parse_simple
 
 
 def reference(text: str) -> Any:
@@ -217,8 +218,6 @@ def test_fence_search_equals_the_regex(raw: bytes, pos: int) -> None:
 
 
 def test_unusual_characters_are_exactly_those_outside_the_printable_set() -> None:
-    import re
-
     from skillweave import _yamlfast
 
     printable = re.compile(
@@ -237,3 +236,29 @@ def test_unusual_characters_are_exactly_those_outside_the_printable_set() -> Non
     }
     for bad in ("\x85", "\u2028", "\ufeff", "\ufffe"):
         assert parse_simple(f"description: caf\u00e9{bad}\n") is None
+
+
+_KEY_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?\Z")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "Z", "_", "-", "0", ":", " ", "  ", "x y", "é", "#", "'", "."]),
+        max_size=10,
+    ).map("".join)
+)
+def test_key_split_equals_the_key_regex(line: str) -> None:
+    m = _KEY_RE.match(line)
+    expected = None if m is None else (m.group(1), (m.group(2) or "").strip(" "))
+    assert _key_value(line) == expected
+
+
+def test_ascii_check_is_the_printable_range() -> None:
+    # ASCII text goes to pyyaml exactly when it holds a character outside \x0a, \x20-\x7e
+    for c in range(128):
+        text = f"name: a{chr(c)}b\n"
+        outside = c != 0x0A and not 0x20 <= c <= 0x7E
+        assert ("".join(text.split("\n")).isprintable()) is not outside, hex(c)
+        if outside:
+            assert parse_simple(text) is None, hex(c)

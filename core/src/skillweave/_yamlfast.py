@@ -32,10 +32,11 @@ from typing import Any
 
 __all__ = ["parse_simple"]
 
-_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?\Z")
-# pyyaml's reader refuses these; its line breaks also include \x85, \u2028, \u2029
-# and it treats \ufeff specially: any of them sends the text to pyyaml.
-_UNUSUAL_ASCII = re.compile("[^\x0a\x20-\x7e]")
+_KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+_KEY_OK: dict[str, bool] = {}  # key text -> whether it is a plain key (a handful recur)
+# Characters pyyaml's reader refuses, or reads as line breaks (\x85, \u2028,
+# \u2029), or treats specially (\ufeff), send the text to pyyaml: ASCII text
+# must be printable (see parse_simple); other text must hold none of
 # the characters outside pyyaml's printable set (\x0a, \x20-\x7e, \xa0-\u2027,
 # \u202a-\ud7ff, \ue000-\ufefe, \uff00-\ufffd, \U00010000-\U0010ffff), listed as
 # themselves: the same set as the negated class of those ranges, which takes
@@ -56,6 +57,25 @@ _MAX_NODES = 20_000
 
 class _Fallback(Exception):
     """The text leaves the supported subset."""
+
+
+def _key_value(line: str) -> tuple[str, str] | None:
+    """``(key, value)`` of a ``key: value`` line, the value without surrounding
+    spaces; ``None`` unless the line matches ``[A-Za-z_][A-Za-z0-9_-]*:( +.*)?``.
+
+    The key is the text before the first colon, which must be followed by
+    the end of the line or a space; a partition and a cached check of the key
+    instead of a regex run over every line.
+    """
+    key, colon, rest = line.partition(":")
+    if not colon or (rest and rest[0] != " "):
+        return None
+    ok = _KEY_OK.get(key)
+    if ok is None:
+        ok = _KEY_NAME.match(key) is not None
+        if len(_KEY_OK) < 1024:
+            _KEY_OK[key] = ok
+    return (key, rest.strip(" ")) if ok else None
 
 
 def _plain(value: str, *, flow: bool = False) -> Any:
@@ -190,10 +210,10 @@ def _children(lines: list[str], i: int) -> tuple[Any, int]:
             break
         if ind > width:
             raise _Fallback
-        m = _KEY.match(body)
-        if m is None:
+        pair = _key_value(body)
+        if pair is None:
             raise _Fallback
-        key, value = m.group(1), (m.group(2) or "").strip(" ")
+        key, value = pair
         if not value or value[0] in "[{|>" or key in _TRUE or key in _FALSE or key in _NULL:
             raise _Fallback
         mapping[key] = _scalar(value)
@@ -208,15 +228,17 @@ def parse_simple(text: str) -> dict[str, Any] | None:
     result equals pyyaml's (JSON-safe) result for every text it accepts.
     """
     global _unusual
+    lines = text.split("\n")
     if text.isascii():
-        if _UNUSUAL_ASCII.search(text):
+        # printable ASCII is exactly \x20-\x7e: with the line breaks taken out,
+        # one C pass says whether any character is outside [\x0a\x20-\x7e]
+        if not "".join(lines).isprintable():
             return None
     else:
         if _unusual is None:
             _unusual = re.compile(_UNUSUAL_PATTERN)
         if _unusual.search(text):
             return None
-    lines = text.split("\n")
     at_end = text.endswith("\n")
     if at_end:
         lines.pop()
@@ -224,7 +246,6 @@ def parse_simple(text: str) -> dict[str, Any] | None:
     n = len(lines)
     i = 0
     nodes = 0
-    match = _KEY.match
     try:
         while i < n:
             line = lines[i]
@@ -235,15 +256,13 @@ def parse_simple(text: str) -> dict[str, Any] | None:
                     i += 1
                     continue
                 return None  # an indented line where a key belongs
-            m = match(line)
-            if m is None:
+            pair = _key_value(line)
+            if pair is None:
                 return None
-            key, value = m.groups()
+            key, value = pair
             if key in _SPECIAL:
                 return None
             i += 1
-            if value:
-                value = value.strip(" ")
             if not value:
                 child, i = _children(lines, i)
                 out[key] = child
