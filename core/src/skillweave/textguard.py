@@ -186,14 +186,22 @@ def _pattern(label: str, rx: str) -> re.Pattern[str]:
     return pattern
 
 
-# one pass for every keyword at once: most descriptions hold none of them, and
-# then no per-pattern test runs at all
-_ANY_KEYWORD = re.compile(
-    "|".join(
-        re.escape(w)
-        for w in sorted({w for words in _KEYWORDS.values() for w in words}, key=len, reverse=True)
-    )
+# every keyword that does not contain another one ("<" covers "<!--"): most
+# descriptions hold none of them, and then no per-pattern test runs at all.
+# A substring test per word is about twice as fast as one regex alternation
+# (sre tries every alternative at every position).
+_ALL_KEYWORDS = {w for words in _KEYWORDS.values() for w in words}
+_MIN_KEYWORDS = tuple(
+    sorted(w for w in _ALL_KEYWORDS if not any(o != w and o in w for o in _ALL_KEYWORDS))
 )
+
+
+def _any_keyword(low: str) -> bool:
+    """Whether ``low`` holds any of the keywords."""
+    for word in _MIN_KEYWORDS:  # noqa: SIM110 - a plain loop, cheaper than any() over a generator
+        if word in low:
+            return True
+    return False
 
 
 def confusable_skeleton(text: str) -> str:
@@ -227,7 +235,7 @@ def suspicious_phrases(text: str) -> list[str]:
         return []
     folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
     low = folded.lower()
-    if _ANY_KEYWORD.search(low) is None:
+    if not _any_keyword(low):
         return []
     return [
         label
