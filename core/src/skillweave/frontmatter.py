@@ -513,6 +513,18 @@ _LIST_FIELDS = (
     ("arguments", True),
 )
 _FIELDS = {f.name for f in attrs.fields(Frontmatter)} - {"extra", "raw"}
+_BOOL, _STR, _LIST, _MAPPING = range(4)
+_KIND = {
+    **dict.fromkeys(_BOOL_FIELDS, _BOOL),
+    **dict.fromkeys(_STR_FIELDS, _STR),
+    **{f: _LIST for f, _spaces in _LIST_FIELDS},
+    "hooks": _MAPPING,
+    "metadata": _MAPPING,
+}
+#: The order fields are checked in (and their diagnostics given).
+_RANK = {name: i for i, name in enumerate(_KIND)}
+_SPACE_LISTS = frozenset(f for f, spaces in _LIST_FIELDS if spaces)
+assert _KIND.keys() == _FIELDS
 
 
 _NORMALIZED: dict[str, str] = {}
@@ -582,25 +594,28 @@ def frontmatter_values(
         values[norm] = value
         written[norm] = key
     out: dict[str, Any] = {}
-    for fname in _BOOL_FIELDS:
-        if fname in values:
+    # the fields present, in the fixed order (booleans, strings, lists, hooks,
+    # metadata) that decides the order of the diagnostics
+    for fname in sorted(values, key=_RANK.__getitem__) if len(values) > 1 else values:
+        v = values[fname]
+        kind = _KIND[fname]
+        if kind == _BOOL:
             default = fname == "user_invocable"
-            b = coerce_bool(values[fname], default)
+            b = coerce_bool(v, default)
             if b is None:
                 diags.append(
                     Diagnostic(
                         "warning",
                         "frontmatter-bad-value",
-                        f"'{written[fname]}' must be a boolean, got {values[fname]!r}; "
-                        f"using {default}",
+                        f"'{written[fname]}' must be a boolean, got {v!r}; using {default}",
                         path,
                     )
                 )
                 b = default
             out[fname] = b
-    for fname in _STR_FIELDS:
-        if fname in values and values[fname] is not None:
-            v = values[fname]
+        elif kind == _STR:
+            if v is None:
+                continue
             if fname == "argument_hint" and isinstance(v, list):
                 # `argument-hint: [issue]` (Claude Code's own spelling) is a YAML
                 # flow list: each item is one bracketed placeholder again
@@ -616,36 +631,21 @@ def frontmatter_values(
                     )
                 )
                 continue
-            out[fname] = str(v).strip()
-    for fname, spaces in _LIST_FIELDS:
-        if fname in values:
-            out[fname] = _as_list(values[fname], split_spaces=spaces)
-    hooks = values.get("hooks")
-    if hooks is not None:
-        if isinstance(hooks, Mapping):
-            out["hooks"] = hooks
-        else:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "frontmatter-bad-value",
-                    f"'{written['hooks']}' must be a mapping",
-                    path,
+            out[fname] = v.strip() if type(v) is str else str(v).strip()
+        elif kind == _LIST:
+            out[fname] = _as_list(v, split_spaces=fname in _SPACE_LISTS)
+        elif v is not None:  # hooks, metadata
+            if isinstance(v, Mapping):
+                out[fname] = v
+            else:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-bad-value",
+                        f"'{written[fname]}' must be a mapping",
+                        path,
+                    )
                 )
-            )
-    meta = values.get("metadata")
-    if meta is not None:
-        if isinstance(meta, Mapping):
-            out["metadata"] = meta
-        else:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "frontmatter-bad-value",
-                    f"'{written['metadata']}' must be a mapping",
-                    path,
-                )
-            )
     out["extra"] = extra
     out["raw"] = dict(data)
     return out, diags

@@ -151,8 +151,8 @@ def _derive(
     """
     provider = source.provider
     values, fm_diags = frontmatter_values(data, path)
-    for d in fm_diags:
-        diags.append(attrs.evolve(d, provider=provider))
+    if fm_diags:
+        diags.extend(attrs.evolve(d, provider=provider) for d in fm_diags)
     fm_name = values.get("name")
     name = fm_name or default_name
     why = check_name(name)
@@ -301,9 +301,10 @@ def _read_record(
             )
         )
     parsed = parse_frontmatter(head, path)
-    diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
-    if any(d.level == "error" for d in parsed.diagnostics):
-        return (None, "", "", diags), st
+    if parsed.diagnostics:
+        diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
+        if any(d.level == "error" for d in parsed.diagnostics):
+            return (None, "", "", diags), st
     data = parsed.data
     if ignore_keys:
         data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
