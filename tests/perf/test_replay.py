@@ -366,9 +366,10 @@ def test_a_large_rebuild_is_not_recorded_but_the_next_run_is(tmp_path: Path) -> 
     p.run("list", env=dict(p.env, SKILLWEAVE_NO_INDEX="1"))
     first = p.run("list", "--json")
     assert first.returncode == 0
-    assert p.decisions()[-1] == (
-        f"not recorded: more than {_replay.REBUILD_LIMIT} index entries were rebuilt"
-    )
+    # the reasons are joined with "; " (so many misses in one root also fork a reader)
+    decision = p.decisions()[-1]
+    assert decision.startswith("not recorded: ")
+    assert f"more than {_replay.REBUILD_LIMIT} index entries were rebuilt" in decision
     assert recorded(p) == first.stdout
     assert replayed(p) == first.stdout
 
