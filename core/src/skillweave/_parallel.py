@@ -39,7 +39,6 @@ import contextvars
 import marshal
 import mmap
 import os
-import select
 import signal
 import sys
 import threading
@@ -57,6 +56,10 @@ MIN_ITEMS = 256
 TIMEOUT = 5.0
 _TRUE = {"1", "true", "yes", "on"}
 _LEN = 8  # bytes of the length that precedes every message
+_MAX_MESSAGE = 1 << 31
+_CHUNK = 16  # values the worker sends at a time
+_DRAIN_EVERY = 8  # items the parent computes between looks at what the worker sent
+_MISSING: Any = object()
 
 _CURRENT: contextvars.ContextVar[Pool | None] = contextvars.ContextVar(
     "skillweave_parallel", default=None
@@ -124,8 +127,9 @@ def session(
     that pool is reused. ``min_items`` overrides ``SKILLWEAVE_PARALLEL_MIN``;
     ``timeout`` and ``fault`` are for tests (``fault`` makes the worker
     misbehave: ``exit`` before answering, ``short`` answer, ``garbage``,
-    ``wrong`` (a wrong-sized answer), ``gap`` (leaves out the first item it
-    took), ``bad-items`` (items of the wrong shape) or ``hang``).
+    ``wrong`` (more values than items), ``gap`` (leaves out the last value of
+    every few it sends), ``bad-items`` (values of the wrong shape) or
+    ``hang``).
     """
     outer = _CURRENT.get()
     if outer is not None and outer.usable_here:
@@ -170,6 +174,7 @@ class Pool:
         self._broken = False
         self._shared: mmap.mmap | None = None
         self._counters: memoryview | None = None
+        self._inbox = bytearray()  # what the worker sent and was not taken yet
 
     @property
     def usable_here(self) -> bool:
@@ -193,8 +198,10 @@ class Pool:
         worker finds it by module and name). ``accept(value, item)`` turns one
         such value into what ``local(item)`` gives, raising ``ValueError`` or
         ``TypeError`` when the value does not fit (the item is then computed
-        here). The result equals ``[local(item) for item in items]`` whatever the
-        worker does.
+        here). The worker sends its values a few at a time and they are
+        accepted as they arrive, between this process's own items, so what
+        ``accept`` does is shared out too. The result equals
+        ``[local(item) for item in items]`` whatever the worker does.
         """
         n = len(items)
         if n < self.min_items or self._broken or not self.usable_here:
@@ -206,32 +213,28 @@ class Pool:
             return [local(item) for item in items]
         counters = self._counters
         assert counters is not None
-        out: list[Any] = []
+        out: list[Any] = [_MISSING] * n
         started = time.monotonic()
         i = 0
-        while i < counters[1]:  # the worker has taken items[counters[1]:]
-            counters[0] = i + 1  # take items[i]
-            out.append(local(items[i]))
-            i += 1
-        wait = max(self.timeout, 4 * (time.monotonic() - started))
+        final = None  # the worker's last message is in
         try:
-            first, values = self._collect(n, wait)
+            # the worker has taken items[counters[1]:] (and sent some of them)
+            while i < counters[1] and out[i] is _MISSING:
+                counters[0] = i + 1  # take items[i]
+                out[i] = local(items[i])
+                i += 1
+                if not i % _DRAIN_EVERY and final is None:
+                    final = self._take(out, items, local, accept, None)
+            wait = max(self.timeout, 4 * (time.monotonic() - started))
+            deadline = time.monotonic() + wait
+            while final is None:
+                final = self._take(out, items, local, accept, deadline)
+            self.stats.batches += 1
         except _Broken:
             self._give_up()
-            out.extend(local(item) for item in items[i:])
-            return out
-        self.stats.batches += 1
-        self.stats.items_remote += n - max(first, i)
-        for k in range(i, n):
-            item = items[k]
-            if k < first:  # a gap neither side took (a counter read too early)
-                out.append(local(item))
-                continue
-            try:
-                out.append(accept(values[k - first], item))
-            except (TypeError, ValueError, KeyError, IndexError, AttributeError):
-                self.stats.items_retried += 1
-                out.append(local(item))
+        for k in range(i, n):  # what the worker did not deliver (or a gap)
+            if out[k] is _MISSING:
+                out[k] = local(items[k])
         return out
 
     # -- the parent's side ----------------------------------------------------
@@ -255,28 +258,91 @@ class Pool:
         except OSError as exc:  # the worker is gone (EPIPE)
             raise _Broken from exc
 
-    def _collect(self, count: int, wait: float) -> tuple[int, list[Any]]:
-        """The worker's answer: the first index it computed and the values from there."""
+    def _take(
+        self,
+        out: list[Any],
+        items: Sequence[Any],
+        local: Callable[[Any], Any],
+        accept: Callable[[Any, Any], Any],
+        deadline: float | None,
+    ) -> int | None:
+        """Accept the values the worker has sent so far into ``out``.
+
+        With ``deadline``, first wait (until then) for more to arrive. Returns
+        the first index the worker took once its last message is in, else
+        ``None``; :class:`_Broken` when the worker is gone, late or garbled.
+        """
+        self._pump(deadline)
+        n = len(out)
+        final = None
+        for message in self._messages():
+            try:
+                seq, start, values = message
+            except (TypeError, ValueError) as exc:
+                raise _Broken from exc
+            if seq != self._seq or type(start) is not int or final is not None:
+                raise _Broken
+            if values is None:  # the last message of the batch
+                if not 0 <= start <= n:
+                    raise _Broken
+                final = start
+                continue
+            if type(values) is not list or start < 0 or start + len(values) > n:
+                raise _Broken
+            for k, value in enumerate(values, start):
+                if out[k] is not _MISSING:
+                    continue  # both sides took this one
+                try:
+                    out[k] = accept(value, items[k])
+                    self.stats.items_remote += 1
+                except (TypeError, ValueError, KeyError, IndexError, AttributeError):
+                    self.stats.items_retried += 1
+                    out[k] = local(items[k])
+        return final
+
+    def _pump(self, deadline: float | None) -> None:
+        """Move what the worker wrote into the buffer (waiting until ``deadline``
+        for something to arrive, when given)."""
         assert self._res is not None
-        deadline = time.monotonic() + wait
-        header = _read_exact(self._res, _LEN, deadline)
-        size = int.from_bytes(header, "little")
-        if size > 1 << 31:
-            raise _Broken
-        try:
-            # plain data from our own fork, length-framed; its shape is checked below
-            seq, first, values = marshal.loads(_read_exact(self._res, size, deadline))  # noqa: S302
-        except (ValueError, TypeError, EOFError) as exc:
-            raise _Broken from exc
-        if (
-            seq != self._seq
-            or type(first) is not int
-            or not 0 <= first <= count
-            or type(values) is not list
-            or len(values) != count - first
-        ):
-            raise _Broken
-        return first, values
+        if deadline is not None:
+            import select
+
+            left = deadline - time.monotonic()
+            poller = select.poll()
+            poller.register(self._res, select.POLLIN)
+            if left <= 0 or not poller.poll(left * 1000):
+                raise _Broken  # no answer in time
+        while True:
+            try:
+                data = os.read(self._res, 1 << 20)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                raise _Broken from exc
+            if not data:
+                raise _Broken  # the worker is gone
+            self._inbox += data
+
+    def _messages(self) -> list[Any]:
+        """The complete messages in the buffer (removed from it)."""
+        buf = self._inbox
+        found: list[Any] = []
+        pos = 0
+        while len(buf) - pos >= _LEN:
+            size = int.from_bytes(buf[pos : pos + _LEN], "little")
+            if size > _MAX_MESSAGE:
+                raise _Broken
+            end = pos + _LEN + size
+            if end > len(buf):
+                break
+            try:
+                # plain data from our own fork, length-framed; its shape is checked
+                found.append(marshal.loads(bytes(buf[pos + _LEN : end])))  # noqa: S302
+            except (ValueError, TypeError, EOFError) as exc:
+                raise _Broken from exc
+            pos = end
+        del buf[:pos]
+        return found
 
     def _start(self) -> None:
         if threading.active_count() != 1:
@@ -289,6 +355,11 @@ class Pool:
         counters = memoryview(shared).cast("i")
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
+        with contextlib.suppress(OSError, AttributeError):
+            # room for a whole root's answers: the worker need not wait for a reader
+            import fcntl
+
+            fcntl.fcntl(res_w, fcntl.F_SETPIPE_SZ, 1 << 20)
         try:
             pid = os.fork()
         except OSError as exc:
@@ -308,6 +379,7 @@ class Pool:
                 os._exit(code)
         os.close(req_r)
         os.close(res_w)
+        os.set_blocking(res_r, False)  # looked at between items: never wait there
         self._pid, self._req, self._res = pid, req_w, res_r
         self._shared, self._counters = shared, counters
         self.stats.forks += 1
@@ -361,19 +433,11 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
-    """``size`` bytes from ``fd``; :class:`_Broken` on end of input or past ``deadline``."""
+def _read_exact(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd``, waiting for them; :class:`_Broken` at end of input."""
     chunks: list[bytes] = []
     need = size
-    poller = None
-    if deadline is not None:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
     while need:
-        if poller is not None and deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not poller.poll(left * 1000):
-                raise _Broken  # no answer in time
         try:
             chunk = os.read(fd, min(need, 1 << 20))
         except OSError as exc:
@@ -391,32 +455,53 @@ def _serve(req: int, res: int, counters: memoryview, fault: str | None) -> None:
 
     For each batch, items are taken from the back while the parent has not
     reached them (``counters[0]`` is how many the parent took, ``counters[1]``
-    the first one taken here); the answer is that first index and the values
-    from there on.
+    the first one taken here). Values go out :data:`_CHUNK` at a time as
+    ``(seq, start, values)`` for ``items[start:start + len(values)]``; the last
+    message is ``(seq, first, None)``, ``first`` the first index taken here.
     """
     while True:
         try:
-            header = _read_exact(req, _LEN, None)
+            header = _read_exact(req, _LEN)
         except _Broken:
             return  # the parent is done (or gone)
-        body = _read_exact(req, int.from_bytes(header, "little"), None)
+        body = _read_exact(req, int.from_bytes(header, "little"))
         seq, module, name, spec, items = marshal.loads(body)  # noqa: S302 - from the parent
+        if fault is not None:
+            _misbehave(fault, res)
         fn = getattr(sys.modules[module], name)(spec)
-        values: list[Any] = []
+        pending: list[Any] = []  # values of items[j:], last first
         j = len(items)
         while j > counters[0]:
             j -= 1
             counters[1] = j  # take items[j]
-            values.append(fn(items[j]))
-        values.reverse()
-        if fault is not None:
-            j, values = _misbehave(fault, res, j, values)
-        data = marshal.dumps((seq, j, values))
-        _write_all(res, len(data).to_bytes(_LEN, "little") + data)
+            pending.append(fn(items[j]))
+            if len(pending) == _CHUNK:
+                _send(res, (seq, j, _chunk(pending, fault)))
+                pending = []
+        if pending:
+            _send(res, (seq, j, _chunk(pending, fault)))
+        _send(res, (seq, j, None))
 
 
-def _misbehave(fault: str, res: int, first: int, values: list[Any]) -> tuple[int, list[Any]]:
-    """Test hook: fail the way ``fault`` names (see :func:`session`)."""
+def _send(fd: int, message: Any) -> None:
+    data = marshal.dumps(message)
+    _write_all(fd, len(data).to_bytes(_LEN, "little") + data)
+
+
+def _chunk(pending: list[Any], fault: str | None) -> list[Any]:
+    """The values of ``pending`` in item order (they were computed last first)."""
+    pending.reverse()
+    if fault == "bad-items":
+        return [("not", "a", "record") for _ in pending]
+    if fault == "wrong":
+        return [*pending, *pending]  # more values than items from there
+    if fault == "gap" and pending:
+        return pending[:-1]  # the last value of each chunk never sent
+    return pending
+
+
+def _misbehave(fault: str, res: int) -> None:
+    """Test hook: fail the way ``fault`` names before answering (see :func:`session`)."""
     if fault == "exit":
         os._exit(3)
     if fault == "short":
@@ -427,10 +512,3 @@ def _misbehave(fault: str, res: int, first: int, values: list[Any]) -> tuple[int
         os._exit(0)
     if fault == "hang":
         time.sleep(3600)
-    if fault == "wrong":
-        return first, values[:-1]
-    if fault == "gap" and values:
-        return first + 1, values[1:]
-    if fault == "bad-items":
-        return first, [("not", "a", "record") for _ in values]
-    return first, values

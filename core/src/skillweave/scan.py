@@ -619,7 +619,7 @@ _Ready = tuple[
 ]
 
 
-def _accept_item(value: Any, name: str) -> _Ready:
+def _accept_item(value: Any) -> tuple[Record | None, tuple[int, int] | None]:
     """A value :func:`_remote_reader` sent, checked to have the shape of a record."""
     record, file_id = value
     if record is not None:
@@ -633,7 +633,7 @@ def _accept_item(value: Any, name: str) -> _Ready:
                 raise ValueError("not a diagnostic")
     if file_id is not None and (type(file_id) is not tuple or len(file_id) != 2):
         raise ValueError("not a file id")
-    return record, file_id, None, None
+    return record, file_id
 
 
 def _read_ahead(
@@ -653,8 +653,9 @@ def _read_ahead(
     Only plain folders (kind ``d``) whose file the index cannot answer for
     (their index keys are left in ``keys`` for the scan to reuse); when there
     are at least ``pool.min_items`` of them, the worker reads part of them
-    while this process reads the rest (:meth:`skillweave._parallel.Pool.map`)
-    and also builds the skills of its part, which the worker cannot do for it.
+    while this process reads the rest (:meth:`skillweave._parallel.Pool.map`);
+    this process builds every skill (the worker cannot), its own as it reads
+    them and the worker's as they arrive.
     Empty when there are fewer: the scan reads them one by one as usual.
     """
     names: list[str] = []
@@ -671,21 +672,33 @@ def _read_ahead(
         return {}
     spec = (os.fspath(root), src.provider, src.level, src.loaded_from, require_description)
 
-    def local(name: str) -> _Ready:
+    def paths_of(name: str) -> tuple[Path, Path]:
         folder = prefix + name
-        paths = _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
-        base_dir, path = paths
-        record, st = _read_record(
-            path, src, require_description=require_description, default_name=name
-        )
-        file_id = None if st is None else (st.st_dev, st.st_ino)
+        return _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
+
+    def built(
+        name: str, record: Record | None, st: Any, paths: tuple[Path, Path], file_id: Any = None
+    ) -> _Ready:
+        if st is not None:
+            file_id = (st.st_dev, st.st_ino)
         if record is None:
             return record, file_id, paths, None
         # what the scan would build: with the index, its file_id comes from the key
         fid = keys[name][-1] if state is not None else file_id
-        return record, file_id, paths, _from_record(record, path, src, priority, fid, base_dir)
+        return record, file_id, paths, _from_record(record, paths[1], src, priority, fid, paths[0])
 
-    values = pool.map(_remote_reader, spec, names, local=local, accept=_accept_item)
+    def local(name: str) -> _Ready:
+        paths = paths_of(name)
+        record, st = _read_record(
+            paths[1], src, require_description=require_description, default_name=name
+        )
+        return built(name, record, st, paths)
+
+    def accept(value: Any, name: str) -> _Ready:
+        record, file_id = _accept_item(value)
+        return built(name, record, None, paths_of(name), file_id)
+
+    values = pool.map(_remote_reader, spec, names, local=local, accept=accept)
     return dict(zip(names, values, strict=True))
 
 
