@@ -37,14 +37,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import marshal
-import mmap
 import os
-import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import mmap
 
 __all__ = ["MIN_ITEMS", "Pool", "PoolStats", "current", "parallel_enabled", "session"]
 
@@ -60,6 +61,7 @@ _MAX_MESSAGE = 1 << 31
 _CHUNK = 16  # values the worker sends at a time
 _DRAIN_EVERY = 8  # items the parent computes between looks at what the worker sent
 _MISSING: Any = object()
+_SIGKILL = 9  # signal.SIGKILL on Linux, the only system that forks here (no signal import)
 
 _CURRENT: contextvars.ContextVar[Pool | None] = contextvars.ContextVar(
     "skillweave_parallel", default=None
@@ -351,6 +353,8 @@ class Pool:
             raise _Broken  # one CPU to run on: a second process would only take turns
         # two counters both processes see: how many items the parent has taken
         # from the front, and the first item the worker has taken from the back
+        import mmap  # here: most runs never fork
+
         shared = mmap.mmap(-1, mmap.PAGESIZE)
         counters = memoryview(shared).cast("i")
         req_r, req_w = os.pipe()
@@ -390,7 +394,7 @@ class Pool:
         self._broken = True
         if self._pid is not None:
             with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
+                os.kill(self._pid, _SIGKILL)
         self.close()
 
     def close(self) -> None:
@@ -419,7 +423,7 @@ class Pool:
                 return
             if time.monotonic() > deadline:
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+                    os.kill(pid, _SIGKILL)
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, 0)
                 return
