@@ -317,6 +317,22 @@ def test_no_fork_below_the_threshold(corpus: Env, no_threads: None) -> None:
     assert pool.stats.forks == 0
 
 
+def test_once_forked_smaller_roots_use_the_worker_too(isolated_env: Env, no_threads: None) -> None:
+    # the first root scanned (opencode's) forks the worker; later roots of a
+    # quarter of the threshold are worth handing it, smaller ones are not
+    sizes = {".opencode/skills": 120, ".skillweave/skills": 40, ".claude/skills": 30}
+    sizes[".agents/skills"] = 10
+    for rel, count in sizes.items():
+        for i in range(count):
+            isolated_env.skill(rel, f"{rel.split('/')[0].strip('.')}-{i:03d}", f"Skill {i}.")
+    reference = sequential(isolated_env, SKILLWEAVE_NO_INDEX="1")
+    with _parallel.session(isolated_env.env, min_items=100) as pool:
+        result = load(isolated_env, SKILLWEAVE_NO_INDEX="1")
+    same(result, reference)
+    assert pool is not None and pool.stats.forks == 1
+    assert pool.stats.batches == 3  # 120, 40 and 30; not 10
+
+
 def test_switch_turns_the_worker_off(corpus: Env) -> None:
     with _parallel.session({"SKILLWEAVE_NO_PARALLEL": "1"}, min_items=2) as pool:
         assert pool is None and _parallel.current() is None

@@ -29,7 +29,7 @@ flush of inherited buffers) and is always reaped when the session closes.
 
 Switches, read from the environment the load was given:
 ``SKILLWEAVE_NO_PARALLEL=1`` turns the worker off; ``SKILLWEAVE_PARALLEL_MIN``
-sets the smallest batch that is split (default :data:`MIN_ITEMS`).
+sets the smallest batch that forks it (default :data:`MIN_ITEMS`).
 """
 
 from __future__ import annotations
@@ -49,8 +49,10 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_ITEMS", "Pool", "PoolStats", "current", "parallel_enabled", "session"]
 
-#: The smallest batch handed in part to the worker: below it a fork (about
-#: 1-2 ms, plus the copy-on-write faults that follow) costs more than it saves.
+#: The smallest batch that forks the worker: below it a fork (about 1-2 ms,
+#: plus the copy-on-write faults that follow) costs more than it saves. Once
+#: the worker runs, a batch of a quarter of that is worth handing it (each
+#: costs a message and a meeting, a fraction of a millisecond).
 MIN_ITEMS = 256
 #: The least time the parent waits for the worker's answer once its own share
 #: is done (it waits longer when its own share took long: slow storage).
@@ -126,7 +128,8 @@ def session(
 
     Yields ``None`` (and batches are computed in the calling process) when
     :func:`parallel_enabled` says no. Inside a block that already has a pool,
-    that pool is reused. ``min_items`` overrides ``SKILLWEAVE_PARALLEL_MIN``;
+    that pool is reused. ``min_items`` (the batch that forks the worker; a
+    quarter of it once the worker runs) overrides ``SKILLWEAVE_PARALLEL_MIN``;
     ``timeout`` and ``fault`` are for tests (``fault`` makes the worker
     misbehave: ``exit`` before answering, ``short`` answer, ``garbage``,
     ``wrong`` (more values than items), ``gap`` (leaves out the last value of
@@ -178,6 +181,12 @@ class Pool:
         self._counters: memoryview | None = None
         self._inbox = bytearray()  # what the worker sent and was not taken yet
 
+    def worth(self, n: int) -> bool:
+        """Whether a batch of ``n`` items would be split with the worker."""
+        if self._broken:
+            return False
+        return n >= (self.min_items if self._pid is None else max(2, self.min_items // 4))
+
     @property
     def usable_here(self) -> bool:
         """Whether this process is the one that opened the pool (not a fork of it)."""
@@ -206,7 +215,7 @@ class Pool:
         ``[local(item) for item in items]`` whatever the worker does.
         """
         n = len(items)
-        if n < self.min_items or self._broken or not self.usable_here:
+        if not self.worth(n) or not self.usable_here:
             return [local(item) for item in items]
         try:
             self._submit(remote, spec, items)

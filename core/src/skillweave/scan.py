@@ -486,7 +486,7 @@ def scan_skills_dir(
     keys: dict[str, Any] = {}
     ready: dict[str, _Ready] = {}
     pool = _parallel.current()
-    if pool is not None and len(entries) >= pool.min_items:
+    if pool is not None and pool.worth(len(entries)):
         ready = _read_ahead(
             pool, entries, root, prefix, src, priority, require_description, state, build, keys
         )
@@ -652,11 +652,11 @@ def _read_ahead(
 
     Only plain folders (kind ``d``) whose file the index cannot answer for
     (their index keys are left in ``keys`` for the scan to reuse); when there
-    are at least ``pool.min_items`` of them, the worker reads part of them
-    while this process reads the rest (:meth:`skillweave._parallel.Pool.map`);
-    this process builds every skill (the worker cannot), its own as it reads
-    them and the worker's as they arrive.
-    Empty when there are fewer: the scan reads them one by one as usual.
+    are enough of them (:meth:`skillweave._parallel.Pool.worth`), the worker
+    reads part of them while this process reads the rest
+    (:meth:`skillweave._parallel.Pool.map`); this process builds every skill
+    (the worker cannot), its own as it reads them and the worker's as they
+    arrive. Empty when there are fewer: the scan reads them one by one.
     """
     names: list[str] = []
     for name, kind in entries:
@@ -668,7 +668,7 @@ def _read_ahead(
             if key is None or state.lookup(name, key, build) is not None:
                 continue
         names.append(name)
-    if len(names) < pool.min_items:
+    if not pool.worth(len(names)):
         return {}
     spec = (os.fspath(root), src.provider, src.level, src.loaded_from, require_description)
 
