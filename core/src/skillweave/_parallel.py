@@ -3,14 +3,14 @@
 Reading and parsing thousands of ``SKILL.md`` files is the bulk of a cold
 load, and each file is independent of the others. :func:`session` (opened by
 :func:`skillweave.load_skills` around discovery, and made current like the
-discovery index) lets :func:`skillweave.scan.scan_skills_dir` hand the tail of
-a large root's files to a worker process while it reads the head itself:
-:meth:`Pool.map`.
+discovery index) lets :func:`skillweave.scan.scan_skills_dir` share a large
+root's files with a worker process: :meth:`Pool.map`.
 
 The worker is forked once per load, on the first batch large enough to be
 worth it (:data:`MIN_ITEMS`), and serves every later batch of the load; it is
-sent ``(function, spec, items)`` and answers its values as ``marshal`` data
-through a pipe. The two processes meet in the middle: the parent takes items
+sent ``(function, spec, items)`` and answers its values a few at a time as
+``marshal`` data through a pipe, which the parent takes in between its own
+items. The two processes meet in the middle: the parent takes items
 from the front, the worker from the back, each announcing what it took in a
 shared page of two counters, until they meet — so the work splits by how fast
 each side actually goes (a busy second core simply does less). The parent
@@ -75,7 +75,7 @@ class _Broken(Exception):
 
 
 class PoolStats:
-    """What one :class:`Pool` did (the tests and the benchmark look at it)."""
+    """What one :class:`Pool` did (what the tests look at)."""
 
     __slots__ = ("batches", "fallbacks", "forks", "items_remote", "items_retried")
 
@@ -415,6 +415,7 @@ class Pool:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._req = self._res = None
+        self._inbox.clear()
         if self._counters is not None and self._shared is not None:
             self._counters.release()
             self._shared.close()
