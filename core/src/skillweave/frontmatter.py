@@ -322,12 +322,22 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
     recovery with a warning carrying path and line, values that are clearly
     fragments of broken YAML dropped. Never raises.
     """
+    return ParsedFrontmatter(*_parse_frontmatter(content, path))
+
+
+#: :class:`ParsedFrontmatter`'s fields as a tuple, in order (what the scanner
+#: reads, without building the record for every file).
+_Parsed = tuple[Mapping[str, Any], str | None, int, bool, tuple[Diagnostic, ...], bool, bool, bool]
+
+
+def _parse_frontmatter(content: bytes | str, path: Path | None) -> _Parsed:
+    """:func:`parse_frontmatter`, as the tuple of the fields of its result."""
     diags: list[Diagnostic] = []
     try:
         raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
         if raw.find(b"\x00", 0, _HEAD_CHUNK) >= 0:
             diags.append(Diagnostic("error", "binary-file", "file looks binary (NUL bytes)", path))
-            return ParsedFrontmatter({}, "", 1, False, tuple(diags))
+            return {}, "", 1, False, tuple(diags), False, False, False
         fm_raw, rest, body_line = split_frontmatter(raw)
         if fm_raw is None:
             stripped = raw.lstrip(b"\xef\xbb\xbf")
@@ -343,8 +353,8 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
                     )
                 )
                 body = _decode(rest, path, diags)
-                return ParsedFrontmatter({}, body, 1, False, tuple(diags), unclosed=True)
-            return ParsedFrontmatter({}, _decode(rest, path, diags), 1, False, tuple(diags))
+                return {}, body, 1, False, tuple(diags), False, False, True
+            return {}, _decode(rest, path, diags), 1, False, tuple(diags), False, False, False
         if len(fm_raw) > MAX_FRONTMATTER_BYTES:
             diags.append(
                 Diagnostic(
@@ -355,22 +365,24 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
                     2,
                 )
             )
-            return ParsedFrontmatter({}, None, body_line, True, tuple(diags))
+            return {}, None, body_line, True, tuple(diags), False, False, False
         text = _decode(fm_raw, path, diags).replace("\r\n", "\n")
         mode: list[str] = []
         data = _load_mapping(text, path, diags, mode)
-        return ParsedFrontmatter(
+        body = _decode(rest, path, diags)
+        return (
             data,
-            _decode(rest, path, diags),
+            body,
             body_line,
             True,
             tuple(diags),
-            repaired="repaired" in mode,
-            recovered="recovered" in mode,
+            "repaired" in mode,
+            "recovered" in mode,
+            False,
         )
     except Exception as exc:  # noqa: BLE001 - the parser must never raise
         diags.append(Diagnostic("error", "frontmatter-invalid", f"could not parse: {exc!r}", path))
-        return ParsedFrontmatter({}, None, 1, False, tuple(diags))
+        return {}, None, 1, False, tuple(diags), False, False, False
 
 
 def _load_mapping(

@@ -22,6 +22,7 @@ import attrs
 from skillweave import _parallel, _replay
 from skillweave import index as _index
 from skillweave.frontmatter import (
+    _parse_frontmatter,
     _read_head_linked,
     frontmatter_values,
     normalize_key,
@@ -300,12 +301,11 @@ def _read_record(
                 "warning", "empty-skill-file", "the file is empty", path, None, source.provider
             )
         )
-    parsed = parse_frontmatter(head, path)
-    if parsed.diagnostics:
-        diags.extend(attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics)
-        if any(d.level == "error" for d in parsed.diagnostics):
+    data, body, _line, _fenced, parse_diags, _rep, _rec, unclosed = _parse_frontmatter(head, path)
+    if parse_diags:
+        diags.extend(attrs.evolve(d, provider=source.provider) for d in parse_diags)
+        if any(d.level == "error" for d in parse_diags):
             return (None, "", "", diags), st
-    data = parsed.data
     if ignore_keys:
         data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
     values, name, description = _derive(
@@ -314,7 +314,7 @@ def _read_record(
         source=source,
         path=path,
         require_description=require_description,
-        body_hint=None if parsed.unclosed else parsed.body,
+        body_hint=None if unclosed else body,
         diags=diags,
     )
     return (values, name, description, diags), st
