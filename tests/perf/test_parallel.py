@@ -446,6 +446,34 @@ def test_remote_must_be_found_by_name(corpus: Env, no_threads: None) -> None:
     assert pool.stats.forks == 0 and pool.stats.fallbacks == 1
 
 
+def test_a_batch_started_inside_a_batch_is_computed_here(corpus: Env, no_threads: None) -> None:
+    root = corpus.project / ".claude" / "skills"
+    src = SkillSource("claude", "project", root)
+    prefix = str(root) + os.sep
+    names = _names(root)
+    spec = (str(root), "claude", "project", "disk", False)
+    with _parallel.session({}, min_items=4) as pool:
+        assert pool is not None
+
+        def local(name: str) -> Any:
+            # a nested batch (the worker is busy with the outer one)
+            inner = pool.map(sw_scan._remote_reader, spec, names[:8], local=plain, accept=take)
+            assert [r[0][1] if r[0] else None for r in inner] == [
+                r[0][1] if r[0] else None for r in map(plain, names[:8])
+            ]
+            return plain(name)
+
+        def plain(name: str) -> Any:
+            return (*sw_scan._read_item(root, prefix, name, src, False), None, None)
+
+        def take(value: Any, name: str) -> Any:
+            return (*sw_scan._accept_item(value), None, None)
+
+        got = pool.map(sw_scan._remote_reader, spec, names, local=local, accept=take)
+    assert [r[1] for r in got] == [plain(n)[1] for n in names]
+    assert pool.stats.batches == 1 and pool.stats.fallbacks == 0
+
+
 def test_nested_sessions_share_one_pool() -> None:
     with _parallel.session({}, min_items=3) as outer, _parallel.session({}) as inner:
         assert inner is outer and _parallel.current() is outer

@@ -180,10 +180,11 @@ class Pool:
         self._shared: mmap.mmap | None = None
         self._counters: memoryview | None = None
         self._inbox = bytearray()  # what the worker sent and was not taken yet
+        self._busy = False  # a batch is in flight (a nested one is computed here)
 
     def worth(self, n: int) -> bool:
         """Whether a batch of ``n`` items would be split with the worker."""
-        if self._broken:
+        if self._broken or self._busy:
             return False
         return n >= (self.min_items if self._pid is None else max(2, self.min_items // 4))
 
@@ -222,6 +223,20 @@ class Pool:
         except _Broken:
             self._give_up()
             return [local(item) for item in items]
+        self._busy = True
+        try:
+            return self._share(items, local, accept)
+        finally:
+            self._busy = False
+
+    def _share(
+        self,
+        items: Sequence[Any],
+        local: Callable[[Any], Any],
+        accept: Callable[[Any, Any], Any],
+    ) -> list[Any]:
+        """Compute ``items`` from the front while the worker takes them from the back."""
+        n = len(items)
         counters = self._counters
         assert counters is not None
         out: list[Any] = [_MISSING] * n
