@@ -464,7 +464,9 @@ def scan_skills_dir(
     During :func:`skillweave.load_skills` the persistent discovery index
     (:mod:`skillweave.index`) is consulted: an unchanged root is not listed
     again and an unchanged ``SKILL.md`` is not read again (directory and file
-    stats only); the result is the same either way.
+    stats only); and a root with many files to read is read in part by the
+    load's worker process on another core (:mod:`skillweave._parallel`). The
+    result is the same either way.
     """
     root = Path(root)
     src = source if source.root == root else attrs.evolve(source, root=root)
