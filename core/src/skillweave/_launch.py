@@ -30,9 +30,35 @@ def main() -> None:
     from skillweave.cli import main as cli
 
     if recorder is None:
-        cli()
-        return
-    sys.exit(_run_recorded(cli, recorder))
+        _finish(_exit_code(cli))
+    _finish(_run_recorded(cli, recorder))
+
+
+def _finish(code: int) -> None:
+    """End the process with ``code`` once the command is done.
+
+    A single-threaded process flushes its standard streams, runs its
+    ``atexit`` handlers and leaves without tearing down every module and
+    object (tens of milliseconds after a large listing, for memory the
+    operating system frees at once). With other threads running, the
+    ordinary exit joins them.
+    """
+    import threading
+
+    if threading.active_count() > 1:
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            _quiet_stdout()
+            code = code or 1
+        except (OSError, ValueError):
+            pass
+    import atexit
+
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from skillweave.context import SkillContext
     from skillweave.doctor import SkillReport
 
+#: The last catalog listed (see list_cmd).
+_KEEP: list[LoadResult] = []
 #: The source levels every installation knows (more may come from plugins).
 BASE_LEVELS = ("managed", "user", "project", "package", "remote")
 
@@ -153,6 +155,7 @@ def list_cmd(
     # a one-shot command: the cyclic collector would only walk the thousands of
     # objects a large catalog is made of, and free nothing
     gc.disable()
+    _KEEP.clear()
     if no_index:
         from skillweave.index import disabled
 
@@ -166,6 +169,9 @@ def list_cmd(
             from skillweave._replay import allow
 
             allow()  # the run may be replayed while nothing it read changes
+    # the catalog lives until the process ends (which frees it at once);
+    # freeing it object by object when this function returns costs more
+    _KEEP.append(result)
     if providers or levels:
         known_providers, known_levels = known_values(result, ctx)
         _check_filter("--provider", "provider", providers, known_providers)
