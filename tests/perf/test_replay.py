@@ -347,15 +347,45 @@ def test_damaged_snapshot_is_ignored_and_rewritten(proj: Project, damage: Any) -
     assert replayed(proj) == first
 
 
-def test_snapshot_count_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _saved(env: dict[str, str], i: int, payload: bytes = b"out") -> Path:
+    """Record a snapshot for the i-th invocation in-process, dated i seconds after 2020."""
+    rec = _replay.Recorder(["list", "--json", f"--level=l{i}"], env)
+    rec.allowed = True
+    assert rec.save(payload, b"", 0) is None
+    path = Path(_replay._file_for(rec.directory, rec.key))
+    when = 1_577_836_800_000_000_000 + i * 1_000_000_000
+    os.utime(path, ns=(when, when))
+    return path
+
+
+def test_snapshots_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
     env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
-    for i in range(_replay.MAX_SNAPSHOTS + 5):
-        rec = _replay.Recorder(["list", "--json", f"--level=l{i}"], env)
-        rec.allowed = True
-        assert rec.save(b"out", b"", 0) is None
-        os.utime(rec.directory, ns=(i, i))
-    files = list((tmp_path / "cache" / "snapshots").glob("*.snap"))
-    assert len(files) == _replay.MAX_SNAPSHOTS
+    if os.isatty(1):
+        pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
+    paths = [_saved(env, i) for i in range(_replay.MAX_SNAPSHOTS)]
+    # replaying the oldest makes it the most recently used
+    out: list[bytes] = []
+    argv = ["list", "--json", "--level=l0"]
+    assert _replay.replay(argv, env, write=lambda fd, data: out.append(data)) == 0
+    assert out == [b"out", b""]
+    paths.append(_saved(env, _replay.MAX_SNAPSHOTS))
+    left = set((tmp_path / "cache" / "snapshots").glob("*.snap"))
+    assert len(left) == _replay.MAX_SNAPSHOTS
+    assert paths[1] not in left  # the least recently used went
+    assert paths[0] in left and paths[-1] in left
+
+
+def test_snapshots_are_bounded_in_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
+    monkeypatch.setattr(_replay, "MAX_BYTES", 10_000)
+    for i in range(12):
+        newest = _saved(env, i, payload=b"x" * 3_000)
+    left = list((tmp_path / "cache" / "snapshots").glob("*.snap"))
+    assert newest in left and 1 <= len(left) <= 3
+    assert sum(p.stat().st_size for p in left) <= 10_000
+    # a snapshot larger than the bound alone is still kept when it is the newest
+    big = _saved(env, 99, payload=b"y" * 20_000)
+    assert list((tmp_path / "cache" / "snapshots").glob("*.snap")) == [big]
 
 
 def test_a_large_rebuild_is_not_recorded_but_the_next_run_is(tmp_path: Path) -> None:

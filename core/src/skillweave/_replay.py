@@ -46,7 +46,8 @@ turn this layer off too, and ``SKILLWEAVE_NO_SNAPSHOT=1`` turns off only this
 layer. Terminal output is never recorded (its layout depends on the terminal).
 
 Snapshot files live in ``<cache>/snapshots`` (next to ``<cache>/index``), one
-per key, at most :data:`MAX_SNAPSHOTS` of them (the oldest go first); they have
+per key, at most :data:`MAX_SNAPSHOTS` of them and :data:`MAX_BYTES` in all (the
+least recently used go first); they have
 a magic number, a length and a CRC-32 and are written atomically. Setting
 ``SKILLWEAVE_SNAPSHOT_LOG`` to a file name appends one line per decision
 (replayed, recorded, or why not) to that file.
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
 __all__ = [
+    "MAX_BYTES",
     "MAX_SNAPSHOTS",
     "REBUILD_LIMIT",
     "Recorder",
@@ -85,8 +87,10 @@ __all__ = [
 #: On-disk format version (part of the magic number).
 FORMAT = 1
 _MAGIC = _cachefile.magic(b"SWSNP", FORMAT)
-#: How many snapshot files are kept (one per distinct invocation).
+#: How many snapshot files are kept (one per distinct invocation), and how many
+#: bytes in all; the least recently used go first.
 MAX_SNAPSHOTS = 64
+MAX_BYTES = 256 << 20
 #: A run that rebuilds more discovery-index entries than this is not recorded.
 REBUILD_LIMIT = 256
 _TRUE = {"1", "true", "yes", "on"}
@@ -259,6 +263,10 @@ def replay(
         _log(env, f"miss: {changed}")
         return None
     _log(env, f"replayed {path}")
+    try:
+        os.utime(path)  # recently used: the last to be pruned
+    except OSError:
+        pass
     (write or _write_fd)(1, out.tobytes())
     (write or _write_fd)(2, err.tobytes())
     return code
@@ -550,15 +558,23 @@ class Recorder:
         return None
 
     def _prune(self) -> None:
+        """Keep the most recently used snapshots: at most :data:`MAX_SNAPSHOTS` files
+        and :data:`MAX_BYTES` in all (the newest is always kept)."""
         try:
             with os.scandir(self.directory) as it:
-                files = [(e.stat().st_mtime_ns, e.path) for e in it if e.name.endswith(".snap")]
+                files = []
+                for e in it:
+                    if e.name.endswith(".snap"):
+                        st = e.stat()
+                        files.append((st.st_mtime_ns, st.st_size, e.path))
         except OSError:
             return
-        if len(files) <= MAX_SNAPSHOTS:
-            return
-        files.sort()
-        for _mtime, p in files[: len(files) - MAX_SNAPSHOTS]:
+        files.sort(reverse=True)
+        total = 0
+        for i, (_mtime, size, p) in enumerate(files):
+            total += size
+            if i == 0 or (i < MAX_SNAPSHOTS and total <= MAX_BYTES):
+                continue
             try:
                 os.unlink(p)
             except OSError:
