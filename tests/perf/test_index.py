@@ -277,6 +277,37 @@ def test_missing_root_forgets_its_file(tree: tuple[Path, Path]) -> None:
     assert not list(cache.glob("*.idx"))
 
 
+def test_files_of_roots_not_seen_for_longest_are_pruned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sw_index, "MAX_FILES", 3)
+    cache = tmp_path / "cache"
+    roots = []
+    for i in range(5):
+        root = tmp_path / f"root{i}"
+        write_skill(root, "one")
+        roots.append(root)
+        Scanner(root, cache).scan()
+        (written,) = [p for p in cache.glob("*.idx") if p.name == _name_of(cache, root)]
+        os.utime(written, ns=(i * 10**9, i * 10**9))  # written in this order
+    left = {p.name for p in cache.glob("*.idx")}
+    assert left == {_name_of(cache, r) for r in roots[2:]}
+    # the roots of the load that writes always stay, however old their files
+    monkeypatch.setattr(sw_index, "MAX_FILES", 1)
+    root = roots[2]
+    write_skill(root, "two")
+    Scanner(root, cache).scan()
+    assert {p.name for p in cache.glob("*.idx")} == {_name_of(cache, root)}
+    monkeypatch.setattr(sw_index, "MAX_BYTES", 1)
+    write_skill(root, "three")
+    Scanner(root, cache).scan()
+    assert {p.name for p in cache.glob("*.idx")} == {_name_of(cache, root)}
+
+
+def _name_of(cache: Path, root: Path) -> str:
+    return DiscoveryIndex(cache).path_for(os.path.abspath(root)).name
+
+
 def _index_file(cache: Path) -> Path:
     (found,) = cache.glob("*.idx")
     return found

@@ -56,6 +56,8 @@ from typing import Any
 from skillweave import _cachefile, _replay
 
 __all__ = [
+    "MAX_BYTES",
+    "MAX_FILES",
     "RACY_WINDOW_NS",
     "DiscoveryIndex",
     "IndexStats",
@@ -71,6 +73,9 @@ __all__ = [
 #: On-disk format version (part of the magic number).
 FORMAT = 1
 _MAGIC = _cachefile.magic(b"SWIDX", FORMAT)
+#: The index directory keeps at most this many root files and bytes (see DiscoveryIndex.flush).
+MAX_FILES = 4096
+MAX_BYTES = 512 << 20
 #: Entries modified this close to the scan that recorded them are re-read next time.
 RACY_WINDOW_NS = 2_000_000_000
 _TRUE = {"1", "true", "yes", "on"}
@@ -410,7 +415,13 @@ class DiscoveryIndex:
                 os.unlink(self.path_for(root))
 
     def flush(self) -> None:
-        """Write every root that changed, atomically; errors are ignored."""
+        """Write every root that changed, atomically; errors are ignored.
+
+        After writing, the files of roots not seen for longest are removed while
+        the directory holds more than :data:`MAX_FILES` files or :data:`MAX_BYTES`
+        bytes (roots of deleted projects would otherwise stay for ever).
+        """
+        written = False
         for state in self._roots.values():
             if not state.dirty and len(state.seen) == len(state.files):
                 continue
@@ -421,6 +432,34 @@ class DiscoveryIndex:
             except (OSError, ValueError, TypeError):
                 continue  # a cache that cannot be written is only a slower next load
             state.dirty = False
+            written = True
+        if written:
+            self._prune()
+
+    def _prune(self) -> None:
+        in_use = {self.path_for(root).name for root in self._roots}
+        count = total = 0
+        others = []
+        try:
+            with os.scandir(self.directory) as it:
+                for e in it:
+                    if not e.name.endswith(".idx"):
+                        continue
+                    st = e.stat()
+                    if e.name in in_use:  # the roots of this load always stay
+                        count += 1
+                        total += st.st_size
+                    else:
+                        others.append((st.st_mtime_ns, st.st_size, e.path))
+        except OSError:
+            return
+        others.sort(reverse=True)  # most recently written first
+        for _mtime, size, path in others:
+            count += 1
+            total += size
+            if count > MAX_FILES or total > MAX_BYTES:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
 
     def _write(self, state: RootState) -> None:
         data = state.payload(self.fingerprint)
