@@ -370,6 +370,7 @@ class Recorder:
         self.key = _key(argv, env)
         root = cache_root(env)
         self.directory = os.path.join(root, "snapshots")
+        self._cache = os.path.abspath(root)
         self._skip = tuple(
             os.path.join(os.path.abspath(root), d) + os.sep for d in ("index", "snapshots")
         )
@@ -404,7 +405,9 @@ class Recorder:
             return None
         if not p.startswith(_SEP) and not os.path.isabs(p):
             p = os.path.join(self.cwd, p)
-        if p.startswith(self._skip) or (p.endswith(".pyc") and _PYCACHE in p):
+        if (p.startswith(self._cache) and (p + _SEP).startswith(self._skip)) or (
+            p.endswith(".pyc") and _PYCACHE in p
+        ):
             # our own caches, and bytecode (a cache of the module source, whose
             # file is checked with every module's when the run ends)
             return None
