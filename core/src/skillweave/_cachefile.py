@@ -1,4 +1,4 @@
-"""The one format and writer of skillweave's cache files (index, entry points, snapshots).
+"""The one format, writer and pruner of skillweave's cache files (index, entry points, snapshots).
 
 A file is a magic number (a name, a format version and the Python version),
 the length of the sealed part (8 bytes), its CRC-32 (4 bytes), the sealed part
@@ -20,10 +20,10 @@ import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection
     from typing import BinaryIO
 
-__all__ = ["magic", "seal", "unseal", "write_atomic"]
+__all__ = ["magic", "prune", "seal", "unseal", "write_atomic"]
 
 _SIZE = 8
 _CRC = 4
@@ -77,3 +77,43 @@ def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
         except OSError:
             pass
         raise
+
+
+def prune(
+    directory: str,
+    suffix: str,
+    *,
+    max_files: int,
+    max_bytes: int,
+    keep: Collection[str] = (),
+    newest: int = 0,
+) -> None:
+    """Remove the files of ``directory`` ending in ``suffix`` that were modified longest
+    ago while there are more than ``max_files`` of them or ``max_bytes`` in all.
+
+    Files named in ``keep`` and the ``newest`` most recently modified ones always
+    stay (and count towards the bounds). Errors are ignored: it is a cache.
+    """
+    try:
+        with os.scandir(directory) as it:
+            found = []
+            for e in it:
+                if e.name.endswith(suffix):
+                    st = e.stat()
+                    found.append((st.st_mtime_ns, st.st_size, e.name, e.path))
+    except OSError:
+        return
+    found.sort(reverse=True)  # most recently modified first
+    kept = [f for i, f in enumerate(found) if i < newest or f[2] in keep]
+    count = len(kept)
+    total = sum(f[1] for f in kept)
+    for i, (_mtime, size, name, path) in enumerate(found):
+        if i < newest or name in keep:
+            continue
+        count += 1
+        total += size
+        if count > max_files or total > max_bytes:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass

@@ -563,25 +563,9 @@ class Recorder:
     def _prune(self) -> None:
         """Keep the most recently used snapshots: at most :data:`MAX_SNAPSHOTS` files
         and :data:`MAX_BYTES` in all (the newest is always kept)."""
-        try:
-            with os.scandir(self.directory) as it:
-                files = []
-                for e in it:
-                    if e.name.endswith(".snap"):
-                        st = e.stat()
-                        files.append((st.st_mtime_ns, st.st_size, e.path))
-        except OSError:
-            return
-        files.sort(reverse=True)
-        total = 0
-        for i, (_mtime, size, p) in enumerate(files):
-            total += size
-            if i == 0 or (i < MAX_SNAPSHOTS and total <= MAX_BYTES):
-                continue
-            try:
-                os.unlink(p)
-            except OSError:
-                pass
+        _cachefile.prune(
+            self.directory, ".snap", max_files=MAX_SNAPSHOTS, max_bytes=MAX_BYTES, newest=1
+        )
 
 
 def _size(data: bytes | BinaryIO) -> int:

@@ -437,29 +437,13 @@ class DiscoveryIndex:
             self._prune()
 
     def _prune(self) -> None:
-        in_use = {self.path_for(root).name for root in self._roots}
-        count = total = 0
-        others = []
-        try:
-            with os.scandir(self.directory) as it:
-                for e in it:
-                    if not e.name.endswith(".idx"):
-                        continue
-                    st = e.stat()
-                    if e.name in in_use:  # the roots of this load always stay
-                        count += 1
-                        total += st.st_size
-                    else:
-                        others.append((st.st_mtime_ns, st.st_size, e.path))
-        except OSError:
-            return
-        others.sort(reverse=True)  # most recently written first
-        for _mtime, size, path in others:
-            count += 1
-            total += size
-            if count > MAX_FILES or total > MAX_BYTES:
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+        _cachefile.prune(
+            os.fspath(self.directory),
+            ".idx",
+            max_files=MAX_FILES,
+            max_bytes=MAX_BYTES,
+            keep={self.path_for(root).name for root in self._roots},
+        )
 
     def _write(self, state: RootState) -> None:
         data = state.payload(self.fingerprint)
