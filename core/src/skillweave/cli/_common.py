@@ -6,23 +6,28 @@ import json
 import shutil
 import sys
 import unicodedata
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import wraps
 from itertools import chain
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from skillweave.errors import SkillweaveError
+
+if TYPE_CHECKING:
+    from skillweave.model import Diagnostic
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "check_cwd",
     "common_options",
+    "diagnostic_line",
     "display_width",
     "dumps_json",
+    "echo_diagnostics",
     "emit_json",
     "fail",
     "table",
@@ -155,6 +160,31 @@ def _indented(obj: Any, pad: str) -> str:
 
 
 _UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+def diagnostic_line(d: Diagnostic, location: str | None = None) -> str:
+    """``level: path:line: message [code]``, safe for a terminal.
+
+    ``location`` replaces the diagnostic's own ``path:line`` (``doctor`` shows
+    paths relative to the project).
+    """
+    loc = d.location() if location is None else location
+    return terminal_safe(f"{d.level}: {loc + ': ' if loc else ''}{d.message} [{d.code}]")
+
+
+def echo_diagnostics(
+    diagnostics: Iterable[Diagnostic], show: Callable[[Diagnostic], bool] | None = None
+) -> None:
+    """Print ``diagnostics`` on stderr, one line each: those ``show`` accepts
+    (default: every one that is not ``info``)."""
+    keep = show if show is not None else _not_info
+    for d in diagnostics:
+        if keep(d):
+            click.echo(diagnostic_line(d), err=True)
+
+
+def _not_info(d: Diagnostic) -> bool:
+    return d.level != "info"
 
 
 def terminal_safe(text: str) -> str:

@@ -9,6 +9,7 @@ import click
 
 from skillweave.cli._common import (
     common_options,
+    diagnostic_line,
     display_width,
     emit_json,
     fail,
@@ -99,8 +100,8 @@ def _status(e: SkillReport) -> str:
 def _diag_line(d: Diagnostic, ctx: SkillContext) -> str:
     loc = ""
     if d.path is not None:
-        loc = short_path(d.path, ctx) + (f":{d.line}" if d.line else "") + ": "
-    return terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]")
+        loc = short_path(d.path, ctx) + (f":{d.line}" if d.line else "")
+    return diagnostic_line(d, loc)
 
 
 def _diag_lines(d: Diagnostic, ctx: SkillContext) -> list[str]:

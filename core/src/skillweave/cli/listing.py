@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, fail, table, terminal_safe, wrap
+from skillweave.cli._common import (
+    common_options,
+    echo_diagnostics,
+    emit_json,
+    fail,
+    table,
+    wrap,
+)
 from skillweave.cli._load import host_for, load
 from skillweave.model import Diagnostic, LoadResult
 
@@ -97,11 +104,9 @@ def _status(e: SkillReport) -> str:
     return f"skipped:{e.reason}" if e.status == "skipped" else e.status
 
 
-def _print_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
-    for d in diagnostics:
-        if d.level != "info" or d.code == "skills-disabled":
-            loc = f"{d.location()}: " if d.path else ""
-            click.echo(terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]"), err=True)
+def _shown(d: Diagnostic) -> bool:
+    """Diagnostics under the table: all but ``info``, and skills being turned off."""
+    return d.level != "info" or d.code == "skills-disabled"
 
 
 @click.command("list")
@@ -219,7 +224,7 @@ def list_cmd(
                 for e in entries
             ]
             click.echo(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
-        _print_diagnostics(result.diagnostics)
+        echo_diagnostics(result.diagnostics, _shown)
         return
     if not skills:
         click.echo("No skills found.")
@@ -232,4 +237,4 @@ def list_cmd(
     footer = _footer(result, keep)
     if footer:
         click.echo("\n" + "\n".join(wrap(footer)))
-    _print_diagnostics(result.diagnostics)
+    echo_diagnostics(result.diagnostics, _shown)

@@ -8,20 +8,13 @@ from pathlib import Path
 
 import click
 
-from skillweave.cli._common import common_options, emit_json, terminal_safe
+from skillweave.cli._common import common_options, echo_diagnostics, emit_json
 from skillweave.context_files import discover_context_files
 from skillweave.listing import FORMATS
 from skillweave.model import Diagnostic
 from skillweave.session import SkillSession
 
 __all__ = ["context_cmd", "invoke_cmd", "prompt_cmd", "read_cmd"]
-
-
-def _warn(diags: list[Diagnostic]) -> None:
-    for d in diags:
-        if d.level != "info":
-            loc = f"{d.location()}: " if d.path else ""
-            click.echo(terminal_safe(f"{d.level}: {loc}{d.message} [{d.code}]"), err=True)
 
 
 @click.command("prompt")
@@ -141,7 +134,7 @@ def invoke_cmd(
         emit_json(rendered.to_json())
         return
     click.echo(rendered.content.rstrip("\n"))
-    _warn(list(rendered.diagnostics))
+    echo_diagnostics(rendered.diagnostics)
 
 
 @click.command("context")
@@ -167,4 +160,4 @@ def context_cmd(cwd: Path | None, as_json: bool) -> None:
         for f in files:
             lines = len(f.content.splitlines())
             click.echo(f"{f.path}  (depth {f.depth}, {lines} line{'s' if lines != 1 else ''})")
-    _warn(diags)
+    echo_diagnostics(diags)
