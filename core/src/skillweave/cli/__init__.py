@@ -7,7 +7,9 @@ need. Each entry of :data:`COMMANDS` maps a command name to ``module:attribute``
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -59,6 +61,19 @@ def _one_line(exc: click.UsageError) -> UsageProblem:
     return problem
 
 
+@contextlib.contextmanager
+def _usage_errors_in_one_line() -> Iterator[None]:
+    """Turn click's usage errors (but a bare command's help) into :class:`UsageProblem`."""
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as exc:
+        if isinstance(exc, UsageProblem):
+            raise
+        raise _one_line(exc) from exc
+
+
 class LazyGroup(click.Group):
     """A click group that imports each subcommand on first use.
 
@@ -77,24 +92,12 @@ class LazyGroup(click.Group):
         parent: click.Context | None = None,
         **extra: Any,
     ) -> click.Context:
-        try:
+        with _usage_errors_in_one_line():
             return super().make_context(info_name, args, parent, **extra)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as exc:
-            if isinstance(exc, UsageProblem):
-                raise
-            raise _one_line(exc) from exc
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
+        with _usage_errors_in_one_line():
             return super().invoke(ctx)
-        except click.exceptions.NoArgsIsHelpError:
-            raise
-        except click.UsageError as exc:
-            if isinstance(exc, UsageProblem):
-                raise
-            raise _one_line(exc) from exc
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
