@@ -92,6 +92,12 @@ def context_dirs(cwd: Path, home: Path, repo_root: Path | None) -> list[Path]:
     return out
 
 
+def _unreadable(path: Path, exc: OSError) -> Diagnostic:
+    return Diagnostic(
+        "warning", "unreadable-context-file", f"cannot read: {exc.strerror or exc}", path
+    )
+
+
 def discover_context_files(
     cwd: str | os.PathLike[str] | None = None,
     *,
@@ -122,14 +128,7 @@ def discover_context_files(
             except FileNotFoundError:
                 continue
             except OSError as exc:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "unreadable-context-file",
-                        f"cannot read: {exc.strerror or exc}",
-                        path,
-                    )
-                )
+                diags.append(_unreadable(path, exc))
                 continue
             ident = (st.st_dev, st.st_ino)
             if ident in seen:
@@ -154,14 +153,7 @@ def discover_context_files(
             try:
                 content = read_text_file(path, limit=MAX_CONTEXT_BYTES)
             except OSError as exc:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "unreadable-context-file",
-                        f"cannot read: {exc.strerror or exc}",
-                        path,
-                    )
-                )
+                diags.append(_unreadable(path, exc))
                 continue
             seen.add(ident)
             if not content.strip():
