@@ -158,7 +158,13 @@ def test_replay_is_byte_identical_and_imports_nothing_else(proj: Project) -> Non
         run = subprocess.run(probe, cwd=proj.project, env=proj.env, capture_output=True)
         assert run.returncode == 0 and run.stdout == first
     assert run.stderr.decode() == repr(
-        ["skillweave", "skillweave._cachefile", "skillweave._launch", "skillweave._replay"]
+        [
+            "skillweave",
+            "skillweave._cachefile",
+            "skillweave._env",
+            "skillweave._launch",
+            "skillweave._replay",
+        ]
     )
 
 

@@ -20,13 +20,28 @@ import zlib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection
+    from collections.abc import Callable, Collection, Mapping
     from typing import BinaryIO
 
-__all__ = ["magic", "prune", "seal", "unseal", "write_atomic"]
+__all__ = ["RACY_WINDOW_NS", "magic", "prune", "racy_window_ns", "seal", "unseal", "write_atomic"]
 
+#: Files changed this close to the run that looked at them are not vouched for:
+#: a later change within the same timestamp tick could go unseen (git's racy-clean rule).
+RACY_WINDOW_NS = 2_000_000_000
 _SIZE = 8
 _CRC = 4
+
+
+def racy_window_ns(env: Mapping[str, str]) -> int:
+    """The racy window: ``SKILLWEAVE_INDEX_RACY_MS`` (milliseconds; ``0`` trusts
+    every change at once, which tests use), else :data:`RACY_WINDOW_NS`."""
+    raw = env.get("SKILLWEAVE_INDEX_RACY_MS", "").strip()
+    if raw:
+        try:
+            return max(0, int(float(raw) * 1_000_000))
+        except ValueError:
+            pass
+    return RACY_WINDOW_NS
 
 
 def magic(name: bytes, fmt: int) -> bytes:

@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skillweave import _cachefile
+from skillweave import _cachefile, _env
 
 __all__ = ["CachedEntryPoint", "entry_points"]
 
@@ -41,7 +41,6 @@ FORMAT = 2
 _MAGIC = _cachefile.magic(b"SWEPC", FORMAT)
 _PREFIX = "skillweave"
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
-_TRUE = {"1", "true", "yes", "on"}
 
 _MEMO: dict[Any, dict[str, list[tuple[str, str, str | None, str | None]]]] = {}
 
@@ -202,7 +201,7 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Cache
     fingerprint = _fingerprint()
     groups = _MEMO.get(fingerprint)
     if groups is None:
-        persistent = env.get("SKILLWEAVE_NO_ENTRY_POINT_CACHE", "").strip().lower() not in _TRUE
+        persistent = not _env.flag(env, "SKILLWEAVE_NO_ENTRY_POINT_CACHE")
         path = _cache_file(env) if persistent else None
         groups = _read(path, fingerprint) if path is not None else None
         if groups is None:

@@ -44,6 +44,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from skillweave import _env
+
 if TYPE_CHECKING:
     import mmap
 
@@ -57,7 +59,6 @@ MIN_ITEMS = 256
 #: The least time the parent waits for the worker's answer once its own share
 #: is done (it waits longer when its own share took long: slow storage).
 TIMEOUT = 5.0
-_TRUE = {"1", "true", "yes", "on"}
 _LEN = 8  # bytes of the length that precedes every message
 _MAX_MESSAGE = 1 << 31
 _CHUNK = 16  # values the worker sends at a time
@@ -100,7 +101,7 @@ def parallel_enabled(env: Mapping[str, str] | None = None) -> bool:
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return False
     env = os.environ if env is None else env
-    return env.get("SKILLWEAVE_NO_PARALLEL", "").strip().lower() not in _TRUE
+    return not _env.flag(env, "SKILLWEAVE_NO_PARALLEL")
 
 
 def _min_items(env: Mapping[str, str]) -> int:

@@ -53,7 +53,8 @@ a magic number, a length and a CRC-32 and are written atomically. Setting
 (replayed, recorded, or why not) to that file.
 
 This module is imported before anything else of the command line, so it
-imports only ``os``, ``sys``, ``marshal``, ``zlib`` and :mod:`skillweave._cachefile`.
+imports only ``os``, ``sys``, ``marshal``, ``zlib``, :mod:`skillweave._cachefile` and
+:mod:`skillweave._env`.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ import os
 import sys
 import zlib
 
-from skillweave import _cachefile
+from skillweave import _cachefile, _env
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,7 +94,6 @@ MAX_SNAPSHOTS = 64
 MAX_BYTES = 256 << 20
 #: A run that rebuilds more discovery-index entries than this is not recorded.
 REBUILD_LIMIT = 256
-_TRUE = {"1", "true", "yes", "on"}
 #: Environment variables left out of the key: the shell changes them between commands.
 _VOLATILE_ENV = frozenset({"_", "OLDPWD", "SHLVL"})
 #: Audit events after which a run's output cannot be vouched for by file stats.
@@ -117,7 +117,6 @@ _VOLATILE_EVENTS = frozenset(
     }
 )
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-_RACY_WINDOW_NS = 2_000_000_000  # the index's default (skillweave.index.RACY_WINDOW_NS)
 
 _SEP = os.sep
 _PYCACHE = os.sep + "__pycache__" + os.sep
@@ -153,16 +152,6 @@ def cache_root(env: Mapping[str, str] | None = None, home: str | None = None) ->
     return str(platformdirs.user_cache_dir("skillweave", appauthor=False))
 
 
-def _racy_window(env: Mapping[str, str]) -> int:
-    raw = env.get("SKILLWEAVE_INDEX_RACY_MS", "").strip()
-    if raw:
-        try:
-            return max(0, int(float(raw) * 1_000_000))
-        except ValueError:
-            pass
-    return _RACY_WINDOW_NS
-
-
 def _eligible(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
     """Why this invocation is not replayed or recorded (``None`` when it may be)."""
     if not argv or argv[0] != "list":
@@ -170,7 +159,7 @@ def _eligible(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
     if any(a in ("--no-index", "-h", "--help") for a in argv[1:]):
         return "--no-index or --help"
     for var in ("SKILLWEAVE_NO_INDEX", "SKILLWEAVE_NO_SNAPSHOT"):
-        if env.get(var, "").strip().lower() in _TRUE:
+        if _env.flag(env, var):
             return f"{var} is set"
     try:
         if os.isatty(1):
@@ -375,7 +364,7 @@ class Recorder:
             os.path.join(os.path.abspath(root), d) + os.sep for d in ("index", "snapshots")
         )
         self.cwd = os.getcwd()
-        self.window = _racy_window(env)
+        self.window = _cachefile.racy_window_ns(env)
         self.start_ns = 0
         self.allowed = False
         self.rebuilt = 0

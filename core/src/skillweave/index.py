@@ -53,7 +53,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from skillweave import _cachefile, _replay
+from skillweave import _cachefile, _env, _replay
 
 __all__ = [
     "MAX_BYTES",
@@ -77,8 +77,7 @@ _MAGIC = _cachefile.magic(b"SWIDX", FORMAT)
 MAX_FILES = 4096
 MAX_BYTES = 512 << 20
 #: Entries modified this close to the scan that recorded them are re-read next time.
-RACY_WINDOW_NS = 2_000_000_000
-_TRUE = {"1", "true", "yes", "on"}
+RACY_WINDOW_NS = _cachefile.RACY_WINDOW_NS
 #: The modules whose code decides what a record holds; a change to any of them
 #: invalidates every index file.
 _CODE_MODULES = (
@@ -118,7 +117,7 @@ def index_enabled(settings: Any = None, env: Mapping[str, str] | None = None) ->
     if _DISABLED.get():
         return False
     env = os.environ if env is None else env
-    if env.get("SKILLWEAVE_NO_INDEX", "").strip().lower() in _TRUE:
+    if _env.flag(env, "SKILLWEAVE_NO_INDEX"):
         return False
     return settings is None or bool(settings.get("index", "enabled", True))
 
@@ -165,13 +164,7 @@ def open_index(ctx: Any) -> DiscoveryIndex | None:
     """The index for a load with context ``ctx``, or ``None`` when it is turned off."""
     if not index_enabled(ctx.settings, ctx.env):
         return None
-    window = RACY_WINDOW_NS
-    raw = ctx.env.get("SKILLWEAVE_INDEX_RACY_MS", "")
-    if raw.strip():
-        try:
-            window = max(0, int(float(raw) * 1_000_000))
-        except ValueError:
-            pass
+    window = _cachefile.racy_window_ns(ctx.env)
     return DiscoveryIndex(index_dir(ctx.env, ctx.home), racy_window_ns=window)
 
 
