@@ -47,18 +47,26 @@ def _finish(code: int) -> None:
 
     if threading.active_count() > 1:
         sys.exit(code)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BrokenPipeError:
-            _quiet_stdout()
-            code = code or 1
-        except (OSError, ValueError):
-            pass
+    if _flush_std():
+        _quiet_stdout()
+        code = code or 1
     import atexit
 
     atexit._run_exitfuncs()
     os._exit(code)
+
+
+def _flush_std() -> bool:
+    """Flush ``sys.stdout`` and ``sys.stderr``; whether the reader of one went away."""
+    broken = False
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            broken = True
+        except (OSError, ValueError):
+            pass
+    return broken
 
 
 def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
@@ -82,48 +90,38 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
         for capture in captures:
             capture.close()
         return _exit_code(cli)
-    code: int | None = None
     broken = False
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(captures[0].fileno(), 1)
-        os.dup2(captures[1].fileno(), 2)
-        recorder.start()
         try:
-            code = _exit_code(cli)
-        finally:
-            recorder.stop()
-            for stream in (sys.stdout, sys.stderr):
-                try:
-                    stream.flush()
-                except (OSError, ValueError):
-                    pass
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in saved:
-            os.close(fd)
-        for fd, capture in zip((1, 2), captures, strict=True):
-            capture.seek(0)
+            _flush_std()
+            os.dup2(captures[0].fileno(), 1)
+            os.dup2(captures[1].fileno(), 2)
+            recorder.start()
             try:
-                while chunk := capture.read(1 << 20):
-                    _replay._write_fd(fd, chunk)
-            except BrokenPipeError:
-                broken = True
-        if code is None:  # an exception is on its way out
-            for capture in captures:
-                capture.close()
-    status = 1 if code is None else code
-    try:
-        recorder.save(captures[0], captures[1], status)
+                code = _exit_code(cli)
+            finally:
+                recorder.stop()
+                _flush_std()
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            for fd, capture in zip((1, 2), captures, strict=True):
+                capture.seek(0)
+                try:
+                    while chunk := capture.read(1 << 20):
+                        _replay._write_fd(fd, chunk)
+                except BrokenPipeError:
+                    broken = True
+        recorder.save(captures[0], captures[1], code)
     finally:
         for capture in captures:
             capture.close()
     if broken:
         _quiet_stdout()
         return 1
-    return status
+    return code
 
 
 def _quiet_stdout() -> None:

@@ -63,6 +63,7 @@ import marshal
 import os
 import sys
 import zlib
+from stat import S_ISDIR, S_ISREG
 
 from skillweave import _cachefile, _env
 
@@ -218,7 +219,7 @@ def _sig(st: os.stat_result) -> tuple[int, int, int, int, int, int]:
 def replay(
     argv: Sequence[str],
     env: Mapping[str, str] | None = None,
-    write: Callable[[int, bytes], None] | None = None,
+    write: Callable[[int, memoryview], None] | None = None,
 ) -> int | None:
     """Write the recorded output of ``skillweave <argv>`` if nothing it depended on changed.
 
@@ -256,8 +257,8 @@ def replay(
         os.utime(path)  # recently used: the last to be pruned
     except OSError:
         pass
-    (write or _write_fd)(1, out.tobytes())
-    (write or _write_fd)(2, err.tobytes())
+    (write or _write_fd)(1, out)
+    (write or _write_fd)(2, err)
     return code
 
 
@@ -301,7 +302,7 @@ def _changed(checks: Any) -> str | None:
     return None
 
 
-def _write_fd(fd: int, data: bytes) -> None:
+def _write_fd(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
@@ -360,9 +361,7 @@ class Recorder:
         root = cache_root(env)
         self.directory = os.path.join(root, "snapshots")
         self._cache = os.path.abspath(root)
-        self._skip = tuple(
-            os.path.join(os.path.abspath(root), d) + os.sep for d in ("index", "snapshots")
-        )
+        self._skip = tuple(os.path.join(self._cache, d) + os.sep for d in ("index", "snapshots"))
         self.cwd = os.getcwd()
         self.window = _cachefile.racy_window_ns(env)
         self.start_ns = 0
@@ -371,7 +370,6 @@ class Recorder:
         self.reasons: list[str] = []
         self.stat: dict[str, Any] = {}
         self.lstat: dict[str, Any] = {}
-        self._saved: tuple[Any, Any] | None = None
 
     # -- observing ---------------------------------------------------------
     def volatile(self, reason: str) -> None:
@@ -414,7 +412,7 @@ class Recorder:
         if p not in table:
             if result.__class__ is int:
                 table[p] = result
-            elif 0o040000 <= result.st_mode < 0o050000:
+            elif S_ISDIR(result.st_mode):
                 # a directory's stat vouches for what it is; its entries are
                 # vouched for by listing it (its mtime is left out, or every
                 # file created in /tmp would invalidate a path resolved through it)
@@ -431,15 +429,14 @@ class Recorder:
         if known is not None and (known.__class__ is int or len(known) != 3):
             return
         seen = self.lstat.get(p)
-        if seen is not None and seen.__class__ is not int and 0o100000 <= seen[0] < 0o110000:
+        if seen is not None and seen.__class__ is not int and S_ISREG(seen[0]):
             return  # its lstat (a regular file, not a link) already vouches for it
         try:
             st = _REAL_STAT(p)
         except OSError as exc:
             self.stat[p] = exc.errno
             return
-        mode = st.st_mode
-        if not (0o100000 <= mode < 0o110000 or 0o040000 <= mode < 0o050000):
+        if not (S_ISREG(st.st_mode) or S_ISDIR(st.st_mode)):
             self.volatile(f"{kind} of a special file {p}")
         self.stat[p] = _sig(st)
 
@@ -469,23 +466,23 @@ class Recorder:
         os.stat = _stat  # type: ignore[assignment]
         os.lstat = _lstat  # type: ignore[assignment]
 
-    def abandon(self, reason: str) -> None:
-        """Stop observing at once: this run will not be recorded, because of ``reason``."""
+    def _detach(self) -> None:
         global _ACTIVE
-        self.volatile(reason)
         os.stat = _REAL_STAT
         os.lstat = _REAL_LSTAT
         if _ACTIVE is self:
             _ACTIVE = None
+
+    def abandon(self, reason: str) -> None:
+        """Stop observing at once: this run will not be recorded, because of ``reason``."""
+        self.volatile(reason)
+        self._detach()
         self.stat.clear()
         self.lstat.clear()
 
     def stop(self) -> None:
         """Stop observing; the code files of every loaded module are added now."""
-        global _ACTIVE
-        os.stat = _REAL_STAT
-        os.lstat = _REAL_LSTAT
-        _ACTIVE = None
+        self._detach()
         if self.reasons:
             return
         for module in list(sys.modules.values()):
