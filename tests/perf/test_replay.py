@@ -429,3 +429,27 @@ def test_a_reader_that_goes_away_ends_it_quietly(proj: Project) -> None:
         assert child.wait(timeout=120) == 1
         assert err == b""
         assert proj.decisions()[0].startswith(expected)
+
+
+def test_a_snapshot_whose_checks_do_not_fit_is_a_miss(tmp_path: Path) -> None:
+    if os.isatty(1):
+        pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
+    import marshal
+
+    from skillweave import _cachefile
+
+    env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
+    argv = ["list", "--json"]
+    rec = _replay.Recorder(argv, env)
+    path = Path(_replay._file_for(rec.directory, rec.key))
+    path.parent.mkdir(parents=True)
+    out: list[Any] = []
+    for checks in (
+        (["/a", "/b"], [2], [], []),  # two paths, one expected result
+        ([str(tmp_path)], [("not", "a", "stat", "tuple", "x")], [], []),
+        ([str(tmp_path)], [None], [], []),
+    ):
+        meta = marshal.dumps((_replay.FORMAT, rec.key, checks, (3, 0), 0))
+        path.write_bytes(_cachefile.seal(_replay._MAGIC, meta) + b"out")
+        assert _replay.replay(argv, env, write=lambda fd, data: out.append(data)) is None
+    assert out == []

@@ -248,7 +248,11 @@ def replay(
         _log(env, f"miss: damaged or foreign snapshot {path}")
         return None
     checks, (out, err), code = loaded
-    changed = _changed(checks)
+    try:
+        changed = _changed(checks)
+    except (TypeError, ValueError, IndexError):
+        _log(env, f"miss: damaged or foreign snapshot {path}")
+        return None
     if changed is not None:
         _log(env, f"miss: {changed}")
         return None
