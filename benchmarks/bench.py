@@ -731,21 +731,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             def wipe(cache: Path = cache) -> None:
                 shutil.rmtree(cache, ignore_errors=True)
 
+            listing = [sw, "list", "--json"]
             no_index = dict(env, SKILLWEAVE_NO_INDEX="1")
-            res["cold"] = measure(
-                "list --json, cold (index off)",
-                [sw, "list", "--json"],
-                env=no_index,
-                cwd=cwd,
-                runs=runs,
-            )
-            res["build"] = measure(
-                "list --json, empty cache (builds index)",
-                [sw, "list", "--json"],
-                env=env,
-                cwd=cwd,
-                runs=runs,
-                before=wipe,
+            index_only = dict(env, SKILLWEAVE_NO_SNAPSHOT="1")
+
+            def timed(
+                label: str,
+                argv: list[str],
+                run_env: dict[str, str],
+                cwd: str = cwd,
+                runs: int = runs,
+                **kw: Any,
+            ) -> Measure:
+                return measure(label, argv, env=run_env, cwd=cwd, runs=runs, **kw)
+
+            res["cold"] = timed("list --json, cold (index off)", listing, no_index)
+            res["build"] = timed(
+                "list --json, empty cache (builds index)", listing, env, before=wipe
             )
             wipe()
             # "warm" is the steady state of re-listing an unchanged tree: the index
@@ -754,34 +756,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             # racy window (changes that recent are never vouched for), then
             # measure's warm-up run records the snapshot
             time.sleep(max(0.0, made + RACY_S - time.monotonic()))
-            run_once([sw, "list", "--json"], env=env, cwd=cwd)
-            res["warm"] = measure(
-                "list --json, warm (index populated)",
-                [sw, "list", "--json"],
-                env=env,
-                cwd=cwd,
-                runs=runs,
+            run_once(listing, env=env, cwd=cwd)
+            res["warm"] = timed("list --json, warm (index populated)", listing, env)
+            res["warm_index"] = timed(
+                "list --json, warm, index only (no replay)", listing, index_only
             )
-            res["warm_index"] = measure(
-                "list --json, warm, index only (no replay)",
-                [sw, "list", "--json"],
-                env=dict(env, SKILLWEAVE_NO_SNAPSHOT="1"),
-                cwd=cwd,
-                runs=runs,
+            res["a"] = timed(
+                "(a) walk + read every SKILL.md", [py, str(scripts / "a.py"), *roots], env
             )
-            res["a"] = measure(
-                "(a) walk + read every SKILL.md",
-                [py, str(scripts / "a.py"), *roots],
-                env=env,
-                cwd=cwd,
-                runs=runs,
-            )
-            res["b"] = measure(
-                "(b) first 4 KB + yaml CSafeLoader",
-                [py, str(scripts / "b.py"), *roots],
-                env=env,
-                cwd=cwd,
-                runs=runs,
+            res["b"] = timed(
+                "(b) first 4 KB + yaml CSafeLoader", [py, str(scripts / "b.py"), *roots], env
             )
             for key, label, script in (
                 ("c", "(c) skills-ref read_properties", "c.py"),
@@ -800,7 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             # sanity: what did skillweave find?
             out = base / "out.json"
-            run_once([sw, "list", "--json"], env=env, cwd=cwd, out=out)
+            run_once(listing, env=env, cwd=cwd, out=out)
             try:
                 data = json.loads(out.read_text())
                 found = (
@@ -813,11 +797,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             outputs = {}
             for mode, mode_env in (
                 ("cold", no_index),
-                ("index only", dict(env, SKILLWEAVE_NO_SNAPSHOT="1")),
+                ("index only", index_only),
                 ("replayed", env),
             ):
                 target = base / f"out-{mode.replace(' ', '-')}.json"
-                run_once([sw, "list", "--json"], env=mode_env, cwd=cwd, out=target)
+                run_once(listing, env=mode_env, cwd=cwd, out=target)
                 outputs[mode] = target.read_bytes()
             same = len(set(outputs.values())) == 1
             found += "; cold, index-only and replayed output " + (
