@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""skillweave discovery benchmark (not a test): prints one table of timings and targets.
+"""skillpath discovery benchmark (not a test): prints one table of timings and targets.
 
 Run from the repository root (see ``benchmarks/README.md``)::
 
@@ -14,7 +14,7 @@ What it does, in one run:
   and conditional skills mixed in;
 * times whole processes (a new process per run; median, min and max of
   ``--runs`` runs after one untimed warm-up run, so the page cache is warm) of
-  ``skillweave list --json`` (the installed console script, with ``HOME``,
+  ``skillpath list --json`` (the installed console script, with ``HOME``,
   ``XDG_CACHE_HOME`` … pointing into the corpus) cold (index off), from an
   empty cache (index built), and warm (index populated);
 * in the same run the baselines: (a) a minimal script that walks the roots and
@@ -25,11 +25,11 @@ What it does, in one run:
   this script into their own virtual environments under ``--venv-dir``
   (skipped with a note when installation fails);
 * peak RSS of every process (``os.wait4``);
-* start-up: ``import skillweave`` and ``skillweave list`` on an empty project
+* start-up: ``import skillpath`` and ``skillpath list`` on an empty project
   (without replay, and replayed)
   against ``python -c "import yaml, pluggy, attrs, pathspec"``;
 * in-process: rendering a budgeted listing of 10,000 skills
-  (``skillweave.listing.render_listing``) and activating 1,000 conditional
+  (``skillpath.listing.render_listing``) and activating 1,000 conditional
   skills against 10,000 paths (``SkillSession.activate_for_paths``), each
   ``n/a`` when that API is not installed;
 * the ratios against the baselines, with the targets of the performance issue
@@ -59,12 +59,12 @@ MB = 1024 * 1024
 
 #: (base, relative root, weight): where the corpus puts skills.
 ROOTS: list[tuple[str, str, int]] = [
-    ("project", ".skillweave/skills", 20),
+    ("project", ".skillpath/skills", 20),
     ("project", ".claude/skills", 18),
     ("project", ".agents/skills", 10),
     ("project", ".github/skills", 5),
     ("project", ".opencode/skills", 4),
-    ("home", ".skillweave/skills", 12),
+    ("home", ".skillpath/skills", 12),
     ("home", ".claude/skills", 12),
     ("home", ".agents/skills", 8),
     ("home", ".codex/skills", 7),
@@ -253,7 +253,7 @@ BARE_IMPORT = "import yaml, pluggy, attrs, pathspec"
 INPROC = """\
 import json, os, sys, time, inspect
 from pathlib import Path
-from skillweave import SkillSource, build_skill
+from skillpath import SkillSource, build_skill
 
 def best(fn, runs=5):
     times = []
@@ -279,9 +279,9 @@ def make(i, paths=()):
 
 skills = [make(i) for i in range(10_000)]
 try:
-    from skillweave.listing import render_listing
+    from skillpath.listing import render_listing
 except ImportError as exc:
-    result["render"] = {"na": f"skillweave.listing.render_listing not installed ({exc})"}
+    result["render"] = {"na": f"skillpath.listing.render_listing not installed ({exc})"}
 else:
     try:
         sig = inspect.signature(render_listing)
@@ -294,9 +294,9 @@ else:
         result["render"] = {"na": f"render_listing failed: {exc!r}"}
 
 try:
-    from skillweave.session import SkillSession
+    from skillpath.session import SkillSession
 except ImportError as exc:
-    result["activate"] = {"na": f"skillweave.session.SkillSession not installed ({exc})"}
+    result["activate"] = {"na": f"skillpath.session.SkillSession not installed ({exc})"}
 else:
     try:
         exts = ["py", "ts", "md", "rs", "go", "sql", "yaml", "json"]
@@ -305,7 +305,7 @@ else:
         paths = [f"pkg{i % 97}/sub{i % 13}/file{i}.{exts[i % 7]}" for i in range(10_000)]
         cwd = Path(sys.argv[1])
 
-        from skillweave import LoadResult, get_plugin_host, make_context
+        from skillpath import LoadResult, get_plugin_host, make_context
 
         ctx, _ = make_context(cwd)
         host = get_plugin_host(ctx.env)
@@ -531,7 +531,7 @@ class Measure:
         return bool(self.times)
 
 
-#: The discovery index's racy window in seconds (skillweave.index.RACY_WINDOW_NS).
+#: The discovery index's racy window in seconds (skillpath.index.RACY_WINDOW_NS).
 RACY_S = 2.1
 
 
@@ -570,7 +570,7 @@ def corpus_env(manifest: dict[str, Any], cache: Path) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("SKILLWEAVE_", "XDG_", "CLAUDE_", "CODEX_", "PYTHON"))
+        if not k.startswith(("SKILLPATH_", "XDG_", "CLAUDE_", "CODEX_", "PYTHON"))
         and k not in ("VIRTUAL_ENV",)
     }
     home = manifest["home"]
@@ -665,12 +665,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--sizes", default="100,1000,10000", help="comma-separated corpus sizes")
     p.add_argument("--max-n", type=int, default=None, help="drop sizes above this")
     p.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5)")
-    p.add_argument("--skillweave", default=None, help="the skillweave console script to time")
+    p.add_argument("--skillpath", default=None, help="the skillpath console script to time")
     p.add_argument(
         "--venv-dir",
         default=os.path.join(
             os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-            "skillweave-bench",
+            "skillpath-bench",
         ),
         help="where the skills-ref and deepagents venvs are kept",
     )
@@ -683,9 +683,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.max_n is not None:
         sizes = [n for n in sizes if n <= args.max_n]
     py = sys.executable
-    sw = args.skillweave or shutil.which("skillweave", path=os.path.dirname(py))
+    sw = args.skillpath or shutil.which("skillpath", path=os.path.dirname(py))
     if not sw:
-        print("skillweave console script not found next to", py, file=sys.stderr)
+        print("skillpath console script not found next to", py, file=sys.stderr)
         return 2
 
     notes: list[str] = []
@@ -701,7 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         notes.append("(c), (d) skipped (--no-external)")
 
-    work = Path(tempfile.mkdtemp(prefix="skillweave-bench-"))
+    work = Path(tempfile.mkdtemp(prefix="skillpath-bench-"))
     scripts = work / "scripts"
     scripts.mkdir()
     for name, text in (
@@ -732,8 +732,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 shutil.rmtree(cache, ignore_errors=True)
 
             listing = [sw, "list", "--json"]
-            no_index = dict(env, SKILLWEAVE_NO_INDEX="1")
-            index_only = dict(env, SKILLWEAVE_NO_SNAPSHOT="1")
+            no_index = dict(env, SKILLPATH_NO_INDEX="1")
+            index_only = dict(env, SKILLPATH_NO_SNAPSHOT="1")
 
             def timed(
                 label: str,
@@ -782,7 +782,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     cwd=cwd,
                     runs=max(1, min(runs, 3)),
                 )
-            # sanity: what did skillweave find?
+            # sanity: what did skillpath find?
             out = base / "out.json"
             run_once(listing, env=env, cwd=cwd, out=out)
             try:
@@ -807,7 +807,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             found += "; cold, index-only and replayed output " + (
                 "byte-identical" if same else "DIFFER"
             )
-            notes.append(f"N={n}: corpus {manifest['counts']}; skillweave found {found}")
+            notes.append(f"N={n}: corpus {manifest['counts']}; skillpath found {found}")
             summary[n] = res
             for m in res.values():
                 rows.append((f"{n:,}", m.label, fmt_t(m), fmt_rss(m)))
@@ -828,21 +828,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 runs=max(args.runs, 7),
             ),
             "import": measure(
-                'python -c "import skillweave"',
-                [py, "-c", "import skillweave"],
+                'python -c "import skillpath"',
+                [py, "-c", "import skillpath"],
                 env=env0,
                 cwd=str(empty / "proj"),
                 runs=max(args.runs, 7),
             ),
             "list": measure(
-                "skillweave list (empty project, no replay)",
+                "skillpath list (empty project, no replay)",
                 [sw, "list"],
-                env=dict(env0, SKILLWEAVE_NO_SNAPSHOT="1"),
+                env=dict(env0, SKILLPATH_NO_SNAPSHOT="1"),
                 cwd=str(empty / "proj"),
                 runs=max(args.runs, 7),
             ),
             "replay": measure(
-                "skillweave list (empty project, replayed)",
+                "skillpath list (empty project, replayed)",
                 [sw, "list"],
                 env=env0,
                 cwd=str(empty / "proj"),
@@ -875,7 +875,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # ---------------------------------------------------------------- print
     print()
-    print(f"skillweave benchmark — {sys.version.split()[0]}, {os.cpu_count()} CPUs, ", end="")
+    print(f"skillpath benchmark — {sys.version.split()[0]}, {os.cpu_count()} CPUs, ", end="")
     print(f"{args.runs} runs per command (median [min-max]), new process each run")
     print()
     w = max(len(r[1]) for r in rows)
@@ -941,7 +941,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = ratio(startup["replay"], startup["bare"])
     targets.append(("(info) list on empty project, replayed / bare import", show(r), "-"))
     r = ratio(startup["import"], startup["bare"])
-    targets.append(("(info) import skillweave / bare import", show(r), "-"))
+    targets.append(("(info) import skillpath / bare import", show(r), "-"))
     for key, label, limit in (
         ("render", "render budgeted listing of 10,000 skills <= 50 ms", 0.05),
         ("activate", "activate 1,000 conditional skills x 10,000 paths <= 1 s", 1.0),

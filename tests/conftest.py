@@ -8,8 +8,8 @@ from pathlib import Path
 
 import attrs
 import pytest
-from skillweave import reset_plugin_host
-from skillweave_testing import isolate_environment
+from skillpath import reset_plugin_host
+from skillpath_testing import isolate_environment
 
 
 def skill_md(
@@ -53,7 +53,7 @@ class Env:
 
 @pytest.fixture
 def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    """HOME, XDG dirs and every skillweave/agent variable point into ``tmp_path``.
+    """HOME, XDG dirs and every skillpath/agent variable point into ``tmp_path``.
 
     The project is ``tmp_path/project`` (a git repository root, outside HOME).
     """

@@ -10,9 +10,9 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from skillweave import hookspecs
-from skillweave.cli import ALIASES, COMMANDS
-from skillweave.settings import SCHEMA
+from skillpath import hookspecs
+from skillpath.cli import ALIASES, COMMANDS
+from skillpath.settings import SCHEMA
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -41,7 +41,7 @@ def signature_text(name: str, fn: Any) -> str:
 
 
 def hook_specs() -> dict[str, Any]:
-    """Every hookspec in ``skillweave.hookspecs``."""
+    """Every hookspec in ``skillpath.hookspecs``."""
     marker = f"{hookspecs.PROJECT_NAME}_spec"
     return {
         name: fn for name, fn in vars(hookspecs).items() if callable(fn) and hasattr(fn, marker)
@@ -82,18 +82,18 @@ def test_every_settings_key_is_in_the_configuration_reference() -> None:
 
 def test_every_cli_command_is_in_the_cli_reference() -> None:
     page = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
-    headings = set(re.findall(r"^## skillweave (\S+)$", page, re.MULTILINE))
+    headings = set(re.findall(r"^## skillpath (\S+)$", page, re.MULTILINE))
     assert set(COMMANDS) <= headings, sorted(set(COMMANDS) - headings)
     assert _generator().missing_markers(page, "cli-help", sorted(COMMANDS)) == []
     for alias in ALIASES:
-        assert f"`skillweave {alias}`" in page
+        assert f"`skillpath {alias}`" in page
 
 
 def test_cli_help_is_generated_for_each_command() -> None:
     gen = _generator()
     for name in sorted(COMMANDS):
         block = gen.cli_help(name)
-        assert block.startswith("```text\nUsage: skillweave ") and name in block
+        assert block.startswith("```text\nUsage: skillpath ") and name in block
 
 
 def test_unknown_markers_fail_the_build() -> None:
@@ -106,7 +106,7 @@ def test_unknown_markers_fail_the_build() -> None:
 
 
 def test_lint_codes_table_lists_every_code() -> None:
-    from skillweave.lint import CODES
+    from skillpath.lint import CODES
 
     table = _generator().lint_codes()
     for code in CODES:

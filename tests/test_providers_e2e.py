@@ -1,6 +1,6 @@
-"""End to end: skills in every built-in provider's places, ``skillweave list --json`` as a
+"""End to end: skills in every built-in provider's places, ``skillpath list --json`` as a
 real subprocess, with HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_CONFIG_HOME and
-SKILLWEAVE_HOME pointing into a temp dir."""
+SKILLPATH_HOME pointing into a temp dir."""
 
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ class World:
             "XDG_CONFIG_HOME": str(self.xdg),
             "XDG_CACHE_HOME": str(self.tmp / "cache"),
             "XDG_DATA_HOME": str(self.tmp / "data"),
-            "SKILLWEAVE_HOME": str(self.sw_home),
-            "SKILLWEAVE_CLAUDE_POLICY_DIR": str(self.policy),
+            "SKILLPATH_HOME": str(self.sw_home),
+            "SKILLPATH_CLAUDE_POLICY_DIR": str(self.policy),
         }
 
 
@@ -91,8 +91,8 @@ def build_world(tmp: Path) -> World:
         },
     )
     places = (
-        Place("native", "project", cwd / ".skillweave" / "skills"),
-        Place("native", "project", project / ".skillweave" / "skills"),
+        Place("native", "project", cwd / ".skillpath" / "skills"),
+        Place("native", "project", project / ".skillpath" / "skills"),
         Place("native", "user", sw / "skills"),
         Place("claude", "managed", policy),
         Place("claude", "user", cfg / "skills"),
@@ -118,7 +118,7 @@ def build_world(tmp: Path) -> World:
 
 def run_list(world: World) -> dict[str, Any]:
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", "list", "--json", "--cwd", str(world.cwd)],
+        [sys.executable, "-m", "skillpath", "list", "--json", "--cwd", str(world.cwd)],
         capture_output=True,
         text=True,
         env=world.env(),
@@ -162,8 +162,8 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> tuple[World, dict[str,
         w.home / ".claude" / "skills",
         w.home / ".codex" / "skills",
         w.home / ".config" / "opencode" / "skills",
-        w.home / ".skillweave" / "skills",
-        w.home / ".skillweave" / "managed-skills",
+        w.home / ".skillpath" / "skills",
+        w.home / ".skillpath" / "managed-skills",
         w.tmp / "default-plugin" / "skills",
     ):
         Place("x", "user", default).put("not-read", "must not appear")
@@ -272,7 +272,7 @@ def test_environment_variables_are_honoured(scenario: tuple[World, dict[str, Any
     assert str(world.home / ".claude") not in text
     assert str(world.home / ".codex") not in text
     assert str(world.home / ".config") not in text
-    assert str(world.home / ".skillweave") not in text
+    assert str(world.home / ".skillpath") not in text
 
 
 def test_output_is_stable(scenario: tuple[World, dict[str, Any]]) -> None:

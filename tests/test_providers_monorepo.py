@@ -29,17 +29,17 @@ def write_json(path: Path, data: Any) -> Path:
 
 
 def run(tmp: Path, *args: str | Path) -> tuple[int, Any, str]:
-    """``skillweave <args> --json`` with HOME and every agent dir inside ``tmp``."""
+    """``skillpath <args> --json`` with HOME and every agent dir inside ``tmp``."""
     env = {
         "PATH": os.environ.get("PATH", os.defpath),
         "HOME": str(tmp / "home"),
         "XDG_CONFIG_HOME": str(tmp / "home" / ".config"),
         "XDG_CACHE_HOME": str(tmp / "cache"),
-        "SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp / "etc-claude"),
-        "SKILLWEAVE_CODEX_ADMIN_DIR": str(tmp / "etc-codex"),
+        "SKILLPATH_CLAUDE_POLICY_DIR": str(tmp / "etc-claude"),
+        "SKILLPATH_CODEX_ADMIN_DIR": str(tmp / "etc-codex"),
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", *map(str, args), "--json"],
+        [sys.executable, "-m", "skillpath", *map(str, args), "--json"],
         capture_output=True,
         text=True,
         env=env,

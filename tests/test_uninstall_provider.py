@@ -1,8 +1,8 @@
 """Uninstalling one provider distribution from a real environment removes exactly its skills.
 
 A separate virtual environment is built in a temp dir; the core and three provider
-distributions are installed from their local paths; ``skillweave list --json`` runs
-from that environment before and after ``uv pip uninstall skillweave-claude``.
+distributions are installed from their local paths; ``skillpath list --json`` runs
+from that environment before and after ``uv pip uninstall skillpath-claude``.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def skillweave_list(venv: Path, home: Path, cwd: Path) -> dict[str, Any]:
+def skillpath_list(venv: Path, home: Path, cwd: Path) -> dict[str, Any]:
     proc = subprocess.run(
-        [str(venv / "bin" / "skillweave"), "list", "--json", "--cwd", str(cwd)],
+        [str(venv / "bin" / "skillpath"), "list", "--json", "--cwd", str(cwd)],
         capture_output=True,
         text=True,
         env={
@@ -60,7 +60,7 @@ def skillweave_list(venv: Path, home: Path, cwd: Path) -> dict[str, Any]:
             "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / ".config"),
             "XDG_CACHE_HOME": str(home / ".cache"),
-            "SKILLWEAVE_CLAUDE_POLICY_DIR": str(home.parent / "policy"),
+            "SKILLPATH_CLAUDE_POLICY_DIR": str(home.parent / "policy"),
         },
         timeout=120,
     )
@@ -84,9 +84,9 @@ def test_uninstalling_a_provider_removes_exactly_its_skills(venv: Path, tmp_path
     write_skill(project / ".agents" / "skills", "shared", "agents copy")
     write_skill(home / ".agents" / "skills", "agents-user", "agents")
     write_skill(home / ".codex" / "skills", "codex-user", "codex")
-    write_skill(project / ".skillweave" / "skills", "native-skill", "not installed here")
+    write_skill(project / ".skillpath" / "skills", "native-skill", "not installed here")
 
-    before = skillweave_list(venv, home, project)
+    before = skillpath_list(venv, home, project)
     assert sources(before) == {
         "claude-user": "claude",
         "claude-project": "claude",
@@ -97,9 +97,9 @@ def test_uninstalling_a_provider_removes_exactly_its_skills(venv: Path, tmp_path
     }
     assert [(s["name"], s["provider"]) for s in before["shadowed"]] == [("shared", "agents")]
 
-    uv("pip", "uninstall", "-q", "--python", venv / "bin" / "python", "skillweave-claude")
+    uv("pip", "uninstall", "-q", "--python", venv / "bin" / "python", "skillpath-claude")
 
-    after = skillweave_list(venv, home, project)
+    after = skillpath_list(venv, home, project)
     assert sources(after) == {"shared": "agents", "agents-user": "agents", "codex-user": "codex"}
     assert after["shadowed"] == []
     assert not [d for d in after["diagnostics"] if d["level"] == "error"], after["diagnostics"]

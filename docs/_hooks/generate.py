@@ -6,12 +6,12 @@ Markers (HTML comments, so the Markdown reads fine unprocessed):
     the table of every key of ``settings.SCHEMA[SECTION]`` (key, type,
     default, meaning); the configuration page must hold one per section.
 ``<!-- cli-help:COMMAND -->``
-    the ``--help`` text of ``skillweave COMMAND``; the CLI page must hold one
-    per command in ``skillweave.cli.COMMANDS``.
+    the ``--help`` text of ``skillpath COMMAND``; the CLI page must hold one
+    per command in ``skillpath.cli.COMMANDS``.
 ``<!-- implementers:HOOK -->``
     the built-in and installed plugins that implement ``HOOK``.
 ``<!-- lint-codes -->``
-    the table of ``skillweave.lint.CODES`` with the level per target.
+    the table of ``skillpath.lint.CODES`` with the level per target.
 
 A missing or unknown marker fails the build (``mkdocs build --strict``).
 """
@@ -59,7 +59,7 @@ SCOPE_TEXT = {
 
 def settings_table(section: str) -> str:
     """The Markdown table of one settings section."""
-    from skillweave.settings import SCHEMA
+    from skillpath.settings import SCHEMA
 
     if section not in SCHEMA:
         raise PluginError(f"settings marker names unknown section [{section}]")
@@ -73,22 +73,22 @@ def settings_table(section: str) -> str:
 
 
 def cli_help(command: str) -> str:
-    """``skillweave COMMAND --help`` as a text block."""
+    """``skillpath COMMAND --help`` as a text block."""
     from click.testing import CliRunner
-    from skillweave.cli import COMMANDS, main
+    from skillpath.cli import COMMANDS, main
 
     if command not in COMMANDS:
         raise PluginError(f"cli-help marker names unknown command {command!r}")
-    res = CliRunner().invoke(main, [command, "--help"], prog_name="skillweave", terminal_width=80)
+    res = CliRunner().invoke(main, [command, "--help"], prog_name="skillpath", terminal_width=80)
     if res.exit_code != 0:
-        raise PluginError(f"skillweave {command} --help failed: {res.output}")
+        raise PluginError(f"skillpath {command} --help failed: {res.output}")
     return "```text\n" + res.stdout.rstrip() + "\n```"
 
 
 def implementers(hook: str) -> str:
     """Bullet list of the registered plugins that implement ``hook``."""
-    from skillweave import hookspecs
-    from skillweave.plugins import PluginHost
+    from skillpath import hookspecs
+    from skillpath.plugins import PluginHost
 
     if not hasattr(hookspecs, hook):
         raise PluginError(f"implementers marker names unknown hook {hook!r}")
@@ -104,7 +104,7 @@ def implementers(hook: str) -> str:
 
 def lint_codes() -> str:
     """The table of lint codes and their level per target."""
-    from skillweave.lint import CODES, TARGETS
+    from skillpath.lint import CODES, TARGETS
 
     head = "| Code | Meaning | " + " | ".join(TARGETS) + " |"
     rows = [head, "| --- | --- | " + " | ".join("---" for _ in TARGETS) + " |"]
@@ -142,13 +142,13 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """MkDocs event: check the reference pages are complete, then fill in the markers."""
     src = page.file.src_uri
     if src == "reference/configuration.md":
-        from skillweave.settings import SCHEMA
+        from skillpath.settings import SCHEMA
 
         missing = missing_markers(markdown, "settings", list(SCHEMA))
         if missing:
             raise PluginError(f"{src}: no table for settings section(s) {missing}")
     if src == "reference/cli.md":
-        from skillweave.cli import COMMANDS
+        from skillpath.cli import COMMANDS
 
         missing = missing_markers(markdown, "cli-help", sorted(COMMANDS))
         if missing:

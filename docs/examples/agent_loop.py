@@ -1,4 +1,4 @@
-"""Wire skillweave into an agent loop.
+"""Wire skillpath into an agent loop.
 
 The documentation includes this file in the "Wire it into an agent loop"
 section of its home page (docs/index.md). The model call is yours. This file
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from skillweave import SkillSession
+from skillpath import SkillSession
 
 
 def system_prompt(session: SkillSession) -> str:

@@ -1,15 +1,15 @@
 """An organisation policy plugin: which skills may load, and what every prompt carries.
 
-Configuration (in ``~/.skillweave/config.toml``; a project's own config counts only
-when the user trusts the project, as for skillweave's own sensitive keys)::
+Configuration (in ``~/.skillpath/config.toml``; a project's own config counts only
+when the user trusts the project, as for skillpath's own sensitive keys)::
 
     [policy]
     allow_providers = ["native", "packs", "claude"]   # empty: every provider
     deny = ["experimental-*"]                          # name globs never loaded
     footer = "Follow the ACME engineering handbook."  # appended to every invocation
 
-``filter_skill`` vetoes with a reason (shown by ``skillweave doctor`` and
-``skillweave explain``); ``transform_prompt`` runs after the built-in steps
+``filter_skill`` vetoes with a reason (shown by ``skillpath doctor`` and
+``skillpath explain``); ``transform_prompt`` runs after the built-in steps
 (order 950) and redacts anything that looks like a secret.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from skillweave import Invocation, Skill, SkillContext, Veto, hookimpl, step
+from skillpath import Invocation, Skill, SkillContext, Veto, hookimpl, step
 
 _SECRET = re.compile(r"\b(?:sk|ghp|xox[abp])[-_][A-Za-z0-9_-]{16,}\b")
 

@@ -1,17 +1,17 @@
 """A third-party provider: skills from the directories a team lists in its config.
 
-Reads ``[team] roots = ["~/team-skills", ...]`` from the skillweave config
+Reads ``[team] roots = ["~/team-skills", ...]`` from the skillpath config
 files (an unknown section is kept for plugins) and the ``TEAM_SKILLS``
 environment variable (``os.pathsep``-separated). Registered through the
-``skillweave`` entry-point group::
+``skillpath`` entry-point group::
 
-    [project.entry-points.skillweave]
+    [project.entry-points.skillpath]
     team = "team_provider"
 """
 
 from __future__ import annotations
 
-from skillweave import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
 
 PROVIDER_ID = "team"
 PRIORITY = 60  # below claude (80) and the .agents/codex family (70), above opencode (55)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Make a new skillweave provider distribution from ``providers/_template/provider``.
+"""Make a new skillpath provider distribution from ``providers/_template/provider``.
 
     python3 providers/_template/new_provider.py ID [--priority N] [--description TEXT] [--dest DIR]
 
@@ -23,11 +23,11 @@ ID_RE = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 def placeholders(provider_id: str, priority: int, description: str) -> dict[str, str]:
     """The placeholder -> value mapping for ``provider_id``."""
-    package = "skillweave_" + provider_id.replace("-", "_")
+    package = "skillpath_" + provider_id.replace("-", "_")
     return {
         "__PROVIDER_ID__": provider_id,
         "__PACKAGE__": package,
-        "__DISTRIBUTION__": "skillweave-" + provider_id,
+        "__DISTRIBUTION__": "skillpath-" + provider_id,
         "__PRIORITY__": str(priority),
         "__DESCRIPTION__": description,
     }

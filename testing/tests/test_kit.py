@@ -20,7 +20,7 @@ name = "sloppy-provider"
 version = "0.1.0"
 dependencies = []
 
-[project.entry-points.skillweave]
+[project.entry-points.skillpath]
 sloppy = "sloppy_provider"
 
 [build-system]
@@ -33,8 +33,8 @@ packages = ["sloppy_provider"]
 
 # Recursive, follows dot dirs, never reports anything, records no roots.
 SLOPPY_MODULE = """\
-from skillweave import DiscoveryResult, SkillSource, hookimpl
-from skillweave.scan import load_skill_file
+from skillpath import DiscoveryResult, SkillSource, hookimpl
+from skillpath.scan import load_skill_file
 
 PROVIDER_ID = "sloppy"
 PRIORITY = 42
@@ -55,7 +55,7 @@ def discover_skills(ctx):
 """
 
 TEST_MODULE = """\
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 class TestSloppy(ProviderConformance):
@@ -71,13 +71,13 @@ class TestNativeDeclaredWrong(ProviderConformance):
     # a correct provider, declared with the wrong priority and the roots reversed
     provider_id = "native"
     priority = 99
-    distribution = "skillweave-native"
+    distribution = "skillpath-native"
     requires_description = True
 
     def skill_roots(self, home, project):
         return [
-            Root(home / ".skillweave" / "skills", "user"),
-            Root(project / ".skillweave" / "skills", "project"),
+            Root(home / ".skillpath" / "skills", "user"),
+            Root(project / ".skillpath" / "skills", "project"),
         ]
 
 

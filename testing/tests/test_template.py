@@ -34,7 +34,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--dest", dest,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "skillweave-acme-tools>=0.1,<0.2" in proc.stdout
+    assert "skillpath-acme-tools>=0.1,<0.2" in proc.stdout
     return dest
 
 
@@ -43,19 +43,19 @@ def test_shape_and_no_placeholder_left(generated: Path) -> None:
     assert files == [
         "README.md",
         "pyproject.toml",
-        "src/skillweave_acme_tools/__init__.py",
-        "src/skillweave_acme_tools/py.typed",
+        "src/skillpath_acme_tools/__init__.py",
+        "src/skillpath_acme_tools/py.typed",
         "tests/test_conformance.py",
-        "tests/test_skillweave_acme_tools.py",
+        "tests/test_skillpath_acme_tools.py",
     ]
     for path in generated.rglob("*"):
         if path.is_file():
             assert not PLACEHOLDER.search(path.read_text()), path
     meta = tomllib.loads((generated / "pyproject.toml").read_text())
-    assert meta["project"]["name"] == "skillweave-acme-tools"
-    assert meta["project"]["entry-points"]["skillweave"] == {"acme-tools": "skillweave_acme_tools"}
-    assert meta["project"]["dependencies"] == ["skillweave-core>=0.1,<0.2"]
-    assert "PRIORITY = 42" in (generated / "src/skillweave_acme_tools/__init__.py").read_text()
+    assert meta["project"]["name"] == "skillpath-acme-tools"
+    assert meta["project"]["entry-points"]["skillpath"] == {"acme-tools": "skillpath_acme_tools"}
+    assert meta["project"]["dependencies"] == ["skillpath-core>=0.1,<0.2"]
+    assert "PRIORITY = 42" in (generated / "src/skillpath_acme_tools/__init__.py").read_text()
 
 
 def test_generated_code_is_ruff_clean(generated: Path) -> None:

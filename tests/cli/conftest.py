@@ -10,19 +10,19 @@ from typing import Any
 import attrs
 import pytest
 from click.testing import CliRunner, Result
-from skillweave.cli import main
+from skillpath.cli import main
 
 from ..conftest import Env, skill_md
 
 
 @attrs.define
 class Cli:
-    """Runs ``skillweave`` in-process with the isolated environment."""
+    """Runs ``skillpath`` in-process with the isolated environment."""
 
     env: Env
 
     def run(self, *args: str | os.PathLike[str], cwd: Path | None = None) -> Result:
-        """``skillweave <command> --cwd <project> <args>``; the exit code is in the result."""
+        """``skillpath <command> --cwd <project> <args>``; the exit code is in the result."""
         command, *rest = (str(a) for a in args)
         argv = [command, "--cwd", str(cwd if cwd is not None else self.env.project), *rest]
         return CliRunner().invoke(main, argv, catch_exceptions=False)
@@ -50,18 +50,18 @@ def write(path: Path, text: str) -> Path:
 def doctor_project(isolated_env: Env) -> Env:
     """One project where ``doctor`` meets every status and every skip reason.
 
-    ``.skillweave/skills`` (native, project) holds: alpha (loaded), hidden-tool
+    ``.skillpath/skills`` (native, project) holds: alpha (loaded), hidden-tool
     (hidden), gated (conditional), no-desc (missing-description), turned-off
     (disabled), scratch-notes (ignored), extra (not-included), zz-alpha-link (a
     symlink to alpha: duplicate-file) and bad-name (invalid-name). The user's
-    ``~/.skillweave/skills/user-only`` is skipped because enable_native_user is
+    ``~/.skillpath/skills/user-only`` is skipped because enable_native_user is
     off (source-disabled), and ``more-skills/alpha`` (a custom directory named
     by the project's config, so level ``project``) is shadowed by the native alpha.
     """
     env = isolated_env
     p = env.project
     write(
-        p / ".skillweave" / "config.toml",
+        p / ".skillpath" / "config.toml",
         """[skills]
 enable_native_user = false
 disabled_extensions = ["skill:turned-off"]
@@ -70,7 +70,7 @@ include = ["alpha", "hidden-tool", "gated", "turned-off", "scratch-notes", "user
 custom_directories = ["more-skills"]
 """,
     )
-    root = p / ".skillweave" / "skills"
+    root = p / ".skillpath" / "skills"
     write(root / "alpha" / "SKILL.md", skill_md("Alpha skill."))
     write(root / "alpha" / "references" / "notes.md", "notes\n")
     write(root / "hidden-tool" / "SKILL.md", skill_md("Hidden one.", hide="true"))
@@ -81,6 +81,6 @@ custom_directories = ["more-skills"]
     write(root / "extra" / "SKILL.md", skill_md("Not included."))
     write(root / "bad-name" / "SKILL.md", skill_md("Bad name.", name='"a/b"'))
     (root / "zz-alpha-link").symlink_to(root / "alpha", target_is_directory=True)
-    write(env.home / ".skillweave" / "skills" / "user-only" / "SKILL.md", skill_md("User."))
+    write(env.home / ".skillpath" / "skills" / "user-only" / "SKILL.md", skill_md("User."))
     write(p / "more-skills" / "alpha" / "SKILL.md", skill_md("Custom alpha."))
     return env

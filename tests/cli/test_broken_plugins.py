@@ -31,9 +31,9 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(env: Env, site: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
-    """``python -m skillweave <args> --cwd <project>`` with the plugins on the path."""
+    """``python -m skillpath <args> --cwd <project>`` with the plugins on the path."""
     return subprocess.run(
-        [sys.executable, "-m", "skillweave", *args, "--cwd", str(env.project)],
+        [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)],
         capture_output=True,
         text=True,
         env={**env.env, "PYTHONPATH": str(site), **extra},
@@ -42,7 +42,7 @@ def run(env: Env, site: Path, *args: str, **extra: str) -> subprocess.CompletedP
 
 
 def test_every_command_survives_broken_plugins(isolated_env: Env, plugin_site: Path) -> None:
-    isolated_env.skill(".skillweave/skills", "native-one", "A native skill.")
+    isolated_env.skill(".skillpath/skills", "native-one", "A native skill.")
     expected = {
         ("list",): 0,
         ("list", "--all"): 0,
@@ -51,7 +51,7 @@ def test_every_command_survives_broken_plugins(isolated_env: Env, plugin_site: P
         ("show", "native-one"): 1,
         ("explain", "native-one"): 1,
         ("doctor",): 1,  # the failed plugins are error diagnostics
-        ("validate", ".skillweave/skills", "--target", "claude"): 0,
+        ("validate", ".skillpath/skills", "--target", "claude"): 0,
         ("providers",): 0,
         ("plugins",): 0,
         ("new", "fresh-skill"): 0,
@@ -74,7 +74,7 @@ def test_every_command_survives_broken_plugins(isolated_env: Env, plugin_site: P
 
 def test_providers_lists_origin_hooks_and_failures(isolated_env: Env, plugin_site: Path) -> None:
     proc = run(
-        isolated_env, plugin_site, "providers", "--json", SKILLWEAVE_DISABLE_PLUGINS="tp-raising"
+        isolated_env, plugin_site, "providers", "--json", SKILLPATH_DISABLE_PLUGINS="tp-raising"
     )
     assert proc.returncode == 0, proc.stderr
     records = {r["name"]: r for r in json.loads(proc.stdout)["plugins"]}
@@ -95,7 +95,7 @@ def test_providers_lists_origin_hooks_and_failures(isolated_env: Env, plugin_sit
     assert records["tp-typo"]["status"] == "failed"
     assert "discover_skill" in records["tp-typo"]["error"]
     assert records["tp-raising"]["status"] == "blocked"
-    assert records["skillweave.filters"]["status"] == "builtin"
+    assert records["skillpath.filters"]["status"] == "builtin"
     assert records["native"]["priority"] == 100
     text = run(isolated_env, plugin_site, "plugins").stdout
     assert "Failed:" in text and "tp-broken: import failed" in text
@@ -105,6 +105,6 @@ def test_providers_lists_origin_hooks_and_failures(isolated_env: Env, plugin_sit
 
 
 def test_strict_mode_fails_with_one_line(isolated_env: Env, plugin_site: Path) -> None:
-    proc = run(isolated_env, plugin_site, "list", SKILLWEAVE_STRICT="1")
+    proc = run(isolated_env, plugin_site, "list", SKILLPATH_STRICT="1")
     assert proc.returncode == 1
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("skillweave: error: plugin 'tp-")
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("skillpath: error: plugin 'tp-")

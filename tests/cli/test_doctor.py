@@ -1,4 +1,4 @@
-"""``skillweave doctor`` and ``skillweave explain`` on real temp projects."""
+"""``skillpath doctor`` and ``skillpath explain`` on real temp projects."""
 
 from __future__ import annotations
 
@@ -26,20 +26,20 @@ EXPECTED = {
 
 def mine(entries: list[dict[str, Any]], env: Env) -> list[dict[str, Any]]:
     """Entries for files of the fixture (installed packs may add their own)."""
-    roots = (str(env.project), str(env.home / ".skillweave"))
+    roots = (str(env.project), str(env.home / ".skillpath"))
     return [e for e in entries if e["path"] and e["path"].startswith(roots)]
 
 
 def test_doctor_reports_every_skip_reason(cli: Cli, doctor_project: Env) -> None:
     res = cli.run("doctor", "--json")
     assert res.exit_code == 1  # missing description and invalid name are errors
-    assert res.stderr.strip() == "skillweave: error: 2 error diagnostic(s)"
+    assert res.stderr.strip() == "skillpath: error: 2 error diagnostic(s)"
     data = json.loads(res.stdout)
     data["skills"] = mine(data["skills"], doctor_project)
     got = {(s["name"], s["status"], s["reason"]) for s in data["skills"]}
     assert got == EXPECTED
     by_reason = {s["reason"]: s for s in data["skills"] if s["status"] == "skipped"}
-    root = doctor_project.project / ".skillweave" / "skills"
+    root = doctor_project.project / ".skillpath" / "skills"
     assert by_reason["missing-description"]["path"] == str(root / "no-desc" / "SKILL.md")
     assert by_reason["missing-description"]["provider"] == "native"
     assert by_reason["missing-description"]["level"] == "project"
@@ -57,7 +57,7 @@ def test_doctor_reports_every_skip_reason(cli: Cli, doctor_project: Env) -> None
     native_project = roots[("native", "project", str(root))]
     assert native_project["exists"] is True
     assert native_project["count"] == 7  # 9 folders, 2 of them not loadable
-    user_root = doctor_project.home / ".skillweave" / "skills"
+    user_root = doctor_project.home / ".skillpath" / "skills"
     assert roots[("native", "user", str(user_root))]["exists"] is True
     # named by the project's own config: a project root
     custom = roots[("custom", "project", str(doctor_project.project / "more-skills"))]
@@ -72,14 +72,14 @@ def test_doctor_text_shows_roots_reasons_and_file_lines(cli: Cli, doctor_project
     out = res.stdout
     for _name, status, reason in EXPECTED:
         assert (f"skipped: {reason}" if status == "skipped" else status) in out
-    assert "./.skillweave/skills/no-desc/SKILL.md:1: " in out
-    assert "~/.skillweave/skills" in out
+    assert "./.skillpath/skills/no-desc/SKILL.md:1: " in out
+    assert "~/.skillpath/skills" in out
     assert "Summary: 1 loaded, 1 hidden, 1 conditional, 1 shadowed, " in out
     assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("  "))
 
 
 def test_doctor_is_clean_and_exits_zero_on_a_good_project(cli: Cli, isolated_env: Env) -> None:
-    write(isolated_env.project / ".skillweave" / "skills" / "ok" / "SKILL.md", skill_md("Fine."))
+    write(isolated_env.project / ".skillpath" / "skills" / "ok" / "SKILL.md", skill_md("Fine."))
     res = cli.run("doctor")
     assert res.exit_code == 0, res.output
     assert "ok" in res.stdout and "loaded" in res.stdout
@@ -101,7 +101,7 @@ def test_explain_loaded_hidden_conditional(cli: Cli, doctor_project: Env) -> Non
 def test_explain_skipped_names_the_reason_and_exits_one(cli: Cli, doctor_project: Env) -> None:
     res = cli.run("explain", "user-only")
     assert res.exit_code == 1
-    assert res.stderr.strip() == "skillweave: error: skill 'user-only' is not loaded"
+    assert res.stderr.strip() == "skillpath: error: skill 'user-only' is not loaded"
     assert "skipped: source toggled off" in res.stdout
     assert "enable_native_user is off" in res.stdout
     assert "Looked in" in res.stdout
@@ -120,16 +120,16 @@ def test_explain_unknown_name_lists_roots_and_near_misses(cli: Cli, doctor_proje
     assert res.exit_code == 1
     assert "no skill of this name was found" in res.stdout
     assert "Did you mean: alpha?" in res.stdout
-    assert "./.skillweave/skills" in res.stdout
+    assert "./.skillpath/skills" in res.stdout
     data = cli.json("explain", "Alpha")
     assert data["found"] is False and data["near"][0] == "alpha"
     looked = {r["path"] for r in data["roots"]}
-    assert str(doctor_project.project / ".skillweave" / "skills") in looked
-    assert str(doctor_project.home / ".skillweave" / "skills") in looked
+    assert str(doctor_project.project / ".skillpath" / "skills") in looked
+    assert str(doctor_project.home / ".skillpath" / "skills") in looked
 
 
 def test_explain_finds_a_folder_whose_skill_has_another_name(cli: Cli, isolated_env: Env) -> None:
-    root = isolated_env.project / ".skillweave" / "skills"
+    root = isolated_env.project / ".skillpath" / "skills"
     write(root / "deploy" / "SKILL.md", skill_md("Ship it.", name="release"))
     data = cli.json("explain", "deploy")
     assert data["found"] is False
@@ -138,7 +138,7 @@ def test_explain_finds_a_folder_whose_skill_has_another_name(cli: Cli, isolated_
 
 
 def test_explain_reports_nested_skills_that_are_not_discovered(cli: Cli, isolated_env: Env) -> None:
-    root = isolated_env.project / ".skillweave" / "skills"
+    root = isolated_env.project / ".skillpath" / "skills"
     write(root / "group" / "inner" / "SKILL.md", skill_md("Too deep."))
     data = cli.json("explain", "inner")
     assert data["found"] is False
@@ -152,7 +152,7 @@ def test_doctor_on_missing_cwd_is_one_line_error(cli: Cli, tmp_path: Path) -> No
 
 
 def test_doctor_names_files_that_could_not_be_read(cli: Cli, isolated_env: Env) -> None:
-    root = isolated_env.project / ".skillweave" / "skills"
+    root = isolated_env.project / ".skillpath" / "skills"
     (root / "folder-file" / "SKILL.md").mkdir(parents=True)
     (root / "dangling").symlink_to(root / "nowhere")
     (root / "lost-file").mkdir()

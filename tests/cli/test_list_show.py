@@ -1,4 +1,4 @@
-"""``skillweave list`` (default contract, --all, filters) and ``skillweave show``."""
+"""``skillpath list`` (default contract, --all, filters) and ``skillpath show``."""
 
 from __future__ import annotations
 
@@ -67,12 +67,12 @@ def test_list_text_fits_80_columns_and_reports_errors_on_stderr(
     assert "[missing-description]" in res.stderr
     plain = cli.run("list", "--provider", "native")
     assert "hidden-tool (hidden)" in plain.stdout
-    assert "1 conditional" in plain.stdout and "(`skillweave list --all`)" in plain.stdout
+    assert "1 conditional" in plain.stdout and "(`skillpath list --all`)" in plain.stdout
 
 
 def test_show_every_field_resources_and_shadowed_copies(cli: Cli, doctor_project: Env) -> None:
     data = cli.json("show", "alpha")
-    root = doctor_project.project / ".skillweave" / "skills"
+    root = doctor_project.project / ".skillpath" / "skills"
     assert data["name"] == "alpha" and data["status"] == "loaded"
     assert data["provider"] == "native" and data["level"] == "project"
     assert data["priority"] == 100

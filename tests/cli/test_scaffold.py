@@ -1,4 +1,4 @@
-"""``skillweave new`` and ``skillweave new-pack``: scaffolds that load and validate."""
+"""``skillpath new`` and ``skillpath new-pack``: scaffolds that load and validate."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from skillweave.lint import has_errors, lint_paths, lint_skill_dir
+from skillpath.lint import has_errors, lint_paths, lint_skill_dir
 
 from ..conftest import Env
 from .conftest import Cli
@@ -20,7 +20,7 @@ def test_new_creates_a_valid_native_skill_that_loads(cli: Cli, isolated_env: Env
     sub.mkdir(parents=True)
     res = cli.run("new", "pdf-tables", "--description", 'Extract tables: "quoted" too.', cwd=sub)
     assert res.exit_code == 0, res.output
-    folder = isolated_env.project / ".skillweave" / "skills" / "pdf-tables"  # the repo root
+    folder = isolated_env.project / ".skillpath" / "skills" / "pdf-tables"  # the repo root
     assert res.stdout.startswith(f"Created {folder / 'SKILL.md'}")
     for target in ("agentskills", "claude", "codex", "opencode", "copilot"):
         assert lint_skill_dir(folder, target) == [], target
@@ -50,11 +50,11 @@ def test_new_refuses_invalid_names_and_existing_folders(cli: Cli, isolated_env: 
     for bad in ("Bad", "a--b", "-a", "x" * 65, "a/b", "../up", "ünï"):
         res = cli.run("new", "--", bad)
         assert res.exit_code == 1, bad
-        assert res.stderr.startswith(f"skillweave: error: invalid skill name {bad!r}")
+        assert res.stderr.startswith(f"skillpath: error: invalid skill name {bad!r}")
         assert res.stderr.count("\n") == 1
-    assert not (isolated_env.project / ".skillweave").exists()
+    assert not (isolated_env.project / ".skillpath").exists()
     assert cli.run("new", "twice").exit_code == 0
-    skill_file = isolated_env.project / ".skillweave" / "skills" / "twice" / "SKILL.md"
+    skill_file = isolated_env.project / ".skillpath" / "skills" / "twice" / "SKILL.md"
     skill_file.write_text("---\ndescription: mine\n---\nkeep me\n")
     res = cli.run("new", "twice")
     assert res.exit_code == 1 and "already exists" in res.stderr
@@ -67,7 +67,7 @@ def test_new_pack_scaffold_is_consistent(cli: Cli, isolated_env: Env, tmp_path: 
     assert data["package"] == "acme_extra_skills" and data["pack"] == "acme-extra-skills"
     pyproject = tomllib.loads((target / "pyproject.toml").read_text())
     assert pyproject["project"]["name"] == "Acme.Extra-Skills"
-    eps = pyproject["project"]["entry-points"]["skillweave.packs"]
+    eps = pyproject["project"]["entry-points"]["skillpath.packs"]
     assert eps == {"acme-extra-skills": "acme_extra_skills.skills"}
     skills = target / "src" / "acme_extra_skills" / "skills"
     assert (skills / "triage" / "SKILL.md").is_file()
@@ -91,7 +91,7 @@ def test_new_pack_installs_and_its_skills_load(cli: Cli, isolated_env: Env, tmp_
     )
     argv = ["list", "--json", "--provider", "packs", "--cwd", str(isolated_env.project)]
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", *argv],
+        [sys.executable, "-m", "skillpath", *argv],
         capture_output=True,
         text=True,
         env={**isolated_env.env, "PYTHONPATH": str(site)},

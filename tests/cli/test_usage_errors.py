@@ -1,4 +1,4 @@
-"""Every error exit prints one `skillweave: error:` line; usage errors exit 2, others 1."""
+"""Every error exit prints one `skillpath: error:` line; usage errors exit 2, others 1."""
 
 from __future__ import annotations
 
@@ -8,24 +8,24 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from skillweave.cli import main
+from skillpath.cli import main
 
 from ..conftest import Env
 
 
 def run(*args: str) -> tuple[int, str, str]:
-    res = CliRunner().invoke(main, list(args), prog_name="skillweave", catch_exceptions=False)
+    res = CliRunner().invoke(main, list(args), prog_name="skillpath", catch_exceptions=False)
     return res.exit_code, res.stdout, res.stderr
 
 
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["lst"], "no such command 'lst'; did you mean 'list'? (see `skillweave --help`)"),
+        (["lst"], "no such command 'lst'; did you mean 'list'? (see `skillpath --help`)"),
         (["doctr"], "no such command 'doctr'; did you mean 'doctor'?"),
         (["plugin"], "did you mean 'plugins'"),
-        (["frobnicate"], "no such command 'frobnicate' (see `skillweave --help`)"),
-        (["show"], "show: Missing argument 'NAME' (see `skillweave show --help`)"),
+        (["frobnicate"], "no such command 'frobnicate' (see `skillpath --help`)"),
+        (["show"], "show: Missing argument 'NAME' (see `skillpath show --help`)"),
         (["list", "--bogus"], "list: No such option '--bogus'"),
         (["validate", "--target", "gpt"], "validate: Invalid value for '--target': 'gpt'"),
         (["serve", "--http", "99999"], "serve: Invalid value for '--http'"),
@@ -37,7 +37,7 @@ def test_usage_errors_are_one_line_with_status_2(
     code, out, err = run(*args)
     assert code == 2
     assert out == ""
-    assert err.startswith("skillweave: error: ") and expected in err
+    assert err.startswith("skillpath: error: ") and expected in err
     assert err.count("\n") == 1, err
     assert "Usage:" not in err
 
@@ -51,23 +51,23 @@ def test_a_bad_cwd_is_one_line_with_status_1(
     for cwd, why in ((a_file, "not a directory"), (tmp_path / "missing", "no such directory")):
         code, out, err = run(*command.split(), "--cwd", str(cwd))
         assert (code, out) == (1, "")
-        assert err == f"skillweave: error: --cwd {cwd}: {why}\n"
+        assert err == f"skillpath: error: --cwd {cwd}: {why}\n"
 
 
 def test_help_and_version_still_work(isolated_env: Env) -> None:
     code, out, _err = run("--help")
     assert code == 0 and "Commands:" in out
     code, out, _err = run("list", "--help")
-    assert code == 0 and out.startswith("Usage: skillweave list")
+    assert code == 0 and out.startswith("Usage: skillpath list")
     code, out, _err = run("--version")
-    assert code == 0 and out.startswith("skillweave, version")
+    assert code == 0 and out.startswith("skillpath, version")
     code, out, err = run()  # no command: the help, as click does
     assert code == 2 and "Commands:" in out + err
 
 
 def test_usage_error_from_a_real_process(isolated_env: Env) -> None:
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "skillweave"), "lst"],
+        [str(Path(sys.executable).parent / "skillpath"), "lst"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -76,5 +76,5 @@ def test_usage_error_from_a_real_process(isolated_env: Env) -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == (
-        "skillweave: error: no such command 'lst'; did you mean 'list'? (see `skillweave --help`)\n"
+        "skillpath: error: no such command 'lst'; did you mean 'list'? (see `skillpath --help`)\n"
     )

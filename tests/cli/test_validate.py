@@ -1,4 +1,4 @@
-"""The cross-agent lint (``skillweave.lint``) and ``skillweave validate``."""
+"""The cross-agent lint (``skillpath.lint``) and ``skillpath validate``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from skillweave.lint import CODES, TARGETS, Finding, lint_paths, lint_skill_dir
+from skillpath.lint import CODES, TARGETS, Finding, lint_paths, lint_skill_dir
 
 from ..conftest import Env
 from .conftest import Cli, write
@@ -61,7 +61,7 @@ def test_claude_name_mismatch_states_both_names(tmp_path: Path) -> None:
     (f,) = [f for f in lint_skill_dir(d, "claude") if f.code == "name-dir-mismatch"]
     assert f.level == "warning"
     assert f.message == (
-        "Claude Code will call this skill /deploy (its folder); skillweave and other agents "
+        "Claude Code will call this skill /deploy (its folder); skillpath and other agents "
         "use the frontmatter name 'release' — rename the folder or drop `name`"
     )
 
@@ -189,7 +189,7 @@ def test_validate_cli_exit_codes_and_json(cli: Cli, isolated_env: Env) -> None:
     skill(root, "bad", f"name: bad\ndescription: {'x' * 1100}\n")
     res = cli.run("validate", "skills", "--target", "codex")
     assert res.exit_code == 1
-    assert res.stderr == "skillweave: error: validation failed: 1 error(s)\n"
+    assert res.stderr == "skillpath: error: validation failed: 1 error(s)\n"
     assert res.stdout.startswith("skills/bad/SKILL.md:3: error: `description` is 1100")
     data = json.loads(cli.run("validate", "skills", "--json", "--target", "claude").stdout)
     assert data["summary"] == {"errors": 0, "warnings": 1, "infos": 0, "skills": 2}
@@ -202,8 +202,8 @@ def test_validate_cli_exit_codes_and_json(cli: Cli, isolated_env: Env) -> None:
 
 def test_pre_commit_hook_definition_runs_validate() -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
-    (hook,) = [h for h in hooks if h["id"] == "skillweave-validate"]
-    assert hook["entry"].split()[:2] == ["skillweave", "validate"]
+    (hook,) = [h for h in hooks if h["id"] == "skillpath-validate"]
+    assert hook["entry"].split()[:2] == ["skillpath", "validate"]
     # the command on PATH: installing the repository root needs unpublished siblings
     assert hook["language"] == "system"
     assert re.search(hook["files"], "a/.claude/skills/x/SKILL.md")
@@ -213,7 +213,7 @@ def test_pre_commit_hook_definition_runs_validate() -> None:
 def test_validate_as_a_subprocess_like_pre_commit(tmp_path: Path) -> None:
     d = skill(tmp_path, "Bad_Name", "name: Bad_Name\ndescription: ok\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", "validate", str(d / "SKILL.md")],
+        [sys.executable, "-m", "skillpath", "validate", str(d / "SKILL.md")],
         capture_output=True,
         text=True,
         timeout=60,
@@ -221,7 +221,7 @@ def test_validate_as_a_subprocess_like_pre_commit(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert "[name-charset]" in proc.stdout
-    assert proc.stderr.strip().splitlines() == ["skillweave: error: validation failed: 1 error(s)"]
+    assert proc.stderr.strip().splitlines() == ["skillpath: error: validation failed: 1 error(s)"]
 
 
 def test_an_unquoted_colon_is_flagged_for_strict_parsers(tmp_path: Path) -> None:
@@ -242,7 +242,7 @@ def test_an_unquoted_colon_is_flagged_for_strict_parsers(tmp_path: Path) -> None
 
 def test_the_scaffold_placeholder_description_is_flagged(cli: Cli, isolated_env: Env) -> None:
     assert cli.run("new", "draft").exit_code == 0
-    folder = isolated_env.project / ".skillweave" / "skills" / "draft"
+    folder = isolated_env.project / ".skillpath" / "skills" / "draft"
     for target in TARGETS:
         assert codes(lint_skill_dir(folder, target)) == {
             "placeholder-description": ("warning", 3)
@@ -268,7 +268,7 @@ def test_no_skills_finding_names_only_the_requested_targets(cli: Cli, tmp_path: 
 
 def test_bare_validate_lints_every_project_skill(cli: Cli, isolated_env: Env) -> None:
     p = isolated_env.project
-    skill(p / ".skillweave" / "skills", "pdf-tables", "name: pdf-tables\ndescription: PDFs.\n")
+    skill(p / ".skillpath" / "skills", "pdf-tables", "name: pdf-tables\ndescription: PDFs.\n")
     skill(p / ".claude" / "skills", "Bad_Name", "name: Bad_Name\ndescription: ok\n")
     skill(p / ".agents" / "skills", "agent-one", "name: agent-one\ndescription: ok\n")
     skill(p / "elsewhere" / "skills", "not-a-root", "name: Not_Linted\ndescription: ok\n")
@@ -282,7 +282,7 @@ def test_bare_validate_lints_every_project_skill(cli: Cli, isolated_env: Env) ->
         paths = {Path(f["path"]).parent.name for f in data["findings"]}
         assert paths == {"Bad_Name"}  # the only broken one; elsewhere/ is no skills root
     # a project without any skill: the message says what was looked at, not "no SKILL.md here"
-    (p / ".skillweave").rename(p / "moved-away")
+    (p / ".skillpath").rename(p / "moved-away")
     for folder in (p / ".claude", p / ".agents"):
         for child in folder.rglob("SKILL.md"):
             child.unlink()
@@ -295,7 +295,7 @@ def test_bare_validate_lints_every_project_skill(cli: Cli, isolated_env: Env) ->
 def test_bare_validate_never_starts_mcp_servers(cli: Cli, isolated_env: Env) -> None:
     marker = isolated_env.project / "mcp-ran"
     write(
-        isolated_env.home / ".skillweave" / "config.toml",
+        isolated_env.home / ".skillpath" / "config.toml",
         f'[[mcp.servers]]\nname = "x"\ncommand = "sh"\nargs = ["-c", "echo ran > {marker}"]\n',
     )
     skill(

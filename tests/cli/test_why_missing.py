@@ -66,7 +66,7 @@ def test_explain_names_the_mistake(cli: Cli, mistakes: Env, name: str, expected:
 
 
 def test_skills_turned_off_is_said_by_list_and_explain(cli: Cli, isolated_env: Env) -> None:
-    write(isolated_env.project / ".skillweave" / "config.toml", "[skills]\nenabled = false\n")
+    write(isolated_env.project / ".skillpath" / "config.toml", "[skills]\nenabled = false\n")
     write(isolated_env.project / ".claude" / "skills" / "a" / "SKILL.md", skill_md("A."))
     res = cli.run("list")
     assert res.exit_code == 0
@@ -101,7 +101,7 @@ def test_explain_finds_skills_below_cwd_that_load_on_touch(cli: Cli, isolated_en
         }
     ]
     # the hint is right: touching a file there loads it
-    from skillweave import SkillSession
+    from skillpath import SkillSession
 
     session = SkillSession.open(p)
     assert session.get("web-skill") is None
@@ -111,7 +111,7 @@ def test_explain_finds_skills_below_cwd_that_load_on_touch(cli: Cli, isolated_en
 
 def test_list_footer_counts_like_doctor(cli: Cli, isolated_env: Env) -> None:
     p = isolated_env.project
-    native = p / ".skillweave" / "skills"
+    native = p / ".skillpath" / "skills"
     write(native / "a" / "SKILL.md", skill_md("Native A."))
     write(native / "no-desc-1" / "SKILL.md", skill_md(None, body="Body.\n"))
     write(native / "no-desc-2" / "SKILL.md", skill_md(None, body="Body.\n"))
@@ -123,10 +123,10 @@ def test_list_footer_counts_like_doctor(cli: Cli, isolated_env: Env) -> None:
     res = cli.run("list")
     footer = " ".join(res.stdout.rstrip().split("\n\n")[-1].split())
     assert footer == (
-        "1 conditional, 1 shadowed, 3 skipped (2 with errors) (`skillweave list --all`)."
+        "1 conditional, 1 shadowed, 3 skipped (2 with errors) (`skillpath list --all`)."
     )
     only_claude = cli.run("list", "--provider", "claude").stdout.rstrip().split("\n\n")[-1]
-    assert only_claude == "1 conditional, 1 shadowed, 0 skipped (`skillweave list --all`)."
+    assert only_claude == "1 conditional, 1 shadowed, 0 skipped (`skillpath list --all`)."
 
 
 @pytest.mark.parametrize(
@@ -144,13 +144,13 @@ def test_unknown_filter_values_are_errors(
     res = cli.run("list", *args)
     assert res.exit_code == 1
     assert res.stdout == ""
-    assert res.stderr.startswith("skillweave: error: ") and message in res.stderr
+    assert res.stderr.startswith("skillpath: error: ") and message in res.stderr
     assert res.stderr.count("\n") == 1
 
 
 def test_filters_accept_custom_and_installed_providers(cli: Cli, isolated_env: Env) -> None:
     write(
-        isolated_env.project / ".skillweave" / "config.toml",
+        isolated_env.project / ".skillpath" / "config.toml",
         '[skills]\ncustom_directories = ["x"]\n',
     )
     write(isolated_env.project / "x" / "c" / "SKILL.md", skill_md("Custom."))
@@ -164,8 +164,8 @@ def test_explain_says_why_a_same_priority_copy_lost(cli: Cli, isolated_env: Env)
     write(home / ".claude" / "skills" / "kdup" / "SKILL.md", skill_md("user copy"))
     write(p / ".claude" / "skills" / "kdup" / "SKILL.md", skill_md("project copy"))
     write(p / ".claude" / "commands" / "kdup.md", skill_md("command copy"))
-    write(home / ".skillweave" / "skills" / "dup" / "SKILL.md", skill_md("user copy"))
-    write(p / ".skillweave" / "skills" / "dup" / "SKILL.md", skill_md("project copy"))
+    write(home / ".skillpath" / "skills" / "dup" / "SKILL.md", skill_md("user copy"))
+    write(p / ".skillpath" / "skills" / "dup" / "SKILL.md", skill_md("project copy"))
     write(p / ".agents" / "skills" / "xdup" / "SKILL.md", skill_md("agents copy"))
     write(p / ".codex" / "skills" / "xdup" / "SKILL.md", skill_md("codex copy"))
 
@@ -189,7 +189,7 @@ def test_explain_says_why_a_same_priority_copy_lost(cli: Cli, isolated_env: Env)
 def test_doctor_and_explain_fit_80_columns(cli: Cli, isolated_env: Env) -> None:
     deep = isolated_env.project / "a-rather-long-directory-name" / "and-another-one-below-it"
     write(
-        isolated_env.project / ".skillweave" / "config.toml",
+        isolated_env.project / ".skillpath" / "config.toml",
         f'[skills]\ncustom_directories = ["{deep.relative_to(isolated_env.project)}"]\n',
     )
     long_name = "x" * 64

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from skillweave import PluginHost, Skill, SkillSource, load_skills
-from skillweave.activation import PathActivator, normalize_patterns, relative_to_cwd
-from skillweave.session import SkillSession
+from skillpath import PluginHost, Skill, SkillSource, load_skills
+from skillpath.activation import PathActivator, normalize_patterns, relative_to_cwd
+from skillpath.session import SkillSession
 
 from ..conftest import Env
 
@@ -103,13 +103,13 @@ def test_many_skills_and_paths(tmp_path: Path) -> None:
 
 
 def session(env: Env) -> SkillSession:
-    from skillweave import Discovery, SkillContext, hookimpl
+    from skillpath import Discovery, SkillContext, hookimpl
 
     class Native:
         @hookimpl
         def discover_skills(self, ctx: SkillContext):  # type: ignore[no-untyped-def]
             d = Discovery("native", 100)
-            d.scan(env.project / ".skillweave" / "skills", "project")
+            d.scan(env.project / ".skillpath" / "skills", "project")
             return d.result()
 
     host = PluginHost.create(autoload=False, env={})
@@ -118,7 +118,7 @@ def session(env: Env) -> SkillSession:
 
 
 def test_session_activation(isolated_env: Env) -> None:
-    root = ".skillweave/skills"
+    root = ".skillpath/skills"
     isolated_env.skill(root, "plain", "Always here.")
     isolated_env.skill(root, "python", "Python help.", paths='"*.py"')
     isolated_env.skill(root, "web", "Web help.", paths='"web/**"')
@@ -162,7 +162,7 @@ def test_activation_is_thread_safe(isolated_env: Env) -> None:
     import threading
 
     for i in range(40):
-        isolated_env.skill(".skillweave/skills", f"c{i}", "C.", paths=f'"dir{i % 4}/**"')
+        isolated_env.skill(".skillpath/skills", f"c{i}", "C.", paths=f'"dir{i % 4}/**"')
     s = session(isolated_env)
     results: list[list[str]] = []
     lock = threading.Lock()

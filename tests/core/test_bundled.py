@@ -6,17 +6,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from skillweave import PluginHost, load_skills
-from skillweave.bundled import (
+from skillpath import PluginHost, load_skills
+from skillpath.bundled import (
     BundledSkill,
     clear_bundled_skills,
     get_bundled_skills,
     register_bundled_skill,
     unregister_bundled_skill,
 )
-from skillweave.extract import materialize
-from skillweave.scan import skill_from_text
-from skillweave.session import SkillSession
+from skillpath.extract import materialize
+from skillpath.scan import skill_from_text
+from skillpath.session import SkillSession
 
 from ..conftest import Env
 
@@ -48,7 +48,7 @@ def load(env: Env, **settings: object):  # type: ignore[no-untyped-def]
 
 
 def cache(env: Env) -> Path:
-    return env.home / ".cache" / "skillweave"
+    return env.home / ".cache" / "skillpath"
 
 
 def test_registered_skill_is_the_same_skill_object_as_from_text(isolated_env: Env) -> None:
@@ -199,7 +199,7 @@ def test_bad_file_paths_are_refused_with_diagnostics(isolated_env: Env, tmp_path
                 "../escape.txt": "no",
                 "/etc/evil": "no",
                 "a\\b.txt": "no",
-                ".skillweave-manifest.json": "no",
+                ".skillpath-manifest.json": "no",
                 "ok.txt": "yes",
             },
         )
@@ -234,16 +234,16 @@ def test_skill_md_in_files_is_used_when_no_body(isolated_env: Env) -> None:
 
 
 def test_a_users_own_skill_replaces_a_bundled_one(isolated_env: Env) -> None:
-    from skillweave import Discovery, SkillContext, hookimpl
+    from skillpath import Discovery, SkillContext, hookimpl
 
     class Native:
         @hookimpl
         def discover_skills(self, ctx: SkillContext):  # type: ignore[no-untyped-def]
             d = Discovery("native", 100)
-            d.scan(isolated_env.project / ".skillweave" / "skills", "project")
+            d.scan(isolated_env.project / ".skillpath" / "skills", "project")
             return d.result()
 
-    isolated_env.skill(".skillweave/skills", "triage", "Mine.")
+    isolated_env.skill(".skillpath/skills", "triage", "Mine.")
     register_bundled_skill(BundledSkill("triage", "Bundled.", body="x"))
     h = host()
     h.add(Native(), "native")
@@ -254,11 +254,11 @@ def test_a_users_own_skill_replaces_a_bundled_one(isolated_env: Env) -> None:
 
 
 def test_extraction_failure_is_a_resolve_or_prompt_error(isolated_env: Env, tmp_path: Path) -> None:
-    from skillweave import PromptError, ResolveError
+    from skillpath import PromptError, ResolveError
 
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
-    env = {**isolated_env.env, "SKILLWEAVE_CACHE_DIR": str(blocker)}
+    env = {**isolated_env.env, "SKILLPATH_CACHE_DIR": str(blocker)}
     register_bundled_skill(BundledSkill("triage", "Triage.", body="x", files={"a.md": "A"}))
     session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host())
     with pytest.raises(ResolveError, match="cannot extract"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skillweave import Discovery, PluginHost, SkillContext, Veto, hookimpl, make_context
-from skillweave.dynamic import GitignoreMatcher, NestedDirs, discover_dirs_for_paths
-from skillweave.session import SkillSession
+from skillpath import Discovery, PluginHost, SkillContext, Veto, hookimpl, make_context
+from skillpath.dynamic import GitignoreMatcher, NestedDirs, discover_dirs_for_paths
+from skillpath.session import SkillSession
 
 from ..conftest import Env
 
@@ -37,7 +37,7 @@ def test_nested_dirs_join_and_gitignored_dirs_are_skipped(isolated_env: Env) -> 
     p = isolated_env.project
     isolated_env.skill(".claude/skills", "top", "Loaded at start.")
     isolated_env.skill("packages/web/.claude/skills", "web-deploy", "Deploy the web app.")
-    isolated_env.skill("packages/web/.skillweave/skills", "web-native", "Native nested.")
+    isolated_env.skill("packages/web/.skillpath/skills", "web-native", "Native nested.")
     isolated_env.skill("packages/web/src/.agents/skills", "web-src", "Deeper.")
     isolated_env.skill("node_modules/evil/.claude/skills", "evil", "From a dependency.")
     isolated_env.skill("build/out/.claude/skills", "built", "Build output.")
@@ -113,7 +113,7 @@ def test_nested_conditional_skills_wait_for_activation(isolated_env: Env) -> Non
 
 
 def test_description_rule_of_the_owning_provider(isolated_env: Env) -> None:
-    isolated_env.skill("m/.skillweave/skills", "no-desc-native", None)
+    isolated_env.skill("m/.skillpath/skills", "no-desc-native", None)
     isolated_env.skill("m/.claude/skills", "no-desc-claude", None, body="First paragraph.\n")
     s = session(isolated_env)
     got = s.discover_dirs_for_paths(["m/file"])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import attrs
 import pytest
-from skillweave.extract import (
+from skillpath.extract import (
     MANIFEST,
     ExtractionError,
     Member,
@@ -20,13 +20,13 @@ from skillweave.extract import (
     reset_extraction_state,
     verify_tree,
 )
-from skillweave.safety import ContainmentError
+from skillpath.safety import ContainmentError
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     reset_extraction_state()
-    yield {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache")}
+    yield {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache")}
     reset_extraction_state()
 
 
@@ -41,25 +41,25 @@ def members() -> list[Member]:
 def test_cache_root_honours_the_override_and_xdg(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert cache_root({"SKILLWEAVE_CACHE_DIR": str(tmp_path / "c")}) == tmp_path / "c"
-    monkeypatch.delenv("SKILLWEAVE_CACHE_DIR", raising=False)
+    assert cache_root({"SKILLPATH_CACHE_DIR": str(tmp_path / "c")}) == tmp_path / "c"
+    monkeypatch.delenv("SKILLPATH_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     if sys.platform.startswith("linux"):
-        assert cache_root({}) == tmp_path / "xdg" / "skillweave"
+        assert cache_root({}) == tmp_path / "xdg" / "skillpath"
 
 
 def test_target_is_deterministic_and_keyed_by_content(env: dict[str, str]) -> None:
     a = make_tree("packs", "acme-1.0", members(), label="t", env=env)
     b = make_tree("packs", "acme-1.0", list(reversed(members())), label="t", env=env)
     assert a.target == b.target and a.digest == b.digest
-    assert a.target.parent == Path(env["SKILLWEAVE_CACHE_DIR"]) / "packs"
+    assert a.target.parent == Path(env["SKILLPATH_CACHE_DIR"]) / "packs"
     assert a.target.name == f"acme-1.0-{a.digest[:16]}"
     changed = [*members()[:2], Member.from_bytes("demo/scripts/run.py", b"print(2)\n")]
     c = make_tree("packs", "acme-1.0", changed, label="t", env=env)
     assert c.target != a.target
     odd = make_tree("packs", "we/ird name", members(), label="t", env=env)
     assert odd.target.name.startswith("we_ird_name-")
-    assert not Path(env["SKILLWEAVE_CACHE_DIR"]).exists()  # building a tree writes nothing
+    assert not Path(env["SKILLPATH_CACHE_DIR"]).exists()  # building a tree writes nothing
 
 
 def test_extraction_writes_files_modes_and_manifest(env: dict[str, str]) -> None:
@@ -223,7 +223,7 @@ def test_an_unusable_cache_is_a_clear_error(tmp_path: Path) -> None:
         "acme-1.0",
         members(),
         label="pack 'acme'",
-        env={"SKILLWEAVE_CACHE_DIR": str(blocker)},
+        env={"SKILLPATH_CACHE_DIR": str(blocker)},
     )
     with pytest.raises(ExtractionError, match=r"pack 'acme': cannot extract to .*cache-is-a-file"):
         ensure_extracted(tree)

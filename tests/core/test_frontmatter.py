@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from skillweave import SkillSource, scan_skills_dir
-from skillweave.frontmatter import (
+from skillpath import SkillSource, scan_skills_dir
+from skillpath.frontmatter import (
     coerce_bool,
     normalize_key,
     parse_frontmatter,

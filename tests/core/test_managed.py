@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from skillweave import load_skills
-from skillweave.frontmatter import parse_frontmatter
-from skillweave.managed import (
+from skillpath import load_skills
+from skillpath.frontmatter import parse_frontmatter
+from skillpath.managed import (
     MAX_BODY_BYTES,
     MAX_DESCRIPTION,
     AutolearnDisabledError,
@@ -32,7 +32,7 @@ def write(env: Env, name: str, description: str = "Learned.", body: str = "Do it
 
 
 def managed(env: Env) -> Path:
-    return env.home / ".skillweave" / "managed-skills"
+    return env.home / ".skillpath" / "managed-skills"
 
 
 def test_the_gate_is_off_by_default(isolated_env: Env) -> None:
@@ -44,7 +44,7 @@ def test_the_gate_is_off_by_default(isolated_env: Env) -> None:
 
 
 def test_the_gate_reads_the_config_file(isolated_env: Env) -> None:
-    cfg = isolated_env.home / ".skillweave" / "config.toml"
+    cfg = isolated_env.home / ".skillpath" / "config.toml"
     cfg.parent.mkdir(parents=True)
     cfg.write_text("[autolearn]\nenabled = true\n")
     path = write(isolated_env, "from-config", settings=None)
@@ -52,9 +52,9 @@ def test_the_gate_reads_the_config_file(isolated_env: Env) -> None:
     assert path.is_file()
 
 
-def test_skillweave_home_moves_the_managed_dir(isolated_env: Env, tmp_path: Path) -> None:
+def test_skillpath_home_moves_the_managed_dir(isolated_env: Env, tmp_path: Path) -> None:
     env = Env(isolated_env.home, isolated_env.project, {**isolated_env.env})
-    env.env["SKILLWEAVE_HOME"] = str(tmp_path / "swhome")
+    env.env["SKILLPATH_HOME"] = str(tmp_path / "swhome")
     path = write(env, "moved")
     assert path == tmp_path / "swhome" / "managed-skills" / "moved" / "SKILL.md"
 
@@ -154,7 +154,7 @@ def test_a_directory_at_the_target_is_refused(isolated_env: Env) -> None:
 def test_concurrent_writers_leave_one_whole_file(isolated_env: Env) -> None:
     code = (
         "import sys\n"
-        "from skillweave.managed import write_managed_skill\n"
+        "from skillpath.managed import write_managed_skill\n"
         "for i in range(20):\n"
         "    write_managed_skill('shared', 'Writer ' + sys.argv[1], sys.argv[1] * 20000 + '\\n',"
         " cwd=sys.argv[2], settings={'autolearn': {'enabled': True}})\n"
@@ -178,7 +178,7 @@ def test_a_hand_written_skill_always_wins(isolated_env: Env) -> None:
     """End to end, with the installed providers: managed merges last."""
     write(isolated_env, "deploy", "Learned deploy.")
     write(isolated_env, "only-learned", "Learned only.")
-    isolated_env.skill(isolated_env.home / ".skillweave" / "skills", "deploy", "Hand-written.")
+    isolated_env.skill(isolated_env.home / ".skillpath" / "skills", "deploy", "Hand-written.")
     res = load_skills(isolated_env.project, home=isolated_env.home, env=isolated_env.env)
     deploy = res.get("deploy")
     assert deploy is not None and deploy.description == "Hand-written."

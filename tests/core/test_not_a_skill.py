@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
-from skillweave import Discovery, SkillSource, scan_skills_dir
-from skillweave.index import DiscoveryIndex, activate
-from skillweave.model import Diagnostic, RootScan
-from skillweave.scan import near_miss_roots
+from skillpath import Discovery, SkillSource, scan_skills_dir
+from skillpath.index import DiscoveryIndex, activate
+from skillpath.model import Diagnostic, RootScan
+from skillpath.scan import near_miss_roots
 
 SRC = SkillSource("test", "project")
 

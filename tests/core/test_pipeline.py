@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import (
+from skillpath import (
     Discovery,
     DiscoveryResult,
     PluginHost,
@@ -16,7 +16,7 @@ from skillweave import (
     hookimpl,
     load_skills,
 )
-from skillweave.loader import order_results
+from skillpath.loader import order_results
 
 from ..conftest import Env
 
@@ -312,31 +312,31 @@ def test_hidden_and_conditional(isolated_env: Env) -> None:
 def test_settings_files_user_then_project(isolated_env: Env) -> None:
     for name in ("a", "b", "c"):
         isolated_env.skill("s", name, "x")
-    sw = isolated_env.home / ".skillweave"
+    sw = isolated_env.home / ".skillpath"
     sw.mkdir()
     (sw / "config.toml").write_text('[skills]\nignored = ["a"]\n')
     host = host_with(DirProvider("native", 100, [(isolated_env.project / "s", "project")]))
     assert load(isolated_env, host).names == ["b", "c"]
-    (isolated_env.project / ".skillweave").mkdir()
-    (isolated_env.project / ".skillweave" / "config.toml").write_text('[skills]\nignored = ["b"]\n')
+    (isolated_env.project / ".skillpath").mkdir()
+    (isolated_env.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["b"]\n')
     assert load(isolated_env, host).names == ["a", "c"]
     # explicit arguments win over both files
     assert load(isolated_env, host, **{"skills.ignored": []}).names == ["a", "b", "c"]
 
 
-def test_skillweave_home_moves_user_config(isolated_env: Env, tmp_path: Path) -> None:
+def test_skillpath_home_moves_user_config(isolated_env: Env, tmp_path: Path) -> None:
     isolated_env.skill("s", "a", "x")
     alt = tmp_path / "alt-home"
     alt.mkdir()
     (alt / "config.toml").write_text("[skills]\nenabled = false\n")
     host = host_with(DirProvider("native", 100, [(isolated_env.project / "s", "project")]))
-    env = dict(isolated_env.env, SKILLWEAVE_HOME=str(alt))
+    env = dict(isolated_env.env, SKILLPATH_HOME=str(alt))
     res = load_skills(isolated_env.project, home=isolated_env.home, env=env, host=host)
     assert res.skills == ()
 
 
 def test_bad_settings_are_diagnostics(isolated_env: Env) -> None:
-    sw = isolated_env.home / ".skillweave"
+    sw = isolated_env.home / ".skillpath"
     sw.mkdir()
     (sw / "config.toml").write_text(
         '[skills]\nenabled = "yes"\nignored = "a"\ntypo_key = 1\n[acme]\nx = 1\n'

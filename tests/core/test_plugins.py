@@ -54,7 +54,7 @@ def run_list(
         **extra_env,
     }
     return subprocess.run(
-        [sys.executable, "-m", "skillweave", "list", "--json", "--cwd", str(env.project), *args],
+        [sys.executable, "-m", "skillpath", "list", "--json", "--cwd", str(env.project), *args],
         capture_output=True,
         text=True,
         env=full_env,
@@ -63,7 +63,7 @@ def run_list(
 
 
 def test_broken_plugins_are_isolated_and_reported(isolated_env: Env, plugin_site: Path) -> None:
-    isolated_env.skill(".skillweave/skills", "native-one", "native")
+    isolated_env.skill(".skillpath/skills", "native-one", "native")
     # tp-raising's filter raises on every skill: filters fail closed, so every
     # skill is dropped (and named), while its failing discovery is only reported
     proc = run_list(isolated_env, plugin_site, "--all")
@@ -82,7 +82,7 @@ def test_broken_plugins_are_isolated_and_reported(isolated_env: Env, plugin_site
     assert messages.count("filter exploded") == 1  # one diagnostic, however many skills
     assert "'tp-typo'" in messages and "discover_skill" in messages
     # without the raising filter, the good provider's and the native skills load
-    proc = run_list(isolated_env, plugin_site, SKILLWEAVE_DISABLE_PLUGINS="tp-raising")
+    proc = run_list(isolated_env, plugin_site, SKILLPATH_DISABLE_PLUGINS="tp-raising")
     assert proc.returncode == 0, proc.stderr
     names = {s["name"]: s["provider"] for s in json.loads(proc.stdout)["skills"]}
     assert names["from-plugin"] == "tp-good"
@@ -90,7 +90,7 @@ def test_broken_plugins_are_isolated_and_reported(isolated_env: Env, plugin_site
 
 
 def test_strict_mode_reraises(isolated_env: Env, plugin_site: Path) -> None:
-    proc = run_list(isolated_env, plugin_site, SKILLWEAVE_STRICT="1")
+    proc = run_list(isolated_env, plugin_site, SKILLPATH_STRICT="1")
     assert proc.returncode != 0
     assert "tp-" in proc.stderr
 
@@ -99,20 +99,20 @@ def test_block_and_allow_list(isolated_env: Env, plugin_site: Path) -> None:
     proc = run_list(
         isolated_env,
         plugin_site,
-        SKILLWEAVE_DISABLE_PLUGINS="tp-broken,tp-raising,tp-typo",
-        SKILLWEAVE_STRICT="1",
+        SKILLPATH_DISABLE_PLUGINS="tp-broken,tp-raising,tp-typo",
+        SKILLPATH_STRICT="1",
     )
     assert proc.returncode == 0, proc.stderr
     assert "from-plugin" in {s["name"] for s in json.loads(proc.stdout)["skills"]}
-    proc = run_list(isolated_env, plugin_site, SKILLWEAVE_PLUGINS="native", SKILLWEAVE_STRICT="1")
+    proc = run_list(isolated_env, plugin_site, SKILLPATH_PLUGINS="native", SKILLPATH_STRICT="1")
     assert proc.returncode == 0, proc.stderr
     providers = {s["provider"] for s in json.loads(proc.stdout)["skills"]}
     assert "tp-good" not in providers
 
 
 def test_autoload_off(isolated_env: Env, plugin_site: Path) -> None:
-    isolated_env.skill(".skillweave/skills", "native-one", "native")
-    proc = run_list(isolated_env, plugin_site, SKILLWEAVE_NO_AUTOLOAD="1")
+    isolated_env.skill(".skillpath/skills", "native-one", "native")
+    proc = run_list(isolated_env, plugin_site, SKILLPATH_NO_AUTOLOAD="1")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["skills"] == []
 
@@ -124,9 +124,9 @@ def test_plugin_records_in_process(
 
     monkeypatch.syspath_prepend(str(plugin_site))
     importlib.invalidate_caches()
-    from skillweave import PluginHost
+    from skillpath import PluginHost
 
-    host = PluginHost.create(env={"SKILLWEAVE_DISABLE_PLUGINS": "tp-typo"})
+    host = PluginHost.create(env={"SKILLPATH_DISABLE_PLUGINS": "tp-typo"})
     records = {r.name: r for r in host.records}
     assert records["tp-good"].status == "loaded"
     assert records["tp-good"].distribution == "sw-testplugins"
@@ -135,11 +135,11 @@ def test_plugin_records_in_process(
     assert records["tp-good"].hooks == ("discover_skills",)
     assert records["tp-broken"].status == "failed" and "ImportError" in records["tp-broken"].error
     assert records["tp-typo"].status == "blocked"
-    assert records["skillweave.filters"].status == "builtin"
+    assert records["skillpath.filters"].status == "builtin"
 
 
 def test_a_failing_filter_drops_the_skill_and_is_reported_once(isolated_env: Env) -> None:
-    from skillweave import PluginHost, hookimpl, load_skills, make_context
+    from skillpath import PluginHost, hookimpl, load_skills, make_context
 
     class Judge:
         @hookimpl
@@ -148,7 +148,7 @@ def test_a_failing_filter_drops_the_skill_and_is_reported_once(isolated_env: Env
                 raise ValueError(f"cannot judge {skill.name}")
 
     for name in ("bad-a", "bad-b", "bad-c", "good"):
-        isolated_env.skill(".skillweave/skills", name, "a skill")
+        isolated_env.skill(".skillpath/skills", name, "a skill")
     host = PluginHost.create(env=isolated_env.env)
     assert host.add(Judge(), "judge")
     res = load_skills(isolated_env.project, home=isolated_env.home, host=host)
@@ -178,9 +178,9 @@ def test_filter_chain_follows_registration_wrappers_slowness_and_strict(
 ) -> None:
     import time
 
-    from skillweave import PluginError, PluginHost, Veto, hookimpl, load_skills, make_context
+    from skillpath import PluginError, PluginHost, Veto, hookimpl, load_skills, make_context
 
-    isolated_env.skill(".skillweave/skills", "alpha", "a skill")
+    isolated_env.skill(".skillpath/skills", "alpha", "a skill")
     base = load_skills(isolated_env.project, home=isolated_env.home).get("alpha")
     ctx, _ = make_context(isolated_env.project, home=isolated_env.home)
     host = PluginHost.create(env=isolated_env.env)

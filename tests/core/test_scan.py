@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from skillweave import SkillSource, load_skills_from_dir, scan_skills_dir
-from skillweave.scan import check_name
+from skillpath import SkillSource, load_skills_from_dir, scan_skills_dir
+from skillpath.scan import check_name
 
 
 def _write(folder: Path, text: str) -> Path:

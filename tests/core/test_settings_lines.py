@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave.settings import load_settings
+from skillpath.settings import load_settings
 
 
 def _diags(tmp_path: Path, user: str, project: str | None = None) -> dict[str, int | None]:
@@ -14,8 +14,8 @@ def _diags(tmp_path: Path, user: str, project: str | None = None) -> dict[str, i
     root = None
     if project is not None:
         root = tmp_path / "proj"
-        (root / ".skillweave").mkdir(parents=True)
-        (root / ".skillweave" / "config.toml").write_text(project, encoding="utf-8")
+        (root / ".skillpath").mkdir(parents=True)
+        (root / ".skillpath" / "config.toml").write_text(project, encoding="utf-8")
     _settings, diags = load_settings(home, root, home=tmp_path)
     return {f"{d.code} {d.path.parent.name if d.path else ''}": d.line for d in diags}
 
@@ -45,7 +45,7 @@ def test_each_kind_of_settings_diagnostic_has_the_key_line(tmp_path: Path) -> No
     assert got["settings-unknown-key sw-home"] == 4
     assert got["settings-bad-value sw-home"] == 7
     assert got["settings-unknown-section sw-home"] == 9
-    assert got["settings-untrusted .skillweave"] == 4  # the [[mcp.servers]] header
+    assert got["settings-untrusted .skillpath"] == 4  # the [[mcp.servers]] header
 
 
 def test_dotted_keys_inline_tables_and_invalid_toml(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-import skillweave_native
-from skillweave import PluginHost, SkillSession, load_skills
-from skillweave.doctor import build_report, explain
+import skillpath_native
+from skillpath import PluginHost, SkillSession, load_skills
+from skillpath.doctor import build_report, explain
 
 from ..conftest import Env
 
@@ -30,7 +30,7 @@ def example(name: str) -> ModuleType:
 
 def private_host(*plugins: tuple[ModuleType, str]) -> PluginHost:
     """Core built-ins plus exactly ``plugins`` (no entry points)."""
-    host = PluginHost.create(env={"SKILLWEAVE_NO_AUTOLOAD": "1"})
+    host = PluginHost.create(env={"SKILLPATH_NO_AUTOLOAD": "1"})
     for module, name in plugins:
         assert host.add(module, name), host.records
     return host
@@ -40,11 +40,11 @@ def test_agent_loop_example(isolated_env: Env, capsys: pytest.CaptureFixture[str
     loop = example("agent_loop")
     env = isolated_env
     env.skill(
-        ".skillweave/skills", "greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n"
+        ".skillpath/skills", "greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n"
     )
-    env.skill(".skillweave/skills", "py-style", "Python style rules.", paths='"**/*.py"')
-    (env.project / ".skillweave" / "skills" / "greet" / "notes.md").write_text("be kind\n")
-    session = SkillSession.open(env.project, host=private_host((skillweave_native, "native")))
+    env.skill(".skillpath/skills", "py-style", "Python style rules.", paths='"**/*.py"')
+    (env.project / ".skillpath" / "skills" / "greet" / "notes.md").write_text("be kind\n")
+    session = SkillSession.open(env.project, host=private_host((skillpath_native, "native")))
 
     prompt = loop.system_prompt(session)
     assert prompt.startswith("You are a careful coding agent.")
@@ -62,7 +62,7 @@ def test_agent_loop_example(isolated_env: Env, capsys: pytest.CaptureFixture[str
     capsys.readouterr()
     assert loop.on_user_message(session, "/skill:gret Ada") is None  # not sent to the model
     assert capsys.readouterr().err == (
-        "Unknown skill 'gret'. Did you mean: greet? (1 skill available; `skillweave list`)\n"
+        "Unknown skill 'gret'. Did you mean: greet? (1 skill available; `skillpath list`)\n"
     )
     assert loop.on_user_message(session, "/skill:py-style") is None
     assert "is conditional (paths: **/*.py) and not active yet" in capsys.readouterr().err
@@ -94,7 +94,7 @@ def test_agent_loop_example_describes_itself_truthfully() -> None:
 
 
 def test_agent_loop_example_as_a_script(isolated_env: Env) -> None:
-    isolated_env.skill(".skillweave/skills", "greet", "Greet someone by name.")
+    isolated_env.skill(".skillpath/skills", "greet", "Greet someone by name.")
     proc = subprocess.run(
         [sys.executable, str(EXAMPLES / "agent_loop.py"), str(isolated_env.project)],
         capture_output=True,
@@ -139,9 +139,9 @@ def test_policy_plugin_example(isolated_env: Env) -> None:
     policy = example("policy_plugin")
     env = isolated_env
     env.skill(
-        ".skillweave/skills", "review", "Review code.", body="Token sk-abcdefghijklmnop1234 here.\n"
+        ".skillpath/skills", "review", "Review code.", body="Token sk-abcdefghijklmnop1234 here.\n"
     )
-    env.skill(".skillweave/skills", "experimental-x", "Try things.")
+    env.skill(".skillpath/skills", "experimental-x", "Try things.")
     env.skill(env.project / "custom", "outsider", "From a custom dir.")
     settings = {
         "policy": {
@@ -151,7 +151,7 @@ def test_policy_plugin_example(isolated_env: Env) -> None:
         },
         "skills": {"custom_directories": ["custom"]},
     }
-    host = private_host((skillweave_native, "native"), (policy, "policy"))
+    host = private_host((skillpath_native, "native"), (policy, "policy"))
     session = SkillSession.open(env.project, host=host, settings=settings)
     assert [s.name for s in session.skills()] == ["review"]
 
@@ -170,13 +170,13 @@ def test_policy_plugin_example(isolated_env: Env) -> None:
 def test_policy_plugin_example_ignores_an_untrusted_project_policy(isolated_env: Env) -> None:
     policy = example("policy_plugin")
     env = isolated_env
-    env.skill(".skillweave/skills", "experimental-x", "Try things.")
-    user_cfg = env.home / ".skillweave" / "config.toml"
+    env.skill(".skillpath/skills", "experimental-x", "Try things.")
+    user_cfg = env.home / ".skillpath" / "config.toml"
     user_cfg.parent.mkdir(parents=True)
     user_cfg.write_text('[policy]\ndeny = ["experimental-*"]\n')
-    project_cfg = env.project / ".skillweave" / "config.toml"
+    project_cfg = env.project / ".skillpath" / "config.toml"
     project_cfg.write_text("[policy]\ndeny = []\n")  # a checkout trying to loosen it
-    host = private_host((skillweave_native, "native"), (policy, "policy"))
+    host = private_host((skillpath_native, "native"), (policy, "policy"))
     session = SkillSession.open(env.project, home=env.home, host=host)
     assert "experimental-x" not in [s.name for s in session.skills()]
     user_cfg.write_text(

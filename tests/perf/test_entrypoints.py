@@ -12,7 +12,7 @@ from typing import Any
 PROBE = textwrap.dedent(
     """
     import json, sys
-    from skillweave._entrypoints import entry_points
+    from skillpath._entrypoints import entry_points
     eps = entry_points(sys.argv[1])
     loaded = {}
     for ep in eps:
@@ -37,13 +37,13 @@ def install(site: Path, dist: str, version: str, eps: dict[str, str], group: str
     return info
 
 
-def probe(tmp_path: Path, site: Path, group: str = "skillweave.test") -> dict[str, Any]:
+def probe(tmp_path: Path, site: Path, group: str = "skillpath.test") -> dict[str, Any]:
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path / "home"),
-        "SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"),
+        "SKILLPATH_CACHE_DIR": str(tmp_path / "cache"),
         "PYTHONPATH": str(site),
     }
     proc = subprocess.run(
@@ -61,7 +61,7 @@ def test_cached_then_refreshed_on_every_distribution_change(tmp_path: Path) -> N
     site = tmp_path / "site"
     site.mkdir()
     (site / "probe_mod.py").write_text("THING = 'thing one'\nOTHER = 'thing two'\n")
-    info = install(site, "probe-dist", "1.0", {"probe": "probe_mod:THING"}, "skillweave.test")
+    info = install(site, "probe-dist", "1.0", {"probe": "probe_mod:THING"}, "skillpath.test")
 
     first = probe(tmp_path, site)
     assert names(first) == [["probe", "probe_mod:THING", "probe-dist", "1.0"]]
@@ -74,12 +74,12 @@ def test_cached_then_refreshed_on_every_distribution_change(tmp_path: Path) -> N
     assert second["importlib_metadata"] is False  # served from the cache
 
     # edited in place (same folder): the entry point now names another object
-    (info / "entry_points.txt").write_text("[skillweave.test]\nprobe = probe_mod:OTHER\n")
+    (info / "entry_points.txt").write_text("[skillpath.test]\nprobe = probe_mod:OTHER\n")
     third = probe(tmp_path, site)
     assert third["loaded"] == {"probe": "'thing two'"}
 
     # another distribution installed, then the first one removed
-    install(site, "probe-two", "2.0", {"probe2": "probe_mod:THING"}, "skillweave.test")
+    install(site, "probe-two", "2.0", {"probe2": "probe_mod:THING"}, "skillpath.test")
     assert [e[0] for e in names(probe(tmp_path, site))] == ["probe", "probe2"]
     import shutil
 
@@ -91,7 +91,7 @@ def test_damaged_cache_is_ignored(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
     (site / "probe_mod.py").write_text("THING = 1\n")
-    install(site, "probe-dist", "1.0", {"probe": "probe_mod:THING"}, "skillweave.test")
+    install(site, "probe-dist", "1.0", {"probe": "probe_mod:THING"}, "skillpath.test")
     probe(tmp_path, site)
     (cache,) = (tmp_path / "cache" / "index").glob("entry-points-*.bin")
     cache.write_bytes(cache.read_bytes()[:-7])
@@ -103,13 +103,13 @@ def test_damaged_cache_is_ignored(tmp_path: Path) -> None:
 
 def test_real_plugin_group_matches_importlib_metadata() -> None:
     import importlib_metadata
-    from skillweave._entrypoints import entry_points
+    from skillpath._entrypoints import entry_points
 
     ours = sorted(
-        (e.name, e.value, e.dist.name if e.dist else None) for e in entry_points("skillweave")
+        (e.name, e.value, e.dist.name if e.dist else None) for e in entry_points("skillpath")
     )
     theirs = sorted(
         (e.name, e.value, e.dist.metadata["Name"] if e.dist else None)
-        for e in importlib_metadata.entry_points(group="skillweave")
+        for e in importlib_metadata.entry_points(group="skillpath")
     )
     assert ours == theirs and ours

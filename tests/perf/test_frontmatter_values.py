@@ -9,8 +9,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from skillweave import frontmatter as fm
-from skillweave.model import Diagnostic
+from skillpath import frontmatter as fm
+from skillpath.model import Diagnostic
 
 
 def reference(data: Mapping[str, Any], path: Path | None) -> tuple[dict[str, Any], list[Any]]:

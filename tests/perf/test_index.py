@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import index as sw_index
-from skillweave.index import DiscoveryIndex
-from skillweave.model import SkillSource
-from skillweave.scan import scan_skills_dir
+from skillpath import index as sw_index
+from skillpath.index import DiscoveryIndex
+from skillpath.model import SkillSource
+from skillpath.scan import scan_skills_dir
 
 
 def write_skill(
@@ -380,9 +380,9 @@ WORKER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from skillweave import index
-    from skillweave.model import SkillSource
-    from skillweave.scan import scan_skills_dir
+    from skillpath import index
+    from skillpath.model import SkillSource
+    from skillpath.scan import scan_skills_dir
 
     root, cache, rounds = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
     for _ in range(rounds):
@@ -463,7 +463,7 @@ AUDIT = textwrap.dedent(
         if event == "open" and str(args[0]).endswith("SKILL.md"):
             opened.append(str(args[0]))
     sys.addaudithook(hook)
-    from skillweave.cli import main
+    from skillpath.cli import main
     try:
         main(sys.argv[1:], standalone_mode=False)
     finally:
@@ -474,7 +474,7 @@ AUDIT = textwrap.dedent(
 
 def _cli_env(isolated_env: Any, **extra: str) -> dict[str, str]:
     env = dict(isolated_env.env)
-    env["SKILLWEAVE_INDEX_RACY_MS"] = "0"
+    env["SKILLPATH_INDEX_RACY_MS"] = "0"
     env.update(extra)
     return env
 
@@ -496,7 +496,7 @@ def _list(script: Path, cwd: Path, env: dict[str, str], *args: str) -> tuple[Any
 def test_cli_warm_relist_opens_no_skill_file(isolated_env: Any, tmp_path: Path) -> None:
     for i in range(8):
         isolated_env.skill(".claude/skills", f"claude-{i}")
-        isolated_env.skill(".skillweave/skills", f"native-{i}")
+        isolated_env.skill(".skillpath/skills", f"native-{i}")
     script = tmp_path / "audit.py"
     script.write_text(AUDIT)
     env = _cli_env(isolated_env)
@@ -505,7 +505,7 @@ def test_cli_warm_relist_opens_no_skill_file(isolated_env: Any, tmp_path: Path) 
     warm, opened_warm = _list(script, isolated_env.project, env)
     assert _ours(opened_warm, isolated_env) == []
     assert warm == cold
-    assert (isolated_env.home / ".cache" / "skillweave" / "index").is_dir()
+    assert (isolated_env.home / ".cache" / "skillpath" / "index").is_dir()
     # --no-index reads every file again (and gives the same answer)
     again, opened_again = _list(script, isolated_env.project, env, "--no-index")
     assert again == cold and len(_ours(opened_again, isolated_env)) == 16
@@ -520,14 +520,14 @@ def _ours(opened: list[str], isolated_env: Any) -> list[str]:
 
 @pytest.mark.parametrize("how", ["env", "setting", "flag"])
 def test_index_can_be_turned_off(isolated_env: Any, tmp_path: Path, how: str) -> None:
-    isolated_env.skill(".skillweave/skills", "one")
+    isolated_env.skill(".skillpath/skills", "one")
     cache = tmp_path / "swcache"
-    env = _cli_env(isolated_env, SKILLWEAVE_CACHE_DIR=str(cache))
+    env = _cli_env(isolated_env, SKILLPATH_CACHE_DIR=str(cache))
     args: list[str] = []
     if how == "env":
-        env["SKILLWEAVE_NO_INDEX"] = "1"
+        env["SKILLPATH_NO_INDEX"] = "1"
     elif how == "setting":
-        cfg = isolated_env.project / ".skillweave" / "config.toml"
+        cfg = isolated_env.project / ".skillpath" / "config.toml"
         cfg.write_text("[index]\nenabled = false\n")
     else:
         args.append("--no-index")
@@ -541,10 +541,10 @@ def test_index_can_be_turned_off(isolated_env: Any, tmp_path: Path, how: str) ->
 
 
 def test_load_skills_uses_cache_dir_override(isolated_env: Any, tmp_path: Path) -> None:
-    from skillweave import load_skills
+    from skillpath import load_skills
 
-    isolated_env.skill(".skillweave/skills", "one")
-    env = dict(isolated_env.env, SKILLWEAVE_CACHE_DIR=str(tmp_path / "c"))
+    isolated_env.skill(".skillpath/skills", "one")
+    env = dict(isolated_env.env, SKILLPATH_CACHE_DIR=str(tmp_path / "c"))
     result = load_skills(isolated_env.project, env=env)
     assert "one" in [s.name for s in result.skills]
     assert list((tmp_path / "c" / "index").glob("*.idx"))
@@ -552,10 +552,10 @@ def test_load_skills_uses_cache_dir_override(isolated_env: Any, tmp_path: Path) 
 
 def test_index_dir_rules(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    assert sw_index.index_dir({"SKILLWEAVE_CACHE_DIR": "/x/y"}, home) == Path("/x/y/index")
+    assert sw_index.index_dir({"SKILLPATH_CACHE_DIR": "/x/y"}, home) == Path("/x/y/index")
     if sys.platform != "darwin" and os.name == "posix":
-        assert sw_index.index_dir({"XDG_CACHE_HOME": "/xdg"}, home) == Path("/xdg/skillweave/index")
-        assert sw_index.index_dir({}, home) == home / ".cache" / "skillweave" / "index"
+        assert sw_index.index_dir({"XDG_CACHE_HOME": "/xdg"}, home) == Path("/xdg/skillpath/index")
+        assert sw_index.index_dir({}, home) == home / ".cache" / "skillpath" / "index"
 
 
 def test_well_formed_file_with_records_that_do_not_fit(tree: tuple[Path, Path]) -> None:

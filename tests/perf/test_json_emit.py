@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from skillweave.cli._common import dumps_json
+from skillpath.cli._common import dumps_json
 
 _text = st.text(alphabet=st.sampled_from(list('ab{}[],:"\\\n\t é中\x1b}')), max_size=12)
 _scalar = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), _text)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from skillweave import Frontmatter, Skill, SkillSource
-from skillweave.listing import (
+from skillpath import Frontmatter, Skill, SkillSource
+from skillpath.listing import (
     DEFAULT_BUDGET,
     ENTRY_CAP,
     MIN_DESCRIPTION,
@@ -33,7 +33,7 @@ from skillweave.listing import (
     render_listing,
     shorten,
 )
-from skillweave.model import sort_key
+from skillpath.model import sort_key
 
 SOURCE = SkillSource("native", "project", Path("/skills"))
 

@@ -1,6 +1,6 @@
 """A load leaves nothing that only the cyclic garbage collector could free.
 
-``load_skills`` (and ``skillweave list``) pause the cyclic collector. A
+``load_skills`` (and ``skillpath list``) pause the cyclic collector. A
 reference cycle made during a load — typically an exception kept with its
 traceback, which holds the frame that keeps the exception — then survives,
 and with that frame every caller's frame and everything they hold: the whole
@@ -13,8 +13,8 @@ import gc
 import weakref
 
 import pytest
-from skillweave import load_skills
-from skillweave.frontmatter import parse_frontmatter
+from skillpath import load_skills
+from skillpath.frontmatter import parse_frontmatter
 
 from ..conftest import Env
 

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import _parallel, load_skills
-from skillweave import index as sw_index
-from skillweave import scan as sw_scan
-from skillweave.cli._common import dumps_json
-from skillweave.index import DiscoveryIndex
-from skillweave.model import LoadResult, SkillSource
+from skillpath import _parallel, load_skills
+from skillpath import index as sw_index
+from skillpath import scan as sw_scan
+from skillpath.cli._common import dumps_json
+from skillpath.index import DiscoveryIndex
+from skillpath.model import LoadResult, SkillSource
 
 from ..conftest import Env
 
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 FAULTS = ("exit", "short", "garbage", "wrong", "gap", "bad-items", "hang")
-SKILLWEAVE = Path(sys.executable).with_name("skillweave")
+SKILLPATH_EXE = Path(sys.executable).with_name("skillpath")
 
 KINDS = (
     "ok",
@@ -98,7 +98,7 @@ def _text(name: str, kind: str, i: int) -> bytes:
 def make_corpus(home: Path, project: Path, per_root: int) -> list[Path]:
     """``per_root`` skill folders of every kind in five roots, plus the odd cases."""
     roots = [
-        project / ".skillweave" / "skills",
+        project / ".skillpath" / "skills",
         project / ".claude" / "skills",
         project / ".agents" / "skills",
         home / ".claude" / "skills",
@@ -142,7 +142,7 @@ def load(env: Env, **extra: str) -> LoadResult:
 
 
 def sequential(env: Env, **extra: str) -> LoadResult:
-    return load(env, SKILLWEAVE_NO_PARALLEL="1", **extra)
+    return load(env, SKILLPATH_NO_PARALLEL="1", **extra)
 
 
 def same(a: LoadResult, b: LoadResult) -> None:
@@ -193,7 +193,7 @@ def open_fds() -> set[str]:
 
 
 def test_parallel_load_equals_sequential(corpus: Env, no_threads: None) -> None:
-    reference = sequential(corpus, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(corpus, SKILLPATH_NO_INDEX="1")
     assert len(reference.skills) > 200 and reference.shadowed and reference.diagnostics
     codes = {d.code for d in reference.diagnostics}
     assert {"frontmatter-yaml-error", "skill-file-outside", "broken-symlink"} <= codes
@@ -201,7 +201,7 @@ def test_parallel_load_equals_sequential(corpus: Env, no_threads: None) -> None:
     fds = open_fds()
     with _parallel.session(corpus.env, min_items=8) as pool:
         assert pool is not None
-        result = load(corpus, SKILLWEAVE_NO_INDEX="1")
+        result = load(corpus, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool.stats.forks == 1  # one worker for the whole load, across roots
     assert pool.stats.batches >= 5 and pool.stats.fallbacks == 0
@@ -210,11 +210,11 @@ def test_parallel_load_equals_sequential(corpus: Env, no_threads: None) -> None:
 
 
 def test_default_session_of_a_load_uses_the_worker(corpus: Env, no_threads: None) -> None:
-    # load_skills opens its own session: SKILLWEAVE_PARALLEL_MIN brings the
+    # load_skills opens its own session: SKILLPATH_PARALLEL_MIN brings the
     # threshold within reach of the corpus
-    reference = sequential(corpus, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(corpus, SKILLPATH_NO_INDEX="1")
     fds = open_fds()
-    same(load(corpus, SKILLWEAVE_NO_INDEX="1", SKILLWEAVE_PARALLEL_MIN="8"), reference)
+    same(load(corpus, SKILLPATH_NO_INDEX="1", SKILLPATH_PARALLEL_MIN="8"), reference)
     assert children_of_this_process() == set()
     assert open_fds() == fds
 
@@ -222,8 +222,8 @@ def test_default_session_of_a_load_uses_the_worker(corpus: Env, no_threads: None
 def test_parallel_load_with_the_index_equals_sequential(
     corpus: Env, tmp_path: Path, no_threads: None
 ) -> None:
-    cache = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
-    reference = sequential(corpus, SKILLWEAVE_NO_INDEX="1", **cache)
+    cache = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
+    reference = sequential(corpus, SKILLPATH_NO_INDEX="1", **cache)
     assert not (tmp_path / "cache" / "index").exists()
     with _parallel.session(corpus.env, min_items=8) as pool:
         built = load(corpus, **cache)  # every file a miss: read in part by the worker
@@ -242,17 +242,17 @@ def test_parallel_load_with_the_index_equals_sequential(
     with _parallel.session(corpus.env, min_items=8) as pool:
         edited = load(corpus, **cache)
     assert pool is not None and pool.stats.batches >= 2
-    same(edited, sequential(corpus, SKILLWEAVE_NO_INDEX="1", **cache))
+    same(edited, sequential(corpus, SKILLPATH_NO_INDEX="1", **cache))
 
 
 @pytest.mark.parametrize("fault", FAULTS)
 def test_failing_worker_falls_back_to_the_same_result(
     corpus: Env, fault: str, no_threads: None
 ) -> None:
-    reference = sequential(corpus, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(corpus, SKILLPATH_NO_INDEX="1")
     fds = open_fds()
     with _parallel.session(corpus.env, min_items=8, timeout=0.3, fault=fault) as pool:
-        result = load(corpus, SKILLWEAVE_NO_INDEX="1")
+        result = load(corpus, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.stats.forks == 1
     if fault == "bad-items":
@@ -270,13 +270,13 @@ def test_failing_worker_falls_back_to_the_same_result(
 
 
 def test_no_fork_while_another_thread_runs(corpus: Env) -> None:
-    reference = sequential(corpus, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(corpus, SKILLPATH_NO_INDEX="1")
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
         with _parallel.session(corpus.env, min_items=8) as pool:
-            result = load(corpus, SKILLWEAVE_NO_INDEX="1")
+            result = load(corpus, SKILLPATH_NO_INDEX="1")
     finally:
         stop.set()
         thread.join()
@@ -288,14 +288,14 @@ def test_no_fork_on_a_single_cpu(corpus: Env) -> None:
     # a real process pinned to one CPU: the same result, and no worker
     script = (
         "import os, sys, json\n"
-        "from skillweave import _parallel, load_skills\n"
-        "from skillweave.cli._common import dumps_json\n"
+        "from skillpath import _parallel, load_skills\n"
+        "from skillpath.cli._common import dumps_json\n"
         "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
         "with _parallel.session(min_items=8) as pool:\n"
         "    res = load_skills(sys.argv[1])\n"
         "print(json.dumps([pool.stats.forks, dumps_json(res.to_json())]))\n"
     )
-    env = {**corpus.env, "SKILLWEAVE_NO_INDEX": "1"}
+    env = {**corpus.env, "SKILLPATH_NO_INDEX": "1"}
     proc = subprocess.run(
         [sys.executable, "-c", script, str(corpus.project)],
         env=env,
@@ -305,13 +305,13 @@ def test_no_fork_on_a_single_cpu(corpus: Env) -> None:
     )
     forks, text = json.loads(proc.stdout)
     assert forks == 0
-    assert text == dumps_json(sequential(corpus, SKILLWEAVE_NO_INDEX="1").to_json())
+    assert text == dumps_json(sequential(corpus, SKILLPATH_NO_INDEX="1").to_json())
 
 
 def test_no_fork_below_the_threshold(corpus: Env, no_threads: None) -> None:
-    reference = sequential(corpus, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(corpus, SKILLPATH_NO_INDEX="1")
     with _parallel.session(corpus.env) as pool:  # the default threshold
-        result = load(corpus, SKILLWEAVE_NO_INDEX="1")
+        result = load(corpus, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.min_items == _parallel.MIN_ITEMS > 60
     assert pool.stats.forks == 0
@@ -320,23 +320,23 @@ def test_no_fork_below_the_threshold(corpus: Env, no_threads: None) -> None:
 def test_once_forked_smaller_roots_use_the_worker_too(isolated_env: Env, no_threads: None) -> None:
     # the first root scanned (opencode's) forks the worker; later roots of a
     # quarter of the threshold are worth handing it, smaller ones are not
-    sizes = {".opencode/skills": 120, ".skillweave/skills": 40, ".claude/skills": 30}
+    sizes = {".opencode/skills": 120, ".skillpath/skills": 40, ".claude/skills": 30}
     sizes[".agents/skills"] = 10
     for rel, count in sizes.items():
         for i in range(count):
             isolated_env.skill(rel, f"{rel.split('/')[0].strip('.')}-{i:03d}", f"Skill {i}.")
-    reference = sequential(isolated_env, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(isolated_env, SKILLPATH_NO_INDEX="1")
     with _parallel.session(isolated_env.env, min_items=100) as pool:
-        result = load(isolated_env, SKILLWEAVE_NO_INDEX="1")
+        result = load(isolated_env, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.stats.forks == 1
     assert pool.stats.batches == 3  # 120, 40 and 30; not 10
 
 
 def test_switch_turns_the_worker_off(corpus: Env) -> None:
-    with _parallel.session({"SKILLWEAVE_NO_PARALLEL": "1"}, min_items=2) as pool:
+    with _parallel.session({"SKILLPATH_NO_PARALLEL": "1"}, min_items=2) as pool:
         assert pool is None and _parallel.current() is None
-    assert _parallel.parallel_enabled({"SKILLWEAVE_NO_PARALLEL": "yes"}) is False
+    assert _parallel.parallel_enabled({"SKILLPATH_NO_PARALLEL": "yes"}) is False
     assert _parallel.parallel_enabled({}) is True
 
 
@@ -344,9 +344,9 @@ def test_large_root_at_the_default_threshold(isolated_env: Env, no_threads: None
     root = isolated_env.project / ".claude" / "skills"
     for i in range(_parallel.MIN_ITEMS + 40):
         isolated_env.skill(root, f"s-{i:04d}", f"Skill {i}.")
-    reference = sequential(isolated_env, SKILLWEAVE_NO_INDEX="1")
+    reference = sequential(isolated_env, SKILLPATH_NO_INDEX="1")
     with _parallel.session(isolated_env.env) as pool:
-        result = load(isolated_env, SKILLWEAVE_NO_INDEX="1")
+        result = load(isolated_env, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.stats.forks == 1 and pool.stats.batches == 1
 
@@ -485,13 +485,13 @@ def test_nested_sessions_share_one_pool() -> None:
 
 @pytest.mark.parametrize("index", ["off", "on"])
 def test_cli_output_is_byte_identical(corpus: Env, tmp_path: Path, index: str) -> None:
-    env = {**corpus.env, "SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**corpus.env, "SKILLPATH_CACHE_DIR": str(tmp_path / "cache")}
     if index == "off":
-        env["SKILLWEAVE_NO_INDEX"] = "1"
+        env["SKILLPATH_NO_INDEX"] = "1"
 
     def run(**extra: str) -> bytes:
         proc = subprocess.run(
-            [str(SKILLWEAVE), "list", "--json"],
+            [str(SKILLPATH_EXE), "list", "--json"],
             cwd=corpus.project,
             env={**env, **extra},
             capture_output=True,
@@ -499,6 +499,6 @@ def test_cli_output_is_byte_identical(corpus: Env, tmp_path: Path, index: str) -
         )
         return proc.stdout
 
-    reference = run(SKILLWEAVE_NO_PARALLEL="1", SKILLWEAVE_NO_INDEX="1")
-    assert run(SKILLWEAVE_PARALLEL_MIN="8") == reference
-    assert run(SKILLWEAVE_PARALLEL_MIN="8") == reference  # warm, when the index is on
+    reference = run(SKILLPATH_NO_PARALLEL="1", SKILLPATH_NO_INDEX="1")
+    assert run(SKILLPATH_PARALLEL_MIN="8") == reference
+    assert run(SKILLPATH_PARALLEL_MIN="8") == reference  # warm, when the index is on

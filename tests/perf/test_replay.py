@@ -1,4 +1,4 @@
-"""Replaying an unchanged ``skillweave list`` (skillweave._replay).
+"""Replaying an unchanged ``skillpath list`` (skillpath._replay).
 
 Every test runs the real console script in a new process over real files,
 and checks two things after each change: the run was not replayed (the
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import _replay
+from skillpath import _replay
 
 from tests.conftest import skill_md
 
-SCRIPT = Path(sys.executable).with_name("skillweave")
+SCRIPT = Path(sys.executable).with_name("skillpath")
 
 
 class Project:
@@ -41,8 +41,8 @@ class Project:
             "XDG_CACHE_HOME": str(self.cache),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "SKILLWEAVE_INDEX_RACY_MS": "0",
-            "SKILLWEAVE_SNAPSHOT_LOG": str(self.log),
+            "SKILLPATH_INDEX_RACY_MS": "0",
+            "SKILLPATH_SNAPSHOT_LOG": str(self.log),
             "LC_ALL": "C.UTF-8",
         }
 
@@ -62,7 +62,7 @@ class Project:
         info = site / f"{module}-1.0.dist-info"
         info.mkdir()
         (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n\n")
-        (info / "entry_points.txt").write_text(f"[skillweave]\n{module} = {module}\n")
+        (info / "entry_points.txt").write_text(f"[skillpath]\n{module} = {module}\n")
         self.env["PYTHONPATH"] = str(site)
         self.env["PYTHONDONTWRITEBYTECODE"] = "1"
         return site / f"{module}.py"
@@ -84,12 +84,12 @@ class Project:
 
     def fresh(self, *args: str) -> bytes:
         """The output with the replay layer off."""
-        out = self.run(*args, env=dict(self.env, SKILLWEAVE_NO_SNAPSHOT="1"))
+        out = self.run(*args, env=dict(self.env, SKILLPATH_NO_SNAPSHOT="1"))
         assert out.returncode == 0, out.stderr
         return bytes(out.stdout)
 
     def snapshots(self) -> list[Path]:
-        return sorted((self.cache / "skillweave" / "snapshots").glob("*.snap"))
+        return sorted((self.cache / "skillpath" / "snapshots").glob("*.snap"))
 
 
 def recorded(p: Project, *args: str) -> bytes:
@@ -148,22 +148,22 @@ def test_replay_is_byte_identical_and_imports_nothing_else(proj: Project) -> Non
     probe = [
         sys.executable,
         "-c",
-        "import sys; sys.argv = ['skillweave', 'list', '--json']\n"
-        "from skillweave import _launch\n"
+        "import sys; sys.argv = ['skillpath', 'list', '--json']\n"
+        "from skillpath import _launch\n"
         "try:\n    _launch.main()\nexcept SystemExit as e:\n"
         "    sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith(('click', "
-        "'skillweave')))))\n",
+        "'skillpath')))))\n",
     ]
     for _ in range(2):
         run = subprocess.run(probe, cwd=proj.project, env=proj.env, capture_output=True)
         assert run.returncode == 0 and run.stdout == first
     assert run.stderr.decode() == repr(
         [
-            "skillweave",
-            "skillweave._cachefile",
-            "skillweave._env",
-            "skillweave._launch",
-            "skillweave._replay",
+            "skillpath",
+            "skillpath._cachefile",
+            "skillpath._env",
+            "skillpath._launch",
+            "skillpath._replay",
         ]
     )
 
@@ -193,8 +193,8 @@ def _symlink_retarget(p: Project) -> None:
 
 
 def _settings(p: Project) -> None:
-    (p.home / ".skillweave").mkdir(exist_ok=True)
-    (p.home / ".skillweave" / "config.toml").write_text("[skills]\nenable_claude_user = false\n")
+    (p.home / ".skillpath").mkdir(exist_ok=True)
+    (p.home / ".skillpath" / "config.toml").write_text("[skills]\nenable_claude_user = false\n")
 
 
 CHANGES = {
@@ -244,7 +244,7 @@ def test_plugin_code_edit_is_seen(proj: Project) -> None:
     module = proj.plugin(
         "clock_filter",
         """
-        from skillweave import hookimpl
+        from skillpath import hookimpl
 
         @hookimpl
         def filter_skill(skill, ctx):
@@ -261,8 +261,8 @@ def test_plugin_code_edit_is_seen(proj: Project) -> None:
 
 
 PLUGIN_VOLATILE = """
-from skillweave import hookimpl
-from skillweave.index import volatile
+from skillpath import hookimpl
+from skillpath.index import volatile
 
 @hookimpl
 def discover_skills(ctx):
@@ -272,7 +272,7 @@ def discover_skills(ctx):
 
 PLUGIN_PROCESS = """
 import subprocess, sys
-from skillweave import hookimpl
+from skillpath import hookimpl
 
 @hookimpl
 def discover_skills(ctx):
@@ -297,13 +297,13 @@ def test_runs_that_files_cannot_vouch_for_are_not_recorded(
 
 
 def test_switches_turn_it_off(proj: Project) -> None:
-    for env in ({"SKILLWEAVE_NO_INDEX": "1"}, {"SKILLWEAVE_NO_SNAPSHOT": "1"}):
+    for env in ({"SKILLPATH_NO_INDEX": "1"}, {"SKILLPATH_NO_SNAPSHOT": "1"}):
         out = proj.run("list", "--json", env=dict(proj.env, **env))
         assert out.returncode == 0 and proj.decisions() == []
     assert proj.run("list", "--json", "--no-index").returncode == 0
     assert proj.decisions() == [] and proj.snapshots() == []
-    (proj.project / ".skillweave").mkdir()
-    (proj.project / ".skillweave" / "config.toml").write_text("[index]\nenabled = false\n")
+    (proj.project / ".skillpath").mkdir()
+    (proj.project / ".skillpath" / "config.toml").write_text("[index]\nenabled = false\n")
     proj.run("list", "--json")
     assert proj.decisions()[-1] == "not recorded: the load did not use the discovery index"
     assert proj.snapshots() == []
@@ -327,7 +327,7 @@ def test_failed_runs_and_terminals_are_not_recorded(proj: Project) -> None:
 
 
 def test_recent_changes_are_not_vouched_for(proj: Project) -> None:
-    env = dict(proj.env, SKILLWEAVE_INDEX_RACY_MS="60000")
+    env = dict(proj.env, SKILLPATH_INDEX_RACY_MS="60000")
     out = proj.run("list", "--json", env=env)
     assert out.returncode == 0
     assert "modified too recently" in proj.decisions()[-1]
@@ -365,7 +365,7 @@ def _saved(env: dict[str, str], i: int, payload: bytes = b"out") -> Path:
 
 
 def test_snapshots_are_bounded_least_recently_used_first(tmp_path: Path) -> None:
-    env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
+    env = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
     if os.isatty(1):
         pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
     paths = [_saved(env, i) for i in range(_replay.MAX_SNAPSHOTS)]
@@ -382,7 +382,7 @@ def test_snapshots_are_bounded_least_recently_used_first(tmp_path: Path) -> None
 
 
 def test_snapshots_are_bounded_in_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
+    env = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
     monkeypatch.setattr(_replay, "MAX_BYTES", 10_000)
     for i in range(12):
         newest = _saved(env, i, payload=b"x" * 3_000)
@@ -399,7 +399,7 @@ def test_a_large_rebuild_is_not_recorded_but_the_next_run_is(tmp_path: Path) -> 
     for i in range(_replay.REBUILD_LIMIT + 20):
         p.skill(".agents/skills", f"many-{i:04d}")
     # bytecode written now cannot make the first run racy; the index stays empty
-    p.run("list", env=dict(p.env, SKILLWEAVE_NO_INDEX="1"))
+    p.run("list", env=dict(p.env, SKILLPATH_NO_INDEX="1"))
     first = p.run("list", "--json")
     assert first.returncode == 0
     # the reasons are joined with "; " (so many misses in one root also fork a reader)
@@ -436,9 +436,9 @@ def test_a_snapshot_whose_checks_do_not_fit_is_a_miss(tmp_path: Path) -> None:
         pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
     import marshal
 
-    from skillweave import _cachefile
+    from skillpath import _cachefile
 
-    env = {"SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"), "SKILLWEAVE_INDEX_RACY_MS": "0"}
+    env = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
     argv = ["list", "--json"]
     rec = _replay.Recorder(argv, env)
     path = Path(_replay._file_for(rec.directory, rec.key))

@@ -6,7 +6,7 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from skillweave import textguard
+from skillpath import textguard
 
 WORDS = sorted({w for words in textguard._KEYWORDS.values() for w in words})
 #: The prefilter as one regex alternation of every keyword (the reference).

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from skillweave.watch import (
+from skillpath.watch import (
     SkillAdded,
     SkillChanged,
     SkillChanges,
@@ -151,7 +151,7 @@ def test_a_root_that_appears_later_is_picked_up(isolated_env: Any) -> None:
 
 
 def test_settings_change_reloads(watcher: Watcher, isolated_env: Any) -> None:
-    cfg = isolated_env.project / ".skillweave" / "config.toml"
+    cfg = isolated_env.project / ".skillpath" / "config.toml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text('[skills]\nignored = ["alpha"]\n')
     events = watcher.events_until(lambda ev: _named(ev, SkillRemoved, "alpha"))
@@ -171,7 +171,7 @@ def test_stop_event_and_timeout_end_the_generator(isolated_env: Any) -> None:
 
 
 def test_diff_results(isolated_env: Any) -> None:
-    from skillweave import load_skills
+    from skillpath import load_skills
 
     isolated_env.skill(ROOT, "one", "One.")
     isolated_env.skill(ROOT, "two", "Two.")
@@ -187,7 +187,7 @@ def test_diff_results(isolated_env: Any) -> None:
 
 def test_events_are_frozen_records(isolated_env: Any) -> None:
     import attrs
-    from skillweave import load_skills
+    from skillpath import load_skills
 
     isolated_env.skill(ROOT, "one", "One.")
     skill = load_skills(isolated_env.project, env=isolated_env.env).get("one")

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from skillweave import frontmatter
-from skillweave._yamlfast import _key_value, parse_simple
+from skillpath import frontmatter
+from skillpath._yamlfast import _key_value, parse_simple
 
 
 def reference(text: str) -> Any:
@@ -218,7 +218,7 @@ def test_fence_search_equals_the_regex(raw: bytes, pos: int) -> None:
 
 
 def test_unusual_characters_are_exactly_those_outside_the_printable_set() -> None:
-    from skillweave import _yamlfast
+    from skillpath import _yamlfast
 
     printable = re.compile(
         "[\x0a\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"

@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 import pytest
-from skillweave import PluginHost, SkillSession
+from skillpath import PluginHost, SkillSession
 
 from ..conftest import Env, skill_md
 
@@ -18,7 +18,7 @@ skill_text = skill_md
 class Runtime:
     """A project (a git repo outside HOME) with native skills, and sessions over it.
 
-    Only the ``native`` provider's entry point is loaded (``SKILLWEAVE_PLUGINS``),
+    Only the ``native`` provider's entry point is loaded (``SKILLPATH_PLUGINS``),
     so installed example packs do not leak into the catalog; the core's built-in
     plugins (steps, resolver) are always there.
     """
@@ -35,15 +35,15 @@ class Runtime:
 
     @property
     def environ(self) -> dict[str, str]:
-        return {**self.env.env, "SKILLWEAVE_PLUGINS": "native"}
+        return {**self.env.env, "SKILLPATH_PLUGINS": "native"}
 
     def project_skill(self, name: str, text: str | None = None, **kw: Any) -> Path:
-        """Write ``.skillweave/skills/<name>/SKILL.md`` in the project (level ``project``)."""
-        return self._write(self.project / ".skillweave" / "skills" / name, text, **kw)
+        """Write ``.skillpath/skills/<name>/SKILL.md`` in the project (level ``project``)."""
+        return self._write(self.project / ".skillpath" / "skills" / name, text, **kw)
 
     def user_skill(self, name: str, text: str | None = None, **kw: Any) -> Path:
-        """Write ``~/.skillweave/skills/<name>/SKILL.md`` (level ``user``)."""
-        return self._write(self.home / ".skillweave" / "skills" / name, text, **kw)
+        """Write ``~/.skillpath/skills/<name>/SKILL.md`` (level ``user``)."""
+        return self._write(self.home / ".skillpath" / "skills" / name, text, **kw)
 
     def _write(self, folder: Path, text: str | None, **kw: Any) -> Path:
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,4 @@
-"""``skillweave prompt``, ``read``, ``invoke`` and ``context`` on real projects."""
+"""``skillpath prompt``, ``read``, ``invoke`` and ``context`` on real projects."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner, Result
-from skillweave.cli import main
+from skillpath.cli import main
 
 from .conftest import Runtime, skill_text
 
@@ -17,7 +17,7 @@ from .conftest import Runtime, skill_text
 @pytest.fixture
 def proj(rt: Runtime) -> Runtime:
     rt.project_skill("pdf", skill_text("Work with PDFs. Tables and forms.", body="Read $0 now.\n"))
-    (rt.project / ".skillweave" / "skills" / "pdf" / "ref.md").write_text("# Reference\n")
+    (rt.project / ".skillpath" / "skills" / "pdf" / "ref.md").write_text("# Reference\n")
     rt.project_skill("quiet", skill_text("Hidden.", body="Quiet.\n", hide="true"))
     (rt.project / "AGENTS.md").write_text("Project rules.\n")
     return rt
@@ -43,7 +43,7 @@ def test_prompt_budget_note_and_json(proj: Runtime) -> None:
         proj.project_skill(f"extra-{i:02}", description=f"Extra skill {i}. " + "Words. " * 20)
     res = run(proj, "prompt", "--budget", "900")
     assert res.exit_code == 0 and len(res.stdout) <= 901
-    assert res.stderr.startswith("skillweave: note: listing over its 900-character budget")
+    assert res.stderr.startswith("skillpath: note: listing over its 900-character budget")
     assert "dropped" in res.stderr and "extra-" in res.stderr
     data = json.loads(run(proj, "prompt", "--budget", "900", "--json").stdout)
     assert set(data) == {"text", "report"}
@@ -61,7 +61,7 @@ def test_prompt_caps_each_entry_and_lists_when_to_use(proj: Runtime) -> None:
     assert res.exit_code == 0
     assert max(len(line) for line in res.stdout.splitlines()) <= len("- huge: ") + 1536
     assert "- when: Main desc. - Use when the user says when.\n" in res.stdout
-    assert res.stderr == "skillweave: note: cut 1 to the 1536-character entry cap: huge\n"
+    assert res.stderr == "skillpath: note: cut 1 to the 1536-character entry cap: huge\n"
     rep = json.loads(run(proj, "prompt", "--json").stdout)["report"]
     assert rep["capped"] == ["huge"] and rep["entry_cap"] == 1536 and "huge" in rep["shortened"]
 
@@ -92,13 +92,13 @@ def test_read_writes_content_exactly(proj: Runtime) -> None:
 def test_read_errors_go_to_stderr_with_exit_1(proj: Runtime, url: str, message: str) -> None:
     res = run(proj, "read", url)
     assert res.exit_code == 1 and res.stdout == ""
-    assert res.stderr.startswith("skillweave: error: ") and message in res.stderr
+    assert res.stderr.startswith("skillpath: error: ") and message in res.stderr
     assert res.stderr.count("\n") == 1
 
 
 def test_read_error_in_a_real_subprocess(proj: Runtime) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", "read", "skill://pdf/%2e%2e/%2e%2e/x"],
+        [sys.executable, "-m", "skillpath", "read", "skill://pdf/%2e%2e/%2e%2e/x"],
         cwd=os.fspath(proj.project),
         env=proj.environ,
         capture_output=True,
@@ -106,9 +106,9 @@ def test_read_error_in_a_real_subprocess(proj: Runtime) -> None:
         check=False,
     )
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr.startswith("skillweave: error: path traversal")
+    assert proc.stderr.startswith("skillpath: error: path traversal")
     ok = subprocess.run(
-        [sys.executable, "-m", "skillweave", "read", "skill://pdf/ref.md"],
+        [sys.executable, "-m", "skillpath", "read", "skill://pdf/ref.md"],
         cwd=os.fspath(proj.project),
         env=proj.environ,
         capture_output=True,
@@ -119,7 +119,7 @@ def test_read_error_in_a_real_subprocess(proj: Runtime) -> None:
 
 
 def test_invoke_command_and_tool(proj: Runtime) -> None:
-    base = proj.project.resolve() / ".skillweave" / "skills" / "pdf"
+    base = proj.project.resolve() / ".skillpath" / "skills" / "pdf"
     res = run(proj, "invoke", "pdf", "a.pdf", "b.pdf")
     assert res.exit_code == 0
     assert res.stdout == (

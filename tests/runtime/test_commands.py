@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from skillweave import (
+from skillpath import (
     PromptError,
     SkillCommand,
     SlashInvocation,
@@ -120,7 +120,7 @@ def test_session_parse_slash_rules(cmds: Runtime) -> None:
     assert unknown is not None and not unknown.known and unknown.suggestions == ("pdf",)
     assert (
         unknown.error
-        == "Unknown skill 'pfd'. Did you mean: pdf? (4 skills available; `skillweave list`)"
+        == "Unknown skill 'pfd'. Did you mean: pdf? (4 skills available; `skillpath list`)"
     )
     assert s.parse_slash("plain text") is None
     off = cmds.session({"skills": {"enable_skill_commands": False}})
@@ -195,7 +195,7 @@ def test_unknown_skill(cmds: Runtime) -> None:
     with pytest.raises(UnknownSkillError) as err:
         s.invoke("plian", trigger="tool")
     assert str(err.value) == (
-        "Unknown skill 'plian'. Did you mean: plain? (5 skills available; `skillweave list`)"
+        "Unknown skill 'plian'. Did you mean: plain? (5 skills available; `skillpath list`)"
     )
 
 
@@ -207,11 +207,11 @@ def test_unknown_skill_among_many_names_offers_the_nearest(rt: Runtime) -> None:
         s.invoke("skil-0001", trigger="tool")
     message = str(err.value)
     assert message.startswith("Unknown skill 'skil-0001'. Did you mean: skill-0001")
-    assert message.endswith("? (60 skills available; `skillweave list`)")
+    assert message.endswith("? (60 skills available; `skillpath list`)")
     assert message.count("skill-") <= 3  # the nearest few, not the catalog
     with pytest.raises(UnknownSkillError) as err:
         s.invoke("zzzzzz")
-    assert str(err.value) == "Unknown skill 'zzzzzz'. (60 skills available; `skillweave list`)"
+    assert str(err.value) == "Unknown skill 'zzzzzz'. (60 skills available; `skillpath list`)"
 
 
 def test_invoking_a_conditional_skill_that_is_not_active(cmds: Runtime) -> None:

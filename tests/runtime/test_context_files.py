@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
-from skillweave import ContextFile, discover_context_files
-from skillweave.model import Diagnostic
+from skillpath import ContextFile, discover_context_files
+from skillpath.model import Diagnostic
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from skillweave import Frontmatter, Skill, SkillSource, SkillweaveError, render_listing
-from skillweave.listing import ENTRY_CAP, MIN_DESCRIPTION, shorten
+from skillpath import Frontmatter, Skill, SkillSource, SkillpathError, render_listing
+from skillpath.listing import ENTRY_CAP, MIN_DESCRIPTION, shorten
 
 from .conftest import Runtime, skill_text
 
@@ -83,7 +83,7 @@ def test_claude_format_exact() -> None:
 
 
 def test_unknown_format() -> None:
-    with pytest.raises(SkillweaveError, match="unknown listing format"):
+    with pytest.raises(SkillpathError, match="unknown listing format"):
         render_listing(TWO, format="yaml")
 
 
@@ -378,8 +378,8 @@ def test_shorten_rules() -> None:
 
 
 def test_settings_give_the_defaults(rt: Runtime) -> None:
-    (rt.project / ".skillweave").mkdir()
-    (rt.project / ".skillweave" / "config.toml").write_text(
+    (rt.project / ".skillpath").mkdir()
+    (rt.project / ".skillpath" / "config.toml").write_text(
         '[listing]\nformat = "claude"\nbudget = 300\n'
     )
     for i in range(10):
@@ -396,7 +396,7 @@ def test_settings_give_the_defaults(rt: Runtime) -> None:
 
 SCRIPT = """
 import sys
-from skillweave import PluginHost, SkillSession
+from skillpath import PluginHost, SkillSession
 import os
 env = dict(os.environ)
 s = SkillSession.open(sys.argv[1], home=sys.argv[2], env=env, host=PluginHost.create(env=env))

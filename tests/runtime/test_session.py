@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from skillweave import Skill, SkillSession, SkillSource
+from skillpath import Skill, SkillSession, SkillSource
 
 from .conftest import Runtime, skill_text
 
@@ -64,8 +64,8 @@ def test_listing_defaults_from_settings(rt: Runtime) -> None:
 
 
 def test_settings_problems_are_diagnostics(rt: Runtime) -> None:
-    (rt.project / ".skillweave").mkdir()
-    (rt.project / ".skillweave" / "config.toml").write_text('[listing]\nbudget = "lots"\n')
+    (rt.project / ".skillpath").mkdir()
+    (rt.project / ".skillpath" / "config.toml").write_text('[listing]\nbudget = "lots"\n')
     s = rt.session()
     assert any(d.code == "settings-bad-value" for d in s.result.diagnostics)
     assert s.listing().report.budget == 8000

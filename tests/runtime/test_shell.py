@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import PromptError, Skill, SkillSource
-from skillweave.settings import Settings
-from skillweave.shell import DISABLED_TEXT, ShellPolicy, run_shell
+from skillpath import PromptError, Skill, SkillSource
+from skillpath.settings import Settings
+from skillpath.shell import DISABLED_TEXT, ShellPolicy, run_shell
 
 from .conftest import Runtime, skill_text
 

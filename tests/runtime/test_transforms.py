@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from skillweave import (
+from skillpath import (
     Invocation,
     PromptError,
     Skill,
@@ -14,8 +14,8 @@ from skillweave import (
     substitute_arguments,
     substitute_variables,
 )
-from skillweave.shell import DISABLED_TEXT
-from skillweave.transforms import parse_arguments
+from skillpath.shell import DISABLED_TEXT
+from skillpath.transforms import parse_arguments
 
 from .conftest import Runtime, skill_text
 
@@ -163,15 +163,15 @@ def test_a_plugin_replaces_the_builtin_arguments_step(rt: Runtime) -> None:
         def transform_prompt(self, text: str, invocation: Invocation) -> str:
             return text.replace("$ARGUMENTS", invocation.args.upper())
 
-    blocked = rt.host(blocked=["skillweave.transform.arguments"])
+    blocked = rt.host(blocked=["skillpath.transform.arguments"])
     assert any(
-        r.name == "skillweave.transform.arguments" and r.status == "blocked"
+        r.name == "skillpath.transform.arguments" and r.status == "blocked"
         for r in blocked.records
     )
     bare = rt.session(host=blocked).invoke("args", "hello", trigger="tool").text
     assert bare.endswith("Value: $ARGUMENTS.\n")  # blocked: nothing substitutes
 
-    host = rt.host(blocked=["skillweave.transform.arguments"])
+    host = rt.host(blocked=["skillpath.transform.arguments"])
     assert host.add(Shout(), "shout")
     out = rt.session(host=host).invoke("args", "hello", trigger="tool").text
     assert out.endswith("Value: HELLO.\n")

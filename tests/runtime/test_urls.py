@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from skillweave import ResolveError, Resource, Skill, SkillSource, hookimpl, resolve_skill_url
-from skillweave.safety import ContainmentError
-from skillweave.urls import UnknownSkillURLError
+from skillpath import ResolveError, Resource, Skill, SkillSource, hookimpl, resolve_skill_url
+from skillpath.safety import ContainmentError
+from skillpath.urls import UnknownSkillURLError
 
 from .conftest import Runtime, skill_text
 
@@ -50,7 +50,7 @@ def test_bare_url_is_the_skill_md(tree: Runtime) -> None:
         res = s.resolve(url)
         assert res.content.startswith("---\ndescription: Read PDF files.")
         assert res.mime_type == "text/markdown"
-        assert res.path == (tree.project / ".skillweave/skills/pdf/SKILL.md").resolve()
+        assert res.path == (tree.project / ".skillpath/skills/pdf/SKILL.md").resolve()
         assert res.skill == "pdf"
         assert res.url == url
         assert not res.is_directory
@@ -94,7 +94,7 @@ def test_missing_file_is_file_not_found(tree: Runtime) -> None:
     s = tree.session()
     with pytest.raises(ResolveError) as err:
         s.resolve("skill://pdf/nope.md")
-    base = (tree.project / ".skillweave/skills/pdf").resolve()
+    base = (tree.project / ".skillpath/skills/pdf").resolve()
     assert str(err.value) == f"File not found: {base / 'nope.md'}"
 
 
@@ -119,7 +119,7 @@ def test_unknown_name_offers_the_nearest_names(rt: Runtime) -> None:
         s.resolve("skill://skil-0001")
     message = str(err.value)
     assert message.startswith("Unknown skill 'skil-0001'. Did you mean: skill-0001")
-    assert message.endswith("(40 skills available; `skillweave list`)")
+    assert message.endswith("(40 skills available; `skillpath list`)")
     with pytest.raises(ResolveError) as err:
         s.resolve("skill://SKILL-0007/notes.md")
     assert str(err.value).startswith("Unknown skill 'SKILL-0007'. Did you mean: skill-0007")
@@ -270,13 +270,13 @@ def test_hostile_urls_fail_safely(tree: Runtime, url: str, error: type[ResolveEr
 
 def test_hostile_urls_never_read_outside_via_the_cli(tree: Runtime) -> None:
     from click.testing import CliRunner
-    from skillweave.cli import main
+    from skillpath.cli import main
 
     for url, _ in HOSTILE[:20]:
         res = CliRunner().invoke(main, ["read", url, "--cwd", str(tree.project)], env=tree.environ)
         assert res.exit_code == 1, url
         assert SECRET not in res.stdout and SECRET not in res.stderr
-        assert res.stderr.startswith("skillweave: error: ")
+        assert res.stderr.startswith("skillpath: error: ")
 
 
 def test_containment_uses_real_paths_for_a_symlinked_skill_dir(rt: Runtime) -> None:
@@ -285,7 +285,7 @@ def test_containment_uses_real_paths_for_a_symlinked_skill_dir(rt: Runtime) -> N
     real.mkdir(parents=True)
     (real / "SKILL.md").write_text(skill_text("Linked."))
     (real / "ref.md").write_text("ref")
-    root = rt.project / ".skillweave" / "skills"
+    root = rt.project / ".skillpath" / "skills"
     root.mkdir(parents=True)
     (root / "linked").symlink_to(real, target_is_directory=True)
     s = rt.session()

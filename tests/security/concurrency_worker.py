@@ -43,7 +43,7 @@ def check_managed_body(body: str) -> str | None:
 
 def write_churn(project: Path, wid: int, i: int) -> None:
     """Replace the ``churn`` skill atomically with a description naming this write."""
-    folder = project / ".skillweave" / "skills" / "churn"
+    folder = project / ".skillpath" / "skills" / "churn"
     tmp = folder / f".tmp-{wid}-{i}"
     tmp.write_text(f"---\ndescription: churn {wid} {i}\n---\nChurn body {wid} {i}.\n")
     os.replace(tmp, folder / "SKILL.md")
@@ -53,8 +53,8 @@ def main() -> int:
     action, wid_s, iters_s, project_s, home_s, go = sys.argv[1:7]
     wid, iterations = int(wid_s), int(iters_s)
     project, home = Path(project_s), Path(home_s)
-    from skillweave import SkillSession
-    from skillweave.managed import write_managed_skill
+    from skillpath import SkillSession
+    from skillpath.managed import write_managed_skill
 
     env = dict(os.environ)
     settings = {"autolearn": {"enabled": True}}

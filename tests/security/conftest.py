@@ -98,7 +98,7 @@ def nobody_python() -> list[str]:
     if not can_drop_privileges():
         pytest.skip("needs root and setpriv to drop privileges")
     probe = subprocess.run(
-        as_nobody([sys.executable, "-c", "import os, skillweave; print(os.geteuid())"]),
+        as_nobody([sys.executable, "-c", "import os, skillpath; print(os.geteuid())"]),
         capture_output=True,
         text=True,
         timeout=60,

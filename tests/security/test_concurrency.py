@@ -28,7 +28,7 @@ WORKER = Path(__file__).with_name("concurrency_worker.py")
 
 
 def _has_example_pack() -> bool:
-    eps = importlib_metadata.entry_points(group="skillweave.packs")
+    eps = importlib_metadata.entry_points(group="skillpath.packs")
     return any(ep.dist is not None and ep.dist.name == "acme-skills" for ep in eps)
 
 
@@ -47,7 +47,7 @@ class World:
         self.cache = tmp / "cache"
         (self.project / ".git").mkdir(parents=True)
         self.home.mkdir()
-        skills = self.project / ".skillweave" / "skills"
+        skills = self.project / ".skillpath" / "skills"
         for name in ("stable-one", "stable-two", "churn"):
             (skills / name).mkdir(parents=True)
             (skills / name / "SKILL.md").write_text(
@@ -59,9 +59,9 @@ class World:
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "SKILLWEAVE_CACHE_DIR": str(self.cache),
-            "SKILLWEAVE_PLUGINS": "native,packs,managed",
-            "SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp / "no-policy"),
+            "SKILLPATH_CACHE_DIR": str(self.cache),
+            "SKILLPATH_PLUGINS": "native,packs,managed",
+            "SKILLPATH_CLAUDE_POLICY_DIR": str(tmp / "no-policy"),
         }
 
     def spawn(self, action: str, wid: int, iterations: int, go: Path) -> subprocess.Popen[str]:
@@ -75,7 +75,7 @@ class World:
         code = textwrap.dedent(
             f"""
             import json
-            from skillweave import load_skills
+            from skillpath import load_skills
             res = load_skills({str(self.project)!r}, home={str(self.home)!r})
             print(json.dumps({{
                 "skills": sorted(
@@ -90,7 +90,7 @@ class World:
         )
         env = dict(self.env)
         if not index:
-            env["SKILLWEAVE_NO_INDEX"] = "1"
+            env["SKILLPATH_NO_INDEX"] = "1"
         proc = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
         )
@@ -109,7 +109,7 @@ def _results(procs: list[subprocess.Popen[str]], timeout: float = 120) -> list[d
 
 def _leftovers(world: World) -> list[str]:
     found = []
-    for base in (world.home / ".skillweave", world.cache, world.project):
+    for base in (world.home / ".skillpath", world.cache, world.project):
         for dirpath, dirnames, filenames in os.walk(base):
             for n in dirnames + filenames:
                 if n.endswith(".tmp") or ".tmp-" in n or n.startswith(".tmp"):

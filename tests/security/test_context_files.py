@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import os
 
-from skillweave.context_files import discover_context_files
-from skillweave.model import Diagnostic
+from skillpath.context_files import discover_context_files
+from skillpath.model import Diagnostic
 
 from ..conftest import Env
 

@@ -1,4 +1,4 @@
-"""Property-based tests of the one containment check (``skillweave.safety``).
+"""Property-based tests of the one containment check (``skillpath.safety``).
 
 A fixed tree on the real file system holds a skill dir whose symlinks point
 inside, outside (relative and absolute), at a sibling whose name extends the
@@ -18,8 +18,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from skillweave.errors import ResolveError
-from skillweave.safety import ContainmentError, check_relative, is_inside, resolve_inside
+from skillpath.errors import ResolveError
+from skillpath.safety import ContainmentError, check_relative, is_inside, resolve_inside
 
 SECRET = "TOP-SECRET-OUTSIDE"
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from hypothesis import event, given
 from hypothesis import strategies as st
-from skillweave.errors import SkillweaveError
-from skillweave.extract import Member, ensure_extracted, make_tree, reset_extraction_state
+from skillpath.errors import SkillpathError
+from skillpath.extract import Member, ensure_extracted, make_tree, reset_extraction_state
 
 SEGMENTS = [
     "demo",
@@ -34,7 +34,7 @@ SEGMENTS = [
     "\x00",
     "\x1b",
     "\u202e",
-    ".skillweave-manifest.json",
+    ".skillpath-manifest.json",
     "outside",
     "~",
 ]
@@ -82,12 +82,12 @@ def test_extraction_writes_only_inside_its_target(
         (top / "outside").mkdir()
         (top / "outside" / "keep.txt").write_text("untouched")
         before = _snapshot(top, cache)
-        env = {"SKILLWEAVE_CACHE_DIR": str(cache)}
+        env = {"SKILLPATH_CACHE_DIR": str(cache)}
         reset_extraction_state()
         members = [Member.from_bytes(p, content + p.encode("utf-8", "replace")) for p in paths]
         try:
             tree = make_tree("packs", key, members, label="fuzz", env=env)
-        except SkillweaveError:
+        except SkillpathError:
             event("refused when listed")
             assert _snapshot(top, cache) == before
             assert not cache.exists() or not any(cache.rglob("*.md"))
@@ -96,7 +96,7 @@ def test_extraction_writes_only_inside_its_target(
         assert os.path.realpath(tree.target).startswith(packs + os.sep)
         try:
             ensure_extracted(tree)
-        except SkillweaveError:
+        except SkillpathError:
             event("refused when extracted")
             assert _snapshot(top, cache) == before
             return
@@ -125,7 +125,7 @@ def test_extraction_writes_only_inside_its_target(
     names=st.lists(
         st.text(st.characters(blacklist_categories=("Cc", "Cs", "Cf", "Co", "Cn")), min_size=1)
         .map(lambda t: t.replace("/", "_").replace("\\", "_").strip())
-        .filter(lambda t: t not in ("", ".", "..") and t != ".skillweave-manifest.json"),
+        .filter(lambda t: t not in ("", ".", "..") and t != ".skillpath-manifest.json"),
         min_size=1,
         max_size=5,
         unique=True,
@@ -136,7 +136,7 @@ def test_any_key_and_clean_members_extract_inside_the_cache(names: list[str], ke
     top = Path(tempfile.mkdtemp(prefix="sw-extract-"))
     try:
         cache = top / "cache"
-        env = {"SKILLWEAVE_CACHE_DIR": str(cache)}
+        env = {"SKILLPATH_CACHE_DIR": str(cache)}
         reset_extraction_state()
         members = [Member.from_bytes(f"demo/{n}", n.encode()) for n in names]
         tree = make_tree("packs", key, members, label="fuzz", env=env)

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from skillweave.frontmatter import (
+from skillpath.frontmatter import (
     ParsedFrontmatter,
     parse_frontmatter,
     read_body,
@@ -25,7 +25,7 @@ from skillweave.frontmatter import (
     strip_frontmatter,
     to_frontmatter,
 )
-from skillweave.model import Diagnostic, Frontmatter
+from skillpath.model import Diagnostic, Frontmatter
 
 # Fragments that steer random documents into the interesting parts of YAML:
 # anchors/aliases, merges, flow and block collections, tags (including the

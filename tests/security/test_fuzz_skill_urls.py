@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from skillweave import ResolveError, Skill, SkillSource, scan_skills_dir
-from skillweave.session import SkillSession
-from skillweave.urls import resolve_skill_url
+from skillpath import ResolveError, Skill, SkillSource, scan_skills_dir
+from skillpath.session import SkillSession
+from skillpath.urls import resolve_skill_url
 
 from ..conftest import Env
 
@@ -190,11 +190,11 @@ def test_known_hostile_urls_are_refused(skills: dict[str, Skill], url: str) -> N
 def test_hostile_urls_through_a_session_and_plugins(isolated_env: Env) -> None:
     outside = isolated_env.home / "secret.txt"
     outside.write_text(SECRET)
-    folder = isolated_env.project / ".skillweave" / "skills" / "pdf"
+    folder = isolated_env.project / ".skillpath" / "skills" / "pdf"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text("---\ndescription: pdf\n---\nbody\n")
     os.symlink(outside, folder / "key")
-    env = {**isolated_env.env, "SKILLWEAVE_PLUGINS": "native"}
+    env = {**isolated_env.env, "SKILLPATH_PLUGINS": "native"}
     session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env)
     assert "body" in session.resolve("skill://pdf").content
     for url in ("skill://pdf/key", "skill://pdf/%2e%2e/%2e%2e/%2e%2e/home/secret.txt"):

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-from skillweave import SkillSource, scan_skills_dir
-from skillweave.frontmatter import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES, read_head
+from skillpath import SkillSource, scan_skills_dir
+from skillpath.frontmatter import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES, read_head
 
 from .conftest import run_python
 
@@ -112,7 +112,7 @@ SCAN_SCRIPT = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from skillweave import SkillSource, scan_skills_dir
+    from skillpath import SkillSource, scan_skills_dir
     out = {}
     for spec in sys.argv[1:]:
         root, level, req = spec.split("|")
@@ -285,7 +285,7 @@ def test_fifty_megabyte_body_is_capped_when_read(tmp_path: Path) -> None:
         f"""
         import sys
         from pathlib import Path
-        from skillweave import SkillSource, scan_skills_dir
+        from skillpath import SkillSource, scan_skills_dir
         (s,) = scan_skills_dir(Path({str(path.parent.parent)!r}), SkillSource("t", "user")).skills
         body = s.body
         # VmHWM is this process's own peak; ru_maxrss would include the parent's

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import load_skills
+from skillpath import load_skills
 
 from ..conftest import Env
 
@@ -23,10 +23,10 @@ CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 def _env(env: Env, cache: Path, **extra: str) -> dict[str, str]:
     return {
         **env.env,
-        "SKILLWEAVE_CACHE_DIR": str(cache),
-        "SKILLWEAVE_PLUGINS": "native",
+        "SKILLPATH_CACHE_DIR": str(cache),
+        "SKILLPATH_PLUGINS": "native",
         # trust the index for entries however recent, so a stale cache would show
-        "SKILLWEAVE_INDEX_RACY_MS": "0",
+        "SKILLPATH_INDEX_RACY_MS": "0",
         **extra,
     }
 
@@ -40,9 +40,9 @@ def _load(env: Env, environ: dict[str, str]) -> dict[str, Any]:
 
 
 def test_index_keeps_every_finding_of_the_hostile_corpus(isolated_env: Env, tmp_path: Path) -> None:
-    shutil.copytree(CORPUS, isolated_env.project / ".skillweave" / "skills")
+    shutil.copytree(CORPUS, isolated_env.project / ".skillpath" / "skills")
     cache = tmp_path / "cache"
-    fresh = _load(isolated_env, _env(isolated_env, tmp_path / "other", SKILLWEAVE_NO_INDEX="1"))
+    fresh = _load(isolated_env, _env(isolated_env, tmp_path / "other", SKILLPATH_NO_INDEX="1"))
     first = _load(isolated_env, _env(isolated_env, cache))
     assert list((cache / "index").iterdir()), "the index was written"
     second = _load(isolated_env, _env(isolated_env, cache))
@@ -57,7 +57,7 @@ def test_symlink_retargeted_outside_is_refused_through_the_index(
 ) -> None:
     secret = isolated_env.home / "id_rsa"
     secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n")
-    folder = isolated_env.project / ".skillweave" / "skills" / "linked"
+    folder = isolated_env.project / ".skillpath" / "skills" / "linked"
     folder.mkdir(parents=True)
     (folder / "real.md").write_text("---\ndescription: linked inside\n---\nBody.\n")
     os.symlink("real.md", folder / "SKILL.md")
@@ -74,8 +74,8 @@ def test_symlink_retargeted_outside_is_refused_through_the_index(
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "directory", "flip"])
 def test_damaged_index_files_are_ignored(isolated_env: Env, tmp_path: Path, damage: str) -> None:
-    isolated_env.skill(".skillweave/skills", "one", "first skill")
-    isolated_env.skill(".skillweave/skills", "two", "second skill")
+    isolated_env.skill(".skillpath/skills", "one", "first skill")
+    isolated_env.skill(".skillpath/skills", "two", "second skill")
     cache = tmp_path / "cache"
     environ = _env(isolated_env, cache)
     good = _load(isolated_env, environ)
@@ -101,10 +101,10 @@ def test_damaged_index_files_are_ignored(isolated_env: Env, tmp_path: Path, dama
 
 
 def test_an_index_directory_that_cannot_be_used(isolated_env: Env, tmp_path: Path) -> None:
-    isolated_env.skill(".skillweave/skills", "one", "first skill")
+    isolated_env.skill(".skillpath/skills", "one", "first skill")
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "index").write_text("a file where the index directory belongs")
     environ = _env(isolated_env, cache)
-    expected = _load(isolated_env, _env(isolated_env, tmp_path / "x", SKILLWEAVE_NO_INDEX="1"))
+    expected = _load(isolated_env, _env(isolated_env, tmp_path / "x", SKILLPATH_NO_INDEX="1"))
     assert _load(isolated_env, environ) == expected

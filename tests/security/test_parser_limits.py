@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
-from skillweave import SkillSource, scan_skills_dir
-from skillweave.frontmatter import parse_frontmatter
+from skillpath import SkillSource, scan_skills_dir
+from skillpath.frontmatter import parse_frontmatter
 
 
 def _merge_bomb(levels: int) -> str:

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from skillweave import PluginError, PluginHost, PromptError, ResolveError
-from skillweave.session import SkillSession
+from skillpath import PluginError, PluginHost, PromptError, ResolveError
+from skillpath.session import SkillSession
 
 from ..conftest import Env
 
@@ -56,8 +56,8 @@ def plugins_on_path(hostile_site: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
 def _world(env: Env) -> dict[str, str]:
     root = env.project / "hp-skills"
     env.skill(root, "from-good", "from the good plugin", body="Good body.\n")
-    env.skill(".skillweave/skills", "native-one", "a native skill", body="Native body.\n")
-    return {**env.env, "HP_ROOT": str(root), "SKILLWEAVE_PLUGINS": f"native,{ALL}"}
+    env.skill(".skillpath/skills", "native-one", "a native skill", body="Native body.\n")
+    return {**env.env, "HP_ROOT": str(root), "SKILLPATH_PLUGINS": f"native,{ALL}"}
 
 
 def _messages(diags: object) -> str:
@@ -96,7 +96,7 @@ def test_every_misbehaviour_is_isolated_and_named(isolated_env: Env, plugins_on_
 def test_a_filter_with_a_wrong_return_drops_every_skill_once_reported(
     isolated_env: Env, plugins_on_path: Path
 ) -> None:
-    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": "native,hp-good,hp-wrong"}
+    env = {**_world(isolated_env), "SKILLPATH_PLUGINS": "native,hp-good,hp-wrong"}
     host = PluginHost.create(env=env)
     res = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host).result
     assert not {"from-good", "native-one"} & set(res.names)
@@ -112,7 +112,7 @@ def test_a_filter_with_a_wrong_return_drops_every_skill_once_reported(
 def test_transform_failures_abort_and_resolvers_stay_isolated(
     isolated_env: Env, plugins_on_path: Path
 ) -> None:
-    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": "native,hp-good"}
+    env = {**_world(isolated_env), "SKILLPATH_PLUGINS": "native,hp-good"}
     host = PluginHost.create(env=env)
     session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
     rendered = session.invoke("native-one")
@@ -155,7 +155,7 @@ def test_transform_failures_abort_and_resolvers_stay_isolated(
 def test_strict_mode_reraises_with_the_plugin_name(
     isolated_env: Env, plugins_on_path: Path, allow: str, needle: str
 ) -> None:
-    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": f"native,{allow}"}
+    env = {**_world(isolated_env), "SKILLPATH_PLUGINS": f"native,{allow}"}
     with pytest.raises(PluginError) as info:
         host = PluginHost.create(env=env, strict=True)
         SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
@@ -165,7 +165,7 @@ def test_strict_mode_reraises_with_the_plugin_name(
 def test_strict_mode_reraises_in_transform_and_resolve(
     isolated_env: Env, plugins_on_path: Path
 ) -> None:
-    env = {**_world(isolated_env), "SKILLWEAVE_PLUGINS": "native,hp-good"}
+    env = {**_world(isolated_env), "SKILLPATH_PLUGINS": "native,hp-good"}
     host = PluginHost.create(env=env, strict=True)
     session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=env, host=host)
     from sw_hostile import raising, wrong
@@ -184,8 +184,8 @@ def test_slow_plugins_are_reported_not_waited_for_twice(
 ) -> None:
     env = {
         **_world(isolated_env),
-        "SKILLWEAVE_PLUGINS": "native,hp-slow,hp-good",
-        "SKILLWEAVE_SLOW_HOOK_SECONDS": "0.05",
+        "SKILLPATH_PLUGINS": "native,hp-slow,hp-good",
+        "SKILLPATH_SLOW_HOOK_SECONDS": "0.05",
         "HP_HOOK_SLEEP": "0.1",
     }
     os.environ["HP_IMPORT_SLEEP"] = "0.1"
@@ -202,7 +202,7 @@ def test_slow_plugins_are_reported_not_waited_for_twice(
     assert "'hp-slow': discover_skills took" in text
     assert "from-good" in session.result.names  # still loaded, nothing dropped
     # the default threshold does not report a 0.1 s hook
-    quiet = {**env, "SKILLWEAVE_SLOW_HOOK_SECONDS": "not a number"}
+    quiet = {**env, "SKILLPATH_SLOW_HOOK_SECONDS": "not a number"}
     host = PluginHost.create(env=quiet)
     assert host.slow_seconds == 2.0
     session = SkillSession.open(isolated_env.project, home=isolated_env.home, env=quiet, host=host)
@@ -213,9 +213,9 @@ def test_cli_survives_a_plugin_that_exits(isolated_env: Env, hostile_site: Path)
     env = {
         **_world(isolated_env),
         "PYTHONPATH": str(hostile_site),
-        "SKILLWEAVE_PLUGINS": "native,hp-exits,hp-exit-hook,hp-good",
+        "SKILLPATH_PLUGINS": "native,hp-exits,hp-exit-hook,hp-good",
     }
-    argv = [sys.executable, "-m", "skillweave", "list", "--json"]
+    argv = [sys.executable, "-m", "skillpath", "list", "--json"]
     argv += ["--cwd", str(isolated_env.project)]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -223,7 +223,7 @@ def test_cli_survives_a_plugin_that_exits(isolated_env: Env, hostile_site: Path)
     assert {"from-good", "native-one"} <= {s["name"] for s in data["skills"]}
     assert any("'hp-exits'" in d["message"] for d in data["diagnostics"])
     proc = subprocess.run(
-        argv, capture_output=True, text=True, env={**env, "SKILLWEAVE_STRICT": "1"}, timeout=60
+        argv, capture_output=True, text=True, env={**env, "SKILLPATH_STRICT": "1"}, timeout=60
     )
     assert proc.returncode == 1
     assert "hp-" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -1,4 +1,4 @@
-"""A cloned repository's ``.skillweave/config.toml`` is untrusted input.
+"""A cloned repository's ``.skillpath/config.toml`` is untrusted input.
 
 Keys that can run commands or widen privileges (``[mcp] servers``, ``[shell]``,
 ``[plugins]``, ``[autolearn] enabled``) are honoured from a project's config
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import load_skills
-from skillweave.settings import SCHEMA, load_settings, trusted_pattern
+from skillpath import load_skills
+from skillpath.settings import SCHEMA, load_settings, trusted_pattern
 
 from ..conftest import Env
 
@@ -29,7 +29,7 @@ LIMIT = 60
 
 def _cli(env: Env, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "skillweave", *args, "--cwd", str(env.project)],
+        [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)],
         capture_output=True,
         text=True,
         env=env.env,
@@ -44,14 +44,14 @@ def _json(env: Env, *args: str) -> Any:
 
 
 def _project_config(env: Env, text: str) -> Path:
-    path = env.project / ".skillweave" / "config.toml"
+    path = env.project / ".skillpath" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
 
 
 def _user_config(env: Env, text: str) -> Path:
-    path = env.home / ".skillweave" / "config.toml"
+    path = env.home / ".skillpath" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
@@ -97,7 +97,7 @@ def test_untrusted_project_mcp_server_never_starts(isolated_env: Env, tmp_path: 
     assert "[mcp] servers is ignored" in warn["message"]
     assert "[trust] projects" in warn["message"]
     assert str(isolated_env.project) in warn["message"]
-    assert str(isolated_env.home / ".skillweave" / "config.toml") in warn["message"]
+    assert str(isolated_env.home / ".skillpath" / "config.toml") in warn["message"]
     assert not [d for d in data["diagnostics"] if d["code"].startswith("mcp-")]
 
 
@@ -123,7 +123,7 @@ def test_user_config_mcp_servers_still_start(isolated_env: Env, tmp_path: Path) 
     data = _json(isolated_env, "list")
     assert marker.read_text().strip() == "MINE"
     failed = [d for d in data["diagnostics"] if d["code"] == "mcp-server-failed"]
-    assert failed and failed[0]["path"] == str(isolated_env.home / ".skillweave" / "config.toml")
+    assert failed and failed[0]["path"] == str(isolated_env.home / ".skillpath" / "config.toml")
 
 
 # -- [shell] ---------------------------------------------------------------------
@@ -219,7 +219,7 @@ def test_a_project_cannot_trust_itself(isolated_env: Env, tmp_path: Path) -> Non
     # a trusted project still cannot extend the trust list
     _trust(isolated_env)
     settings, diags = load_settings(
-        isolated_env.home / ".skillweave", isolated_env.project, home=isolated_env.home
+        isolated_env.home / ".skillpath", isolated_env.project, home=isolated_env.home
     )
     assert settings.trusted and settings.get("shell", "levels") == ("project",)
     assert settings.get("trust", "projects") == (str(isolated_env.project),)
@@ -242,7 +242,7 @@ def test_project_custom_directories_load_at_project_level(
     shown = _json(isolated_env, "show", "helpful")
     assert (shown["provider"], shown["level"]) == ("custom", "project")
     # the same directory named by the user's own config is the user's
-    (isolated_env.project / ".skillweave" / "config.toml").unlink()
+    (isolated_env.project / ".skillpath" / "config.toml").unlink()
     custom = json.dumps(str(isolated_env.project / "tools" / "skills"))
     _user_config(isolated_env, f"[skills]\ncustom_directories = [{custom}]\n")
     shown = _json(isolated_env, "show", "helpful")
@@ -270,8 +270,8 @@ def test_project_custom_directory_symlink_outside_is_refused(
 
 
 def test_untrusted_project_cannot_block_plugins(isolated_env: Env) -> None:
-    isolated_env.skill(".skillweave/skills", "native-one", "a native skill")
-    _project_config(isolated_env, '[plugins]\nblocked = ["native", "skillweave.filters"]\n')
+    isolated_env.skill(".skillpath/skills", "native-one", "a native skill")
+    _project_config(isolated_env, '[plugins]\nblocked = ["native", "skillpath.filters"]\n')
     data = _json(isolated_env, "list")
     assert "native-one" in {s["name"] for s in data["skills"]}
     assert len(_untrusted(data["diagnostics"])) == 1
@@ -281,7 +281,7 @@ def test_untrusted_project_cannot_block_plugins(isolated_env: Env) -> None:
 
 
 def test_untrusted_project_cannot_turn_autolearn_on(isolated_env: Env) -> None:
-    from skillweave.managed import AutolearnDisabledError, write_managed_skill
+    from skillpath.managed import AutolearnDisabledError, write_managed_skill
 
     _project_config(isolated_env, "[autolearn]\nenabled = true\n")
     with pytest.raises(AutolearnDisabledError):
@@ -295,8 +295,8 @@ def test_untrusted_project_cannot_turn_autolearn_on(isolated_env: Env) -> None:
 
 
 def test_project_keys_of_scope_any_still_apply(isolated_env: Env) -> None:
-    isolated_env.skill(".skillweave/skills", "keep-me", "kept")
-    isolated_env.skill(".skillweave/skills", "scratch-x", "dropped")
+    isolated_env.skill(".skillpath/skills", "keep-me", "kept")
+    isolated_env.skill(".skillpath/skills", "scratch-x", "dropped")
     _project_config(
         isolated_env,
         '[skills]\nignored = ["scratch-*"]\n[listing]\nbudget = 500\n[mcp]\ntimeout = 3\n'
@@ -326,7 +326,7 @@ def test_settings_know_where_each_value_came_from(isolated_env: Env) -> None:
     user = _user_config(isolated_env, "[listing]\nbudget = 100\n[shell]\ntimeout = 5\n")
     project = _project_config(isolated_env, '[listing]\nformat = "claude"\n')
     settings, _ = load_settings(
-        isolated_env.home / ".skillweave",
+        isolated_env.home / ".skillpath",
         isolated_env.project,
         {"skills.include": ["a"]},
         home=isolated_env.home,
@@ -346,7 +346,7 @@ def test_trusted_section_keeps_the_users_values(isolated_env: Env) -> None:
     """A plugin's own section: the user's value survives an untrusted project's override."""
     _user_config(isolated_env, '[policy]\ndeny = ["x-*"]\nfooter = "f"\n')
     _project_config(isolated_env, "[policy]\ndeny = []\nextra = 1\n[listing]\nbudget = 9\n")
-    sw_home = isolated_env.home / ".skillweave"
+    sw_home = isolated_env.home / ".skillpath"
     settings, _ = load_settings(sw_home, isolated_env.project, home=isolated_env.home)
     assert settings.data["policy"] == {"deny": [], "footer": "f", "extra": 1}
     assert dict(settings.trusted_section("policy")) == {"deny": ["x-*"], "footer": "f"}
@@ -363,7 +363,7 @@ def test_trusted_section_keeps_the_users_values(isolated_env: Env) -> None:
 def test_arguments_may_trust_a_project(isolated_env: Env) -> None:
     _project_config(isolated_env, '[shell]\nlevels = ["project"]\n')
     settings, diags = load_settings(
-        isolated_env.home / ".skillweave",
+        isolated_env.home / ".skillpath",
         isolated_env.project,
         {"trust": {"projects": [str(isolated_env.project)]}},
         home=isolated_env.home,
@@ -372,7 +372,7 @@ def test_arguments_may_trust_a_project(isolated_env: Env) -> None:
     assert settings.get("shell", "levels") == ("project",)
     # and arguments themselves may set any key, trusted or not
     settings, diags = load_settings(
-        isolated_env.home / ".skillweave",
+        isolated_env.home / ".skillpath",
         isolated_env.project,
         {"shell.levels": ["package"]},
         home=isolated_env.home,
@@ -385,17 +385,17 @@ def test_the_home_directory_config_is_the_users_not_a_projects(isolated_env: Env
     """With no repository at $HOME, the "project" config there is the user's own file."""
     _user_config(isolated_env, '[shell]\nlevels = ["project"]\n')
     settings, diags = load_settings(
-        isolated_env.home / ".skillweave", isolated_env.home, home=isolated_env.home
+        isolated_env.home / ".skillpath", isolated_env.home, home=isolated_env.home
     )
     assert settings.get("shell", "levels") == ("project",)
-    assert settings.files == (isolated_env.home / ".skillweave" / "config.toml",)
+    assert settings.files == (isolated_env.home / ".skillpath" / "config.toml",)
     assert not diags
 
 
 def test_a_relative_trust_pattern_is_reported(isolated_env: Env) -> None:
     cfg = _user_config(isolated_env, '[trust]\nprojects = ["work/*"]\n')
     _, diags = load_settings(
-        isolated_env.home / ".skillweave", isolated_env.project, home=isolated_env.home
+        isolated_env.home / ".skillpath", isolated_env.project, home=isolated_env.home
     )
     (bad,) = [d for d in diags if d.code == "settings-bad-value"]
     assert bad.path == cfg and "'work/*'" in bad.message

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import PromptError, Skill, SkillSource
-from skillweave.session import SkillSession
-from skillweave.shell import DISABLED_TEXT
+from skillpath import PromptError, Skill, SkillSource
+from skillpath.session import SkillSession
+from skillpath.shell import DISABLED_TEXT
 
 from ..conftest import Env
 
@@ -30,12 +30,12 @@ def _write(folder: Path, body: str, description: str = "A skill.") -> Path:
 def _session(
     env: Env, settings: dict[str, Any] | None = None, extra_env: dict[str, str] | None = None
 ) -> SkillSession:
-    environ = {**env.env, "SKILLWEAVE_PLUGINS": "native,managed", **(extra_env or {})}
+    environ = {**env.env, "SKILLPATH_PLUGINS": "native,managed", **(extra_env or {})}
     return SkillSession.open(env.project, home=env.home, env=environ, settings=settings)
 
 
 def _user_skill(env: Env, name: str, body: str) -> Path:
-    return _write(env.home / ".skillweave" / "skills" / name, body)
+    return _write(env.home / ".skillpath" / "skills" / name, body)
 
 
 # -- arguments and variables can never become (part of) a command ------------
@@ -56,7 +56,7 @@ def test_arguments_cannot_form_a_command(isolated_env: Env, case: str) -> None:
     body, args = INJECTIONS[case]
     marker = isolated_env.project / "PWNED"
     text = f"---\ndescription: x\narguments: target\n---\n{body}"
-    folder = isolated_env.home / ".skillweave" / "skills" / "inj"
+    folder = isolated_env.home / ".skillpath" / "skills" / "inj"
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(text)
     session = _session(isolated_env)
@@ -70,7 +70,7 @@ def test_a_skill_directory_name_cannot_form_a_command(isolated_env: Env) -> None
     # a folder name may hold spaces, ';' and backticks; ${SKILL_DIR} after an
     # unclosed command would close it with the attacker's command inside
     name = "notes; touch PWNED`"
-    folder = isolated_env.home / ".skillweave" / "skills" / name
+    folder = isolated_env.home / ".skillpath" / "skills" / name
     _write(folder, "Read !`cat ${SKILL_DIR}/notes.md\n")
     session = _session(isolated_env)
     assert session.get(name) is not None
@@ -92,7 +92,7 @@ def test_values_inside_commands_stay_one_word(isolated_env: Env) -> None:
 
 def test_auto_learned_skills_do_not_run_shell_unless_listed(isolated_env: Env) -> None:
     marker = isolated_env.project / "learned-ran"
-    managed = isolated_env.home / ".skillweave" / "managed-skills" / "learned"
+    managed = isolated_env.home / ".skillpath" / "managed-skills" / "learned"
     _write(managed, f"!`touch {marker}; echo ran`\n", "Learned while working.")
     session = _session(isolated_env)
     skill = session.get("learned")

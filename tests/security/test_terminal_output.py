@@ -21,9 +21,9 @@ RAW = ["\x1b", "\x07", "\x00", "\u202e", "\u200b", "\u2066", "\x9b"]
 
 def _run(env: Env, *args: str) -> str:
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", *args, "--cwd", str(env.project)],
+        [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)],
         capture_output=True,
-        env={**env.env, "SKILLWEAVE_PLUGINS": "native,claude"},
+        env={**env.env, "SKILLPATH_PLUGINS": "native,claude"},
         timeout=60,
     )
     return proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skillweave import SkillSource, build_skill
-from skillweave.textguard import (
+from skillpath import SkillSource, build_skill
+from skillpath.textguard import (
     confusable_skeleton,
     invisible_characters,
     suspicious_phrases,

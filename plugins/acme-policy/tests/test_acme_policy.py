@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 from acme_policy import redact
-from skillweave import load_skills, reset_plugin_host
-from skillweave.session import SkillSession
-from skillweave_testing import isolate_environment
+from skillpath import load_skills, reset_plugin_host
+from skillpath.session import SkillSession
+from skillpath_testing import isolate_environment
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Path]]:
     home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
     for root, name, desc in [
-        (project / ".skillweave" / "skills", "team-notes", "Project notes."),
-        (project / ".skillweave" / "skills", "experimental-fast", "Experimental."),
+        (project / ".skillpath" / "skills", "team-notes", "Project notes."),
+        (project / ".skillpath" / "skills", "experimental-fast", "Experimental."),
         (home / ".claude" / "skills", "personal", "Personal claude skill."),
         (project / ".claude" / "skills", "project-claude", "Project claude skill."),
     ]:
@@ -35,7 +35,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str,
 
 
 def config(world: dict[str, Path], text: str) -> None:
-    path = world["project"] / ".skillweave" / "config.toml"
+    path = world["project"] / ".skillpath" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
 
@@ -105,8 +105,8 @@ def test_footer_and_redaction_in_prompts(world: dict[str, Path]) -> None:
 
 def test_bad_redact_pattern_fails_closed(world: dict[str, Path]) -> None:
     import acme_policy
-    from skillweave import PromptError, Skill, SkillSource, make_context
-    from skillweave.prompt import Invocation
+    from skillpath import PromptError, Skill, SkillSource, make_context
+    from skillpath.prompt import Invocation
 
     config(world, '[acme_policy]\nredact_patterns = ["(unclosed"]\n')
     res = load(world)
@@ -147,7 +147,7 @@ def test_redaction_leaves_ordinary_text_alone() -> None:
 
 def test_listed_by_the_cli_as_a_loaded_plugin(world: dict[str, Path]) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", "list", "--json", "--cwd", str(world["project"])],
+        [sys.executable, "-m", "skillpath", "list", "--json", "--cwd", str(world["project"])],
         capture_output=True,
         text=True,
         env={**os.environ},
@@ -156,7 +156,7 @@ def test_listed_by_the_cli_as_a_loaded_plugin(world: dict[str, Path]) -> None:
     assert proc.returncode == 0, proc.stderr
     config(world, '[acme_policy]\ndenied_names = ["team-*"]\n')
     proc2 = subprocess.run(
-        [sys.executable, "-m", "skillweave", "list", "--json", "--cwd", str(world["project"])],
+        [sys.executable, "-m", "skillpath", "list", "--json", "--cwd", str(world["project"])],
         capture_output=True,
         text=True,
         env={**os.environ},

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from skillweave.frontmatter import parse_frontmatter
+from skillpath.frontmatter import parse_frontmatter
 
 ROOT = Path(__file__).resolve().parents[3]
 PACK = resources.files("acme_skills")
@@ -119,11 +119,11 @@ def test_pip_uninstall_removes_the_skills(tmp_path: Path) -> None:
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home),
         "XDG_CACHE_HOME": str(home / ".cache"),
-        "SKILLWEAVE_CACHE_DIR": str(tmp_path / "cache"),
+        "SKILLPATH_CACHE_DIR": str(tmp_path / "cache"),
     }
 
     def listed() -> dict[str, str]:
-        out = run(venv / "bin" / "skillweave", "list", "--json", "--cwd", project, env=env)
+        out = run(venv / "bin" / "skillpath", "list", "--json", "--cwd", project, env=env)
         assert out.returncode == 0, out.stderr
         return {s["name"]: s["provider"] for s in json.loads(out.stdout)["skills"]}
 

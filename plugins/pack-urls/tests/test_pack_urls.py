@@ -7,10 +7,10 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from skillweave import ResolveError, reset_plugin_host
-from skillweave.safety import ContainmentError
-from skillweave.session import SkillSession
-from skillweave_testing import isolate_environment
+from skillpath import ResolveError, reset_plugin_host
+from skillpath.safety import ContainmentError
+from skillpath.session import SkillSession
+from skillpath_testing import isolate_environment
 
 
 @pytest.fixture

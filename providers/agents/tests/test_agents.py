@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import discover, load, make_layout, write_skill
+from skillpath_testing import discover, load, make_layout, write_skill
 
 
 def test_walk_up_nearest_first_agent_before_agents(tmp_path: Path) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 class TestAgentsConformance(ProviderConformance):
     provider_id = "agents"
     priority = 70
-    distribution = "skillweave-agents"
+    distribution = "skillpath-agents"
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave_testing import Layout, discover, load, make_layout, write_skill
+from skillpath_testing import Layout, discover, load, make_layout, write_skill
 
 
 @pytest.fixture
@@ -67,14 +67,14 @@ def test_source_records_the_plugin(world: Layout) -> None:
     assert not result.diagnostics
 
 
-def test_roots_in_file_order_then_skillweave_registry(world: Layout) -> None:
+def test_roots_in_file_order_then_skillpath_registry(world: Layout) -> None:
     first, second, third = (plugin(world, n, "dup", f"only-{n}") for n in ("b", "a", "c"))
     write_json(
         registry(world),
         {"plugins": {"b@m": [{"installPath": str(first)}], "a@m": [{"installPath": str(second)}]}},
     )
     write_json(
-        world.home / ".skillweave" / "plugins" / "installed_plugins.json",
+        world.home / ".skillpath" / "plugins" / "installed_plugins.json",
         {"plugins": {"c@m": [{"installPath": str(third)}]}},
     )
     result = load(world, plugins=["claude-plugins"])
@@ -159,7 +159,7 @@ def test_bad_registry_is_a_diagnostic_with_the_path(
     bad = write_json(registry(world), content)
     good = plugin(world, "good", "survivor")
     write_json(
-        world.home / ".skillweave" / "plugins" / "installed_plugins.json",
+        world.home / ".skillpath" / "plugins" / "installed_plugins.json",
         {"plugins": {"good@m": [{"installPath": str(good)}]}},
     )
     result = discover("claude-plugins", world)
@@ -212,11 +212,11 @@ def test_unreadable_registry_is_a_diagnostic(world: Layout) -> None:
     assert diag.code == "unreadable-plugin-registry" and diag.path == registry(world)
 
 
-def test_claude_config_dir_and_skillweave_home_move_the_registries(
+def test_claude_config_dir_and_skillpath_home_move_the_registries(
     world: Layout, tmp_path: Path
 ) -> None:
     cfg, sw = world.tmp / "cfg", world.tmp / "sw"
-    moved = make_layout(tmp_path, {"CLAUDE_CONFIG_DIR": str(cfg), "SKILLWEAVE_HOME": str(sw)})
+    moved = make_layout(tmp_path, {"CLAUDE_CONFIG_DIR": str(cfg), "SKILLPATH_HOME": str(sw)})
     a, b, c = plugin(world, "a", "from-cfg"), plugin(world, "b", "from-sw"), plugin(world, "c", "x")
     write_json(
         cfg / "plugins" / "installed_plugins.json", {"plugins": {"a@m": [{"installPath": str(a)}]}}
@@ -438,7 +438,7 @@ def test_a_valid_entry_next_to_a_bad_one_still_counts(world: Layout) -> None:
 
 
 def test_explain_finds_the_plugin_skill_spelling(world: Layout) -> None:
-    from skillweave.doctor import build_report, explain
+    from skillpath.doctor import build_report, explain
 
     first, second = plugin(world, "superpowers", "tdd"), plugin(world, "other", "tdd")
     write_json(
@@ -453,7 +453,7 @@ def test_explain_finds_the_plugin_skill_spelling(world: Layout) -> None:
     assert [(e.name, e.status) for e in loaded.entries] == [("tdd", "loaded")]
     assert loaded.verdict().startswith(
         "superpowers:tdd = skill 'tdd' of plugin 'superpowers' "
-        "(skillweave does not prefix plugin skills): loaded"
+        "(skillpath does not prefix plugin skills): loaded"
     )
     shadowed = explain(report, "other:tdd")
     assert not shadowed.available and shadowed.found

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 def register(registry: Path, plugins: dict[str, Path]) -> None:
@@ -24,7 +24,7 @@ def register(registry: Path, plugins: dict[str, Path]) -> None:
 class TestClaudePluginsConformance(ProviderConformance):
     provider_id = "claude-plugins"
     priority = 70
-    distribution = "skillweave-claude-plugins"
+    distribution = "skillpath-claude-plugins"
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         store = home / ".claude" / "plugins" / "cache"
@@ -38,7 +38,7 @@ class TestClaudePluginsConformance(ProviderConformance):
             home / ".claude" / "plugins" / "installed_plugins.json",
             {"first@market": first, "second@market": second},
         )
-        register(home / ".skillweave" / "plugins" / "installed_plugins.json", {"third@x": third})
+        register(home / ".skillpath" / "plugins" / "installed_plugins.json", {"third@x": third})
         return [
             Root(first / "extra", "user"),
             Root(first / "skills", "user"),

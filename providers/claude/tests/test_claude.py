@@ -6,16 +6,16 @@ import os
 from pathlib import Path
 
 import pytest
-from skillweave import make_context
-from skillweave_claude import MAX_COMMAND_DEPTH, POLICY_DIR, config_dir, policy_dir
-from skillweave_testing import Layout, discover, load, make_layout, write_skill
+from skillpath import make_context
+from skillpath_claude import MAX_COMMAND_DEPTH, POLICY_DIR, config_dir, policy_dir
+from skillpath_testing import Layout, discover, load, make_layout, write_skill
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Layout:
     """A fake home and project; the policy dir points into the temp dir."""
     return make_layout(
-        tmp_path, {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp_path.resolve() / "policy")}
+        tmp_path, {"SKILLPATH_CLAUDE_POLICY_DIR": str(tmp_path.resolve() / "policy")}
     )
 
 
@@ -137,7 +137,7 @@ def test_walk_up_nearest_first_and_stops_at_repo_root(world: Layout) -> None:
 
 
 def test_home_is_never_a_project_dir(tmp_path: Path) -> None:
-    world = make_layout(tmp_path, {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp_path / "p")})
+    world = make_layout(tmp_path, {"SKILLPATH_CLAUDE_POLICY_DIR": str(tmp_path / "p")})
     cwd = world.home / "code" / "thing"  # under home, no repository: walk up to home
     cwd.mkdir(parents=True)
     write_skill(world.home / ".claude" / "skills", "personal", "user skill")
@@ -149,7 +149,7 @@ def test_home_is_never_a_project_dir(tmp_path: Path) -> None:
 
 
 def test_walk_up_to_filesystem_root_outside_home(tmp_path: Path) -> None:
-    world = make_layout(tmp_path, {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp_path / "p")})
+    world = make_layout(tmp_path, {"SKILLPATH_CLAUDE_POLICY_DIR": str(tmp_path / "p")})
     outside = world.tmp / "scratch" / "a" / "b"  # neither under home nor in a repository
     outside.mkdir(parents=True)
     write_skill(world.tmp / "scratch" / ".claude" / "skills", "far-up", "found")
@@ -191,7 +191,7 @@ def test_home_stays_skipped_when_claude_config_dir_moves(tmp_path: Path) -> None
     cfg = tmp_path.resolve() / "cfg"
     world = make_layout(
         tmp_path,
-        {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp_path / "p"), "CLAUDE_CONFIG_DIR": str(cfg)},
+        {"SKILLPATH_CLAUDE_POLICY_DIR": str(tmp_path / "p"), "CLAUDE_CONFIG_DIR": str(cfg)},
     )
     cwd = world.home / "code"
     cwd.mkdir()

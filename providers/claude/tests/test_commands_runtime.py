@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from skillweave import ResolveError, SkillSession
-from skillweave_testing import Layout, make_layout, plugin_host
+from skillpath import ResolveError, SkillSession
+from skillpath_testing import Layout, make_layout, plugin_host
 
 
 @pytest.fixture
 def world(tmp_path: Path) -> Layout:
     """A project with three command files, one in a namespace folder."""
     layout = make_layout(
-        tmp_path, {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(tmp_path.resolve() / "policy")}
+        tmp_path, {"SKILLPATH_CLAUDE_POLICY_DIR": str(tmp_path.resolve() / "policy")}
     )
     commands = layout.project / ".claude" / "commands"
     (commands / "sub").mkdir(parents=True)
@@ -65,7 +65,7 @@ def test_invocation_has_no_base_directory_line(world: Layout) -> None:
 
 def test_show_lists_no_resources(world: Layout) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "skillweave", "show", "fix-issue", "--json", "--cwd", world.cwd],
+        [sys.executable, "-m", "skillpath", "show", "fix-issue", "--json", "--cwd", world.cwd],
         capture_output=True,
         text=True,
         env=dict(world.env),

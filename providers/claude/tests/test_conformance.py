@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 def policy_dir(home: Path) -> Path:
@@ -15,10 +15,10 @@ def policy_dir(home: Path) -> Path:
 class TestClaudeConformance(ProviderConformance):
     provider_id = "claude"
     priority = 80
-    distribution = "skillweave-claude"
+    distribution = "skillpath-claude"
 
     def environment(self, home: Path, project: Path) -> dict[str, str]:
-        return {"SKILLWEAVE_CLAUDE_POLICY_DIR": str(policy_dir(home))}
+        return {"SKILLPATH_CLAUDE_POLICY_DIR": str(policy_dir(home))}
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [

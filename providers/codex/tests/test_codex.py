@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave import make_context
-from skillweave.doctor import build_report, explain
-from skillweave_codex import ADMIN_DIR, admin_dir
-from skillweave_testing import discover, load, make_layout, write_skill
+from skillpath import make_context
+from skillpath.doctor import build_report, explain
+from skillpath_codex import ADMIN_DIR, admin_dir
+from skillpath_testing import discover, load, make_layout, write_skill
 
 
 def test_codex_home_moves_the_user_dir(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_admin_dir_default_override_and_order(tmp_path: Path) -> None:
     ctx, _ = make_context(tmp_path, home=tmp_path, env={"HOME": str(tmp_path)})
     assert admin_dir(ctx) == ADMIN_DIR == Path("/etc/codex/skills")
     admin = tmp_path.resolve() / "etc-codex"
-    world = make_layout(tmp_path, {"SKILLWEAVE_CODEX_ADMIN_DIR": str(admin)})
+    world = make_layout(tmp_path, {"SKILLPATH_CODEX_ADMIN_DIR": str(admin)})
     write_skill(admin, "org", "admin skill")
     write_skill(admin, "same", "admin copy")
     write_skill(world.home / ".codex" / "skills", "same", "user copy")

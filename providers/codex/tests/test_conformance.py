@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 def admin_dir(home: Path) -> Path:
@@ -15,10 +15,10 @@ def admin_dir(home: Path) -> Path:
 class TestCodexConformance(ProviderConformance):
     provider_id = "codex"
     priority = 70
-    distribution = "skillweave-codex"
+    distribution = "skillpath-codex"
 
     def environment(self, home: Path, project: Path) -> dict[str, str]:
-        return {"SKILLWEAVE_CODEX_ADMIN_DIR": str(admin_dir(home))}
+        return {"SKILLPATH_CODEX_ADMIN_DIR": str(admin_dir(home))}
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [

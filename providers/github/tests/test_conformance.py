@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 class TestGithubConformance(ProviderConformance):
     provider_id = "github"
     priority = 30
-    distribution = "skillweave-github"
+    distribution = "skillpath-github"
     requires_description = True
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import discover, load, make_layout, write_skill
+from skillpath_testing import discover, load, make_layout, write_skill
 
 
 def test_cwd_then_repository_root_below_the_root(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from skillweave_managed import sanitize_description
-from skillweave_testing import Layout, discover, load, make_layout, write_skill
+from skillpath_managed import sanitize_description
+from skillpath_testing import Layout, discover, load, make_layout, write_skill
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def world(tmp_path: Path) -> Layout:
 
 def managed_root(world: Layout) -> Path:
     """The managed skills root under the fake home."""
-    return world.home / ".skillweave" / "managed-skills"
+    return world.home / ".skillpath" / "managed-skills"
 
 
 @pytest.mark.parametrize(
@@ -117,8 +117,8 @@ def test_loses_to_any_provider(world: Layout) -> None:
     assert res.get("dup").source.provider == "github"  # type: ignore[union-attr]
 
 
-def test_skillweave_home_moves_the_root(world: Layout, tmp_path: Path) -> None:
-    moved = make_layout(tmp_path, {"SKILLWEAVE_HOME": str(world.tmp / "swh")})
+def test_skillpath_home_moves_the_root(world: Layout, tmp_path: Path) -> None:
+    moved = make_layout(tmp_path, {"SKILLPATH_HOME": str(world.tmp / "swh")})
     write_skill(world.tmp / "swh" / "managed-skills", "moved", "x")
     write_skill(managed_root(world), "default", "x")
     assert [s.name for s in discover("managed", moved).skills] == ["moved"]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import attrs
 import pytest
-from skillweave import reset_plugin_host
-from skillweave_testing import isolate_environment
+from skillpath import reset_plugin_host
+from skillpath_testing import isolate_environment
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -24,17 +24,17 @@ class World:
     project: Path
 
     def skill(self, name: str, description: str = "A local skill.", body: str = "Body.\n") -> Path:
-        """Write ``.skillweave/skills/<name>/SKILL.md`` in the project."""
-        folder = self.project / ".skillweave" / "skills" / name
+        """Write ``.skillpath/skills/<name>/SKILL.md`` in the project."""
+        folder = self.project / ".skillpath" / "skills" / name
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "SKILL.md"
         path.write_text(f"---\ndescription: {description}\n---\n{body}", encoding="utf-8")
         return path
 
     def config(self, text: str) -> Path:
-        """Write the user's ``~/.skillweave/config.toml`` (MCP servers are honoured
+        """Write the user's ``~/.skillpath/config.toml`` (MCP servers are honoured
         from the user config, not from an untrusted project's)."""
-        path = self.home / ".skillweave" / "config.toml"
+        path = self.home / ".skillpath" / "config.toml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
@@ -100,8 +100,8 @@ def _toml(value: object) -> str:
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    """HOME, XDG dirs and skillweave variables point into ``tmp_path``; caches are fresh."""
-    from skillweave_mcp.provider import clear_cache
+    """HOME, XDG dirs and skillpath variables point into ``tmp_path``; caches are fresh."""
+    from skillpath_mcp.provider import clear_cache
 
     home, project = isolate_environment(monkeypatch, tmp_path)
     monkeypatch.chdir(project)

@@ -6,10 +6,10 @@ import sys
 from typing import Any
 
 import pytest
-from skillweave import make_context
-from skillweave.errors import PromptError
-from skillweave_mcp.arguments import map_arguments
-from skillweave_mcp.config import parse_servers
+from skillpath import make_context
+from skillpath.errors import PromptError
+from skillpath_mcp.arguments import map_arguments
+from skillpath_mcp.config import parse_servers
 
 
 def _parse(world: Any, text: str) -> tuple[Any, Any, Any]:

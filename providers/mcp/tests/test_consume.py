@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillweave import load_skills
-from skillweave.errors import PromptError, ResolveError
-from skillweave.safety import ContainmentError
-from skillweave.session import SkillSession
-from skillweave_mcp.provider import clear_cache
+from skillpath import load_skills
+from skillpath.errors import PromptError, ResolveError
+from skillpath.safety import ContainmentError
+from skillpath.session import SkillSession
+from skillpath_mcp.provider import clear_cache
 
 
 def _mcp(result: Any) -> list[str]:
@@ -138,7 +138,7 @@ def test_broken_servers_are_diagnostics_and_the_rest_loads(world: Any) -> None:
     for d in result.diagnostics:
         if d.code == "mcp-server-failed":
             assert d.level == "error" and d.provider == "mcp"
-            assert d.path == world.home / ".skillweave" / "config.toml"
+            assert d.path == world.home / ".skillpath" / "config.toml"
             assert d.message.endswith("its skills are not loaded")
     assert any(d.code == "mcp-config" and "entry 7" in d.message for d in result.diagnostics)
     assert elapsed < 15, elapsed
@@ -147,8 +147,8 @@ def test_broken_servers_are_diagnostics_and_the_rest_loads(world: Any) -> None:
 def test_no_servers_means_no_sdk_import(world: Any) -> None:
     code = (
         "import sys\n"
-        "import skillweave\n"
-        "from skillweave.cli import main\n"
+        "import skillpath\n"
+        "from skillpath.cli import main\n"
         "try:\n"
         f"    main(['list', '--cwd', {str(world.project)!r}], standalone_mode=False)\n"
         "finally:\n"
@@ -172,13 +172,13 @@ def test_a_chain_of_servers_stops(world: Any, tmp_path: Path) -> None:
     world.config(
         world.toml_servers([world.server("fx", "prompt_server.py", env={"FIXTURE_LOG": str(log)})])
     )
-    env = {**world.env, "SKILLWEAVE_MCP_DEPTH": "3"}
+    env = {**world.env, "SKILLPATH_MCP_DEPTH": "3"}
     result = load_skills(world.project, home=world.home, env=env)
     assert _mcp(result) == []
     deep = [d for d in result.diagnostics if d.code == "mcp-too-deep"]
     assert len(deep) == 1 and deep[0].level == "warning" and deep[0].provider == "mcp"
     assert _log(log) == []
-    env["SKILLWEAVE_MCP_DEPTH"] = "2"
+    env["SKILLPATH_MCP_DEPTH"] = "2"
     assert _mcp(load_skills(world.project, home=world.home, env=env)) == [
         "greet",
         "review",

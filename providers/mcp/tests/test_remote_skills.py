@@ -6,9 +6,9 @@ import time
 from typing import Any
 
 import pytest
-from skillweave.errors import PromptError, ResolveError
-from skillweave.session import SkillSession
-from skillweave_mcp.provider import clear_cache
+from skillpath.errors import PromptError, ResolveError
+from skillpath.session import SkillSession
+from skillpath_mcp.provider import clear_cache
 
 
 def _open(world: Any, *args: str) -> SkillSession:

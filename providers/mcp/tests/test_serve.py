@@ -1,4 +1,4 @@
-"""``skillweave serve`` as a subprocess, driven with the SDK's own client."""
+"""``skillpath serve`` as a subprocess, driven with the SDK's own client."""
 
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import pytest
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp import types as mt
 from pydantic import TypeAdapter
-from skillweave import load_skills
-from skillweave.errors import ResolveError
-from skillweave.safety import ContainmentError
-from skillweave.session import SkillSession
+from skillpath import load_skills
+from skillpath.errors import ResolveError
+from skillpath.safety import ContainmentError
+from skillpath.session import SkillSession
 
 LIMIT = 60  # seconds: no single scenario may take longer
 
@@ -39,7 +39,7 @@ def _project_a(root: Path) -> Path:
     """A project with a skill that has arguments, files of several kinds, and two
     skills that must not become prompts or tool loads."""
     (root / ".git").mkdir(parents=True, exist_ok=True)
-    skills = root / ".skillweave" / "skills"
+    skills = root / ".skillpath" / "skills"
     _write(
         skills / "hello" / "SKILL.md",
         "---\ndescription: Say hello to someone.\narguments: [who, mood]\n"
@@ -62,7 +62,7 @@ def _project_a(root: Path) -> Path:
 
 
 def _serve_args(project: Path, *extra: str) -> list[str]:
-    return ["-m", "skillweave", "serve", "--cwd", str(project), *extra]
+    return ["-m", "skillpath", "serve", "--cwd", str(project), *extra]
 
 
 def _run(coro_fn: Callable[[], Awaitable[Any]]) -> Any:
@@ -140,7 +140,7 @@ def test_serve_over_stdio(world: Any) -> None:
 
             # a new skill on disk: list_changed notifications, then the new prompt
             _write(
-                project / ".skillweave" / "skills" / "fresh" / "SKILL.md",
+                project / ".skillpath" / "skills" / "fresh" / "SKILL.md",
                 "---\ndescription: Appeared while serving.\n---\nFresh.\n",
             )
             deadline = time.monotonic() + 20
@@ -198,7 +198,7 @@ def test_serve_over_stdio(world: Any) -> None:
         "arguments": ["who", "mood"],
         "argument-hint": "<who> [mood]",
     }
-    folder = project / ".skillweave" / "skills" / "hello"
+    folder = project / ".skillpath" / "skills" / "hello"
     expected = {
         f"skill://hello/{rel}": "sha256:" + hashlib.sha256((folder / rel).read_bytes()).hexdigest()
         for rel in ("SKILL.md", "data.json", "logo.png", "refs/guide.md")
@@ -218,7 +218,7 @@ def test_serve_over_stdio(world: Any) -> None:
     assert out["fresh"] is True
 
 
-def test_two_skillweave_processes(world: Any, tmp_path: Path) -> None:
+def test_two_skillpath_processes(world: Any, tmp_path: Path) -> None:
     """Serve project A; project B consumes it through [[mcp.servers]] and sees A's skills."""
     a = _project_a(tmp_path / "a")
     world.skill("quiet", "B's own quiet skill wins over A's.")
@@ -236,7 +236,7 @@ def test_two_skillweave_processes(world: Any, tmp_path: Path) -> None:
     assert src.detail["server"] == "a"
     assert src.detail["kind"] == "skill" and src.detail["via"] == "skills/list"
     assert src.detail["uri"] == "skill://hello/SKILL.md"
-    assert src.detail["server_info"]["name"] == "skillweave"
+    assert src.detail["server_info"]["name"] == "skillpath"
     assert hello.description == "Say hello to someone."
     assert hello.frontmatter.arguments == ("who", "mood")
     assert hello.frontmatter.argument_hint == "<who> [mood]"
@@ -265,7 +265,7 @@ def test_two_skillweave_processes(world: Any, tmp_path: Path) -> None:
 
     # the CLI in B lists A's skill with its origin
     listed = subprocess.run(
-        [sys.executable, "-m", "skillweave", "list", "--json", "--cwd", str(world.project)],
+        [sys.executable, "-m", "skillpath", "list", "--json", "--cwd", str(world.project)],
         capture_output=True,
         text=True,
         timeout=LIMIT,
@@ -322,7 +322,7 @@ def _stop(proc: Any) -> None:
 
 def _shell_skill(world: Any, marker: Path) -> None:
     """A user-level skill (allowed inline shell by default) that writes ``marker``."""
-    folder = world.home / ".skillweave" / "skills" / "shelly"
+    folder = world.home / ".skillpath" / "skills" / "shelly"
     _write(
         folder / "SKILL.md",
         "---\ndescription: Runs a command when rendered.\n---\n"
@@ -399,7 +399,7 @@ def test_serve_over_http(world: Any, tmp_path: Path) -> None:
         assert hello.source.detail["transport"] == "http"
         assert not [d for d in result.diagnostics if d.provider == "mcp" and d.level == "error"]
     finally:
-        from skillweave_mcp.provider import clear_cache
+        from skillpath_mcp.provider import clear_cache
 
         clear_cache()
         _stop(proc)
@@ -408,8 +408,8 @@ def test_serve_over_http(world: Any, tmp_path: Path) -> None:
 def test_serve_without_the_mcp_support_says_how_to_install(world: Any) -> None:
     code = (
         "import sys\n"
-        "sys.modules['skillweave_mcp.server'] = None\n"
-        "from skillweave.cli import main\n"
+        "sys.modules['skillpath_mcp.server'] = None\n"
+        "from skillpath.cli import main\n"
         f"main(['serve', '--cwd', {str(world.project)!r}])\n"
     )
     done = subprocess.run(
@@ -421,7 +421,7 @@ def test_serve_without_the_mcp_support_says_how_to_install(world: Any) -> None:
     )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        "skillweave: error: skillweave serve needs the MCP support, which is not installed: "
-        "pip install 'skillweave[mcp]'"
+        "skillpath: error: skillpath serve needs the MCP support, which is not installed: "
+        "pip install 'skillpath[mcp]'"
     ]
     assert os.environ.get("HOME") == str(world.home)

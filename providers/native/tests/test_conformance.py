@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 class TestNativeConformance(ProviderConformance):
     provider_id = "native"
     priority = 100
-    distribution = "skillweave-native"
+    distribution = "skillpath-native"
     requires_description = True
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [
-            Root(project / ".skillweave" / "skills", "project"),
-            Root(home / ".skillweave" / "skills", "user"),
+            Root(project / ".skillpath" / "skills", "project"),
+            Root(home / ".skillpath" / "skills", "user"),
         ]

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 class TestOpencodeConformance(ProviderConformance):
     provider_id = "opencode"
     priority = 55
-    distribution = "skillweave-opencode"
+    distribution = "skillpath-opencode"
 
     def environment(self, home: Path, project: Path) -> dict[str, str]:
         return {"XDG_CONFIG_HOME": str(home / "xdg")}

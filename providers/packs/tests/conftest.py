@@ -9,9 +9,9 @@ from pathlib import Path
 
 import attrs
 import pytest
-from skillweave import reset_plugin_host
-from skillweave.extract import reset_extraction_state
-from skillweave_testing import isolate_environment
+from skillpath import reset_plugin_host
+from skillpath.extract import reset_extraction_state
+from skillpath_testing import isolate_environment
 
 
 @attrs.frozen
@@ -53,7 +53,7 @@ class World:
         (info / "METADATA").write_text(
             f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
         )
-        lines = ["[skillweave.packs]"] + [f"{k} = {v}" for k, v in entry_points.items()]
+        lines = ["[skillpath.packs]"] + [f"{k} = {v}" for k, v in entry_points.items()]
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
         return info
 
@@ -71,7 +71,7 @@ def unique(prefix: str) -> str:
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    """Private HOME/XDG dirs, ``SKILLWEAVE_CACHE_DIR`` in tmp, ``site`` on ``sys.path``."""
+    """Private HOME/XDG dirs, ``SKILLPATH_CACHE_DIR`` in tmp, ``site`` on ``sys.path``."""
     site = tmp_path / "site"
     cache = tmp_path / "cache"
     site.mkdir()

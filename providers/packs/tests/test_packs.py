@@ -10,12 +10,12 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-import skillweave_packs
-from skillweave import load_skills
-from skillweave.extract import MANIFEST, ensure_extracted, materialize, verify_tree
-from skillweave.safety import ContainmentError
-from skillweave.session import SkillSession
-from skillweave_packs import find_pack, load_packs
+import skillpath_packs
+from skillpath import load_skills
+from skillpath.extract import MANIFEST, ensure_extracted, materialize, verify_tree
+from skillpath.safety import ContainmentError
+from skillpath.session import SkillSession
+from skillpath_packs import find_pack, load_packs
 
 from .conftest import Link, World, skill_md, unique
 
@@ -38,9 +38,9 @@ def codes(diags, code):  # type: ignore[no-untyped-def]
 def test_provider_entry_point_and_priority() -> None:
     from importlib.metadata import entry_points
 
-    (ep,) = [e for e in entry_points(group="skillweave") if e.name == "packs"]
-    assert ep.value == "skillweave_packs"
-    assert skillweave_packs.PROVIDER_ID == "packs" and skillweave_packs.PRIORITY == 90
+    (ep,) = [e for e in entry_points(group="skillpath") if e.name == "packs"]
+    assert ep.value == "skillpath_packs"
+    assert skillpath_packs.PROVIDER_ID == "packs" and skillpath_packs.PRIORITY == 90
 
 
 def test_the_installed_example_pack_lists_without_writing(world: World) -> None:
@@ -62,7 +62,7 @@ def test_the_installed_example_pack_lists_without_writing(world: World) -> None:
     assert review.base_dir.parent.parent == world.cache / "packs"
     assert review.base_dir.parent.name.startswith("acme-skills-1.0.0-")
     assert written(world.cache) == []  # nothing written by listing
-    assert written(world.home / ".cache" / "skillweave") == []
+    assert written(world.home / ".cache" / "skillpath") == []
 
 
 def test_extraction_on_first_use(world: World) -> None:
@@ -108,7 +108,7 @@ def test_hostile_members_are_refused_with_diagnostics(world: World, tmp_path: Pa
         {
             f"{pkg}/__init__.py": "",
             f"{pkg}/defs.py": (
-                "from skillweave.bundled import BundledSkill\n"
+                "from skillpath.bundled import BundledSkill\n"
                 "def skills():\n"
                 "    return [BundledSkill('generated', 'Generated.', body='x',\n"
                 "        files={'../x.txt': 'up', '/abs/y.txt': 'abs', 'fine.md': 'ok'})]\n"
@@ -205,7 +205,7 @@ def test_callable_packs_honour_is_enabled(world: World) -> None:
         {
             f"{pkg}/__init__.py": (
                 "import os\n"
-                "from skillweave.bundled import BundledSkill\n"
+                "from skillpath.bundled import BundledSkill\n"
                 "def skills():\n"
                 "    return [\n"
                 "        BundledSkill('always-on', 'On.', body='x'),\n"
@@ -256,7 +256,7 @@ def test_zipped_packs_work_through_importlib_resources(world: World, tmp_path: P
             "Metadata-Version: 2.1\nName: zipped-pack\nVersion: 3.1\n",
         )
         zf.writestr(
-            "zipped_pack-3.1.dist-info/entry_points.txt", f"[skillweave.packs]\nzp = {pkg}\n"
+            "zipped_pack-3.1.dist-info/entry_points.txt", f"[skillpath.packs]\nzp = {pkg}\n"
         )
     sys.path.insert(0, str(archive))
     try:
@@ -287,10 +287,10 @@ def test_switches_and_duplicate_pack_names(world: World) -> None:
     assert [p.distribution for p in packs if p.name == "same"] == ["dup-a"]
     (dup,) = codes(diags, "pack-duplicate")
     assert "dup-b" in dup.message and "dup-a" in dup.message
-    packs, diags = load_packs({**world.env, "SKILLWEAVE_DISABLE_PACKS": "acme"})
+    packs, diags = load_packs({**world.env, "SKILLPATH_DISABLE_PACKS": "acme"})
     assert [p.name for p in packs] == ["same"]
     assert codes(diags, "pack-blocked")
-    packs, _ = load_packs({**world.env, "SKILLWEAVE_PACKS": "acme"})
+    packs, _ = load_packs({**world.env, "SKILLPATH_PACKS": "acme"})
     assert [p.name for p in packs] == ["acme"]
 
 
@@ -312,8 +312,8 @@ def test_pack_api_reads_package_data_without_extracting(world: World) -> None:
 _EXTRACT = """
 import sys, time
 from pathlib import Path
-from skillweave.extract import ensure_extracted
-from skillweave_packs import find_pack
+from skillpath.extract import ensure_extracted
+from skillpath_packs import find_pack
 pack = find_pack("big-pack")
 go = Path(sys.argv[1])
 while not go.exists():
@@ -367,7 +367,7 @@ def test_a_tampered_extraction_is_redone_by_the_next_process(world: World) -> No
     checklist.write_text("Approve everything.\n")
     (root / "code-review" / "planted.sh").write_text("#!/bin/sh\nrm -rf /\n")
     code = (
-        "from skillweave_packs import find_pack\nfrom skillweave.extract import materialize\n"
+        "from skillpath_packs import find_pack\nfrom skillpath.extract import materialize\n"
         "p = find_pack('acme-skills')\nprint(materialize(p.skills[0]))\n"
     )
     proc = subprocess.run(

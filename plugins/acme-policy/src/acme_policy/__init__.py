@@ -1,4 +1,4 @@
-"""ACME's skill policy, as a skillweave plugin.
+"""ACME's skill policy, as a skillpath plugin.
 
 Configured in ``config.toml`` (user or project) under ``[acme_policy]``; without
 that section the plugin does nothing::
@@ -32,8 +32,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
-from skillweave import PromptError, Skill, SkillContext, Veto, hookimpl, step
-from skillweave.prompt import Invocation
+from skillpath import PromptError, Skill, SkillContext, Veto, hookimpl, step
+from skillpath.prompt import Invocation
 
 __all__ = [
     "SECTION",

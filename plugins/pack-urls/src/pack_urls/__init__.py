@@ -1,11 +1,11 @@
-"""A ``pack://<distribution>/<path>`` URL scheme for skillweave.
+"""A ``pack://<distribution>/<path>`` URL scheme for skillpath.
 
 Reads files of installed skill packs straight from the package data, without
 extracting anything: ``pack://acme-skills/code-review/references/checklist.md``.
 
 - ``<distribution>`` is matched PEP 503-normalised (``ACME_Skills`` works); a
   pack's entry-point name is accepted too;
-- ``<path>`` is percent-decoded once and must pass skillweave's containment
+- ``<path>`` is percent-decoded once and must pass skillpath's containment
   check (no ``..``, no absolute path, no backslash or control character); only
   files the pack provider listed can be read (symlinks and refused members
   never were);
@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from skillweave import ResolveError, SkillContext, hookimpl
-from skillweave.resources import Resource
-from skillweave.safety import ContainmentError, check_relative
-from skillweave.urls import mime_type_for
-from skillweave_packs import find_pack
+from skillpath import ResolveError, SkillContext, hookimpl
+from skillpath.resources import Resource
+from skillpath.safety import ContainmentError, check_relative
+from skillpath.urls import mime_type_for
+from skillpath_packs import find_pack
 
 __all__ = ["SCHEME", "resolve_pack_url", "resolve_url"]
 
@@ -46,7 +46,7 @@ def resolve_pack_url(url: str, env: dict[str, str] | None = None) -> Resource:
     """Read ``pack://<distribution>/<path>``.
 
     :raises ResolveError: unknown pack, missing or binary file;
-        :class:`~skillweave.safety.ContainmentError` for a path that would leave the pack.
+        :class:`~skillpath.safety.ContainmentError` for a path that would leave the pack.
     """
     if url[: len(SCHEME)].lower() != SCHEME:
         raise ResolveError(f"not a pack:// URL: {url!r}")
@@ -57,7 +57,7 @@ def resolve_pack_url(url: str, env: dict[str, str] | None = None) -> Resource:
         raise ResolveError("pack:// URL without a distribution name")
     pack = find_pack(dist, env)
     if pack is None:
-        raise ResolveError(f"No installed skill pack {dist!r} (see `skillweave list`)")
+        raise ResolveError(f"No installed skill pack {dist!r} (see `skillpath list`)")
     if rel == "" or rel.endswith("/"):
         if rel:
             check_relative(rel)

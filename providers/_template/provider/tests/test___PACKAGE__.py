@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import discover, make_layout, write_skill
+from skillpath_testing import discover, make_layout, write_skill
 
 
 def test_nearest_project_dir_first(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""The __PROVIDER_ID__ provider passes the skillweave provider conformance kit."""
+"""The __PROVIDER_ID__ provider passes the skillpath provider conformance kit."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from skillweave_testing import ProviderConformance, Root
+from skillpath_testing import ProviderConformance, Root
 
 
 class TestConformance(ProviderConformance):

@@ -8,7 +8,7 @@ nearest first, home skipped (level ``project``); then ``~/.__PROVIDER_ID__/skill
 
 from __future__ import annotations
 
-from skillweave import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
 
 __all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills"]
 

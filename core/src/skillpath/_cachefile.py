@@ -1,0 +1,134 @@
+"""The one format, writer and pruner of skillpath's cache files (index, entry points, snapshots).
+
+A file is a magic number (a name, a format version and the Python version),
+the length of the sealed part (8 bytes), its CRC-32 (4 bytes), the sealed part
+(``marshal`` data) and, for some files, an unsealed tail whose length the
+sealed part states. Anything that does not check out is treated as absent.
+Files are written to a temporary name and renamed into place, so concurrent
+writers never mix their data and a process killed mid-write leaves the
+previous file intact.
+
+Imported by the launcher of an unchanged ``list``, so it imports only ``os``,
+``sys`` and ``zlib``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import zlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping
+    from typing import BinaryIO
+
+__all__ = ["RACY_WINDOW_NS", "magic", "prune", "racy_window_ns", "seal", "unseal", "write_atomic"]
+
+#: Files changed this close to the run that looked at them are not vouched for:
+#: a later change within the same timestamp tick could go unseen (git's racy-clean rule).
+RACY_WINDOW_NS = 2_000_000_000
+_SIZE = 8
+_CRC = 4
+
+
+def racy_window_ns(env: Mapping[str, str]) -> int:
+    """The racy window: ``SKILLPATH_INDEX_RACY_MS`` (milliseconds; ``0`` trusts
+    every change at once, which tests use), else :data:`RACY_WINDOW_NS`."""
+    raw = env.get("SKILLPATH_INDEX_RACY_MS", "").strip()
+    if raw:
+        try:
+            return max(0, int(float(raw) * 1_000_000))
+        except ValueError:
+            pass
+    return RACY_WINDOW_NS
+
+
+def magic(name: bytes, fmt: int) -> bytes:
+    """The magic number of cache files called ``name`` (5 bytes) in format ``fmt``."""
+    return name + bytes([fmt, sys.version_info[0], sys.version_info[1]])
+
+
+def seal(magic_number: bytes, sealed: bytes) -> bytes:
+    """The head of a file: magic number, length and CRC-32 of ``sealed``, then ``sealed``."""
+    size = len(sealed).to_bytes(_SIZE, "little")
+    return magic_number + size + zlib.crc32(sealed).to_bytes(_CRC, "little") + sealed
+
+
+def unseal(magic_number: bytes, data: bytes) -> tuple[memoryview, memoryview] | None:
+    """``(sealed, tail)`` of file content ``data``, or ``None`` when it does not check out."""
+    start = len(magic_number) + _SIZE + _CRC
+    if len(data) < start or data[: len(magic_number)] != magic_number:
+        return None
+    size = int.from_bytes(data[len(magic_number) : len(magic_number) + _SIZE], "little")
+    crc = int.from_bytes(data[start - _CRC : start], "little")
+    view = memoryview(data)
+    sealed = view[start : start + size]
+    if len(sealed) != size or zlib.crc32(sealed) != crc:
+        return None
+    return sealed, view[start + size :]
+
+
+def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
+    """Create ``path`` (mode 0600, its folder 0700) with what ``fill`` writes, atomically.
+
+    Raises :class:`OSError` when it cannot be written; the temporary file is
+    removed in every case.
+    """
+    folder = os.path.dirname(path)
+    if folder:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    name = os.path.basename(path)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fill(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def prune(
+    directory: str,
+    suffix: str,
+    *,
+    max_files: int,
+    max_bytes: int,
+    keep: Collection[str] = (),
+    newest: int = 0,
+) -> None:
+    """Remove the files of ``directory`` ending in ``suffix`` that were modified longest
+    ago while there are more than ``max_files`` of them or ``max_bytes`` in all.
+
+    Files named in ``keep`` and the ``newest`` most recently modified ones always
+    stay (and count towards the bounds). Errors are ignored: it is a cache.
+    """
+    try:
+        with os.scandir(directory) as it:
+            found = []
+            for e in it:
+                if e.name.endswith(suffix):
+                    st = e.stat()
+                    found.append((st.st_mtime_ns, st.st_size, e.name, e.path))
+    except OSError:
+        return
+    found.sort(reverse=True)  # most recently modified first
+    kept = [f for i, f in enumerate(found) if i < newest or f[2] in keep]
+    count = len(kept)
+    total = sum(f[1] for f in kept)
+    for i, (_mtime, size, name, path) in enumerate(found):
+        if i < newest or name in keep:
+            continue
+        count += 1
+        total += size
+        if count > max_files or total > max_bytes:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass

@@ -1,0 +1,222 @@
+"""Entry points of the ``skillpath*`` groups, cached across processes.
+
+Enumerating entry points with ``importlib_metadata`` means importing it, reading
+every distribution's ``entry_points.txt`` and parsing ``METADATA`` with the
+``email`` package for names and versions — tens of milliseconds on every start
+of the ``skillpath`` command. The result only changes when distributions are
+installed, upgraded or removed, so it is kept in the user cache directory,
+keyed by a fingerprint of ``sys.path``: for every ``*.dist-info``/``*.egg-info``
+folder in each entry, its name and the stat of its ``entry_points.txt`` (a zip
+entry by its own stat). Any difference (or a damaged, foreign or missing cache
+file) enumerates again with ``importlib_metadata``. The file lives next to the
+discovery index (:func:`skillpath.index.index_dir`);
+``SKILLPATH_NO_ENTRY_POINT_CACHE=1`` turns the persistent part off (the
+discovery index has its own switch).
+
+The objects returned have what callers use of ``importlib_metadata.EntryPoint``:
+``name``, ``value``, ``group``, ``module``, ``attr``, ``load()`` and ``dist``
+(with ``name``, ``version`` and ``metadata["Name"]``/``metadata["Version"]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib
+import marshal
+import os
+import re
+import stat
+import sys
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from skillpath import _cachefile, _env
+
+__all__ = ["CachedEntryPoint", "entry_points"]
+
+FORMAT = 2
+_MAGIC = _cachefile.magic(b"SWEPC", FORMAT)
+_PREFIX = "skillpath"
+_VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+
+_MEMO: dict[Any, dict[str, list[tuple[str, str, str | None, str | None]]]] = {}
+
+
+class _Dist:
+    """The distribution an entry point comes from (name and version only)."""
+
+    __slots__ = ("metadata", "name", "version")
+
+    def __init__(self, name: str | None, version: str | None) -> None:
+        self.name = name
+        self.version = version
+        self.metadata: Mapping[str, str | None] = {"Name": name, "Version": version}
+
+
+class CachedEntryPoint:
+    """An entry point as recorded in the cache (see the module docstring)."""
+
+    __slots__ = ("dist", "group", "name", "value")
+
+    def __init__(self, group: str, name: str, value: str, dist: _Dist | None) -> None:
+        self.group = group
+        self.name = name
+        self.value = value
+        self.dist = dist
+
+    @property
+    def module(self) -> str:
+        """The module part of ``value``."""
+        m = _VALUE.match(self.value)
+        return m.group("module") if m else self.value
+
+    @property
+    def attr(self) -> str | None:
+        """The attribute part of ``value`` (``None`` when it names a module)."""
+        m = _VALUE.match(self.value)
+        return m.group("attr") if m else None
+
+    def load(self) -> Any:
+        """Import the module and return the object ``value`` names."""
+        m = _VALUE.match(self.value)
+        if m is None:
+            raise ValueError(f"malformed entry point value {self.value!r}")
+        module = importlib.import_module(m.group("module"))
+        attrs = filter(None, (m.group("attr") or "").split("."))
+        return functools.reduce(getattr, attrs, module)
+
+    def __repr__(self) -> str:
+        return f"CachedEntryPoint(name={self.name!r}, value={self.value!r}, group={self.group!r})"
+
+
+def _fingerprint() -> tuple[Any, ...]:
+    out: list[Any] = []
+    for entry in sys.path:
+        where = entry or "."
+        try:
+            st = os.stat(where)
+        except OSError:
+            out.append((entry, None))
+            continue
+        if not stat.S_ISDIR(st.st_mode):  # a zip file
+            out.append((entry, st.st_mtime_ns, st.st_size))
+            continue
+        infos = []
+        try:
+            with os.scandir(where) as it:
+                for e in it:
+                    if e.name.endswith((".dist-info", ".egg-info")):
+                        try:
+                            s = os.stat(os.path.join(e.path, "entry_points.txt"))
+                            infos.append((e.name, s.st_mtime_ns, s.st_size, s.st_ino))
+                        except OSError:
+                            infos.append((e.name, None))
+        except OSError:
+            pass
+        # the folder's own mtime is left out: writing a .pyc next to a module
+        # changes it, installing a distribution changes the metadata folders
+        out.append((entry, tuple(sorted(infos))))
+    return tuple(out)
+
+
+def _header(text: str | None, key: str) -> str | None:
+    if not text:
+        return None
+    prefix = key.lower() + ":"
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        if line.lower().startswith(prefix):
+            return line[len(prefix) :].strip()
+    return None
+
+
+def _name_version(dist: Any) -> tuple[str | None, str | None]:
+    if dist is None:
+        return None, None
+    try:
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
+        name, version = _header(text, "Name"), _header(text, "Version")
+        if name is not None and version is not None:
+            return name, version
+        return dist.metadata["Name"], dist.version
+    except Exception:  # noqa: BLE001 - a broken distribution still lists its entry points
+        return None, None
+
+
+def _enumerate() -> dict[str, list[tuple[str, str, str | None, str | None]]]:
+    import importlib_metadata
+
+    groups: dict[str, list[tuple[str, str, str | None, str | None]]] = {}
+    for ep in importlib_metadata.entry_points():
+        if not ep.group.startswith(_PREFIX):
+            continue
+        name, version = _name_version(getattr(ep, "dist", None))
+        groups.setdefault(ep.group, []).append((ep.name, ep.value, name, version))
+    return groups
+
+
+def _cache_file(env: Mapping[str, str]) -> Path:
+    from skillpath.index import index_dir
+
+    key = os.fsencode(repr((sys.executable, sys.path)))
+    name = f"entry-points-{zlib.crc32(key):08x}{zlib.adler32(key):08x}.bin"
+    return index_dir(env) / name
+
+
+def _read(path: Path, fingerprint: tuple[Any, ...]) -> Any:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    parts = _cachefile.unseal(_MAGIC, data)
+    if parts is None or len(parts[1]):
+        return None
+    body = parts[0]
+    try:
+        # our own file, CRC-checked; marshal builds plain data only
+        fmt, stored, groups = marshal.loads(body)  # noqa: S302
+    except (ValueError, TypeError, EOFError):
+        return None
+    if fmt != FORMAT or stored != fingerprint or not isinstance(groups, dict):
+        return None
+    return groups
+
+
+def _write(path: Path, fingerprint: tuple[Any, ...], groups: Any) -> None:
+    body = marshal.dumps((FORMAT, fingerprint, groups))
+    data = _cachefile.seal(_MAGIC, body)
+    with contextlib.suppress(OSError):
+        _cachefile.write_atomic(os.fspath(path), lambda f: f.write(data))
+
+
+def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[CachedEntryPoint]:
+    """The entry points of ``group`` (a ``skillpath*`` group), in discovery order."""
+    if not group.startswith(_PREFIX):
+        raise ValueError(f"only {_PREFIX}* groups are cached, not {group!r}")
+    env = os.environ if env is None else env
+    fingerprint = _fingerprint()
+    groups = _MEMO.get(fingerprint)
+    if groups is None:
+        persistent = not _env.flag(env, "SKILLPATH_NO_ENTRY_POINT_CACHE")
+        path = _cache_file(env) if persistent else None
+        groups = _read(path, fingerprint) if path is not None else None
+        if groups is None:
+            groups = _enumerate()
+            if path is not None:
+                _write(path, fingerprint, groups)
+        _MEMO.clear()
+        _MEMO[fingerprint] = groups
+    dists: dict[tuple[Any, Any], _Dist] = {}
+    out = []
+    for name, value, dist_name, version in groups.get(group, ()):
+        dist = None
+        if dist_name is not None or version is not None:
+            dist = dists.get((dist_name, version))
+            if dist is None:
+                dist = dists[(dist_name, version)] = _Dist(dist_name, version)
+        out.append(CachedEntryPoint(group, name, value, dist))
+    return out

@@ -1,0 +1,126 @@
+"""The ``skillpath`` command.
+
+Subcommands are imported only when used (a lazy click group), so
+``skillpath list`` does not pay for the MCP SDK or anything else it does not
+need. Each entry of :data:`COMMANDS` maps a command name to ``module:attribute``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+__all__ = ["COMMANDS", "main"]
+
+#: command name -> "module:attribute" (imported on first use)
+COMMANDS: dict[str, str] = {
+    "list": "skillpath.cli.listing:list_cmd",
+    "show": "skillpath.cli.show:show_cmd",
+    "doctor": "skillpath.cli.doctor:doctor_cmd",
+    "explain": "skillpath.cli.doctor:explain_cmd",
+    "validate": "skillpath.cli.validate:validate_cmd",
+    "providers": "skillpath.cli.plugins:providers_cmd",
+    "new": "skillpath.cli.scaffold:new_cmd",
+    "new-pack": "skillpath.cli.scaffold:new_pack_cmd",
+    "prompt": "skillpath.cli.runtime:prompt_cmd",
+    "read": "skillpath.cli.runtime:read_cmd",
+    "invoke": "skillpath.cli.runtime:invoke_cmd",
+    "context": "skillpath.cli.runtime:context_cmd",
+    "serve": "skillpath.cli.serve:serve_cmd",
+}
+#: alias -> command name
+ALIASES: dict[str, str] = {"plugins": "providers"}
+
+
+class UsageProblem(click.UsageError):
+    """A usage error shown as the one documented error line (exit status 2).
+
+    ``skillpath: error: <command>: <problem> (see `<command> --help`)`` on
+    stderr instead of click's usage block; see :meth:`LazyGroup.invoke`.
+    """
+
+    def show(self, file: Any = None) -> None:
+        """Print the one-line message on stderr."""
+        where = self.ctx.command_path if self.ctx is not None else "skillpath"
+        root = self.ctx.find_root().command_path if self.ctx is not None else where
+        command = where[len(root) :].strip()
+        message = " ".join(self.format_message().split()).rstrip(".")
+        prefix = f"{command}: " if command else ""
+        click.echo(
+            f"skillpath: error: {prefix}{message} (see `{where} --help`)", err=True, file=file
+        )
+
+
+def _one_line(exc: click.UsageError) -> UsageProblem:
+    problem = UsageProblem(exc.format_message(), exc.ctx)
+    problem.exit_code = exc.exit_code
+    return problem
+
+
+@contextlib.contextmanager
+def _usage_errors_in_one_line() -> Iterator[None]:
+    """Turn click's usage errors (but a bare command's help) into :class:`UsageProblem`."""
+    try:
+        yield
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as exc:
+        if isinstance(exc, UsageProblem):
+            raise
+        raise _one_line(exc) from exc
+
+
+class LazyGroup(click.Group):
+    """A click group that imports each subcommand on first use.
+
+    Usage errors (an unknown command or option, a missing argument, a bad
+    value) are shown as one ``skillpath: error:`` line and exit with status
+    2; an unknown command suggests the nearest ones.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        with _usage_errors_in_one_line():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _usage_errors_in_one_line():
+            return super().invoke(ctx)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, [*COMMANDS, *ALIASES], n=3, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+            raise UsageProblem(f"no such command {name!r}{hint}", ctx)
+        return super().resolve_command(ctx, args)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(ALIASES.get(cmd_name, cmd_name))
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        cmd: Any = getattr(importlib.import_module(module), attr)
+        return cmd  # type: ignore[no-any-return]
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="skillpath-core", prog_name="skillpath")
+def main() -> None:
+    """Find, filter and serve Agent Skills: see what your agent sees, and why."""

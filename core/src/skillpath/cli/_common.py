@@ -1,0 +1,336 @@
+"""Options and output helpers shared by every subcommand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import wraps
+from itertools import chain
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from skillpath.errors import SkillpathError
+
+if TYPE_CHECKING:
+    from skillpath.model import Diagnostic
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = [
+    "check_cwd",
+    "common_options",
+    "diagnostic_line",
+    "display_width",
+    "dumps_json",
+    "echo_diagnostics",
+    "emit_json",
+    "fail",
+    "table",
+    "terminal_width",
+    "wrap",
+]
+
+
+def common_options(fn: F) -> F:
+    """Add ``--cwd`` and ``--json`` and turn skillpath errors into a one-line message."""
+
+    @click.option(
+        "--cwd",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Project directory to look from (default: the current directory).",
+    )
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        check_cwd(kwargs.get("cwd"))
+        try:
+            return fn(*args, **kwargs)
+        except SkillpathError as exc:
+            fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+def check_cwd(cwd: Path | None) -> None:
+    """Exit 1 with the one-line error when ``--cwd`` is given and is not a directory."""
+    if cwd is not None and not cwd.is_dir():
+        fail(f"--cwd {cwd}: {'not a directory' if cwd.exists() else 'no such directory'}")
+
+
+def fail(message: str, code: int = 1) -> None:
+    """Print ``skillpath: error: <message>`` on stderr and exit with ``code``."""
+    click.echo(f"skillpath: error: {message}", err=True)
+    sys.exit(code)
+
+
+def emit_json(data: Any) -> None:
+    """Write ``data`` as stable, indented, key-sorted JSON."""
+    # JSON text never holds a raw ESC (the encoder writes it as \u001b), so
+    # click's ANSI stripping (a regex pass over megabytes for a large catalog)
+    # has nothing to strip: color=True skips it, the bytes are the same
+    for part in _iter_json(data, ""):
+        click.echo(part, nl=False, color=True)
+    click.echo("")
+
+
+_SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+_FLAT: dict[str, json.JSONEncoder] = {}
+_CHUNK = 512
+
+
+def dumps_json(data: Any) -> str:
+    """``json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)``, byte for byte.
+
+    The standard library switches to its pure-Python encoder as soon as
+    ``indent`` is set, which dominates ``list --json`` for thousands of skills.
+    Mappings whose values are all scalars (every skill, shadowed entry and
+    diagnostic) are encoded by the C encoder with the indentation folded into
+    the item separator; everything else goes through :func:`json.dumps`.
+    :func:`emit_json` writes the same text piece by piece.
+    """
+    return "".join(_iter_json(data, ""))
+
+
+def _flat_encoder(pad: str) -> json.JSONEncoder:
+    encoder = _FLAT.get(pad)
+    if encoder is None:
+        encoder = _FLAT[pad] = json.JSONEncoder(
+            sort_keys=True, ensure_ascii=False, separators=(",\n" + pad, ": ")
+        )
+    return encoder
+
+
+def _iter_json(obj: Any, pad: str) -> Iterator[str]:
+    inner = pad + "  "
+    if isinstance(obj, dict) and obj:
+        if _SCALAR_TYPES.issuperset(map(type, obj.values())):
+            flat = _flat_encoder(inner).encode(obj)
+            yield "{\n" + inner + flat[1:-1] + "\n" + pad + "}"
+            return
+        if not all(isinstance(k, str) for k in obj):
+            yield _indented(obj, pad)
+            return
+        sep = "{\n"
+        for key in sorted(obj):
+            yield sep + inner + json.dumps(key, ensure_ascii=False) + ": "
+            yield from _iter_json(obj[key], inner)
+            sep = ",\n"
+        yield "\n" + pad + "}"
+    elif isinstance(obj, list) and obj:
+        if (
+            _SCALAR_TYPES.issuperset(map(type, obj)) is False
+            and all(type(item) is dict and item for item in obj)
+            and _SCALAR_TYPES.issuperset(map(type, chain.from_iterable(map(dict.values, obj))))
+        ):
+            # a list of flat mappings: the C encoder does a slice at a time, the
+            # item separator carrying the innermost indentation; then the breaks
+            # between items are put in (a raw newline never occurs inside an
+            # encoded string, so "},\n<pad>{" only occurs between two items)
+            deep = inner + "  "
+            encoder = _flat_encoder(deep)
+            between = "},\n" + deep + "{"
+            fixed = "\n" + inner + "},\n" + inner + "{\n" + deep
+            sep = "[\n"
+            for start in range(0, len(obj), _CHUNK):
+                text = encoder.encode(obj[start : start + _CHUNK])[2:-2].replace(between, fixed)
+                yield sep + inner + "{\n" + deep + text + "\n" + inner + "}"
+                sep = ",\n"
+            yield "\n" + pad + "]"
+            return
+        sep = "[\n"
+        for item in obj:
+            yield sep + inner
+            yield from _iter_json(item, inner)
+            sep = ",\n"
+        yield "\n" + pad + "]"
+    else:
+        yield _indented(obj, pad)
+
+
+def _indented(obj: Any, pad: str) -> str:
+    text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
+    return text.replace("\n", "\n" + pad) if pad and "\n" in text else text
+
+
+_UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+
+
+def diagnostic_line(d: Diagnostic, location: str | None = None) -> str:
+    """``level: path:line: message [code]``, safe for a terminal.
+
+    ``location`` replaces the diagnostic's own ``path:line`` (``doctor`` shows
+    paths relative to the project).
+    """
+    loc = d.location() if location is None else location
+    return terminal_safe(f"{d.level}: {loc + ': ' if loc else ''}{d.message} [{d.code}]")
+
+
+def echo_diagnostics(
+    diagnostics: Iterable[Diagnostic], show: Callable[[Diagnostic], bool] | None = None
+) -> None:
+    """Print ``diagnostics`` on stderr, one line each: those ``show`` accepts
+    (default: every one that is not ``info``)."""
+    keep = show if show is not None else _not_info
+    for d in diagnostics:
+        if keep(d):
+            click.echo(diagnostic_line(d), err=True)
+
+
+def _not_info(d: Diagnostic) -> bool:
+    return d.level != "info"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control, bidi, zero-width and other invisible characters escaped.
+
+    Skill names, descriptions and paths come from strangers; printed raw they
+    could move the cursor, recolour or retitle the terminal (ANSI escapes),
+    reorder what is shown (bidi overrides) or hide text. Each such character is
+    shown as ``\\xNN``/``\\uNNNN`` instead; tabs are kept.
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch != "\t" and unicodedata.category(ch) in _UNSAFE_CATEGORIES:
+            code = ord(ch)
+            if code < 0x100:
+                out.append(f"\\x{code:02x}")
+            elif code < 0x10000:
+                out.append(f"\\u{code:04x}")
+            else:
+                out.append(f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _char_width(ch: str) -> int:
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes in a terminal: wide (CJK) characters count two,
+    combining marks none."""
+    if text.isascii():
+        return len(text)
+    return sum(_char_width(ch) for ch in text)
+
+
+def terminal_width() -> int:
+    """Columns of the terminal (80 when output is not a terminal)."""
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` columns (no ellipsis)."""
+    if display_width(text) <= width:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = _char_width(ch)
+        if used + w > width:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
+
+
+def _clip(text: str, width: int) -> str:
+    text = terminal_safe(" ".join(text.split()))
+    if display_width(text) <= width:
+        return text
+    return _cut(text, max(0, width - 1)) + "…"
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * max(0, width - display_width(text))
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, flex: int = -1) -> str:
+    """A plain-text table that fits the terminal (80 columns when not a tty).
+
+    Column ``flex`` (default: the last) absorbs the width that is left and is
+    clipped with an ellipsis; when the other columns alone would leave it less
+    than 20 columns, the widest of them are narrowed (and clipped) too. Widths
+    are display widths (a CJK character takes two columns).
+    """
+    width = terminal_width()
+    cols = len(headers)
+    flex = flex % cols
+    widths = [display_width(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            if i != flex:
+                widths[i] = max(widths[i], display_width(terminal_safe(" ".join(cell.split()))))
+    budget = width - 1 - 2 * (cols - 1) - 20  # what the fixed columns may take
+    while sum(w for i, w in enumerate(widths) if i != flex) > budget:
+        i = max((j for j in range(cols) if j != flex), key=lambda j: widths[j])
+        if widths[i] <= max(8, display_width(headers[i])):
+            break
+        widths[i] -= 1
+    fixed = sum(w for i, w in enumerate(widths) if i != flex) + 2 * (cols - 1)
+    widths[flex] = max(10, width - fixed - 1)
+    lines = []
+    for row in [list(headers), ["-" * len(h) for h in headers], *[list(r) for r in rows]]:
+        cells = [
+            _pad(_clip(c, widths[i]), widths[i]) if i != cols - 1 else _clip(c, widths[i])
+            for i, c in enumerate(row)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def wrap(
+    text: str, width: int | None = None, indent: str = "", subsequent: str | None = None
+) -> list[str]:
+    """``text`` as lines that fit ``width`` columns (default: the terminal's, less one).
+
+    Text that fits is returned as is; otherwise words are kept whole where they
+    fit on a line and a word wider than a line (a path) is broken, after a
+    ``/`` where possible. Widths are display widths.
+    ``indent`` starts the first line, ``subsequent`` (default: ``indent``) the
+    others.
+    """
+    width = (terminal_width() - 1) if width is None else width
+    if "\n" not in text and display_width(indent + text) <= width:
+        return [indent + text]  # fits: kept exactly as written
+    rest = indent if subsequent is None else subsequent
+    full = max(20, width - display_width(rest))  # room on a fresh line
+    lines: list[str] = []
+    line, empty = indent, True
+    for word in text.split():
+        while word:
+            room = width - display_width(line) - (0 if empty else 1)
+            size = display_width(word)
+            if size <= room:
+                line += word if empty else " " + word
+                empty = False
+                break
+            if (size <= full and not empty) or room < 10:
+                if empty:  # nothing fits on this line: take what does
+                    room = full
+                else:
+                    lines.append(line)
+                    line, empty = rest, True
+                    continue
+            head = _cut(word, room)
+            slash = head.rfind("/")
+            if slash >= len(head) // 2:
+                head = head[: slash + 1]
+            line += head if empty else " " + head
+            lines.append(line)
+            line, empty = rest, True
+            word = word[len(head) :]
+    if not empty or not lines:
+        lines.append(line)
+    return lines

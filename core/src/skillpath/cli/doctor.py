@@ -1,0 +1,214 @@
+"""``skillpath doctor`` and ``skillpath explain <name>``: every decision, with its reason."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from skillpath.cli._common import (
+    common_options,
+    diagnostic_line,
+    display_width,
+    emit_json,
+    fail,
+    table,
+    terminal_safe,
+    terminal_width,
+    wrap,
+)
+from skillpath.cli._load import load
+from skillpath.context import SkillContext
+from skillpath.doctor import SkillReport, build_report, describe, explain, shadow_reason
+from skillpath.model import Diagnostic, RootScan
+
+__all__ = ["doctor_cmd", "explain_cmd", "short_path"]
+
+
+def short_path(path: Path | None, ctx: SkillContext) -> str:
+    """``path`` relative to the working directory (``./…``) or home (``~/…``) when inside."""
+    if path is None:
+        return "-"
+    for base, prefix in ((ctx.cwd, "."), (ctx.home, "~")):
+        if path == base:
+            return prefix
+        if base in path.parents:
+            return f"{prefix}/{path.relative_to(base).as_posix()}"
+    return str(path)
+
+
+def _roots_table(roots: Sequence[RootScan], ctx: SkillContext) -> str:
+    rows = [
+        [
+            r.provider,
+            r.level,
+            "yes" if r.exists else "no",
+            str(r.count) if r.exists else "-",
+            short_path(r.path, ctx),
+        ]
+        for r in roots
+    ]
+    return table(["PROVIDER", "LEVEL", "EXISTS", "SKILLS", "PATH"], rows)
+
+
+def _detail(e: SkillReport, ctx: SkillContext) -> str:
+    if e.status in ("loaded", "hidden"):
+        return ""
+    if e.status == "conditional":
+        return e.detail
+    if e.by is not None:
+        by = e.by
+        where = f"{by.source.provider}/{by.source.level} {short_path(by.path, ctx)}"
+        if e.status == "shadowed" and e.skill is not None:
+            return f"shadowed by {by.name!r} from {where} ({shadow_reason(e.skill, by)})"
+        return f"same file already loaded as {by.name!r} from {where}"
+    return e.detail
+
+
+def _skills_block(entries: Sequence[SkillReport], ctx: SkillContext) -> list[str]:
+    """Each skill on one aligned line, then where it is and why (wrapped to the terminal).
+
+    A name wider than the name column gets a line of its own; paths and
+    details wrap (paths after a ``/``), so every line fits the terminal.
+    """
+    width = terminal_width() - 1
+    names = [terminal_safe(e.name) for e in entries]
+    name_w = min(30, max(display_width(n) for n in names))
+    status_w = max(len(_status(e)) for e in entries)
+    pad = " " * (4 + name_w)
+    lines = []
+    for e, name in zip(entries, names, strict=True):
+        rest = f"{_status(e):<{status_w}}  {e.provider}/{e.level}"
+        if display_width(name) > name_w:
+            lines.extend(wrap(name, width, "  ", "    "))
+            lines.append(pad + rest)
+        else:
+            lines.append(f"  {name}{' ' * (name_w - display_width(name))}  {rest}")
+        where = short_path(e.path, ctx) + (f":{e.line}" if e.line else "")
+        lines.extend(wrap(terminal_safe(where), width, pad))
+        detail = terminal_safe(_detail(e, ctx))
+        if detail:
+            lines.extend(wrap(detail, width, pad))
+    return lines
+
+
+def _status(e: SkillReport) -> str:
+    return f"skipped: {e.reason}" if e.status == "skipped" else e.status
+
+
+def _diag_line(d: Diagnostic, ctx: SkillContext) -> str:
+    loc = ""
+    if d.path is not None:
+        loc = short_path(d.path, ctx) + (f":{d.line}" if d.line else "")
+    return diagnostic_line(d, loc)
+
+
+def _diag_lines(d: Diagnostic, ctx: SkillContext) -> list[str]:
+    """One diagnostic, indented and wrapped to the terminal."""
+    return wrap(_diag_line(d, ctx), None, "  ", "    ")
+
+
+@click.command("doctor")
+@common_options
+def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
+    """Explain every decision: each root scanned (provider, level, exists), each
+    skill found (loaded, hidden, conditional, shadowed by what, skipped and why),
+    each diagnostic with file:line. Exits 1 when there are error diagnostics.
+
+    Skip reasons: missing-description, invalid-name, disabled, source-disabled,
+    ignored, not-included, vetoed, filter-error, duplicate-file, or the
+    diagnostic code of a file that could not be read.
+
+    JSON shape (a contract): {"roots": [{provider, level, path, exists, count}],
+    "skills": [{name, status, reason, detail, provider, level, path, line,
+    priority, hidden, shadowed_by: {name, path, provider, level} | null}],
+    "diagnostics": [{level, code, message, path, line}], "summary": {loaded,
+    hidden, conditional, shadowed, skipped, errors, warnings}}.
+    """
+    result, ctx = load(cwd)
+    report = build_report(result)
+    counts = report.counts()
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        exist = sum(1 for r in report.roots if r.exists)
+        click.echo(f"Roots: {len(report.roots)} scanned, {exist} exist")
+        if report.roots:
+            click.echo(_roots_table(report.roots, ctx))
+        click.echo(f"\nSkills: {len(report.skills)} found")
+        if report.skills:
+            click.echo("\n".join(_skills_block(report.skills, ctx)))
+        click.echo(f"\nDiagnostics: {len(report.diagnostics)}")
+        for d in report.diagnostics:
+            click.echo("\n".join(_diag_lines(d, ctx)))
+        parts = [
+            f"{counts[s]} {s}" for s in ("loaded", "hidden", "conditional", "shadowed", "skipped")
+        ]
+        click.echo(f"\nSummary: {', '.join(parts)}")
+        click.echo(f"         {counts['errors']} error(s), {counts['warnings']} warning(s)")
+    if counts["errors"]:
+        fail(f"{counts['errors']} error diagnostic(s)")
+
+
+@click.command("explain")
+@click.argument("name")
+@common_options
+def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
+    """Explain what happened to skill NAME: every copy found and its fate, the
+    diagnostics about it (folders without SKILL.md, a skill.md in other letter
+    case, *.md files in a skills root, misspelt root names), and — when it is
+    not loaded — every root that was looked at, skill folders of that name
+    below the working directory that load only when a file there is touched,
+    and the names that come close. Exits 1 when NAME is not loaded.
+
+    JSON shape (a contract): {name, found, available, verdict, entries: [as in
+    doctor's "skills"], folders: [entries whose folder is NAME but whose skill
+    has another name], near: [names], diagnostics: [...], roots: [as in doctor],
+    disabled: bool, below: [{path, touch}]}.
+    """
+    result, ctx = load(cwd)
+    ex = explain(build_report(result), name, ctx)
+    if as_json:
+        emit_json(ex.to_json())
+    else:
+        verdict = ex.verdict()
+        if ex.below and not ex.entries:
+            touch = short_path(ex.below[0][1], ctx)
+            verdict = (
+                f"{name}: not loaded at start; found below the working directory, it loads "
+                f"when a file under {touch} is touched (discover_dirs_for_paths)"
+            )
+        click.echo("\n".join(wrap(terminal_safe(verdict), None, "", "  ")))
+        if ex.entries:
+            click.echo("\nCopies found (the one that counts first):")
+            for i, e in enumerate(ex.entries, 1):
+                head = f"{i}. {_status(e)}  {e.provider}/{e.level}  {short_path(e.path, ctx)}"
+                click.echo("\n".join(wrap(terminal_safe(head), None, "  ", "     ")))
+                why = f"not used: {_detail(e, ctx)}" if e.status == "shadowed" else describe(e)
+                click.echo("\n".join(wrap(terminal_safe(why), None, "     ")))
+        if ex.folders:
+            click.echo(f"\nFolders called {name!r} that hold a skill of another name:")
+            for e in ex.folders:
+                text = f"{short_path(e.path, ctx)}: name {e.name!r} ({_status(e)})"
+                click.echo("\n".join(wrap(terminal_safe(text), None, "  ", "    ")))
+        if ex.below and not ex.entries:
+            click.echo("\nFound below the working directory (not loaded at start):")
+            for path, folder in ex.below:
+                touch = short_path(folder, ctx)
+                text = f"{short_path(path, ctx)} (loads when a file under {touch} is touched)"
+                click.echo("\n".join(wrap(terminal_safe(text), None, "  ", "    ")))
+        if ex.diagnostics:
+            click.echo("\nDiagnostics:")
+            for d in ex.diagnostics:
+                click.echo("\n".join(_diag_lines(d, ctx)))
+        if not ex.available and not ex.disabled:
+            click.echo(f"\nLooked in {len(ex.roots)} root(s):")
+            if ex.roots:
+                click.echo(_roots_table(ex.roots, ctx))
+            if ex.near:
+                click.echo(f"\nDid you mean: {', '.join(ex.near)}?")
+    if not ex.available:
+        if ex.disabled:
+            fail(f"skill {name!r} is not loaded: skills are turned off ([skills] enabled = false)")
+        fail(f"skill {name!r} is not loaded" if ex.found else f"no skill named {name!r} was found")

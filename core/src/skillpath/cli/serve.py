@@ -1,0 +1,76 @@
+"""``skillpath serve``: the project's skills as an MCP server (needs ``skillpath[mcp]``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from skillpath.cli._common import check_cwd, fail
+
+_MISSING = (
+    "skillpath serve needs the MCP support, which is not installed: pip install 'skillpath[mcp]'"
+)
+
+
+@click.command("serve")
+@click.option(
+    "--cwd",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Project directory to serve (default: the current directory).",
+)
+@click.option(
+    "--http",
+    "http_port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    metavar="PORT",
+    help="Serve streamable HTTP on 127.0.0.1:PORT (0: any free port) instead of stdio.",
+)
+@click.option(
+    "--poll",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    help="Seconds between checks for changed skills (list_changed notifications); 0: off.",
+)
+@click.option(
+    "--no-shell",
+    is_flag=True,
+    help="Never run inline shell while rendering prompts, whatever [shell] says.",
+)
+@click.option(
+    "--allow-shell",
+    is_flag=True,
+    help="With --http: run inline shell as [shell] allows (off over HTTP by default).",
+)
+def serve_cmd(
+    cwd: Path | None, http_port: int | None, poll: float, no_shell: bool, allow_shell: bool
+) -> None:
+    """Serve the project's skills over MCP: prompts, skill:// resources, skills/list,
+    a load_skill tool, and list_changed notifications when skills change.
+
+    stdio by default (for an agent that starts it); --http PORT for streamable
+    HTTP bound to 127.0.0.1 (the URL is printed on stderr). Over stdio, prompts
+    run inline shell as the [shell] policy allows; over HTTP — which any local
+    process can reach — only with --allow-shell.
+    """
+    check_cwd(cwd)
+    if no_shell and allow_shell:
+        fail("--no-shell and --allow-shell contradict each other")
+    try:
+        from skillpath_mcp.server import serve
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] in ("skillpath_mcp", "mcp", "uvicorn", "anyio"):
+            fail(_MISSING)
+        raise
+    from skillpath.errors import SkillpathError
+
+    try:
+        shell = False if no_shell else (True if allow_shell else None)
+        serve(cwd, http=http_port, poll=poll, shell=shell)
+    except SkillpathError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,183 @@
+"""``skillpath show <name>``: every fact about one loaded skill."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import click
+
+from skillpath.cli._common import common_options, emit_json, fail, terminal_safe
+from skillpath.cli._load import load
+from skillpath.doctor import build_report, describe, explain
+from skillpath.model import LoadResult, Skill
+
+__all__ = ["MAX_RESOURCES", "resources", "show_cmd", "skill_details"]
+
+#: At most this many files are listed under ``resources``.
+MAX_RESOURCES = 1000
+
+
+def _json_value(value: Any) -> Any:
+    """Source details as JSON values (nested MCP details stay structured, not reprs)."""
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return value
+
+
+def resources(base_dir: Path | None) -> tuple[list[dict[str, Any]], bool]:
+    """Files in the skill folder (relative path and size), sorted; dot entries skipped.
+
+    Symlinks are listed but not followed. Returns ``(files, truncated)``.
+    """
+    if base_dir is None or not base_dir.is_dir():
+        return [], False
+    out: list[dict[str, Any]] = []
+    for dirpath, dirnames, filenames in os.walk(base_dir, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+        for fname in sorted(filenames):
+            if fname.startswith("."):
+                continue
+            full = Path(dirpath, fname)
+            try:
+                size: int | None = full.lstat().st_size
+            except OSError:
+                size = None
+            out.append({"path": full.relative_to(base_dir).as_posix(), "size": size})
+            if len(out) >= MAX_RESOURCES:
+                return sorted(out, key=lambda r: r["path"]), True
+    return sorted(out, key=lambda r: r["path"]), False
+
+
+def skill_details(skill: Skill, result: LoadResult) -> dict[str, Any]:
+    """The JSON shape of ``skillpath show --json`` (a documented contract)."""
+    size = None
+    if skill.path is not None:
+        try:
+            size = skill.path.stat().st_size
+        except OSError:
+            size = None
+    files, truncated = resources(skill.base_dir)
+    copies = [s for s in result.shadowed if skill.name in (s.skill.name, s.by.name)]
+    status = "conditional" if skill.conditional else "hidden" if skill.hidden else "loaded"
+    src = skill.source
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "status": status,
+        "path": str(skill.path) if skill.path is not None else None,
+        "base_dir": str(skill.base_dir) if skill.base_dir is not None else None,
+        "provider": src.provider,
+        "level": src.level,
+        "root": str(src.root) if src.root is not None else None,
+        "loaded_from": src.loaded_from,
+        "source_detail": {k: _json_value(v) for k, v in sorted(src.detail.items())},
+        "priority": skill.priority,
+        "hidden": skill.hidden,
+        "conditional": skill.conditional,
+        "paths": list(skill.frontmatter.paths),
+        "size": size,
+        "frontmatter": dict(skill.frontmatter.raw),
+        "resources": files,
+        "resources_truncated": truncated,
+        "shadowed": [s.to_json() for s in copies],
+    }
+
+
+def _fmt_value(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
+    """``label`` + ``value`` wrapped to the terminal width (paths are never broken)."""
+    width = shutil.get_terminal_size((80, 24)).columns
+    pad = " " * (len(label) if indent is None else indent)
+    return textwrap.fill(
+        terminal_safe(value),
+        width=max(40, width - 1),
+        initial_indent=label,
+        subsequent_indent=pad,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+@click.command("show")
+@click.argument("name")
+@click.option(
+    "--body", is_flag=True, help="Also print the body (the Markdown after the frontmatter)."
+)
+@common_options
+def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
+    """Show every field of skill NAME: source, priority, path, size, the files in its
+    folder and the copies it shadows.
+
+    JSON shape (a contract): {name, description, status, path, base_dir, provider,
+    level, root, loaded_from, source_detail, priority, hidden, conditional, paths,
+    size, frontmatter, resources: [{path, size}], resources_truncated, shadowed:
+    [same shape as in `list --json`]}, plus "body" with --body. A name that is not
+    loaded exits 1 (see `skillpath explain NAME`).
+    """
+    result, _ctx = load(cwd)
+    skill = result.get(name)
+    if skill is None:
+        ex = explain(build_report(result), name)
+        if ex.entries:
+            why = describe(ex.entries[0])
+            fail(f"skill {name!r} is not loaded: {why} (see `skillpath explain {name}`)")
+        hint = f"; did you mean {', '.join(repr(n) for n in ex.near[:3])}?" if ex.near else ""
+        fail(f"no skill named {name!r}{hint} (see `skillpath explain {name}`)")
+        return
+    data = skill_details(skill, result)
+    if body:
+        data["body"] = skill.body
+    if as_json:
+        emit_json(data)
+        return
+    fields = [
+        ("name", data["name"]),
+        ("description", data["description"]),
+        ("status", data["status"]),
+        ("source", f"{data['provider']}/{data['level']} (priority {data['priority']})"),
+        ("path", data["path"]),
+        ("base dir", data["base_dir"]),
+        ("root", data["root"]),
+        ("loaded from", data["loaded_from"]),
+        ("size", f"{data['size']} bytes" if data["size"] is not None else None),
+    ]
+    if data["paths"]:
+        fields.append(("paths", ", ".join(data["paths"])))
+    for key, value in data["source_detail"].items():
+        text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+        fields.append((key, text))
+    for label, value in fields:
+        if value is not None:
+            click.echo(_wrap(f"{label + ':':<13}", str(value)))
+    fm = data["frontmatter"]
+    if fm:
+        click.echo("\nfrontmatter:")
+        for key in fm:
+            click.echo(_wrap(f"  {key}: ", _fmt_value(fm[key]), indent=4))
+    if data["resources"]:
+        click.echo(
+            f"\nresources ({len(data['resources'])}{'+' if data['resources_truncated'] else ''}):"
+        )
+        for r in data["resources"]:
+            click.echo(terminal_safe(f"  {r['path']}  ({r['size']} bytes)"))
+    if data["shadowed"]:
+        click.echo("\nshadowed copies:")
+        for s in data["shadowed"]:
+            click.echo(terminal_safe(f"  {s['provider']}/{s['level']} {s['path']} ({s['reason']})"))
+    if body:
+        lines = data["body"].rstrip("\n").split("\n")
+        click.echo("\n" + "\n".join(terminal_safe(line) for line in lines))

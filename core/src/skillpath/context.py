@@ -1,0 +1,178 @@
+"""The context object passed to every hook, and the directory walks built on it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillpath.model import Diagnostic, Skill
+from skillpath.settings import Settings, load_settings
+
+__all__ = ["SkillContext", "find_repo_root", "is_relative_to", "make_context", "walk_up_dirs"]
+
+
+def find_repo_root(start: Path) -> Path | None:
+    """The nearest ancestor of ``start`` (itself included) holding a ``.git`` entry."""
+    cur = start
+    while True:
+        if os.path.lexists(os.path.join(cur, ".git")):
+            return cur
+        parent = cur.parent
+        if parent == cur:
+            return None
+        cur = parent
+
+
+def is_relative_to(path: Path, other: Path) -> bool:
+    """``path`` is ``other`` or below it (lexically)."""
+    return path == other or other in path.parents
+
+
+def walk_up_dirs(
+    cwd: Path, home: Path, repo_root: Path | None, *, skip_home: bool = False
+) -> list[Path]:
+    """Directories from ``cwd`` up to the project boundary, nearest first.
+
+    The boundary is the repository root when there is one; otherwise ``home``
+    when ``cwd`` is under it; otherwise ``/``. With ``skip_home`` the home
+    directory itself is never returned (it is a user-level location, not a
+    project directory).
+    """
+    if repo_root is not None and is_relative_to(cwd, repo_root):
+        stop: Path | None = repo_root
+    elif is_relative_to(cwd, home):
+        stop = home
+    else:
+        stop = None
+    out: list[Path] = []
+    cur = cwd
+    while True:
+        if not (skip_home and cur == home):
+            out.append(cur)
+        if stop is not None and cur == stop:
+            break
+        parent = cur.parent
+        if parent == cur:
+            break
+        cur = parent
+    return out
+
+
+@attrs.frozen
+class SkillContext:
+    """Everything a hook may need, in one object that can grow without breaking plugins.
+
+    ``cwd`` is the (resolved) working directory, ``home`` the user's home
+    (``Path.home()``, so ``HOME`` works in tests), ``repo_root`` the nearest
+    ancestor with ``.git`` (or ``None``), ``settings`` the merged settings,
+    ``env`` the environment, ``session_id`` the agent session (if any), and
+    ``skills`` the catalog by name — empty during discovery, filled for
+    ``transform_prompt`` and ``resolve_url``. ``extras`` carries host-specific
+    values for plugins.
+    """
+
+    cwd: Path
+    home: Path
+    repo_root: Path | None = None
+    settings: Settings = attrs.field(factory=Settings)
+    env: Mapping[str, str] = attrs.field(factory=dict)
+    session_id: str | None = None
+    skills: Mapping[str, Skill] = attrs.field(factory=dict)
+    extras: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def project_root(self) -> Path:
+        """The repository root, or ``cwd`` when there is none."""
+        return self.repo_root if self.repo_root is not None else self.cwd
+
+    @property
+    def skillpath_home(self) -> Path:
+        """``$SKILLPATH_HOME`` or ``~/.skillpath``."""
+        override = self.env.get("SKILLPATH_HOME")
+        return Path(override).expanduser() if override else self.home / ".skillpath"
+
+    def walk_up(self, *, skip_home: bool = False) -> list[Path]:
+        """Project directories from ``cwd`` up to the boundary, nearest first.
+
+        See :func:`walk_up_dirs`.
+        """
+        return walk_up_dirs(self.cwd, self.home, self.repo_root, skip_home=skip_home)
+
+    def expand(self, value: str) -> Path:
+        """Expand ``~`` (against :attr:`home`); resolve relative paths against the project root."""
+        if value == "~" or value.startswith("~/"):
+            p = self.home / value[2:] if len(value) > 1 else self.home
+        else:
+            p = Path(value)
+        if not p.is_absolute():
+            p = self.project_root / p
+        return p
+
+    def env_dir(self, name: str) -> Path | None:
+        """The directory named by environment variable ``name``, or ``None`` when unset.
+
+        ``~`` means :attr:`home` (not the process's), and a relative value is
+        taken against :attr:`cwd` — the rule every provider applies to
+        ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` and friends.
+        """
+        value = self.env.get(name, "")
+        if not value:
+            return None
+        if value == "~" or value.startswith("~/"):
+            return self.home / value[2:]
+        path = Path(value)
+        return path if path.is_absolute() else self.cwd / path
+
+    def iter_env_paths(self, name: str) -> Iterator[Path]:
+        """``os.pathsep``-separated paths from environment variable ``name``."""
+        for part in self.env.get(name, "").split(os.pathsep):
+            if part:
+                yield Path(part).expanduser()
+
+
+def make_context(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | Settings | None = None,
+    session_id: str | None = None,
+) -> tuple[SkillContext, list[Diagnostic]]:
+    """Build a :class:`SkillContext` for ``cwd`` with settings read from disk.
+
+    ``settings`` may be a ready :class:`Settings` (used as is) or a mapping of
+    overrides applied on top of the config files.
+    """
+    env_map: Mapping[str, str] = dict(os.environ) if env is None else env
+    cwd_path = Path(cwd if cwd is not None else os.getcwd()).expanduser()
+    try:
+        cwd_path = cwd_path.resolve()
+    except OSError:
+        cwd_path = cwd_path.absolute()
+    home_path = Path(home).expanduser() if home is not None else Path.home()
+    try:
+        home_path = home_path.resolve()
+    except OSError:
+        pass
+    repo_root = find_repo_root(cwd_path)
+    diags: list[Diagnostic] = []
+    if isinstance(settings, Settings):
+        merged = settings
+    else:
+        sw_home_env = env_map.get("SKILLPATH_HOME")
+        sw_home = Path(sw_home_env).expanduser() if sw_home_env else home_path / ".skillpath"
+        project = repo_root if repo_root is not None else cwd_path
+        merged, diags = load_settings(sw_home, project, settings, home=home_path)
+    ctx = SkillContext(
+        cwd=cwd_path,
+        home=home_path,
+        repo_root=repo_root,
+        settings=merged,
+        env=env_map,
+        session_id=session_id,
+    )
+    return ctx, diags

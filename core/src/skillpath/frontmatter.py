@@ -1,0 +1,782 @@
+"""The ``SKILL.md`` frontmatter parser.
+
+``---`` fenced YAML at the very start of the file, parsed with pyyaml's C loader
+when present. The parser never raises into its caller: anything it cannot read
+becomes a :class:`~skillpath.model.Diagnostic` with path and line, and the best
+data it could recover.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import errno
+import os
+import re
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillpath._yamlfast import parse_simple
+from skillpath.model import Diagnostic, Frontmatter
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_FRONTMATTER_BYTES",
+    "ParsedFrontmatter",
+    "coerce_bool",
+    "parse_frontmatter",
+    "read_body",
+    "read_head",
+    "split_frontmatter",
+    "strip_frontmatter",
+    "to_frontmatter",
+]
+
+#: Frontmatter larger than this is refused (a diagnostic, the skill is skipped).
+MAX_FRONTMATTER_BYTES = 256 * 1024
+#: Bodies larger than this are truncated when read.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Largest number of YAML nodes accepted after alias expansion (YAML bombs).
+MAX_NODES = 20_000
+#: Deepest nesting accepted.
+MAX_DEPTH = 64
+
+_HEAD_CHUNK = 8192
+_FENCE_RE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
+_BOOL_TRUE = {"true", "yes", "on", "1", "y"}
+_BOOL_FALSE = {"false", "no", "off", "0", "n", ""}
+_LINE_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*?))?[ \t]*$")
+
+
+@attrs.frozen
+class ParsedFrontmatter:
+    """Result of :func:`parse_frontmatter`.
+
+    ``data`` is the JSON-safe mapping (empty when there was no frontmatter),
+    ``body`` the text after the closing fence (``None`` when only the head of
+    the file was given and the body was not part of it), ``body_line`` the
+    1-based line where the body starts, ``has_frontmatter`` whether a fenced
+    block was present.
+
+    How lenient the parse had to be: ``repaired`` is true when the YAML loaded
+    only after plain values holding ``": "`` were quoted (strict parsers reject
+    such a file; a ``frontmatter-repaired`` info diagnostic names each line),
+    ``recovered`` when it did not load at all and ``key: value`` lines were
+    recovered one by one (a ``frontmatter-yaml-error`` warning), ``unclosed``
+    when a ``---`` block was opened and never closed (the whole file is then
+    the body, and nothing in it may stand in for a description).
+    """
+
+    data: Mapping[str, Any]
+    body: str | None
+    body_line: int
+    has_frontmatter: bool
+    diagnostics: tuple[Diagnostic, ...] = ()
+    repaired: bool = False
+    recovered: bool = False
+    unclosed: bool = False
+
+
+def _decode(raw: bytes, path: Path | None, diags: list[Diagnostic]) -> str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "not-utf8",
+                f"file is not valid UTF-8 (byte {exc.start}); undecodable bytes replaced",
+                path,
+            )
+        )
+        return raw.decode("utf-8", errors="replace")
+
+
+def _find_fence(raw: bytes, pos: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the first line at or after ``pos`` (a line start) that
+    is ``---`` plus optional spaces, tabs and ``\r``; what ``_FENCE_RE`` finds,
+    without running a regex over every position of the text."""
+    n = len(raw)
+    if raw.startswith(b"---", pos):
+        start = pos
+    else:
+        i = raw.find(b"\n---", pos)
+        start = i + 1 if i != -1 else -1
+    while start != -1:
+        j = start + 3
+        while j < n and raw[j] in b" \t":
+            j += 1
+        if j < n and raw[j] == 13:  # \r
+            j += 1
+        if j >= n or raw[j] == 10:  # end of data or \n
+            return start, j
+        i = raw.find(b"\n---", start)
+        start = i + 1 if i != -1 else -1
+    return None
+
+
+def split_frontmatter(raw: bytes) -> tuple[bytes | None, bytes, int]:
+    """Split raw file bytes into ``(frontmatter, rest, body_line)``.
+
+    ``frontmatter`` is ``None`` when the file has no complete fenced block.
+    A UTF-8 BOM and CRLF line ends are accepted.
+    """
+    start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    first_nl = raw.find(b"\n", start)
+    first = raw[start : first_nl if first_nl >= 0 else len(raw)].rstrip(b"\r \t")
+    if first != b"---":
+        return None, raw[start:], 1
+    if first_nl < 0:
+        return None, raw[start:], 1
+    fence = _find_fence(raw, first_nl + 1)
+    if fence is None:
+        return None, raw[start:], 1
+    fm = raw[first_nl + 1 : fence[0]]
+    end = fence[1]
+    if raw[end : end + 1] == b"\n":
+        end += 1
+    body_line = raw.count(b"\n", 0, end) + 1
+    return fm, raw[end:], body_line
+
+
+def _json_safe(value: Any, budget: list[int], depth: int = 0) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooBig("frontmatter expands to too many values (YAML alias bomb?)")
+    if depth > MAX_DEPTH:
+        raise _TooBig("frontmatter is nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)
+        return value
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v, budget, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_json_safe(v, budget, depth + 1) for v in value]
+    return str(value)
+
+
+class _TooBig(ValueError):
+    pass
+
+
+_LOADER: Any = None
+
+
+def _loader() -> Any:
+    """The safe loader class, built on first use.
+
+    pyyaml (its C loader when available) is imported only when a frontmatter
+    block falls outside :func:`skillpath._yamlfast.parse_simple`'s subset, so
+    listings served from the fast path or the discovery index never import it.
+    """
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+        class _StrDateLoader(base):  # type: ignore[misc,valid-type]
+            """Safe loader that keeps timestamps as strings and bounds ``<<`` merges.
+
+            PyYAML before 6.0.4 copies every merged pair without de-duplication, so
+            nested ``<<: [*a, *a, ...]`` merges grow exponentially (a few hundred bytes
+            take minutes and gigabytes). Merged keys are de-duplicated here whatever
+            the installed PyYAML, and a mapping that still grows past ``MAX_NODES``
+            pairs is refused.
+            """
+
+            def flatten_mapping(self, node: Any) -> None:
+                """Resolve ``<<`` merge keys of ``node`` in place, de-duplicated and bounded."""
+                merge: list[Any] = []
+                seen: set[int] = set()
+                index = 0
+                while index < len(node.value):
+                    key_node, value_node = node.value[index]
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        del node.value[index]
+                        if isinstance(value_node, yaml.MappingNode):
+                            subnodes = [value_node]
+                        elif isinstance(value_node, yaml.SequenceNode):
+                            subnodes = list(value_node.value)
+                        else:
+                            raise yaml.constructor.ConstructorError(
+                                "while constructing a mapping",
+                                node.start_mark,
+                                f"expected a mapping or list of mappings for merging, "
+                                f"but found {value_node.id}",
+                                value_node.start_mark,
+                            )
+                        for sub in subnodes:
+                            if not isinstance(sub, yaml.MappingNode):
+                                raise yaml.constructor.ConstructorError(
+                                    "while constructing a mapping",
+                                    node.start_mark,
+                                    f"expected a mapping for merging, but found {sub.id}",
+                                    sub.start_mark,
+                                )
+                            self.flatten_mapping(sub)
+                            for pair in sub.value:
+                                if id(pair[0].value) not in seen:
+                                    seen.add(id(pair[0].value))
+                                    merge.append(pair)
+                        if len(merge) > MAX_NODES:
+                            raise _TooBig("frontmatter merges too many keys (YAML merge bomb?)")
+                    elif key_node.tag == "tag:yaml.org,2002:value":
+                        key_node.tag = "tag:yaml.org,2002:str"
+                        index += 1
+                    else:
+                        index += 1
+                if merge:
+                    node.value = merge + node.value
+
+        _StrDateLoader.add_constructor(
+            "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
+        )
+
+        _LOADER = _StrDateLoader
+    return _LOADER
+
+
+def _yaml_load(text: str) -> Any:
+    import yaml
+
+    return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader subclass
+
+
+def _repair_colons(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """Quote plain top-level scalars that contain ``": "`` (``description: Use when: x``).
+
+    Returns the repaired text and ``(line index, key)`` of every line changed.
+    """
+    out = []
+    changed: list[tuple[int, str]] = []
+    for i, line in enumerate(text.split("\n")):
+        m = _LINE_RE.match(line)
+        if m and m.group(2):
+            value = m.group(2)
+            if ": " in value and value[0] not in "\"'[{|>&*!#" and not value.endswith(":"):
+                quoted = "'" + value.replace("'", "''") + "'"
+                line = f"{m.group(1)}: {quoted}"
+                changed.append((i, m.group(1)))
+        out.append(line)
+    return "\n".join(out), changed
+
+
+def _is_fragment(value: str) -> bool:
+    """Whether a line-recovered value is clearly a piece of broken YAML.
+
+    A flow collection that is not closed on its line (``[unclosed``, ``{a: 1``)
+    or a run of empty mapping values (``a: : :``) is not text anyone meant a
+    model to read.
+    """
+    if ": :" in value:
+        return True
+    if value[:1] in ("[", "{"):
+        return value.count("[") != value.count("]") or value.count("{") != value.count("}")
+    return False
+
+
+def _line_recover(text: str) -> tuple[dict[str, Any], list[str]]:
+    """Recover top-level ``key: value`` pairs line by line.
+
+    Returns the pairs and the keys whose value was dropped as a fragment of
+    broken YAML (see :func:`_is_fragment`).
+    """
+    data: dict[str, Any] = {}
+    dropped: list[str] = []
+    for line in text.split("\n"):
+        m = _LINE_RE.match(line)
+        if not m:
+            continue
+        value = (m.group(2) or "").strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        elif value and _is_fragment(value):
+            dropped.append(m.group(1))
+            data.pop(m.group(1), None)
+            continue
+        data[m.group(1)] = value
+    return data, dropped
+
+
+def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedFrontmatter:
+    """Parse a ``SKILL.md`` (whole, or its head) into frontmatter data and body.
+
+    Accepts bytes or text; tolerates a UTF-8 BOM and CRLF. Values are kept
+    JSON-safe (dates and times stay strings). A value such as
+    ``description: Use when: x`` is repaired and loaded (an info diagnostic
+    ``frontmatter-repaired`` per repaired line: strict YAML parsers reject it);
+    YAML that still does not parse falls back to line-by-line ``key: value``
+    recovery with a warning carrying path and line, values that are clearly
+    fragments of broken YAML dropped. Never raises.
+    """
+    return ParsedFrontmatter(*_parse_frontmatter(content, path))
+
+
+#: :class:`ParsedFrontmatter`'s fields as a tuple, in order (what the scanner
+#: reads, without building the record for every file).
+_Parsed = tuple[Mapping[str, Any], str | None, int, bool, tuple[Diagnostic, ...], bool, bool, bool]
+
+
+def _parse_frontmatter(content: bytes | str, path: Path | None) -> _Parsed:
+    """:func:`parse_frontmatter`, as the tuple of the fields of its result."""
+    diags: list[Diagnostic] = []
+    try:
+        raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+        if raw.find(b"\x00", 0, _HEAD_CHUNK) >= 0:
+            diags.append(Diagnostic("error", "binary-file", "file looks binary (NUL bytes)", path))
+            return {}, "", 1, False, tuple(diags), False, False, False
+        fm_raw, rest, body_line = split_frontmatter(raw)
+        if fm_raw is None:
+            stripped = raw.lstrip(b"\xef\xbb\xbf")
+            if stripped.startswith(b"---"):
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-unclosed",
+                        "frontmatter opened with '---' but never closed; treated as body "
+                        "(no name or description read from it)",
+                        path,
+                        1,
+                    )
+                )
+                body = _decode(rest, path, diags)
+                return {}, body, 1, False, tuple(diags), False, False, True
+            return {}, _decode(rest, path, diags), 1, False, tuple(diags), False, False, False
+        if len(fm_raw) > MAX_FRONTMATTER_BYTES:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "frontmatter-too-large",
+                    f"frontmatter is {len(fm_raw)} bytes (limit {MAX_FRONTMATTER_BYTES})",
+                    path,
+                    2,
+                )
+            )
+            return {}, None, body_line, True, tuple(diags), False, False, False
+        text = _decode(fm_raw, path, diags).replace("\r\n", "\n")
+        mode: list[str] = []
+        data = _load_mapping(text, path, diags, mode)
+        body = _decode(rest, path, diags)
+        return (
+            data,
+            body,
+            body_line,
+            True,
+            tuple(diags),
+            "repaired" in mode,
+            "recovered" in mode,
+            False,
+        )
+    except Exception as exc:  # noqa: BLE001 - the parser must never raise
+        diags.append(Diagnostic("error", "frontmatter-invalid", f"could not parse: {exc!r}", path))
+        return {}, None, 1, False, tuple(diags), False, False, False
+
+
+def _load_mapping(
+    text: str, path: Path | None, diags: list[Diagnostic], mode: list[str]
+) -> dict[str, Any]:
+    """The frontmatter mapping of ``text``; ``mode`` gets ``repaired`` or
+    ``recovered`` when a lenient path was needed."""
+    if not text.strip():
+        return {}
+    simple = parse_simple(text)
+    if simple is not None:  # the common case: exactly what pyyaml would return
+        return simple
+    import yaml
+
+    error: Exception | None = None
+    loaded: Any = None
+    for attempt in (text, None):
+        repaired: list[tuple[int, str]] = []
+        if attempt is None:
+            candidate, repaired = _repair_colons(text)
+        else:
+            candidate = attempt
+        if attempt is None and candidate == text:
+            break
+        try:
+            loaded = _yaml_load(candidate)
+            error = None
+            if repaired:
+                mode.append("repaired")
+                for index, key in repaired:
+                    diags.append(
+                        Diagnostic(
+                            "info",
+                            "frontmatter-repaired",
+                            f"the value of {key!r} holds an unquoted ': '; read as one "
+                            "string, but strict YAML parsers (the skills-ref validator, "
+                            "Codex) reject the file: quote the value",
+                            path,
+                            index + 2,  # +1 for 1-based, +1 for the opening fence
+                        )
+                    )
+            break
+        except RecursionError:
+            error = _TooBig("frontmatter is nested too deeply")
+            break
+        # kept without its traceback: the traceback holds this frame, which holds
+        # ``error`` — a cycle that would keep every caller's frame (the whole
+        # load, when the cyclic collector is paused) alive until exit
+        except _TooBig as exc:
+            error = exc.with_traceback(None)
+            break
+        except yaml.YAMLError as exc:
+            error = error or exc.with_traceback(None)
+    if error is None:
+        if loaded is None:
+            return {}
+        if not isinstance(loaded, Mapping):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "frontmatter-not-mapping",
+                    f"frontmatter is a {type(loaded).__name__}, not a mapping; ignored",
+                    path,
+                    2,
+                )
+            )
+            return {}
+        try:
+            return _json_safe(loaded, [MAX_NODES])  # type: ignore[no-any-return]
+        except (_TooBig, RecursionError) as exc:
+            diags.append(Diagnostic("error", "frontmatter-too-complex", str(exc), path, 2))
+            return {}
+    if isinstance(error, _TooBig):
+        diags.append(Diagnostic("error", "frontmatter-too-complex", str(error), path, 2))
+        return {}
+    line = None
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    if mark is not None:
+        line = mark.line + 2  # +1 for 1-based, +1 for the opening fence
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    recovered, dropped = _line_recover(text)
+    mode.append("recovered")
+    message = f"YAML error ({problem}); recovered {len(recovered)} key(s) line by line"
+    if dropped:
+        message += f"; dropped the broken value of {', '.join(dropped)}"
+    diags.append(Diagnostic("warning", "frontmatter-yaml-error", message, path, line))
+    return recovered
+
+
+def coerce_bool(value: Any, default: bool = False) -> bool | None:
+    """Read a boolean the way skill authors write it.
+
+    Accepts ``true/false/yes/no/on/off/1/0`` in any case and real booleans and
+    integers; returns ``None`` for anything else (the caller reports it).
+    """
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in _BOOL_TRUE:
+            return True
+        if v in _BOOL_FALSE:
+            return False
+    return None
+
+
+_KEY_ALIASES = {
+    "alwaysapply": "always_apply",
+    "disablemodelinvocation": "disable_model_invocation",
+    "userinvocable": "user_invocable",
+    "userinvokable": "user_invocable",
+    "allowedtools": "allowed_tools",
+    "disallowedtools": "disallowed_tools",
+    "argumenthint": "argument_hint",
+    "whentouse": "when_to_use",
+}
+_BOOL_FIELDS = ("always_apply", "hide", "disable_model_invocation", "user_invocable")
+_STR_FIELDS = (
+    "name",
+    "description",
+    "argument_hint",
+    "when_to_use",
+    "model",
+    "context",
+    "agent",
+    "effort",
+    "shell",
+    "license",
+    "compatibility",
+)
+_LIST_FIELDS = (
+    ("globs", False),
+    ("paths", False),
+    ("allowed_tools", True),
+    ("disallowed_tools", True),
+    ("arguments", True),
+)
+_FIELDS = {f.name for f in attrs.fields(Frontmatter)} - {"extra", "raw"}
+_BOOL, _STR, _LIST, _MAPPING = range(4)
+_KIND = {
+    **dict.fromkeys(_BOOL_FIELDS, _BOOL),
+    **dict.fromkeys(_STR_FIELDS, _STR),
+    **{f: _LIST for f, _spaces in _LIST_FIELDS},
+    "hooks": _MAPPING,
+    "metadata": _MAPPING,
+}
+#: The order fields are checked in (and their diagnostics given).
+_RANK = {name: i for i, name in enumerate(_KIND)}
+_SPACE_LISTS = frozenset(f for f, spaces in _LIST_FIELDS if spaces)
+assert _KIND.keys() == _FIELDS
+
+
+_NORMALIZED: dict[str, str] = {}
+
+
+def normalize_key(key: str) -> str:
+    """``disable-model-invocation``/``disableModelInvocation`` → ``disable_model_invocation``."""
+    norm = _NORMALIZED.get(key)
+    if norm is None:
+        compact = key.replace("-", "").replace("_", "").lower()
+        norm = _KEY_ALIASES.get(compact) or key.replace("-", "_").lower()
+        if len(_NORMALIZED) < 4096:
+            _NORMALIZED[key] = norm
+    return norm
+
+
+_SPLIT_SPACES = re.compile(r"[,\s]+")
+
+
+def _hint_item(item: Any) -> str:
+    """One item of a list-valued ``argument-hint``, as the text between brackets."""
+    if isinstance(item, list):
+        return " ".join(_hint_item(i) for i in item)
+    return "" if item is None else str(item).strip()
+
+
+def _as_list(value: Any, *, split_spaces: bool = False) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        parts = _SPLIT_SPACES.split(value) if split_spaces else value.split(",")
+        return tuple(p.strip() for p in parts if p.strip())
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
+    return (str(value),)
+
+
+def to_frontmatter(
+    data: Mapping[str, Any], path: Path | None = None
+) -> tuple[Frontmatter, list[Diagnostic]]:
+    """Turn parsed frontmatter data into the typed :class:`Frontmatter`.
+
+    Bad values (a list where a string belongs, ``hide: maybe``) are reported and
+    replaced by the field's default; unknown keys are kept in ``extra``.
+    """
+    values, diags = frontmatter_values(data, path)
+    return Frontmatter(**values), diags
+
+
+def frontmatter_values(
+    data: Mapping[str, Any], path: Path | None = None
+) -> tuple[dict[str, Any], list[Diagnostic]]:
+    """The keyword arguments :func:`to_frontmatter` passes to :class:`Frontmatter`.
+
+    Plain data (strings, booleans, tuples, dicts), so the discovery index can
+    store it and rebuild the record without redoing the checks.
+    """
+    diags: list[Diagnostic] = []
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    written: dict[str, str] = {}  # field -> the key as the file spells it
+    for key, value in data.items():
+        norm = normalize_key(key)
+        if norm not in _FIELDS:
+            extra[key] = value
+            continue
+        values[norm] = value
+        written[norm] = key
+    out: dict[str, Any] = {}
+    # the fields present, in the fixed order (booleans, strings, lists, hooks,
+    # metadata) that decides the order of the diagnostics
+    for fname in sorted(values, key=_RANK.__getitem__) if len(values) > 1 else values:
+        v = values[fname]
+        kind = _KIND[fname]
+        if kind == _BOOL:
+            default = fname == "user_invocable"
+            b = coerce_bool(v, default)
+            if b is None:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-bad-value",
+                        f"'{written[fname]}' must be a boolean, got {v!r}; using {default}",
+                        path,
+                    )
+                )
+                b = default
+            out[fname] = b
+        elif kind == _STR:
+            if v is None:
+                continue
+            if fname == "argument_hint" and isinstance(v, list):
+                # `argument-hint: [issue]` (Claude Code's own spelling) is a YAML
+                # flow list: each item is one bracketed placeholder again
+                out[fname] = " ".join(f"[{_hint_item(item)}]" for item in v)
+                continue
+            if isinstance(v, (dict, list)):
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-bad-value",
+                        f"'{written[fname]}' must be a string, got a {type(v).__name__}; ignored",
+                        path,
+                    )
+                )
+                continue
+            out[fname] = v.strip() if type(v) is str else str(v).strip()
+        elif kind == _LIST:
+            out[fname] = _as_list(v, split_spaces=fname in _SPACE_LISTS)
+        elif v is not None:  # hooks, metadata
+            if isinstance(v, Mapping):
+                out[fname] = v
+            else:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "frontmatter-bad-value",
+                        f"'{written[fname]}' must be a mapping",
+                        path,
+                    )
+                )
+    out["extra"] = extra
+    out["raw"] = dict(data)
+    return out, diags
+
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def _open_regular(path: Path) -> int:
+    """Open ``path`` for reading without blocking on FIFOs; refuse non-regular files."""
+    return _open_regular_stat(path)[0]
+
+
+def _open_regular_stat(path: Path | str, flags: int = 0) -> tuple[int, os.stat_result]:
+    """:func:`_open_regular` that also returns the ``fstat`` it checked."""
+    fd = os.open(path, _OPEN_FLAGS | flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise (
+                IsADirectoryError(f"not a regular file: {path}")
+                if stat.S_ISDIR(st.st_mode)
+                else OSError(f"not a regular file: {path}")
+            )
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_head(path: Path) -> tuple[bytes, os.stat_result]:
+    """Read enough of ``path`` to hold its frontmatter (stop at the closing fence).
+
+    Returns the bytes read and the file's ``stat``. Raises ``OSError`` for
+    unreadable or non-regular files.
+    """
+    fd, st = _open_regular_stat(path)
+    try:
+        return _read_head_fd(fd, st), st
+    finally:
+        os.close(fd)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _read_head_linked(path: Path | str) -> tuple[bytes, os.stat_result, bool]:
+    """:func:`read_head`, plus whether ``path`` itself is a symlink.
+
+    The common case (a regular file) is opened with ``O_NOFOLLOW``, which
+    answers the question without a separate ``lstat``; a symlink refuses that
+    open and is opened again, following the link.
+    """
+    linked = not _NOFOLLOW
+    try:
+        fd, st = _open_regular_stat(path, _NOFOLLOW)
+    except OSError as exc:
+        if not _NOFOLLOW or exc.errno not in (errno.ELOOP, errno.EMLINK):
+            raise
+        fd, st = _open_regular_stat(path)  # a symlink (a loop raises again)
+        linked = True
+    try:
+        if not _NOFOLLOW:
+            linked = os.path.islink(path)
+        return _read_head_fd(fd, st), st, linked
+    finally:
+        os.close(fd)
+
+
+def _read_head_fd(fd: int, st: os.stat_result) -> bytes:
+    """The head of the open file ``fd`` (see :func:`read_head`)."""
+    data = os.read(fd, _HEAD_CHUNK)
+    if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+        return data if len(data) >= st.st_size else _trim_partial_utf8(data)
+    limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
+    while len(data) < limit:
+        if _find_fence(data, data.find(b"\n") + 1 if b"\n" in data else len(data)):
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    # a head that stops inside a character must not look like invalid UTF-8
+    return data if len(data) >= st.st_size else _trim_partial_utf8(data)
+
+
+def _trim_partial_utf8(data: bytes) -> bytes:
+    """``data`` without an incomplete UTF-8 sequence at its end (a read cut mid-character)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data[:-back] if need > back else data
+    return data
+
+
+def read_body(path: Path) -> str:
+    """Read a ``SKILL.md`` and return its body without frontmatter (LF or CRLF)."""
+    fd = _open_regular(path)
+    try:
+        chunks = []
+        total = 0
+        while total < MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    finally:
+        os.close(fd)
+    return strip_frontmatter(b"".join(chunks))
+
+
+def strip_frontmatter(content: bytes | str) -> str:
+    """Return ``content`` without its leading ``---`` fenced frontmatter block."""
+    raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
+    _fm, rest, _line = split_frontmatter(raw)
+    if rest.startswith(b"\xef\xbb\xbf"):
+        rest = rest[3:]
+    return rest.decode("utf-8", errors="replace")

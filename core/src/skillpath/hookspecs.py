@@ -1,0 +1,107 @@
+"""The hook specifications: the whole contract between skillpath and its plugins.
+
+Plugins implement these with ``from skillpath import hookimpl``. Each hook
+receives the one :class:`~skillpath.context.SkillContext` (``ctx``) so hooks
+can grow without breaking plugins; an implementation may accept fewer
+arguments than the spec. skillpath calls every implementation itself, one at
+a time, so a plugin that raises is reported (with its name) and the others
+still run. How the results are combined is fixed per hook and written below.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from skillpath.context import SkillContext
+    from skillpath.model import DiscoveryResult, Skill, Veto
+    from skillpath.prompt import Invocation
+    from skillpath.resources import Resource
+
+PROJECT_NAME = "skillpath"
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def discover_skills(ctx: SkillContext) -> DiscoveryResult | Sequence[DiscoveryResult] | None:
+    """Find skills.
+
+    :param ctx: the load context (cwd, home, repo root, settings, environment).
+    :returns: one :class:`~skillpath.model.DiscoveryResult` per provider the
+        plugin implements (a single result or a sequence), or ``None`` when the
+        plugin has nothing to offer here.
+
+    Semantics: *collect all*. Every implementation is called; results are then
+    ordered by ``priority`` (higher first), ties broken by the fixed built-in
+    order (``native, bundled, packs, claude, claude-plugins, agents, codex,
+    opencode, github, mcp, managed``) and then by provider id. Within a result, skill
+    order is the provider's own (it decides which copy of a name wins inside
+    the provider). Results with ``late=True`` are merged after custom
+    directories (pass 3). The first skill of a name wins; later ones are
+    *shadowed* and reported.
+    """
+
+
+@hookspec
+def filter_skill(skill: Skill, ctx: SkillContext) -> Veto | bool | None:
+    """Decide whether a discovered skill is kept.
+
+    :param skill: the candidate skill (already parsed).
+    :param ctx: the load context.
+    :returns: ``None`` to abstain, ``True`` to vote keep (has no power over a
+        veto), ``False`` or a :class:`~skillpath.model.Veto` to drop it.
+
+    Semantics: *veto*. Built-in filters run first, in the order
+    ``disabled_extensions``, source toggles, ``ignored``, ``include``; then
+    plugin filters. The first veto drops the skill and is recorded in
+    ``LoadResult.skipped`` with its reason (a ``Veto``'s text, or the plugin's
+    name for a bare ``False``). Filters fail closed: an implementation that
+    raises or returns another type drops the skill too (reason
+    ``filter-error``), reported once per plugin per load.
+    """
+
+
+@hookspec
+def transform_prompt(text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
+    """Rewrite the prompt text of a skill invocation.
+
+    :param text: the text produced by the previous step (the raw ``SKILL.md``
+        for the first step).
+    :param invocation: the skill, its arguments, the session and the shell
+        policy for this invocation.
+    :param ctx: the context, with ``ctx.skills`` filled in.
+    :returns: the new text, or ``None`` to leave it unchanged.
+
+    Semantics: *chain*. Implementations run in ascending ``order`` (set with
+    :func:`skillpath.step`; default 500), ties by plugin name; each receives
+    the previous output. Built-in steps: frontmatter strip (100), arguments
+    (200), variables (300), inline shell (400), base-directory prefix (900).
+    Each built-in step is a plugin of its own that can be blocked and replaced.
+    Raising :class:`~skillpath.errors.PromptError` aborts the invocation with
+    that message. Steps fail closed: any other exception, or a return value that
+    is not text, aborts the invocation too, with a ``PromptError`` naming the
+    plugin (a redaction step that crashes must not let its input through).
+    """
+
+
+@hookspec
+def resolve_url(url: str, ctx: SkillContext) -> Resource | None:
+    """Read the resource behind ``url`` (``skill://name/path`` and any other scheme).
+
+    :param url: the URL as given by the model or user.
+    :param ctx: the context, with ``ctx.skills`` filled in.
+    :returns: a :class:`~skillpath.resources.Resource`, or ``None`` when this
+        implementation does not handle the URL.
+
+    Semantics: *first result*. Implementations are tried in pluggy's call order
+    (``tryfirst`` first); the first non-``None`` result wins. The built-in
+    ``skill://`` resolver is ``trylast``, so a plugin can override it or add
+    schemes. Raising :class:`~skillpath.errors.ResolveError` refuses the URL
+    with that message (the search stops); other exceptions are reported and
+    the next implementation is tried.
+    """

@@ -1,0 +1,272 @@
+"""``load_skills()``: the discovery pipeline.
+
+1. ``skills.enabled = false`` → an empty result.
+2. Pass 1: every provider's ``discover_skills`` result except late ones
+   (managed), in priority order.
+3. Pass 2: ``skills.custom_directories`` (one level deep, description required,
+   provider ``custom``, no source toggle; level ``project`` when the project's
+   config set them, ``user`` when the user config or arguments did).
+4. Pass 3: late results (managed skills), so any hand-written skill wins.
+
+Each candidate goes through the ``filter_skill`` veto chain, then the same file
+reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
+first skill of a name wins; every loser is kept in ``shadowed`` with a
+diagnostic naming both files. Output is sorted by name (case-insensitive, then
+exact, then path).
+
+During the load a persistent discovery index (:mod:`skillpath.index`) is current,
+so every provider's ``scan_skills_dir`` reads only what changed since the last
+load (``[index] enabled = false`` or ``SKILLPATH_NO_INDEX=1`` turn it off), a
+large root's files are read in part by a worker process on another core
+(:mod:`skillpath._parallel`; ``SKILLPATH_NO_PARALLEL=1`` turns it off), and
+the cyclic garbage collector is paused while the catalog's objects are built.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from skillpath._parallel import session as parallel_session
+from skillpath.context import SkillContext, make_context
+from skillpath.index import activate as activate_index
+from skillpath.index import open_index
+from skillpath.model import (
+    Diagnostic,
+    DiscoveryResult,
+    LoadResult,
+    RootScan,
+    Shadowed,
+    Skill,
+    SkillSource,
+    Skipped,
+    sort_key,
+)
+from skillpath.plugins import PluginHost, get_plugin_host
+from skillpath.scan import scan_skills_dir
+
+__all__ = ["BUILTIN_ORDER", "CUSTOM_PRIORITY", "load_skills", "merge_results", "order_results"]
+
+#: Tie order for providers of equal priority.
+BUILTIN_ORDER = (
+    "native",
+    "bundled",
+    "packs",
+    "claude",
+    "claude-plugins",
+    "agents",
+    "codex",
+    "opencode",
+    "github",
+    "mcp",
+    "managed",
+)
+#: Priority recorded on custom-directory skills (they merge in pass 2).
+CUSTOM_PRIORITY = 0
+
+
+def order_results(results: Iterable[DiscoveryResult]) -> list[DiscoveryResult]:
+    """Sort provider results: priority (high first), then the fixed tie order, then id."""
+
+    def key(r: DiscoveryResult) -> tuple[int, int, str]:
+        tie = BUILTIN_ORDER.index(r.provider) if r.provider in BUILTIN_ORDER else len(BUILTIN_ORDER)
+        return (-r.priority, tie, r.provider)
+
+    return sorted(results, key=key)
+
+
+def _custom_results(ctx: SkillContext) -> DiscoveryResult:
+    skills: list[Skill] = []
+    diags: list[Diagnostic] = []
+    roots: list[RootScan] = []
+    # directories named by the project's own config hold project skills (the
+    # shell policy and the toggles treat them so), whatever path they point to
+    from_project = ctx.settings.origin("skills", "custom_directories") == "project"
+    level = "project" if from_project else "user"
+    for raw in ctx.settings.skills["custom_directories"]:
+        root = ctx.expand(raw)
+        res = scan_skills_dir(
+            root,
+            SkillSource("custom", level, root),
+            priority=CUSTOM_PRIORITY,
+            require_description=True,
+        )
+        skills.extend(res.skills)
+        diags.extend(res.diagnostics)
+        roots.append(res.root)
+    return DiscoveryResult("custom", CUSTOM_PRIORITY, tuple(skills), tuple(diags), tuple(roots))
+
+
+def _describe(skill: Skill) -> str:
+    where = str(skill.path) if skill.path is not None else f"<{skill.source.loaded_from}>"
+    return f"{skill.source.provider}/{skill.source.level} {where}"
+
+
+@attrs.define(eq=False)
+class _Merger:
+    host: PluginHost
+    ctx: SkillContext
+    by_name: dict[str, Skill] = attrs.field(factory=dict)
+    by_file: dict[tuple[int, int], Skill] = attrs.field(factory=dict)
+    shadowed: list[Shadowed] = attrs.field(factory=list)
+    skipped: list[Skipped] = attrs.field(factory=list)
+    diags: list[Diagnostic] = attrs.field(factory=list)
+    # plugins whose failing filter was already reported during this merge
+    failed_filters: set[str] = attrs.field(factory=set)
+
+    def offer(self, skill: Skill) -> bool:
+        verdict = self.host.filter(skill, self.ctx, self.diags, reported=self.failed_filters)
+        if verdict is not None:
+            self.skipped.append(Skipped(skill, verdict[0], verdict[1]))
+            return False
+        if skill.file_id is not None:
+            first = self.by_file.get(skill.file_id)
+            if first is not None:
+                self.shadowed.append(Shadowed(skill, first, "duplicate-file"))
+                self.diags.append(
+                    Diagnostic(
+                        "info",
+                        "duplicate-file",
+                        f"same file already loaded as {first.name!r} from {_describe(first)}",
+                        skill.path,
+                        None,
+                        skill.source.provider,
+                    )
+                )
+                return False
+        winner = self.by_name.get(skill.name)
+        if winner is not None:
+            self.shadowed.append(Shadowed(skill, winner, "name"))
+            self.diags.append(
+                Diagnostic(
+                    "warning",
+                    "name-conflict",
+                    f"skill {skill.name!r} from {_describe(skill)} is shadowed by "
+                    f"{_describe(winner)}",
+                    skill.path,
+                    None,
+                    skill.source.provider,
+                )
+            )
+            return False
+        self.by_name[skill.name] = skill
+        if skill.file_id is not None:
+            self.by_file[skill.file_id] = skill
+        return True
+
+
+def merge_results(
+    results: Iterable[DiscoveryResult],
+    ctx: SkillContext,
+    host: PluginHost,
+    *,
+    existing: Iterable[Skill] = (),
+) -> LoadResult:
+    """Run filters and de-duplication over ordered results (the pipeline's core).
+
+    ``results`` must already be in pass order. ``existing`` skills are treated as
+    already loaded (they win every clash), which is how skills found later in a
+    session join the same rules.
+    """
+    merger = _Merger(host, ctx)
+    for skill in existing:
+        merger.by_name[skill.name] = skill
+        if skill.file_id is not None:
+            merger.by_file[skill.file_id] = skill
+    diags: list[Diagnostic] = []
+    roots: list[RootScan] = []
+    for result in results:
+        diags.extend(result.diagnostics)
+        roots.extend(result.roots)
+        for skill in result.skills:
+            merger.offer(skill)
+    existing_names = {s.name for s in existing}
+    kept = [s for n, s in merger.by_name.items() if n not in existing_names]
+    active = sorted((s for s in kept if not s.conditional), key=sort_key)
+    conditional = sorted((s for s in kept if s.conditional), key=sort_key)
+    return LoadResult(
+        skills=tuple(active),
+        conditional=tuple(conditional),
+        shadowed=tuple(merger.shadowed),
+        skipped=tuple(merger.skipped),
+        diagnostics=tuple(diags + merger.diags),
+        roots=tuple(roots),
+    )
+
+
+def load_skills(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    host: PluginHost | None = None,
+    ctx: SkillContext | None = None,
+) -> LoadResult:
+    """Discover, filter and de-duplicate every skill visible from ``cwd``.
+
+    :param cwd: the working directory (default: the process's).
+    :param home: the home directory (default: ``Path.home()``).
+    :param env: the environment (default: ``os.environ``).
+    :param settings: overrides applied on top of the config files, as
+        ``{"skills": {"include": [...]}}`` or ``{"skills.include": [...]}``.
+    :param host: the plugin host (default: the process-wide one).
+    :param ctx: a ready context (then ``cwd``/``home``/``env``/``settings`` are ignored).
+    :returns: a :class:`LoadResult`; problems are diagnostics, never exceptions
+        (unless strict mode is on).
+    """
+    diags: list[Diagnostic] = []
+    if ctx is None:
+        ctx, sdiags = make_context(cwd, home=home, env=env, settings=settings)
+        diags.extend(sdiags)
+    if host is None:
+        host = get_plugin_host(
+            ctx.env,
+            blocked=ctx.settings.get("plugins", "blocked", ()),
+            strict=True if ctx.settings.get("plugins", "strict") else None,
+        )
+    diags.extend(host.diagnostics)
+    if not ctx.settings.skills["enabled"]:
+        diags.append(
+            Diagnostic("info", "skills-disabled", "skills.enabled is false; nothing loaded")
+        )
+        return LoadResult(diagnostics=tuple(diags))
+    with _gc_paused():
+        index = open_index(ctx)
+        with activate_index(index), parallel_session(ctx.env):
+            results, hdiags = host.discover(ctx)
+            custom = _custom_results(ctx)
+        if index is not None:
+            index.flush()
+            index = None  # its records are not needed past this point
+        diags.extend(hdiags)
+        ordered = order_results(results)
+        passes = [r for r in ordered if not r.late]
+        passes.append(custom)
+        passes.extend(r for r in ordered if r.late)
+        merged = merge_results(passes, ctx, host)
+    return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a load allocates its objects.
+
+    A load builds a few objects per skill and almost no reference cycles, but
+    with thousands of skills the collector would run (and walk every object
+    already alive) hundreds of times; reference counting still frees
+    everything as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

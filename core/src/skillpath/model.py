@@ -1,0 +1,413 @@
+"""Immutable records that cross the plugin boundary.
+
+Every object a hook receives or returns is an ``attrs`` frozen record. Change one
+with :func:`attrs.evolve`; build one with its named constructor.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+__all__ = [
+    "Diagnostic",
+    "DiscoveryResult",
+    "Frontmatter",
+    "Level",
+    "LoadResult",
+    "RootScan",
+    "Shadowed",
+    "Skill",
+    "SkillSource",
+    "Skipped",
+    "Veto",
+]
+
+Level = Literal["error", "warning", "info"]
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+@attrs.frozen
+class Diagnostic:
+    """One finding about a file, a root, a plugin or a setting.
+
+    ``level`` is ``error`` (something could not be loaded), ``warning`` (loaded,
+    but not as written) or ``info`` (a decision worth knowing about). ``code`` is a
+    stable kebab-case identifier; ``path`` and ``line`` say where, when known.
+    """
+
+    level: Level
+    code: str
+    message: str
+    path: Path | None = None
+    line: int | None = None
+    provider: str | None = None
+
+    def location(self) -> str:
+        """``path:line`` (or just ``path``, or ``""``) for display."""
+        if self.path is None:
+            return ""
+        return f"{self.path}:{self.line}" if self.line else str(self.path)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``skillpath list --json`` and friends."""
+        return {
+            "level": self.level,
+            "code": self.code,
+            "message": self.message,
+            "path": str(self.path) if self.path is not None else None,
+            "line": self.line,
+        }
+
+
+@attrs.frozen
+class SkillSource:
+    """Where a skill came from.
+
+    ``provider`` is the provider id (``native``, ``claude``, ``custom`` …),
+    ``level`` is ``managed``, ``user``, ``project``, ``package`` or ``remote``,
+    ``root`` is the skills root that was scanned (``None`` for skills that do not
+    live on disk), ``loaded_from`` is ``disk``, ``commands`` (legacy command
+    file), ``bundled``, ``pack`` or ``mcp``; ``detail`` holds provider-specific
+    facts (plugin name, MCP server, distribution …).
+    """
+
+    provider: str
+    level: str
+    root: Path | None = None
+    loaded_from: str = "disk"
+    detail: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
+
+
+@attrs.frozen
+class Frontmatter:
+    """Typed view of a ``SKILL.md`` frontmatter.
+
+    Kebab-case and camelCase keys are normalised to the snake_case field names
+    below (``disable-model-invocation`` → ``disable_model_invocation``,
+    ``alwaysApply`` → ``always_apply``). Keys that are not fields are kept in
+    ``extra`` under their original spelling. ``raw`` is the JSON-safe mapping as
+    parsed.
+    """
+
+    name: str | None = None
+    description: str | None = None
+    globs: tuple[str, ...] = ()
+    always_apply: bool = False
+    hide: bool = False
+    disable_model_invocation: bool = False
+    user_invocable: bool = True
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    argument_hint: str | None = None
+    arguments: tuple[str, ...] = ()
+    when_to_use: str | None = None
+    model: str | None = None
+    hooks: Mapping[str, Any] | None = attrs.field(default=None, hash=False)
+    context: str | None = None
+    agent: str | None = None
+    effort: str | None = None
+    shell: str | None = None
+    paths: tuple[str, ...] = ()
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
+    extra: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
+    raw: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
+
+
+class _BodyCache:
+    """Lazily loaded, cached body text (shared by evolved copies of a skill)."""
+
+    __slots__ = ("_loader", "_lock", "_value")
+
+    def __init__(self, loader: Callable[[], str] | None) -> None:
+        self._loader = loader
+        self._lock = threading.Lock()
+        self._value: str | None = None
+
+    def get(self, skill: Skill) -> str:
+        if self._value is not None:
+            return self._value
+        with self._lock:
+            if self._value is None:
+                if self._loader is not None:
+                    self._value = self._loader()
+                else:
+                    from skillpath.frontmatter import read_body
+
+                    if skill.path is None:
+                        self._value = ""
+                    else:
+                        self._value = read_body(skill.path)
+            return self._value
+
+
+@attrs.frozen
+class Skill:
+    """A discovered skill.
+
+    Valid needs only ``name`` and ``path``; ``description`` quality decides how
+    well a model matches it. ``path`` is the ``SKILL.md`` file (``None`` for
+    skills that are not on disk, such as MCP prompts or unextracted pack
+    skills), ``base_dir`` the folder that holds it. ``priority`` is the
+    provider's priority. ``file_id`` is ``(st_dev, st_ino)`` of the file and is
+    what realpath de-duplication compares. The body (the Markdown after the
+    frontmatter) is read on first use of :attr:`body` and cached.
+    """
+
+    name: str
+    description: str
+    path: Path | None
+    base_dir: Path | None
+    source: SkillSource
+    priority: int = 0
+    frontmatter: Frontmatter = attrs.field(factory=Frontmatter)
+    file_id: tuple[int, int] | None = attrs.field(default=None, eq=False, repr=False)
+    _body: _BodyCache = attrs.field(
+        default=None,
+        eq=False,
+        repr=False,
+        alias="body_cache",
+        converter=lambda v: v if isinstance(v, _BodyCache) else _BodyCache(v),
+    )
+
+    @classmethod
+    def from_file(
+        cls,
+        path: Path | str,
+        source: SkillSource,
+        *,
+        priority: int = 0,
+        require_description: bool = False,
+    ) -> tuple[Skill | None, list[Diagnostic]]:
+        """Build a skill from one ``SKILL.md``; ``(None, diagnostics)`` when it is not loadable."""
+        from skillpath.scan import load_skill_file
+
+        return load_skill_file(
+            Path(path), source, priority=priority, require_description=require_description
+        )
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        *,
+        name: str | None,
+        source: SkillSource,
+        priority: int = 0,
+        path: Path | None = None,
+        base_dir: Path | None = None,
+        body_loader: Callable[[], str] | None = None,
+    ) -> tuple[Skill | None, list[Diagnostic]]:
+        """Build a skill from ``SKILL.md`` text that is not (or not yet) on disk.
+
+        Used for bundled skills, pack skills listed from package data and MCP
+        skills, so every source goes through the same parsing and validation.
+        When ``body_loader`` is omitted the body of ``text`` is used.
+        """
+        from skillpath.scan import skill_from_text
+
+        return skill_from_text(
+            text,
+            name=name,
+            source=source,
+            priority=priority,
+            path=path,
+            base_dir=base_dir,
+            body_loader=body_loader,
+        )
+
+    @property
+    def body(self) -> str:
+        """The Markdown body without frontmatter (loaded on first access)."""
+        return self._body.get(self)
+
+    @property
+    def body_loader(self) -> Callable[[], str] | None:
+        """The callable that produces the body, when the skill is not a plain file."""
+        return self._body._loader
+
+    @property
+    def hidden(self) -> bool:
+        """True when the skill must not appear in the model-facing listing."""
+        fm = self.frontmatter
+        return fm.hide or fm.disable_model_invocation
+
+    @property
+    def conditional(self) -> bool:
+        """True when ``paths`` holds the skill back until a matching file is touched.
+
+        Patterns that are all ``**`` (after dropping a trailing ``/**``) make the
+        skill unconditional (see :mod:`skillpath.activation`).
+        """
+        if not self.frontmatter.paths:
+            return False
+        from skillpath.activation import normalize_patterns
+
+        return normalize_patterns(self.frontmatter.paths) is not None
+
+    @property
+    def provider(self) -> str:
+        """Shortcut for ``source.provider``."""
+        return self.source.provider
+
+    @property
+    def level(self) -> str:
+        """Shortcut for ``source.level``."""
+        return self.source.level
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``skillpath list --json``."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "path": str(self.path) if self.path is not None else None,
+            "base_dir": str(self.base_dir) if self.base_dir is not None else None,
+            "provider": self.source.provider,
+            "level": self.source.level,
+            "hidden": self.hidden,
+        }
+
+
+@attrs.frozen
+class RootScan:
+    """One skills root that a provider looked at, and whether it existed."""
+
+    provider: str
+    level: str
+    path: Path
+    exists: bool
+    count: int = 0
+
+
+@attrs.frozen
+class DiscoveryResult:
+    """What one provider found: the return value of ``discover_skills``.
+
+    ``priority`` orders providers (higher first); ``late`` holds the result back
+    to the third pass (after custom directories) so every other skill of the same
+    name wins, as managed (auto-learned) skills need.
+    """
+
+    provider: str
+    priority: int
+    skills: tuple[Skill, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    roots: tuple[RootScan, ...] = ()
+    late: bool = False
+
+
+@attrs.frozen
+class Shadowed:
+    """A skill that lost: to ``by``, because of ``reason``.
+
+    ``reason`` is ``name`` (a higher-priority skill has the same name) or
+    ``duplicate-file`` (the same file was already loaded through another path).
+    """
+
+    skill: Skill
+    by: Skill
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``skillpath list --json``."""
+        return {
+            "name": self.skill.name,
+            "path": str(self.skill.path) if self.skill.path is not None else None,
+            "provider": self.skill.source.provider,
+            "level": self.skill.source.level,
+            "shadowed_by": str(self.by.path) if self.by.path is not None else self.by.name,
+            "shadowed_by_provider": self.by.source.provider,
+            "reason": self.reason,
+        }
+
+
+@attrs.frozen
+class Skipped:
+    """A skill that was found and filtered out, with the filter's reason.
+
+    ``reason`` is a stable code: ``disabled``, ``source-disabled``, ``ignored``,
+    ``not-included``, ``vetoed`` (by a plugin's ``filter_skill``) or
+    ``filter-error`` (a ``filter_skill`` raised or returned the wrong type:
+    filters fail closed); ``detail`` says more (the pattern that matched, the
+    plugin that vetoed or failed).
+    """
+
+    skill: Skill
+    reason: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form for ``doctor``."""
+        return {
+            "name": self.skill.name,
+            "path": str(self.skill.path) if self.skill.path is not None else None,
+            "provider": self.skill.source.provider,
+            "level": self.skill.source.level,
+            "reason": self.reason,
+            "detail": self.detail,
+        }
+
+
+@attrs.frozen
+class Veto:
+    """Returned by a ``filter_skill`` hookimpl to drop a skill, with the reason."""
+
+    reason: str
+
+
+@attrs.frozen
+class LoadResult:
+    """The outcome of :func:`skillpath.load_skills`.
+
+    ``skills`` are the active skills (hidden ones included, conditional ones
+    excluded) in deterministic order; ``conditional`` the skills held back until
+    a matching path is touched; ``shadowed`` the losers of de-duplication;
+    ``skipped`` what filters dropped; ``roots`` every root a provider looked at.
+    """
+
+    skills: tuple[Skill, ...] = ()
+    conditional: tuple[Skill, ...] = ()
+    shadowed: tuple[Shadowed, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    roots: tuple[RootScan, ...] = ()
+
+    def get(self, name: str) -> Skill | None:
+        """The active or conditional skill called exactly ``name``, if any."""
+        for skill in self.skills:
+            if skill.name == name:
+                return skill
+        for skill in self.conditional:
+            if skill.name == name:
+                return skill
+        return None
+
+    @property
+    def names(self) -> list[str]:
+        """Names of the active skills, in order."""
+        return [s.name for s in self.skills]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """Diagnostics at level ``error``."""
+        return [d for d in self.diagnostics if d.level == "error"]
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract shape of ``skillpath list --json``."""
+        return {
+            "skills": [s.to_json() for s in self.skills],
+            "shadowed": [s.to_json() for s in self.shadowed],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+
+def sort_key(skill: Skill) -> tuple[str, str, str]:
+    """Deterministic output order: case-insensitive name, exact name, path."""
+    return (skill.name.casefold(), skill.name, str(skill.path) if skill.path else "")

@@ -1,0 +1,612 @@
+"""Building the plugin manager, and the typed facade every hook call goes through.
+
+Plugins are found through the ``skillpath`` entry-point group and loaded one at
+a time: an import error, a registration error or a misspelled hook name in one
+plugin becomes a :class:`PluginRecord` with status ``failed`` (and a
+diagnostic), never a crash, unless strict mode is on.
+
+Environment switches:
+
+``SKILLPATH_DISABLE_PLUGINS``
+    Comma-separated entry-point names never loaded (status ``blocked``).
+``SKILLPATH_PLUGINS``
+    Comma-separated allow-list; when set, only these entry points load.
+``SKILLPATH_NO_AUTOLOAD``
+    ``1`` turns entry-point loading off; only plugins registered in code run.
+``SKILLPATH_STRICT``
+    ``1`` re-raises plugin failures (for plugin authors and CI).
+``SKILLPATH_NO_ENTRY_POINT_CACHE``
+    ``1`` enumerates entry points with ``importlib_metadata`` on every start
+    instead of reading the cache kept next to the discovery index (see
+    :func:`entry_points`).
+``SKILLPATH_SLOW_HOOK_SECONDS``
+    A plugin import or hook call slower than this many seconds (default
+    :data:`SLOW_HOOK_SECONDS`) is reported as a ``plugin-slow`` warning.
+
+A plugin that calls ``sys.exit()`` (at import or in a hook) is isolated like
+one that raises; ``KeyboardInterrupt`` still stops the program.
+
+Failures are isolated where that cannot weaken a policy and fail closed where
+it could:
+
+* ``discover_skills`` and ``resolve_url``: a failing implementation is reported
+  (``plugin-hook-failed``, ``plugin-bad-return``) and the others still run;
+* ``filter_skill``: a filter that raises or returns the wrong type drops the
+  skill (``Skipped`` reason ``filter-error``, the detail naming the plugin), and
+  the failure is reported once per plugin per load, not once per skill;
+* ``transform_prompt``: a step that raises anything but ``PromptError``, or
+  returns something that is not text, aborts the invocation with a
+  ``PromptError`` naming the plugin (a redaction step that crashes must not let
+  its input through).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import pluggy
+
+from skillpath import hookspecs
+from skillpath.errors import PluginError, PromptError, ResolveError
+from skillpath.model import Diagnostic, DiscoveryResult, Skill, Veto
+
+if TYPE_CHECKING:
+    from skillpath.context import SkillContext
+    from skillpath.prompt import Invocation
+    from skillpath.resources import Resource
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PluginHost",
+    "PluginRecord",
+    "entry_points",
+    "get_plugin_host",
+    "reset_plugin_host",
+    "step",
+]
+
+ENTRY_POINT_GROUP = "skillpath"
+#: Hook calls slower than this many seconds are reported as a warning.
+SLOW_HOOK_SECONDS = 2.0
+_TRUE = {"1", "true", "yes", "on"}
+#: What a plugin may raise without taking the host down (``SystemExit`` included).
+_ISOLATED = (Exception, SystemExit)
+
+
+def _slow_seconds(env: Mapping[str, str]) -> float:
+    raw = env.get("SKILLPATH_SLOW_HOOK_SECONDS", "").strip()
+    try:
+        value = float(raw) if raw else SLOW_HOOK_SECONDS
+    except ValueError:
+        return SLOW_HOOK_SECONDS
+    return value if value >= 0 else SLOW_HOOK_SECONDS
+
+
+def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Any]:
+    """The installed entry points of a ``skillpath*`` group (``skillpath``,
+    ``skillpath.packs`` …), in discovery order.
+
+    Served from a cache kept across processes and refreshed whenever a
+    distribution is installed, upgraded or removed, so callers do not import
+    ``importlib_metadata`` on every start. Each item has ``name``, ``value``,
+    ``group``, ``module``, ``attr``, ``load()`` and ``dist`` (``name``,
+    ``version``, ``metadata["Name"]``).
+    """
+    from skillpath._entrypoints import entry_points as cached
+
+    return cached(group, env)
+
+
+def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Set the position of a ``transform_prompt`` implementation in the chain.
+
+    Use together with ``@hookimpl``::
+
+        @hookimpl
+        @step(order=600)
+        def transform_prompt(text, invocation, ctx): ...
+    """
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.skillpath_order = order  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+@attrs.frozen
+class PluginRecord:
+    """One plugin as ``skillpath providers`` shows it.
+
+    ``status`` is ``loaded``, ``blocked`` (by an environment switch or setting),
+    ``failed`` (``error`` says why) or ``builtin`` (registered by the core).
+    """
+
+    name: str
+    status: str
+    distribution: str | None = None
+    version: str | None = None
+    value: str | None = None
+    hooks: tuple[str, ...] = ()
+    priority: int | None = None
+    provider: str | None = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON form for ``skillpath providers --json``."""
+        return attrs.asdict(self)
+
+
+def _env_list(env: Mapping[str, str], key: str) -> list[str]:
+    return [p.strip() for p in env.get(key, "").split(",") if p.strip()]
+
+
+def _hook_names(plugin: object) -> tuple[str, ...]:
+    names = []
+    for attr in dir(plugin):
+        if attr.startswith("_"):
+            continue
+        try:
+            obj = getattr(plugin, attr)
+        except Exception:  # noqa: BLE001, S112 - a broken attribute is not a hook
+            continue
+        if hasattr(obj, f"{hookspecs.PROJECT_NAME}_impl"):
+            names.append(attr)
+    return tuple(sorted(names))
+
+
+@attrs.define(eq=False)
+class PluginHost:
+    """The plugin manager plus what is known about each plugin, and a typed
+    facade over the hooks that isolates failures.
+
+    Build one with :func:`get_plugin_host` (cached per process) or
+    ``PluginHost.create(...)`` for a private one.
+    """
+
+    pm: pluggy.PluginManager
+    records: list[PluginRecord] = attrs.field(factory=list)
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    strict: bool = False
+    slow_seconds: float = SLOW_HOOK_SECONDS
+    _sorted_filters: tuple[list[Any], list[Any]] | None = attrs.field(
+        default=None, init=False, repr=False
+    )
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        *,
+        env: Mapping[str, str] | None = None,
+        strict: bool | None = None,
+        autoload: bool | None = None,
+        builtins: bool = True,
+        blocked: Iterable[str] = (),
+    ) -> PluginHost:
+        """Make a manager, register the core's built-in plugins and load entry points."""
+        env = os.environ if env is None else env
+        if strict is None:
+            strict = env.get("SKILLPATH_STRICT", "").lower() in _TRUE
+        if autoload is None:
+            autoload = env.get("SKILLPATH_NO_AUTOLOAD", "").lower() not in _TRUE
+        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        host = cls(pm=pm, strict=strict, slow_seconds=_slow_seconds(env))
+        block = set(_env_list(env, "SKILLPATH_DISABLE_PLUGINS")) | set(blocked)
+        if builtins:
+            from skillpath import builtins as core_builtins
+
+            for name, plugin in core_builtins.plugins():
+                if name in block:
+                    pm.set_blocked(name)
+                    host.records.append(PluginRecord(name, "blocked", "skillpath-core"))
+                    continue
+                pm.register(plugin, name=name)
+                host.records.append(
+                    PluginRecord(name, "builtin", "skillpath-core", hooks=_hook_names(plugin))
+                )
+        if autoload:
+            host.load_entry_points(
+                allow=_env_list(env, "SKILLPATH_PLUGINS") or None, block=block, env=env
+            )
+        return host
+
+    def load_entry_points(
+        self,
+        *,
+        allow: Sequence[str] | None = None,
+        block: Iterable[str] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Load every ``skillpath`` entry point, one at a time, isolating failures.
+
+        The list of entry points comes from a cache kept across processes and
+        refreshed whenever a distribution is installed, upgraded or removed
+        (:mod:`skillpath._entrypoints`), so start-up does not pay for
+        ``importlib_metadata``.
+        """
+        blocked = set(block)
+        seen: set[str] = set()
+        eps = sorted(entry_points(ENTRY_POINT_GROUP, env), key=lambda e: (e.name, e.value))
+        for ep in eps:
+            if ep.name in seen:  # the same distribution seen twice on sys.path
+                continue
+            seen.add(ep.name)
+            dist = ep.dist
+            dist_name = dist.name if dist is not None else None
+            version = dist.version if dist is not None else None
+            if ep.name in blocked or (allow is not None and ep.name not in allow):
+                self.pm.set_blocked(ep.name)
+                self.records.append(PluginRecord(ep.name, "blocked", dist_name, version, ep.value))
+                continue
+            start = time.perf_counter()
+            try:
+                plugin = ep.load()
+            except _ISOLATED as exc:  # any import failure is isolated
+                self._fail(ep.name, dist_name, version, ep.value, f"import failed: {exc!r}", exc)
+                continue
+            elapsed = time.perf_counter() - start
+            if elapsed > self.slow_seconds:
+                self.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        "plugin-slow",
+                        f"plugin {ep.name!r} ({dist_name or '?'}): import took {elapsed:.1f}s",
+                    )
+                )
+            self.add(plugin, ep.name, distribution=dist_name, version=version, value=ep.value)
+
+    def add(
+        self,
+        plugin: object,
+        name: str,
+        *,
+        distribution: str | None = None,
+        version: str | None = None,
+        value: str | None = None,
+    ) -> bool:
+        """Register one plugin object; a bad one is recorded as ``failed``."""
+        try:
+            self.pm.register(plugin, name=name)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(name, distribution, version, value, f"registration failed: {exc}", exc)
+            return False
+        try:
+            self.pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            self.pm.unregister(name=name)
+            self._fail(name, distribution, version, value, f"unknown hook: {exc}", exc)
+            return False
+        self.records.append(
+            PluginRecord(
+                name,
+                "loaded",
+                distribution,
+                version,
+                value,
+                _hook_names(plugin),
+                getattr(plugin, "PRIORITY", None),
+                getattr(plugin, "PROVIDER_ID", None),
+            )
+        )
+        return True
+
+    def _fail(
+        self,
+        name: str,
+        dist: str | None,
+        version: str | None,
+        value: str | None,
+        message: str,
+        exc: BaseException,
+    ) -> None:
+        if self.strict:
+            raise PluginError(name, message) from exc
+        self.records.append(PluginRecord(name, "failed", dist, version, value, error=message))
+        self.diagnostics.append(
+            Diagnostic("error", "plugin-failed", f"plugin {name!r} ({dist or '?'}): {message}")
+        )
+
+    # -- the facade ---------------------------------------------------------
+    def _impls(self, hook: str) -> list[pluggy.HookImpl]:
+        caller = getattr(self.pm.hook, hook)
+        return list(reversed(caller.get_hookimpls()))  # pluggy's call order
+
+    def _call(
+        self,
+        impl: pluggy.HookImpl,
+        hook: str,
+        kwargs: Mapping[str, Any],
+        diags: list[Diagnostic],
+        passthrough: tuple[type[BaseException], ...] = (),
+        *,
+        report: bool = True,
+    ) -> tuple[bool, Any]:
+        """Call one implementation: ``(True, result)``, or ``(False, None)`` when it
+        failed (reported) or is a wrapper; with ``report=False`` a failure is
+        ``(False, exception)`` and the caller reports it."""
+        if impl.hookwrapper or getattr(impl, "wrapper", False):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "plugin-wrapper-ignored",
+                    f"plugin {impl.plugin_name!r}: wrappers are not supported for {hook}",
+                )
+            )
+            return False, None
+        args = [kwargs[a] for a in impl.argnames]
+        start = time.perf_counter()
+        try:
+            result = impl.function(*args)
+        except passthrough:
+            raise
+        except _ISOLATED as exc:
+            if self.strict:
+                raise PluginError(impl.plugin_name, f"{hook} raised {exc!r}") from exc
+            if not report:
+                return False, exc
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "plugin-hook-failed",
+                    f"plugin {impl.plugin_name!r}: {hook} raised {exc!r}",
+                )
+            )
+            return False, None
+        elapsed = time.perf_counter() - start
+        if elapsed > self.slow_seconds:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "plugin-slow",
+                    f"plugin {impl.plugin_name!r}: {hook} took {elapsed:.1f}s",
+                )
+            )
+        return True, result
+
+    def _bad_return(
+        self, impl: pluggy.HookImpl, hook: str, result: Any, diags: list[Diagnostic]
+    ) -> None:
+        msg = f"plugin {impl.plugin_name!r}: {hook} returned {type(result).__name__}, ignored"
+        if self.strict:
+            raise PluginError(impl.plugin_name, msg)
+        diags.append(Diagnostic("error", "plugin-bad-return", msg))
+
+    def discover(self, ctx: SkillContext) -> tuple[list[DiscoveryResult], list[Diagnostic]]:
+        """Call every ``discover_skills`` and collect valid results."""
+        diags: list[Diagnostic] = []
+        results: list[DiscoveryResult] = []
+        for impl in self._impls("discover_skills"):
+            ok, res = self._call(impl, "discover_skills", {"ctx": ctx}, diags)
+            if not ok or res is None:
+                continue
+            items = [res] if isinstance(res, DiscoveryResult) else res
+            if not isinstance(items, (list, tuple)):
+                self._bad_return(impl, "discover_skills", res, diags)
+                continue
+            for item in items:
+                if not isinstance(item, DiscoveryResult) or not all(
+                    isinstance(s, Skill) for s in item.skills
+                ):
+                    self._bad_return(impl, "discover_skills", item, diags)
+                    continue
+                results.append(item)
+        return results, diags
+
+    def filter(
+        self,
+        skill: Skill,
+        ctx: SkillContext,
+        diags: list[Diagnostic],
+        *,
+        reported: set[str] | None = None,
+    ) -> tuple[str, str] | None:
+        """Run the veto chain; ``(reason, detail)`` of the first veto, or ``None``.
+
+        Fails closed: a filter that raises or returns the wrong type drops the
+        skill with reason ``filter-error`` (strict mode raises ``PluginError``).
+        Its failure is reported once per plugin: ``reported`` holds the plugins
+        already reported during this load (the loader passes one set per load);
+        without it, ``diags`` is searched.
+        """
+        # the loop runs once per skill: the chain is precomputed (see
+        # _filter_chain) and each call is inlined; same checks as ``_call``
+        kwargs = {"skill": skill, "ctx": ctx}
+        pair = (skill, ctx)
+        perf_counter = time.perf_counter
+        for impl, function, argnames, wrapper in self._filter_chain():
+            if wrapper:
+                self._call(impl, "filter_skill", kwargs, diags)  # reports the wrapper
+                continue
+            args = pair if argnames is None else [kwargs[a] for a in argnames]
+            start = perf_counter()
+            try:
+                res = function(*args)
+            except _ISOLATED as exc:
+                if self.strict:
+                    raise PluginError(impl.plugin_name, f"filter_skill raised {exc!r}") from exc
+                what = f"filter_skill raised {exc!r}"
+                self._filter_failed(impl, "plugin-hook-failed", what, skill, diags, reported)
+                return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
+            elapsed = perf_counter() - start
+            if elapsed > self.slow_seconds:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "plugin-slow",
+                        f"plugin {impl.plugin_name!r}: filter_skill took {elapsed:.1f}s",
+                    )
+                )
+            if res is None or res is True:
+                continue
+            if res is False:
+                return "vetoed", f"by plugin {impl.plugin_name!r}"
+            if isinstance(res, Veto):
+                if impl.plugin_name.startswith("skillpath."):
+                    code, _, detail = res.reason.partition(":")
+                    return code, detail.strip()
+                return "vetoed", f"{res.reason} (plugin {impl.plugin_name!r})"
+            if self.strict:
+                self._bad_return(impl, "filter_skill", res, diags)  # raises
+            what = f"filter_skill returned {type(res).__name__}, not a Veto, a bool or None"
+            self._filter_failed(impl, "plugin-bad-return", what, skill, diags, reported)
+            return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
+        return None
+
+    @staticmethod
+    def _filter_failed(
+        impl: pluggy.HookImpl,
+        code: str,
+        what: str,
+        skill: Skill,
+        diags: list[Diagnostic],
+        reported: set[str] | None,
+    ) -> None:
+        """Report a failing filter once per plugin (per ``reported`` set, or per ``diags``)."""
+        name = impl.plugin_name
+        prefix = f"plugin {name!r}: filter_skill "
+        if reported is not None:
+            if name in reported:
+                return
+            reported.add(name)
+        elif any(d.code == code and d.message.startswith(prefix) for d in diags):
+            return
+        diags.append(
+            Diagnostic(
+                "error",
+                code,
+                f"plugin {name!r}: {what} (first on skill {skill.name!r}); every skill it "
+                "fails on is dropped (skipped: filter-error)",
+            )
+        )
+
+    def _filter_chain(self) -> list[tuple[pluggy.HookImpl, Any, tuple[str, ...] | None, bool]]:
+        # called once per skill: the sorted chain is cached until the registered
+        # implementations change; each entry is (impl, function, argnames or
+        # None for the usual ``(skill, ctx)``, is-a-wrapper)
+        current = self.pm.hook.filter_skill.get_hookimpls()
+        cached = self._sorted_filters
+        if cached is not None and cached[0] == current:
+            return cached[1]
+        impls = list(reversed(current))  # pluggy's call order
+        # the core's filters first, in their fixed order, then plugins by name
+        ordered = sorted(
+            impls,
+            key=lambda i: (
+                (0, i.plugin_name)
+                if i.plugin_name.startswith("skillpath.")
+                else (1, i.plugin_name)
+            ),
+        )
+        chain = [
+            (
+                impl,
+                impl.function,
+                None if tuple(impl.argnames) == ("skill", "ctx") else tuple(impl.argnames),
+                bool(impl.hookwrapper or getattr(impl, "wrapper", False)),
+            )
+            for impl in ordered
+        ]
+        self._sorted_filters = (current, chain)
+        return chain
+
+    def transform(
+        self, text: str, invocation: Invocation, ctx: SkillContext, diags: list[Diagnostic]
+    ) -> str:
+        """Run the ``transform_prompt`` chain, feeding each output to the next step.
+
+        :raises PromptError: when a step raises it, and — failing closed — when a
+            step raises anything else or returns something that is not text (the
+            message names the plugin; strict mode raises ``PluginError``).
+        """
+        impls = sorted(
+            self._impls("transform_prompt"),
+            key=lambda i: (getattr(i.function, "skillpath_order", 500), i.plugin_name),
+        )
+        for impl in impls:
+            ok, res = self._call(
+                impl,
+                "transform_prompt",
+                {"text": text, "invocation": invocation, "ctx": ctx},
+                diags,
+                passthrough=(PromptError,),
+                report=False,
+            )
+            if not ok:
+                if isinstance(res, BaseException):
+                    raise PromptError(
+                        f"plugin {impl.plugin_name!r}: transform_prompt raised {res!r}; "
+                        "the invocation is aborted rather than skip the step"
+                    ) from res
+                continue  # a wrapper: ignored (and reported)
+            if res is None:
+                continue
+            if not isinstance(res, str):
+                if self.strict:
+                    self._bad_return(impl, "transform_prompt", res, diags)  # raises
+                raise PromptError(
+                    f"plugin {impl.plugin_name!r}: transform_prompt returned "
+                    f"{type(res).__name__}, not text; the invocation is aborted rather "
+                    "than skip the step"
+                )
+            text = res
+        return text
+
+    def resolve(self, url: str, ctx: SkillContext, diags: list[Diagnostic]) -> Resource:
+        """First non-``None`` ``resolve_url`` result; ``ResolveError`` when none."""
+        from skillpath.resources import Resource
+
+        for impl in self._impls("resolve_url"):
+            ok, res = self._call(
+                impl, "resolve_url", {"url": url, "ctx": ctx}, diags, passthrough=(ResolveError,)
+            )
+            if not ok or res is None:
+                continue
+            if not isinstance(res, Resource):
+                self._bad_return(impl, "resolve_url", res, diags)
+                continue
+            return res
+        raise ResolveError(f"no resolver handles {url!r}")
+
+
+_HOSTS: dict[tuple[Any, ...], PluginHost] = {}
+
+
+def _cache_key(
+    env: Mapping[str, str], blocked: Iterable[str], strict: bool | None
+) -> tuple[Any, ...]:
+    return (
+        env.get("SKILLPATH_DISABLE_PLUGINS", ""),
+        env.get("SKILLPATH_PLUGINS", ""),
+        env.get("SKILLPATH_NO_AUTOLOAD", ""),
+        env.get("SKILLPATH_STRICT", ""),
+        env.get("SKILLPATH_SLOW_HOOK_SECONDS", ""),
+        tuple(sorted(blocked)),
+        strict,
+    )
+
+
+def get_plugin_host(
+    env: Mapping[str, str] | None = None,
+    *,
+    blocked: Iterable[str] = (),
+    strict: bool | None = None,
+) -> PluginHost:
+    """The process-wide plugin host for these switches (entry points resolved once)."""
+    env = os.environ if env is None else env
+    key = _cache_key(env, blocked, strict)
+    host = _HOSTS.get(key)
+    if host is None:
+        host = PluginHost.create(env=env, strict=strict, blocked=blocked)
+        _HOSTS[key] = host
+    return host
+
+
+def reset_plugin_host() -> None:
+    """Forget cached plugin hosts (tests, or after installing a plugin at run time)."""
+    _HOSTS.clear()

@@ -1,0 +1,1069 @@
+"""Scanning skills roots: ``<root>/<name>/SKILL.md``, one level deep.
+
+Providers call :func:`scan_skills_dir` (or the :class:`Discovery` builder that
+wraps it) for each root they own. Every skill, whatever its source, is built by
+:func:`build_skill` so names, descriptions and frontmatter follow one set of
+rules.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillpath import _parallel, _replay
+from skillpath import index as _index
+from skillpath.frontmatter import (
+    _parse_frontmatter,
+    _read_head_linked,
+    frontmatter_values,
+    normalize_key,
+    parse_frontmatter,
+)
+from skillpath.model import (
+    Diagnostic,
+    DiscoveryResult,
+    Frontmatter,
+    RootScan,
+    Skill,
+    SkillSource,
+)
+from skillpath.safety import is_inside
+from skillpath.textguard import text_findings
+
+__all__ = [
+    "Discovery",
+    "ScanResult",
+    "build_skill",
+    "check_name",
+    "load_skill_file",
+    "load_skills_from_dir",
+    "near_miss_roots",
+    "scan_skills_dir",
+    "skill_from_text",
+]
+
+SKILL_FILE = "SKILL.md"
+_SEP_SKILL_FILE = os.sep + SKILL_FILE
+
+
+def _slow_child(base: Path, name: str) -> Path:
+    return base / name
+
+
+# ``base / name`` re-parses the whole path; pathlib's own helper for names that
+# come from a directory listing does not (checked once, with a fallback)
+_fast_child: Any = getattr(Path, "_make_child_relpath", None)
+_child: Callable[[Path, str], Path] = (
+    _fast_child
+    if _fast_child is not None and str(_fast_child(Path("/a"), "b")) == "/a/b" == os.sep + "a/b"
+    else _slow_child
+)
+
+
+def _can_seed_str() -> bool:
+    # pathlib caches a path's text in ``_str`` and builds it from the parts on
+    # first use (about 1 us a path); the scanner already has the exact text of
+    # every path it makes. Used only when setting the cache is seen to work.
+    try:
+        probe = _child(Path(os.sep + "a"), "b")
+        probe._str = os.sep + "c"  # type: ignore[attr-defined]
+        return str(probe) == os.sep + "c" == os.fspath(probe)
+    except (AttributeError, TypeError):
+        return False
+
+
+_SEED_STR = _can_seed_str()
+_MAX_NAME = 255
+_BAD_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
+_SIMPLE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]*\Z")
+
+
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot be a skill name, or ``None`` when it can.
+
+    Refused at the boundary: empty, longer than 255, ``.``/``..``, path
+    separators, NUL, control characters, bidi overrides and other invisible
+    format characters, leading or trailing whitespace.
+    """
+    if _SIMPLE_NAME.match(name) and len(name) <= _MAX_NAME:
+        return None
+    if not name:
+        return "name is empty"
+    if len(name) > _MAX_NAME:
+        return f"name is {len(name)} characters long (limit {_MAX_NAME})"
+    if name in (".", ".."):
+        return f"name {name!r} is a path component"
+    if "/" in name or "\\" in name:
+        return f"name {name!r} contains a path separator"
+    if name != name.strip():
+        return f"name {name!r} has leading or trailing whitespace"
+    for ch in name:
+        if ch == "\x00":
+            return "name contains a NUL character"
+        if unicodedata.category(ch) in _BAD_CATEGORIES:
+            return f"name {name!r} contains an invisible or control character U+{ord(ch):04X}"
+    return None
+
+
+def _first_paragraph(body: str | None) -> str:
+    if not body:
+        return ""
+    for block in re.split(r"\n\s*\n", body):
+        text = block.strip()
+        if not text or text.startswith(("#", "```", "<!--")):
+            continue
+        text = " ".join(line.strip() for line in text.splitlines())
+        if len(text) > 250:
+            cut = text[:250].rsplit(" ", 1)[0]
+            text = cut + "…"
+        return text
+    return ""
+
+
+#: What the scanner derives from one ``SKILL.md`` (and the discovery index stores):
+#: ``(frontmatter values or None when the skill is skipped, name, description,
+#: diagnostics)``.
+Record = tuple[Any, str, str, Any]
+
+
+def _derive(
+    data: Mapping[str, Any],
+    *,
+    default_name: str,
+    source: SkillSource,
+    path: Path | None,
+    require_description: bool,
+    body_hint: str | None,
+    diags: list[Diagnostic],
+) -> tuple[dict[str, Any] | None, str, str]:
+    """Everything :func:`build_skill` decides, as plain data.
+
+    Returns the :class:`Frontmatter` keyword arguments (``None`` when the skill
+    is skipped), the name and the description; diagnostics go to ``diags``.
+    """
+    provider = source.provider
+    values, fm_diags = frontmatter_values(data, path)
+    if fm_diags:
+        diags.extend(attrs.evolve(d, provider=provider) for d in fm_diags)
+    fm_name = values.get("name")
+    name = fm_name or default_name
+    why = check_name(name)
+    if why is not None:
+        diags.append(
+            Diagnostic("error", "invalid-name", f"skill skipped: {why}", path, 1, provider)
+        )
+        return None, name, ""
+    if fm_name and fm_name != default_name and source.loaded_from == "disk":
+        diags.append(
+            Diagnostic(
+                "info",
+                "name-mismatch",
+                f"frontmatter name {fm_name!r} differs from directory name {default_name!r}; "
+                f"using {fm_name!r}",
+                path,
+                None,
+                provider,
+            )
+        )
+    description = values.get("description") or ""
+    if not description:
+        if require_description:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "missing-description",
+                    f"skill {name!r} skipped: provider {provider!r} requires a description",
+                    path,
+                    1,
+                    provider,
+                )
+            )
+            return None, name, ""
+        description = _first_paragraph(body_hint)
+    for code, message in text_findings(name, description):
+        diags.append(Diagnostic("warning", code, message, path, None, provider))
+    return values, name, description
+
+
+def build_skill(
+    data: dict[str, Any] | Any,
+    *,
+    default_name: str,
+    source: SkillSource,
+    priority: int,
+    path: Path | None,
+    base_dir: Path | None,
+    require_description: bool,
+    body_hint: str | None = None,
+    body_loader: Callable[[], str] | None = None,
+    file_id: tuple[int, int] | None = None,
+    diagnostics: list[Diagnostic] | None = None,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """The one builder every skill goes through (disk, pack, bundled, MCP).
+
+    Applies the name default (the directory name), validates the name at the
+    boundary, enforces ``require_description`` and, when a description is
+    optional and missing, falls back to the first paragraph of ``body_hint``.
+    """
+    diags = diagnostics if diagnostics is not None else []
+    values, name, description = _derive(
+        data,
+        default_name=default_name,
+        source=source,
+        path=path,
+        require_description=require_description,
+        body_hint=body_hint,
+        diags=diags,
+    )
+    if values is None:
+        return None, diags
+    skill = Skill(
+        name=name,
+        description=description,
+        path=path,
+        base_dir=base_dir,
+        source=source,
+        priority=priority,
+        frontmatter=Frontmatter(**values),
+        file_id=file_id,
+        body_cache=body_loader,
+    )
+    return skill, diags
+
+
+def _read_record(
+    path: Path,
+    source: SkillSource,
+    *,
+    require_description: bool,
+    default_name: str,
+    ignore_keys: Collection[str] = (),
+) -> tuple[Record | None, os.stat_result | None]:
+    """Read and derive one ``SKILL.md``: ``(record, stat)``; ``(None, None)`` when absent."""
+    diags: list[Diagnostic] = []
+    try:
+        head, st, linked = _read_head_linked(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "broken-symlink",
+                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}",
+                    path,
+                    None,
+                    source.provider,
+                )
+            )
+            return (None, "", "", diags), None
+        return None, None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        code = "unreadable-skill"
+        if isinstance(exc, IsADirectoryError):
+            reason = "SKILL.md is a directory"
+        elif exc.errno == errno.ELOOP:
+            reason = "symlink loop"
+        diags.append(
+            Diagnostic("error", code, f"cannot read: {reason}", path, None, source.provider)
+        )
+        return (None, "", "", diags), None
+    if linked and path.name == SKILL_FILE and not is_inside(path, path.parent):
+        # a symlinked SKILL.md that leaves its folder would put an arbitrary
+        # file (a key, a password store) into the prompt; refused for project
+        # content, reported for the user's own folders
+        project = source.level == "project"
+        diags.append(
+            Diagnostic(
+                "error" if project else "warning",
+                "skill-file-outside",
+                f"{path.name} is a symlink to {os.path.realpath(path)}, outside its folder"
+                + ("; skipped (project skills must stay inside their folder)" if project else ""),
+                path,
+                None,
+                source.provider,
+            )
+        )
+        if project:
+            return (None, "", "", diags), st
+    if st.st_size == 0:
+        diags.append(
+            Diagnostic(
+                "warning", "empty-skill-file", "the file is empty", path, None, source.provider
+            )
+        )
+    data, body, _line, _fenced, parse_diags, _rep, _rec, unclosed = _parse_frontmatter(head, path)
+    if parse_diags:
+        diags.extend(attrs.evolve(d, provider=source.provider) for d in parse_diags)
+        if any(d.level == "error" for d in parse_diags):
+            return (None, "", "", diags), st
+    if ignore_keys:
+        data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
+    values, name, description = _derive(
+        data,
+        default_name=default_name,
+        source=source,
+        path=path,
+        require_description=require_description,
+        body_hint=None if unclosed else body,
+        diags=diags,
+    )
+    return (values, name, description, diags), st
+
+
+def _diagnostic(d: Any, own: Path | None = None) -> Diagnostic:
+    """A diagnostic from a record: as is, or rebuilt from its plain tuple.
+
+    A path equal to the text of ``own`` (the skill's ``SKILL.md``, the path of
+    nearly every diagnostic of a record) becomes ``own`` itself: no new path
+    object, and exactly the text the scan that made the record saw.
+    """
+    if isinstance(d, Diagnostic):
+        return d
+    level, code, message, path, line, provider = d
+    if path is None:
+        where = None
+    elif own is not None and path == os.fspath(own):
+        where = own
+    else:
+        where = Path(path)
+    return Diagnostic(level, code, message, where, line, provider)
+
+
+def _from_record(
+    record: Record,
+    path: Path,
+    source: SkillSource,
+    priority: int,
+    file_id: tuple[int, int] | None,
+    base_dir: Path | None = None,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """The skill (or ``None``) and diagnostics that ``record`` stands for."""
+    values, name, description, raw_diags = record
+    diags = [_diagnostic(d, path) for d in raw_diags]
+    if values is None:
+        return None, diags
+    skill = Skill(
+        name=name,
+        description=description,
+        path=path,
+        base_dir=path.parent if base_dir is None else base_dir,
+        source=source,
+        priority=priority,
+        frontmatter=Frontmatter(**values),
+        file_id=file_id,
+        body_cache=None,
+    )
+    return skill, diags
+
+
+def load_skill_file(
+    path: Path,
+    source: SkillSource,
+    *,
+    priority: int = 0,
+    require_description: bool = False,
+    default_name: str | None = None,
+    ignore_keys: Collection[str] = (),
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """Read and parse one ``SKILL.md``; never raises.
+
+    ``ignore_keys`` names frontmatter keys (compared after kebab/camel-case
+    normalisation) dropped before building, for formats that may not set them
+    (legacy command files ignore ``name`` and ``paths``).
+    """
+    path = Path(path)
+    record, st = _read_record(
+        path,
+        source,
+        require_description=require_description,
+        default_name=default_name or path.parent.name,
+        ignore_keys=ignore_keys,
+    )
+    if record is None:
+        return None, []
+    return _from_record(
+        record, path, source, priority, (st.st_dev, st.st_ino) if st is not None else None
+    )
+
+
+def skill_from_text(
+    text: str,
+    *,
+    name: str | None,
+    source: SkillSource,
+    priority: int = 0,
+    path: Path | None = None,
+    base_dir: Path | None = None,
+    body_loader: Callable[[], str] | None = None,
+    require_description: bool = False,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """Build a skill from ``SKILL.md`` text (bundled, pack and MCP skills)."""
+    parsed = parse_frontmatter(text, path)
+    diags = [attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics]
+    if any(d.level == "error" for d in parsed.diagnostics):
+        return None, diags
+    body = parsed.body or ""
+    loader = body_loader if body_loader is not None else (lambda: body)
+    return build_skill(
+        dict(parsed.data),
+        default_name=name or (base_dir.name if base_dir else ""),
+        source=source,
+        priority=priority,
+        path=path,
+        base_dir=base_dir,
+        require_description=require_description,
+        body_hint=None if parsed.unclosed else body,
+        body_loader=loader,
+        diagnostics=diags,
+    )
+
+
+@attrs.frozen
+class ScanResult:
+    """What :func:`scan_skills_dir` found in one root."""
+
+    skills: tuple[Skill, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    root: RootScan
+
+
+def _describe_oserror(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symlink loop"
+    if exc.errno == errno.ENOTDIR:
+        return "not a directory"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return exc.strerror or str(exc)
+
+
+def scan_skills_dir(
+    root: Path | str,
+    source: SkillSource,
+    *,
+    priority: int = 0,
+    require_description: bool = False,
+) -> ScanResult:
+    """Scan ``<root>/<name>/SKILL.md`` one level deep.
+
+    Dot entries are skipped, symlinked skill dirs followed, entries visited in
+    sorted order. A missing root is silent; any other OS error on the root (not
+    a directory, permission denied) or on an entry (dangling symlink, loop,
+    unreadable file) is a diagnostic. Never raises.
+
+    During :func:`skillpath.load_skills` the persistent discovery index
+    (:mod:`skillpath.index`) is consulted: an unchanged root is not listed
+    again and an unchanged ``SKILL.md`` is not read again (directory and file
+    stats only); and a root with many files to read is read in part by the
+    load's worker process on another core (:mod:`skillpath._parallel`). The
+    result is the same either way.
+    """
+    root = Path(root)
+    src = source if source.root == root else attrs.evolve(source, root=root)
+    provider = src.provider
+    diags: list[Diagnostic] = []
+    skills: list[Skill] = []
+    root_str = os.fspath(root)
+    idx = _index.current()
+    state = idx.root(os.path.abspath(root_str)) if idx is not None else None
+    entries = _list_root(root_str, src, diags, idx, state)
+    if entries is None:
+        if diags:
+            return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
+        if idx is not None:
+            idx.forget(os.path.abspath(root_str))
+        return ScanResult((), (), RootScan(provider, src.level, root, False))
+    build = (provider, src.level, src.loaded_from, require_description)
+    prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
+    keys: dict[str, Any] = {}
+    ready: dict[str, _Ready] = {}
+    pool = _parallel.current()
+    if pool is not None and pool.worth(len(entries)):
+        ready = _read_ahead(
+            pool, entries, root, prefix, src, priority, require_description, state, build, keys
+        )
+    for name, kind in entries:
+        if kind == "f":
+            _note_flat_file(root, name, src, diags)
+            continue
+        folder = prefix + name
+        if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
+            continue
+        skill_path = folder + _SEP_SKILL_FILE
+        pre = ready.get(name)
+        if pre is not None and pre[2] is not None:
+            base_dir, path = pre[2]
+        else:
+            base_dir, path = _skill_paths(root, name, folder, skill_path)
+        record: Record | None = None
+        file_id: tuple[int, int] | None = None
+        if state is None:
+            key = None
+        elif name in keys:
+            key = keys[name]
+        else:
+            key = _file_key(skill_path, folder if kind == "l" else None)
+        if key is not None and state is not None and idx is not None:
+            file_id = key[-1]
+            record = state.lookup(name, key, build)
+            cached: tuple[Skill | None, list[Diagnostic]] | None = None
+            if record is not None:
+                try:
+                    cached = _from_record(record, path, src, priority, file_id, base_dir)
+                except (TypeError, ValueError, AttributeError):
+                    cached = None  # a record that does not fit: read the file instead
+            if cached is not None:
+                idx.stats.hits += 1
+                skill, sdiags = cached
+                diags.extend(sdiags)
+                if skill is not None:
+                    skills.append(skill)
+                elif not sdiags:
+                    _note_nested(base_dir, src, diags)
+                continue
+            else:
+                idx.stats.misses += 1
+                if pre is not None:
+                    record = pre[0]
+                else:
+                    record, _st = _read_record(
+                        path, src, require_description=require_description, default_name=name
+                    )
+                if record is not None:
+                    racy = idx.is_racy(key[1], key[4])
+                    if key[5] is not None:
+                        racy = racy or idx.is_racy(key[5][1], key[5][4])
+                    state.store(name, key, racy, build, record)
+        elif pre is not None:
+            record, file_id = pre[0], pre[1]
+        else:
+            record, st = _read_record(
+                path, src, require_description=require_description, default_name=name
+            )
+            if st is not None:
+                file_id = (st.st_dev, st.st_ino)
+        if record is None:
+            _note_nested(base_dir, src, diags)
+            continue
+        if pre is not None and pre[3] is not None:
+            skill, sdiags = pre[3]  # built while the worker was reading
+        else:
+            skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
+        diags.extend(sdiags)
+        if skill is not None:
+            skills.append(skill)
+        elif not sdiags:
+            _note_nested(base_dir, src, diags)
+    return ScanResult(
+        tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
+    )
+
+
+def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:
+    """The folder and ``SKILL.md`` paths of entry ``name`` of ``root``.
+
+    ``folder`` and ``skill_path`` are their texts (the root's text, a separator,
+    the name …), handed to pathlib as the text it would build.
+    """
+    base_dir = _child(root, name)
+    path = _child(base_dir, SKILL_FILE)
+    if _SEED_STR:
+        base_dir._str = folder  # type: ignore[attr-defined]
+        path._str = skill_path  # type: ignore[attr-defined]
+    return base_dir, path
+
+
+def _read_item(
+    root: Path, prefix: str, name: str, src: SkillSource, require_description: bool
+) -> tuple[Record | None, tuple[int, int] | None]:
+    """The record and ``file_id`` of the ``SKILL.md`` of skill folder ``name``."""
+    folder = prefix + name
+    _base, path = _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
+    record, st = _read_record(path, src, require_description=require_description, default_name=name)
+    return record, None if st is None else (st.st_dev, st.st_ino)
+
+
+def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
+    """:func:`_read_item` for the folders of one root, as plain data (runs in the worker)."""
+    root_text, provider, level, loaded_from, require_description = spec
+    root = Path(root_text)
+    src = SkillSource(provider, level, root, loaded_from)
+    prefix = root_text if root_text.endswith(os.sep) else root_text + os.sep
+    record_out = _index._record_out
+
+    def read(name: str) -> Any:
+        record, file_id = _read_item(root, prefix, name, src, require_description)
+        return (None if record is None else record_out(record), file_id)
+
+    return read
+
+
+_RECORD_KEYS = frozenset(f.name for f in attrs.fields(Frontmatter))
+
+
+#: What :func:`_read_ahead` has for one skill folder: its record and ``file_id``
+#: and, when this process read it, its paths and the built skill and diagnostics.
+_Ready = tuple[
+    Record | None,
+    tuple[int, int] | None,
+    tuple[Path, Path] | None,
+    tuple[Skill | None, list[Diagnostic]] | None,
+]
+
+
+def _accept_item(value: Any) -> tuple[Record | None, tuple[int, int] | None]:
+    """A value :func:`_remote_reader` sent, checked to have the shape of a record."""
+    record, file_id = value
+    if record is not None:
+        values, skill_name, description, diags = record
+        if values is not None and (type(values) is not dict or not _RECORD_KEYS.issuperset(values)):
+            raise ValueError("not frontmatter values")
+        if type(skill_name) is not str or type(description) is not str or type(diags) is not tuple:
+            raise ValueError("not a record")
+        for d in diags:
+            if type(d) is not tuple or len(d) != 6:
+                raise ValueError("not a diagnostic")
+    if file_id is not None and (type(file_id) is not tuple or len(file_id) != 2):
+        raise ValueError("not a file id")
+    return record, file_id
+
+
+def _read_ahead(
+    pool: _parallel.Pool,
+    entries: tuple[tuple[str, str], ...],
+    root: Path,
+    prefix: str,
+    src: SkillSource,
+    priority: int,
+    require_description: bool,
+    state: _index.RootState | None,
+    build: tuple[Any, ...],
+    keys: dict[str, Any],
+) -> dict[str, _Ready]:
+    """The records of the skill folders of ``entries`` that must be read, by name.
+
+    Only plain folders (kind ``d``) whose file the index cannot answer for
+    (their index keys are left in ``keys`` for the scan to reuse); when there
+    are enough of them (:meth:`skillpath._parallel.Pool.worth`), the worker
+    reads part of them while this process reads the rest
+    (:meth:`skillpath._parallel.Pool.map`); this process builds every skill
+    (the worker cannot), its own as it reads them and the worker's as they
+    arrive. Empty when there are fewer: the scan reads them one by one.
+    """
+    names: list[str] = []
+    for name, kind in entries:
+        if kind != "d":
+            continue
+        if state is not None:
+            key = _file_key(prefix + name + _SEP_SKILL_FILE, None)
+            keys[name] = key
+            if key is None or state.lookup(name, key, build) is not None:
+                continue
+        names.append(name)
+    if not pool.worth(len(names)):
+        return {}
+    spec = (os.fspath(root), src.provider, src.level, src.loaded_from, require_description)
+
+    def paths_of(name: str) -> tuple[Path, Path]:
+        folder = prefix + name
+        return _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
+
+    def built(
+        name: str, record: Record | None, st: Any, paths: tuple[Path, Path], file_id: Any = None
+    ) -> _Ready:
+        if st is not None:
+            file_id = (st.st_dev, st.st_ino)
+        if record is None:
+            return record, file_id, paths, None
+        # what the scan would build: with the index, its file_id comes from the key
+        fid = keys[name][-1] if state is not None else file_id
+        return record, file_id, paths, _from_record(record, paths[1], src, priority, fid, paths[0])
+
+    def local(name: str) -> _Ready:
+        paths = paths_of(name)
+        record, st = _read_record(
+            paths[1], src, require_description=require_description, default_name=name
+        )
+        return built(name, record, st, paths)
+
+    def accept(value: Any, name: str) -> _Ready:
+        record, file_id = _accept_item(value)
+        return built(name, record, None, paths_of(name), file_id)
+
+    values = pool.map(_remote_reader, spec, names, local=local, accept=accept)
+    return dict(zip(names, values, strict=True))
+
+
+def _list_root(
+    root: str,
+    src: SkillSource,
+    diags: list[Diagnostic],
+    idx: _index.DiscoveryIndex | None,
+    state: _index.RootState | None,
+) -> tuple[tuple[str, str], ...] | None:
+    """The candidate entries of ``root`` as ``(name, kind)``, sorted; ``None`` when
+    the root is missing (silent) or unreadable (a diagnostic).
+
+    ``kind`` is ``d`` (a directory), ``l`` (a symlink, resolved on every scan),
+    ``x`` (an entry that could not be inspected, retried on every scan) or ``f``
+    (a ``*.md`` file: not a skill, reported as ``not-a-skill``).
+    """
+    key = None
+    if state is not None and idx is not None:
+        try:
+            st = os.stat(root)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            st = None
+        if st is not None:
+            key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            cached = state.cached_listing(key)
+            if cached is not None:
+                idx.stats.listings_reused += 1
+                _replay.listed(root)  # the entries are used as if listed again
+                return cached
+    try:
+        with os.scandir(root) as it:
+            found = sorted(it, key=lambda e: e.name)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        diags.append(
+            Diagnostic(
+                "error",
+                "unreadable-root",
+                f"cannot scan skills root: {_describe_oserror(exc)}",
+                Path(root),
+                None,
+                src.provider,
+            )
+        )
+        return None
+    entries: list[tuple[str, str]] = []
+    for entry in found:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if entry.is_symlink():
+            entries.append((name, "l"))
+            continue
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            entries.append((name, "x"))
+            continue
+        if is_dir:
+            entries.append((name, "d"))
+        elif name[-3:].lower() == ".md":
+            entries.append((name, "f"))
+    listing = tuple(entries)
+    if key is not None and state is not None and idx is not None:
+        state.store_listing(key, idx.is_racy(key[2], key[3]), listing)
+    return listing
+
+
+def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -> bool:
+    """Resolve a symlinked (``l``) or uninspectable (``x``) entry; report broken ones."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if kind == "l":
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "broken-symlink",
+                    f"skill entry skipped: dangling symlink -> {os.readlink(path)}",
+                    Path(path),
+                    None,
+                    provider,
+                )
+            )
+        return False
+    except OSError as exc:
+        link = kind == "l"
+        diags.append(
+            Diagnostic(
+                "warning" if link else "error",
+                "broken-symlink" if link else "unreadable-entry",
+                f"cannot inspect: {_describe_oserror(exc)}",
+                Path(path),
+                None,
+                provider,
+            )
+        )
+        return False
+    return stat.S_ISDIR(st.st_mode)
+
+
+def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
+    """The index key of one ``SKILL.md`` plus its ``file_id`` (last item); ``None``
+    when it cannot be stat'ed (the caller reads it the ordinary way)."""
+    try:
+        lst = os.lstat(path)
+        target = None
+        file_id = (lst.st_dev, lst.st_ino)
+        if stat.S_ISLNK(lst.st_mode):
+            st = os.stat(path)
+            target = (
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ino,
+                st.st_dev,
+                st.st_ctime_ns,
+                os.readlink(path),
+                os.path.realpath(path),
+            )
+            file_id = (st.st_dev, st.st_ino)
+        folder = None
+        if linked_folder is not None:
+            folder = (os.readlink(linked_folder), os.path.realpath(linked_folder))
+    except OSError:
+        return None
+    return (
+        lst.st_size,
+        lst.st_mtime_ns,
+        lst.st_ino,
+        lst.st_dev,
+        lst.st_ctime_ns,
+        target,
+        folder,
+        file_id,
+    )
+
+
+#: Documentation files that often sit in a skills root and are not meant as skills.
+_ROOT_DOC_FILES = frozenset(
+    {"readme", "changelog", "license", "contributing", "agents", "claude", "index", "notes"}
+)
+
+
+def _note_flat_file(root: Path, name: str, source: SkillSource, diags: list[Diagnostic]) -> None:
+    """A ``*.md`` file directly in a skills root: say why it is not a skill."""
+    stem = name[:-3]
+    if stem.lower() in _ROOT_DOC_FILES:
+        return
+    if stem.lower() == "skill":
+        message = (
+            f"{name} directly in a skills root is not a skill: skills are folders, "
+            f"<root>/<name>/{SKILL_FILE}; move it into a folder named after the skill"
+        )
+    else:
+        message = (
+            f"{name} is not a skill: a skill is a folder with a {SKILL_FILE}; "
+            f"move it to {stem}/{SKILL_FILE}"
+        )
+    diags.append(
+        Diagnostic("info", "not-a-skill", message, _child(root, name), None, source.provider)
+    )
+
+
+def _note_nested(folder: Path, source: SkillSource, diags: list[Diagnostic]) -> None:
+    """A folder without SKILL.md: say why it is not a skill.
+
+    A ``skill.md`` in other letter case, nested skills (not discovered: one level
+    deep only), or simply no ``SKILL.md`` — each an info diagnostic, so ``doctor``
+    and ``explain`` can answer "why is my skill missing?".
+    """
+    try:
+        with os.scandir(folder) as it:
+            names = sorted(e.name for e in it if not e.name.startswith("."))
+        nested = [n for n in names if os.path.isfile(os.path.join(folder, n, SKILL_FILE))]
+    except OSError as exc:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "unreadable-entry",
+                f"cannot inspect skill folder: {_describe_oserror(exc)}",
+                folder,
+                None,
+                source.provider,
+            )
+        )
+        return
+    variant = next((n for n in names if n.lower() == "skill.md" and n != SKILL_FILE), None)
+    if variant is not None and os.path.isfile(os.path.join(folder, variant)):
+        diags.append(
+            Diagnostic(
+                "info",
+                "not-a-skill",
+                f"found {variant}, not {SKILL_FILE}; agents look for {SKILL_FILE} exactly "
+                f"(rename it)",
+                _child(folder, variant),
+                None,
+                source.provider,
+            )
+        )
+    elif nested:
+        diags.append(
+            Diagnostic(
+                "info",
+                "nested-skills-ignored",
+                f"folder has no SKILL.md but holds nested skills ({', '.join(nested[:5])}); "
+                "skills are found one level deep only — add this folder to "
+                "skills.custom_directories to load them",
+                folder,
+                None,
+                source.provider,
+            )
+        )
+    elif folder.name != "__pycache__":
+        what = "it is empty" if not names else f"it holds {', '.join(names[:3])}"
+        if len(names) > 3:
+            what += f" and {len(names) - 3} more"
+        diags.append(
+            Diagnostic(
+                "info",
+                "not-a-skill",
+                f"folder has no {SKILL_FILE} ({what}); not a skill",
+                folder,
+                None,
+                source.provider,
+            )
+        )
+
+
+def load_skills_from_dir(
+    dir: Path | str,
+    source: SkillSource | str = "custom",
+    *,
+    level: str = "user",
+    priority: int = 0,
+    require_description: bool = True,
+) -> tuple[list[Skill], list[Diagnostic]]:
+    """Convenience wrapper over :func:`scan_skills_dir` for simple hosts and tests.
+
+    ``source`` is a :class:`SkillSource` or a provider id (with ``level``).
+    """
+    src = source if isinstance(source, SkillSource) else SkillSource(source, level, Path(dir))
+    res = scan_skills_dir(dir, src, priority=priority, require_description=require_description)
+    return list(res.skills), list(res.diagnostics)
+
+
+@attrs.define(eq=False)
+class Discovery:
+    """Builder for a provider's :class:`DiscoveryResult`.
+
+    Example::
+
+        d = Discovery("native", 100)
+        for folder in ctx.walk_up():
+            d.scan(folder / ".skillpath" / "skills", "project", require_description=True)
+        return d.result()
+    """
+
+    provider: str
+    priority: int
+    late: bool = False
+    skills: list[Skill] = attrs.field(factory=list)
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    roots: list[RootScan] = attrs.field(factory=list)
+
+    def scan(
+        self,
+        root: Path | str,
+        level: str,
+        *,
+        require_description: bool = False,
+        loaded_from: str = "disk",
+        **detail: Any,
+    ) -> ScanResult:
+        """Scan one root and add what it holds."""
+        src = SkillSource(self.provider, level, Path(root), loaded_from, detail)
+        res = scan_skills_dir(
+            root, src, priority=self.priority, require_description=require_description
+        )
+        self.skills.extend(res.skills)
+        self.diagnostics.extend(res.diagnostics)
+        self.roots.append(res.root)
+        return res
+
+    def add(self, skills: Iterable[Skill]) -> None:
+        """Add skills built elsewhere (bundled, remote …)."""
+        self.skills.extend(skills)
+
+    def diagnostic(
+        self,
+        level: str,
+        code: str,
+        message: str,
+        path: Path | None = None,
+        line: int | None = None,
+    ) -> None:
+        """Record a diagnostic attributed to this provider."""
+        self.diagnostics.append(
+            Diagnostic(level, code, message, path, line, self.provider)  # type: ignore[arg-type]
+        )
+
+    def result(self) -> DiscoveryResult:
+        """The immutable result to return from ``discover_skills``.
+
+        A root that does not exist next to a folder of a near name
+        (``.claude/skill`` for ``.claude/skills``) gets a ``near-miss-root``
+        info diagnostic; see :func:`near_miss_roots`.
+        """
+        return DiscoveryResult(
+            provider=self.provider,
+            priority=self.priority,
+            skills=tuple(self.skills),
+            diagnostics=(*self.diagnostics, *near_miss_roots(self.roots, self.provider)),
+            roots=tuple(self.roots),
+            late=self.late,
+        )
+
+
+def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> list[Diagnostic]:
+    """``near-miss-root`` info diagnostics for missing roots with a near-named sibling.
+
+    For each root that does not exist, its parent folder is listed once (only
+    when the parent exists) and a sibling folder whose name is close to the
+    root's (``skill`` for ``skills``, ``Skills``) is reported, unless that
+    sibling is itself one of ``roots`` (OpenCode reads both ``skill`` and
+    ``skills``).
+    """
+    roots = list(roots)
+    scanned = {os.path.normpath(r.path) for r in roots}
+    listings: dict[str, list[str] | None] = {}
+    seen: set[str] = set()
+    out: list[Diagnostic] = []
+    for r in roots:
+        if r.exists:
+            continue
+        parent = os.path.dirname(os.path.normpath(r.path))
+        if parent not in listings:
+            try:
+                listings[parent] = sorted(os.listdir(parent))
+            except OSError:
+                listings[parent] = None
+        names = listings[parent]
+        if not names:
+            continue
+        import difflib  # only when a missing root has siblings to compare
+
+        for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=0.8):
+            full = os.path.join(parent, near)
+            if near == r.path.name or full in scanned or full in seen or not os.path.isdir(full):
+                continue
+            seen.add(full)
+            out.append(
+                Diagnostic(
+                    "info",
+                    "near-miss-root",
+                    f"{near!r} is not a skills root; did you mean {r.path.name!r}? "
+                    f"({r.provider} looks in {r.path}, which does not exist)",
+                    Path(full),
+                    None,
+                    provider if provider is not None else r.provider,
+                )
+            )
+    return out

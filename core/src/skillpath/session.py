@@ -1,0 +1,359 @@
+"""``SkillSession``: the runtime object an agent host keeps for one agent session.
+
+It holds the loaded catalog, the context every hook receives (with
+``ctx.skills`` kept equal to the active skills) and the plugin host, and
+offers everything the agent needs at run time: the listing, ``skill://``
+reads, ``/skill:`` parsing, the Skill tool and invocation.
+
+Skills can join during the session (:meth:`SkillSession.add_skills`, used by
+conditional activation and nested skill directories); the listing, the Skill
+tool enum and ``skill://`` see them at once.
+
+The "already loaded" note: when the model's Skill tool (trigger ``tool``)
+re-invokes a skill with the same arguments in the same session and the
+skill's source text has not changed since it was last rendered in full (by the
+tool or by a ``/skill:`` command), :meth:`SkillSession.invoke` returns a short
+note instead of the whole prompt. Everything else always renders in full: a
+user-typed ``/skill:`` command (trigger ``command``), MCP prompt requests
+(trigger ``mcp``), ``force=True``, and any skill whose text holds inline
+shell (`` !`cmd` `` or a ```` ```! ```` block), whose output can change from
+one run to the next. After the host compacts or trims the conversation, the
+earlier text may be gone: call :meth:`SkillSession.forget_invocations` so the
+next invocation renders in full again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import uuid
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+
+from skillpath.activation import PathActivator
+from skillpath.commands import (
+    RenderedPrompt,
+    SkillCommand,
+    SlashInvocation,
+    parse_slash_command,
+    read_source,
+    render_skill,
+    skill_tool_schema,
+    unknown_skill,
+)
+from skillpath.context import SkillContext, make_context
+from skillpath.context_files import ContextFile, discover_context_files
+from skillpath.dynamic import NestedDirs, discover_dirs_for_paths
+from skillpath.errors import ResolveError
+from skillpath.listing import Listing, render_listing
+from skillpath.loader import load_skills
+from skillpath.model import Diagnostic, LoadResult, Skill, sort_key
+from skillpath.plugins import PluginHost, get_plugin_host
+from skillpath.resources import Resource
+from skillpath.settings import Settings
+from skillpath.shell import shell_spans
+from skillpath.suggest import conditional_message
+from skillpath.urls import UnknownSkillURLError
+
+__all__ = ["ALREADY_LOADED", "SkillSession"]
+
+#: The note returned for an unchanged re-invocation (``{name}`` is filled in).
+ALREADY_LOADED = (
+    "Skill {name!r} is already loaded in this session and has not changed; "
+    "follow the instructions it gave earlier."
+)
+#: Triggers whose full render puts the skill's text into the conversation.
+_RECORD_TRIGGERS = ("command", "tool")
+
+
+@attrs.define(eq=False)
+class SkillSession:
+    """One agent session's view of the skills (identity-bearing, mutable).
+
+    Build one with :meth:`open`. ``ctx.skills`` maps every active skill's name
+    (hidden ones included) to the skill.
+    """
+
+    ctx: SkillContext
+    host: PluginHost
+    result: LoadResult
+    session_id: str
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
+    _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
+    _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
+    _activator: PathActivator = attrs.field(
+        default=attrs.Factory(lambda self: PathActivator.of(self.result.conditional), True),
+        init=False,
+    )
+    _nested: NestedDirs = attrs.field(
+        default=attrs.Factory(lambda self: NestedDirs.for_roots(self.result.roots), True),
+        init=False,
+    )
+
+    def __attrs_post_init__(self) -> None:
+        self._active = {s.name: s for s in self.result.skills}
+        if self.ctx.session_id != self.session_id:
+            self.ctx = attrs.evolve(self.ctx, session_id=self.session_id)
+        self._sync()
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | Settings | None = None,
+        host: PluginHost | None = None,
+        session_id: str | None = None,
+    ) -> SkillSession:
+        """Load the skills visible from ``cwd`` and start a session.
+
+        Arguments are as for :func:`skillpath.load_skills`; ``session_id``
+        defaults to a new ``uuid4().hex``.
+        """
+        sid = session_id or uuid.uuid4().hex
+        ctx, sdiags = make_context(cwd, home=home, env=env, settings=settings, session_id=sid)
+        if host is None:
+            host = get_plugin_host(
+                ctx.env,
+                blocked=ctx.settings.get("plugins", "blocked", ()),
+                strict=True if ctx.settings.get("plugins", "strict") else None,
+            )
+        result = load_skills(ctx=ctx, host=host)
+        if sdiags:
+            result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
+        return cls(ctx=ctx, host=host, result=result, session_id=sid)
+
+    def _sync(self) -> None:
+        self.ctx = attrs.evolve(self.ctx, skills=MappingProxyType(dict(self._active)))
+
+    # -- the catalog --------------------------------------------------------
+    def skills(self) -> tuple[Skill, ...]:
+        """The active skills (hidden ones included), sorted by name."""
+        with self._lock:
+            return tuple(sorted(self._active.values(), key=sort_key))
+
+    def get(self, name: str) -> Skill | None:
+        """The active skill called exactly ``name`` (hidden ones included)."""
+        return self._active.get(name)
+
+    def add_skills(self, skills: Iterable[Skill]) -> list[Skill]:
+        """Make ``skills`` active; a name already active keeps its skill.
+
+        :returns: the skills that became active, in the order given.
+        """
+        added: list[Skill] = []
+        with self._lock:
+            for skill in skills:
+                if skill.name in self._active:
+                    continue
+                self._active[skill.name] = skill
+                added.append(skill)
+            if added:
+                self._sync()
+        return added
+
+    def pending(self) -> tuple[Skill, ...]:
+        """Conditional skills still waiting for a matching path, sorted by name."""
+        return self._activator.pending
+
+    def activate_for_paths(self, paths: Iterable[str | os.PathLike[str]]) -> list[Skill]:
+        """Activate the conditional skills whose ``paths`` match a touched file.
+
+        Paths are relative to the session's cwd (absolute ones inside cwd are
+        made relative; outside cwd nothing matches); matching follows
+        :mod:`skillpath.activation`. An activated skill stays active.
+
+        :returns: exactly the skills that became active now, sorted by name.
+        """
+        with self._lock:
+            return self.add_skills(self._activator.match(list(paths), self.ctx.cwd))
+
+    def discover_dirs_for_paths(self, paths: Iterable[str | os.PathLike[str]]) -> list[Skill]:
+        """Load nested skills directories found above touched files (below cwd).
+
+        See :mod:`skillpath.dynamic`. New skills pass the same filters and
+        de-duplication as at start (clashes and problems are added to
+        :attr:`diagnostics`); new conditional skills wait for a matching path
+        (call :meth:`activate_for_paths` with the same paths next).
+
+        :returns: exactly the skills that became active now, sorted by name.
+        """
+        with self._lock:
+            existing = [*self._active.values(), *self._activator.pending]
+            res = discover_dirs_for_paths(
+                list(paths), self.ctx, self.host, state=self._nested, existing=existing
+            )
+            self.diagnostics.extend(res.diagnostics)
+            self._activator.add(res.conditional)
+            return self.add_skills(res.skills)
+
+    # -- what the model sees ------------------------------------------------
+    def listing(
+        self,
+        *,
+        format: str | None = None,
+        budget: int | None = None,
+        read_tool: bool = True,
+        entry_cap: int | None = None,
+    ) -> Listing:
+        """The system-prompt listing; ``format`` and ``budget`` default to ``[listing]``.
+
+        ``entry_cap`` defaults to :data:`skillpath.listing.ENTRY_CAP` (``0``: no cap).
+        """
+        fmt = format if format is not None else str(self.ctx.settings.get("listing", "format"))
+        limit = budget if budget is not None else int(self.ctx.settings.get("listing", "budget"))
+        return render_listing(
+            self.skills(), format=fmt, budget=limit, read_tool=read_tool, entry_cap=entry_cap
+        )
+
+    def skill_tool(self, *, format: str = "anthropic") -> dict[str, Any]:
+        """The Skill tool definition (see :func:`skillpath.commands.skill_tool_schema`)."""
+        return skill_tool_schema(self.skills(), format=format)
+
+    def context_files(self) -> list[ContextFile]:
+        """``AGENTS.md`` files visible from the session's cwd (unreadable ones reported)."""
+        return discover_context_files(
+            self.ctx.cwd, home=self.ctx.home, diagnostics=self.diagnostics
+        )
+
+    # -- reading and invoking -----------------------------------------------
+    def resolve(self, url: str) -> Resource:
+        """Read ``url`` through the ``resolve_url`` hooks.
+
+        :raises ResolveError: (including ``ContainmentError``) when refused; for
+            an unknown skill name the message offers the nearest names, or says
+            that a conditional skill is not active yet.
+        """
+        try:
+            return self.host.resolve(url, self.ctx, self.diagnostics)
+        except UnknownSkillURLError as exc:
+            pending = self._pending_named(exc.name)
+            if pending is None:
+                raise
+            raise ResolveError(conditional_message(pending)) from exc
+
+    def command(self, name: str) -> SkillCommand:
+        """The command object of the active skill ``name``.
+
+        :raises UnknownSkillError: when no active skill has that name.
+        """
+        skill = self.get(name)
+        if skill is None:
+            raise unknown_skill(
+                name, [s.name for s in self.skills()], conditional=self._pending_named(name)
+            )
+        return SkillCommand(skill)
+
+    def _pending_named(self, name: str) -> Skill | None:
+        """The conditional skill ``name`` that is still waiting for a matching path."""
+        return next((s for s in self._activator.pending if s.name == name), None)
+
+    def parse_slash(self, message: str) -> SlashInvocation | None:
+        """Recognise ``/skill:<name> [args]`` in a user message.
+
+        ``None`` when skill commands are disabled (``[skills]
+        enable_skill_commands``) or the message holds no skill command. A
+        name that is not a command the user can run now gives an invocation
+        with ``known=False``, ``suggestions`` (the nearest user-invocable
+        names) and ``error``, the line to show the user: ``Unknown skill
+        …``, a skill with ``user-invocable: false``, or a conditional skill
+        that is not active yet. ``args`` is only the text after the command.
+        """
+        if not self.ctx.settings.skills["enable_skill_commands"]:
+            return None
+        names = {n for n, s in self._active.items() if s.frontmatter.user_invocable}
+        slash = parse_slash_command(message, names)
+        if slash is None or slash.known:
+            return slash
+        active = self._active.get(slash.name)
+        if active is not None:  # user-invocable: false
+            error = (
+                f"Skill {slash.name!r} cannot be run as a command (user-invocable: false); "
+                "only the model can use it"
+            )
+            return attrs.evolve(slash, error=error)
+        pending = self._pending_named(slash.name)
+        if pending is not None:
+            return attrs.evolve(slash, suggestions=(), error=conditional_message(pending))
+        return slash
+
+    def invoke(
+        self, name: str, args: str = "", *, trigger: str = "command", force: bool = False
+    ) -> RenderedPrompt:
+        """Render skill ``name`` with ``args`` through the transform chain.
+
+        ``trigger`` is ``command`` (a user-typed ``/skill:``), ``tool`` (the
+        model's Skill tool) or ``mcp``. Only ``tool`` can get the "already
+        loaded" note (see the module docstring); ``force=True`` always renders.
+
+        :raises UnknownSkillError: for a name that is not an active skill (the
+            message offers near names, or says that a conditional skill is not
+            active yet).
+        :raises PromptError: when the trigger is not allowed for this skill,
+            the skill cannot be read, or a step aborts (e.g. inline shell failed).
+        """
+        cmd = self.command(name)
+        cmd.check_trigger(trigger)
+        skill = cmd.skill
+        source = read_source(skill)
+        # Inline shell output can change between runs: such a skill is never deduplicated.
+        volatile = bool(shell_spans(source))
+        digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+        key = (name, args)
+        if trigger == "tool" and not force and not volatile:
+            with self._lock:
+                seen = self._loaded.get(key)
+            if seen == digest:
+                note = ALREADY_LOADED.format(name=name)
+                return RenderedPrompt(
+                    name=name,
+                    content=note,
+                    text=note,
+                    args=args,
+                    trigger=trigger,
+                    path=skill.path,
+                    base_dir=skill.base_dir,
+                    session_id=self.session_id,
+                    already_loaded=True,
+                )
+        rendered = render_skill(
+            skill,
+            args,
+            ctx=self.ctx,
+            host=self.host,
+            trigger=trigger,
+            session_id=self.session_id,
+            source=source,
+        )
+        self.diagnostics.extend(rendered.diagnostics)
+        if trigger in _RECORD_TRIGGERS and not volatile:
+            with self._lock:
+                self._loaded[key] = digest
+        return rendered
+
+    def forget_invocations(self, name: str | None = None) -> int:
+        """Forget which skills were rendered in full, so the next invocation renders again.
+
+        Call it after compacting or trimming the conversation (the text the
+        "already loaded" note points back to may be gone). ``name`` limits it
+        to one skill (every argument string of it).
+
+        :returns: how many remembered invocations were forgotten.
+        """
+        with self._lock:
+            if name is None:
+                count = len(self._loaded)
+                self._loaded.clear()
+                return count
+            keys = [k for k in self._loaded if k[0] == name]
+            for k in keys:
+                del self._loaded[k]
+            return len(keys)

@@ -1,0 +1,291 @@
+"""Findings about skill names and descriptions that are legal but suspicious.
+
+:func:`scan.build_skill <skillpath.scan.build_skill>` — the one builder every
+skill goes through — calls :func:`text_findings` and adds what it returns as
+``warning`` diagnostics. Nothing here drops or changes a skill; the listing
+(:mod:`skillpath.listing`) neutralises invisible characters on its own.
+
+Codes:
+
+``confusable-name``
+    the name holds non-ASCII characters that look like ASCII ones (Cyrillic
+    ``а``, Greek ``ο``, fullwidth letters, Unicode dashes …) and reads as an
+    ASCII name, so it can pass for (or shadow) another skill in a listing;
+``invisible-characters``
+    the description holds control characters (ANSI escapes included), bidi
+    overrides, zero-width or other invisible format characters, private-use
+    or unassigned code points;
+``suspicious-name``
+    the same for a name (names may hold spaces, and are listed as written);
+``suspicious-description``
+    the description reads like an instruction to the model rather than a
+    description of the skill ("ignore previous instructions", "you are now",
+    "system prompt", a hidden HTML comment, tags that would close or open a
+    prompt block …).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = [
+    "confusable_skeleton",
+    "invisible_characters",
+    "suspicious_phrases",
+    "text_findings",
+]
+
+# Characters that render like an ASCII letter, digit or hyphen in common fonts
+# (a subset of Unicode's confusables.txt covering Cyrillic, Greek, Armenian,
+# Cherokee look-alikes and dashes); NFKC already folds fullwidth and
+# mathematical letters.
+_CONFUSABLES = {
+    # Cyrillic lowercase
+    "а": "a",
+    "в": "b",
+    "е": "e",
+    "ё": "e",
+    "һ": "h",
+    "і": "i",
+    "ї": "i",
+    "ј": "j",
+    "к": "k",
+    "ӏ": "l",
+    "м": "m",
+    "о": "o",
+    "р": "p",
+    "ԛ": "q",
+    "ѕ": "s",
+    "т": "t",
+    "у": "y",
+    "ԝ": "w",
+    "х": "x",
+    "ԁ": "d",
+    "ɡ": "g",
+    "ս": "u",
+    # Cyrillic uppercase
+    "А": "A",
+    "В": "B",
+    "Е": "E",
+    "Н": "H",
+    "І": "I",
+    "Ј": "J",
+    "К": "K",
+    "М": "M",
+    "О": "O",
+    "Р": "P",
+    "С": "C",
+    "с": "c",
+    "Ѕ": "S",
+    "Т": "T",
+    "Х": "X",
+    "У": "Y",
+    "Ԛ": "Q",
+    "Ԝ": "W",
+    # Greek
+    "α": "a",
+    "ο": "o",
+    "ν": "v",
+    "ρ": "p",
+    "τ": "t",
+    "ι": "i",
+    "κ": "k",
+    "υ": "u",
+    "χ": "x",
+    "Α": "A",
+    "Β": "B",
+    "Ε": "E",
+    "Ζ": "Z",
+    "Η": "H",
+    "Ι": "I",
+    "Κ": "K",
+    "Μ": "M",
+    "Ν": "N",
+    "Ο": "O",
+    "Ρ": "P",
+    "Τ": "T",
+    "Υ": "Y",
+    "Χ": "X",
+    # Armenian and Latin extensions
+    "օ": "o",
+    "ո": "n",
+    "ı": "i",
+    "ȷ": "j",
+    "ℓ": "l",
+    # dashes and the minus sign
+    "‐": "-",
+    "‑": "-",
+    "‒": "-",
+    "–": "-",
+    "—": "-",
+    "―": "-",
+    "−": "-",
+    "﹣": "-",
+    "⁃": "-",
+}
+_CONFUSABLE_TABLE = str.maketrans(_CONFUSABLES)
+
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_INVISIBLE_CATEGORIES = {"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"}
+_ALLOWED_CONTROLS = {"\t", "\n", "\r"}
+
+_SUSPICIOUS = [
+    (
+        "ignore previous instructions",
+        r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?"
+        r"(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|"
+        r"former|system|original|existing)\s+(?:instructions?|prompts?|messages?|rules|"
+        r"directions|guidelines|context)",
+    ),
+    (
+        "disregard all prior",
+        r"\bdisregard\s+(?:all|everything|anything)\s+(?:prior|previous|above|before)",
+    ),
+    ("system prompt", r"\bsystem[\s_-]*prompt\b"),
+    ("you are now", r"\byou\s+are\s+now\b"),
+    ("new instructions", r"\bnew\s+(?:system\s+)?instructions\s*:"),
+    ("from now on", r"\b(?:from\s+now\s+on|henceforth)\b"),
+    (
+        "conceal from the user",
+        r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|reveal\s+to|mention\s+(?:this\s+)?to)"
+        r"\s+the\s+user\b",
+    ),
+    ("hidden HTML comment", r"<!--"),
+    (
+        "prompt markup",
+        r"</?\s*(?:system|assistant|user|human|instructions?|available_skills|skills?|tool_use|"
+        r"tool_result|function_calls|antml:[a-z_]+)\s*/?>",
+    ),
+    ("role marker", r"(?:^|\n)\s*(?:system|assistant|human|user)\s*:\s"),
+]
+# a pattern runs only when one of its words is in the lower-cased text: most
+# descriptions hold none, and substring tests are far cheaper than the regexes
+_KEYWORDS = {
+    "ignore previous instructions": ("ignore", "disregard", "forget", "override", "bypass"),
+    "disregard all prior": ("disregard",),
+    "system prompt": ("system",),
+    "you are now": ("you",),
+    "new instructions": ("instructions",),
+    "from now on": ("now", "henceforth"),
+    "conceal from the user": ("user",),
+    "hidden HTML comment": ("<!--",),
+    "prompt markup": ("<",),
+    "role marker": ("system", "assistant", "human", "user"),
+}
+_SUSPICIOUS_RE = [(label, _KEYWORDS[label], rx) for label, rx in _SUSPICIOUS]
+# each compiled on first use (compiling them all costs every run about 1.5 ms,
+# and most runs meet no text that needs one)
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(label: str, rx: str) -> re.Pattern[str]:
+    pattern = _COMPILED.get(label)
+    if pattern is None:
+        pattern = _COMPILED[label] = re.compile(rx, re.IGNORECASE)
+    return pattern
+
+
+# every keyword that does not contain another one ("<" covers "<!--"): most
+# descriptions hold none of them, and then no per-pattern test runs at all.
+# A substring test per word is about twice as fast as one regex alternation
+# (sre tries every alternative at every position).
+_ALL_KEYWORDS = {w for words in _KEYWORDS.values() for w in words}
+_MIN_KEYWORDS = tuple(
+    sorted(w for w in _ALL_KEYWORDS if not any(o != w and o in w for o in _ALL_KEYWORDS))
+)
+
+
+def _any_keyword(low: str) -> bool:
+    """Whether ``low`` holds any of the keywords."""
+    for word in _MIN_KEYWORDS:  # noqa: SIM110 - a plain loop, cheaper than any() over a generator
+        if word in low:
+            return True
+    return False
+
+
+def confusable_skeleton(text: str) -> str:
+    """``text`` with compatibility forms folded (NFKC) and look-alikes mapped to ASCII."""
+    return unicodedata.normalize("NFKC", text).translate(_CONFUSABLE_TABLE)
+
+
+def invisible_characters(text: str) -> list[str]:
+    """The distinct control/invisible code points in ``text`` as ``U+XXXX`` (sorted).
+
+    Tab, line feed and carriage return are allowed.
+    """
+    if text.isascii():
+        # the usual case, nothing to collect: printable ASCII has no control
+        # character at all (isprintable is one C pass, the regex search several)
+        if text.isprintable() or _ASCII_CONTROL.search(text) is None:
+            return []
+        found = set(_ASCII_CONTROL.findall(text))
+    else:
+        found = {
+            c
+            for c in text
+            if c not in _ALLOWED_CONTROLS and unicodedata.category(c) in _INVISIBLE_CATEGORIES
+        }
+    return [f"U+{ord(c):04X}" for c in sorted(found)]
+
+
+def suspicious_phrases(text: str) -> list[str]:
+    """Labels of the prompt-injection patterns ``text`` matches (in a fixed order)."""
+    if not text:
+        return []
+    folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    low = folded.lower()
+    if not _any_keyword(low):
+        return []
+    return [
+        label
+        for label, words, rx in _SUSPICIOUS_RE
+        if any(w in low for w in words) and _pattern(label, rx).search(folded)
+    ]
+
+
+def text_findings(name: str, description: str) -> list[tuple[str, str]]:
+    """``(code, message)`` warnings for a skill's name and description (may be empty)."""
+    out: list[tuple[str, str]] = []
+    if not name.isascii():
+        skeleton = confusable_skeleton(name)
+        if skeleton.isascii() and skeleton != name:
+            odd = sorted({c for c in name if not c.isascii()})
+            shown = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in odd[:4])
+            out.append(
+                (
+                    "confusable-name",
+                    f"name {name!r} uses look-alike characters ({shown}) and reads as "
+                    f"{skeleton!r}; it can pass for another skill",
+                )
+            )
+    if not name.isascii() or " " in name or "<" in name:
+        phrases = suspicious_phrases(name)
+        if phrases:
+            out.append(
+                (
+                    "suspicious-name",
+                    f"name reads like instructions to the model ({'; '.join(phrases)}): "
+                    "review this skill before trusting it",
+                )
+            )
+    if description:
+        hidden = invisible_characters(description)
+        if hidden:
+            out.append(
+                (
+                    "invisible-characters",
+                    "description holds control or invisible characters "
+                    f"({', '.join(hidden[:6])}); they are removed from listings",
+                )
+            )
+        phrases = suspicious_phrases(description)
+        if phrases:
+            out.append(
+                (
+                    "suspicious-description",
+                    "description reads like instructions to the model, not a description "
+                    f"({'; '.join(phrases)}): review this skill before trusting it",
+                )
+            )
+    return out

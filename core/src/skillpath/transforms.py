@@ -1,0 +1,325 @@
+"""The built-in ``transform_prompt`` steps, each a plugin of its own.
+
+========  ===================================  ==========================================
+order     plugin name                          what it does
+========  ===================================  ==========================================
+100       ``skillpath.transform.frontmatter``  strips the frontmatter (LF or CRLF) of
+                                               skills read from disk
+200       ``skillpath.transform.arguments``    ``$ARGUMENTS``, ``$ARGUMENTS[N]``, ``$N``,
+                                               named ``$name``, ``\\$`` escapes, the
+                                               ``ARGUMENTS:`` append
+300       ``skillpath.transform.variables``    ``${SKILL_DIR}``, ``${SESSION_ID}``,
+                                               ``${PROJECT_DIR}`` (and ``CLAUDE_`` forms)
+400       ``skillpath.transform.shell``        inline shell under the shell policy
+900       ``skillpath.transform.base_dir``     ``Base directory for this skill: <dir>``
+========  ===================================  ==========================================
+
+Block one with ``PluginHost.create(blocked=["skillpath.transform.arguments"])``
+(or ``SKILLPATH_DISABLE_PLUGINS``) and register a replacement with
+``@hookimpl`` + ``@skillpath.step(200)``.
+
+Skills loaded over MCP (``source.loaded_from == "mcp"``) are rendered by the
+MCP provider's own step; the argument, shell and base-directory steps leave
+their text alone.
+
+Argument rules (Claude Code's): the argument string is split shell-style
+(unbalanced quotes fall back to whitespace splitting); ``$ARGUMENTS`` is the
+whole string; ``$ARGUMENTS[N]`` and ``$N`` are 0-based words, an index with no
+word is left verbatim; ``$name`` takes the word at the position of ``name`` in
+the frontmatter ``arguments`` (empty when missing); a backslash before a
+placeholder (``\\$ARGUMENTS``) makes it literal. One pass: substituted values
+are never substituted again. When nothing was substituted and arguments were
+given, ``ARGUMENTS: <args>`` is appended — except for ``/skill:`` commands
+(trigger ``command``), whose message carries the arguments in its ``User:``
+line. Values inside inline shell commands are shell-quoted (see
+:mod:`skillpath.shell`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from skillpath.errors import PromptError
+from skillpath.frontmatter import strip_frontmatter
+from skillpath.hookspecs import hookimpl
+from skillpath.plugins import step
+from skillpath.shell import (
+    ShellPolicy,
+    defuse,
+    quote_for_shell,
+    render_inline_shell,
+    shell_spans,
+    span_lookup,
+)
+
+if TYPE_CHECKING:
+    from skillpath.context import SkillContext
+    from skillpath.prompt import Invocation
+
+__all__ = [
+    "STEPS",
+    "ArgumentsStep",
+    "BaseDirStep",
+    "FrontmatterStep",
+    "ShellStep",
+    "VariablesStep",
+    "parse_arguments",
+    "substitute_arguments",
+    "substitute_variables",
+]
+
+_NAMED_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_VARIABLES = {
+    "SKILL_DIR": "skill_dir",
+    "CLAUDE_SKILL_DIR": "skill_dir",
+    "SESSION_ID": "session_id",
+    "CLAUDE_SESSION_ID": "session_id",
+    "PROJECT_DIR": "project_dir",
+    "CLAUDE_PROJECT_DIR": "project_dir",
+}
+_VAR_RE = re.compile(
+    r"(?P<esc>\\)?\$\{(?P<var>" + "|".join(sorted(_VARIABLES, key=lambda v: -len(v))) + r")\}"
+)
+
+
+def parse_arguments(args: str) -> list[str]:
+    """Split an argument string shell-style (``"a b" c`` → ``["a b", "c"]``).
+
+    Unbalanced quotes fall back to splitting on whitespace.
+    """
+    if not args.strip():
+        return []
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+@functools.lru_cache(maxsize=256)
+def _arg_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alts = [r"ARGUMENTS\[(?P<idx>\d+)\]"]
+    if names:
+        ordered = sorted(names, key=lambda n: (-len(n), n))
+        alts.append(r"(?P<named>" + "|".join(re.escape(n) for n in ordered) + r")(?![\[\w])")
+    alts.append(r"(?P<all>ARGUMENTS)")
+    alts.append(r"(?P<num>\d+)(?!\w)")
+    return re.compile(r"(?P<esc>\\)?\$(?:" + "|".join(alts) + ")")
+
+
+class _Emitter:
+    """Quote values inside inline commands, defuse the others, and remember
+    whether the last value went outside a command."""
+
+    def __init__(self, text: str) -> None:
+        self.inside = span_lookup(text)
+        self.outside = False
+
+    def __call__(self, value: str, pos: int, what: str) -> str:
+        if self.inside(pos):
+            return quote_for_shell(value, what)
+        self.outside = True
+        return defuse(value)
+
+
+def _emitter(text: str) -> _Emitter:
+    return _Emitter(text)
+
+
+def _sub_guarded(
+    pattern: re.Pattern[str], text: str, repl: Callable[[re.Match[str]], str], emit: _Emitter
+) -> str:
+    """``pattern.sub(repl, text)``, refusing values that become part of a command.
+
+    A value substituted outside every inline command must stay outside: joined
+    with the text around it (``!$ARGUMENTS`` with `` `cmd` ``, a ```` ```$1 ````
+    fence with ``!``, an unclosed `` !`ls $ARGUMENTS `` with ``x; cmd` ``) it
+    could otherwise open, close or fill a command that the shell step would run.
+    """
+    parts: list[str] = []
+    regions: list[tuple[int, int]] = []
+    last = 0
+    length = 0
+    for m in pattern.finditer(text):
+        parts.append(text[last : m.start()])
+        length += m.start() - last
+        emit.outside = False
+        piece = repl(m)
+        if emit.outside and piece:
+            regions.append((length, length + len(piece)))
+        parts.append(piece)
+        length += len(piece)
+        last = m.end()
+    parts.append(text[last:])
+    out = "".join(parts)
+    if regions:
+        for start, end in shell_spans(out):
+            if any(a < end and start < b for a, b in regions):
+                raise PromptError(
+                    "a substituted value would become part of an inline shell command; "
+                    "refusing to render (quote the placeholder inside the command instead)"
+                )
+    return out
+
+
+def substitute_arguments(
+    text: str, args: str, names: Sequence[str] = (), *, append: bool = True
+) -> str:
+    """Apply the argument rules (module docstring) to ``text``.
+
+    :param args: the raw argument string (``""`` when none).
+    :param names: the skill's named arguments, in order.
+    :param append: append ``ARGUMENTS: <args>`` when no placeholder took a value.
+    """
+    words = parse_arguments(args)
+    valid = tuple(n for n in dict.fromkeys(names) if _NAMED_OK.match(n) and n != "ARGUMENTS")
+    positions: dict[str, int] = {}
+    for i, n in enumerate(names):
+        positions.setdefault(n, i)
+    pattern = _arg_pattern(valid)
+    emit = _emitter(text)
+    used = False
+
+    def repl(m: re.Match[str]) -> str:
+        nonlocal used
+        if m.group("esc"):
+            return m.group(0)[1:]
+        pos = m.start()
+        idx = m.group("idx") or m.group("num")
+        if idx is not None:
+            i = int(idx)
+            if i >= len(words):
+                return m.group(0)
+            used = True
+            return emit(words[i], pos, f"argument {i}")
+        name = m.groupdict().get("named")
+        if name is not None:
+            i = positions[name]
+            used = True
+            return emit(words[i] if i < len(words) else "", pos, f"argument {name!r}")
+        used = True
+        return emit(args, pos, "$ARGUMENTS")
+
+    out = _sub_guarded(pattern, text, repl, emit) if "$" in text else text
+    if append and not used and args.strip():
+        out = out.rstrip("\n") + f"\n\nARGUMENTS: {defuse(args)}\n"
+    return out
+
+
+def substitute_variables(text: str, values: dict[str, str | None]) -> str:
+    """Replace ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}`` (and their
+    ``CLAUDE_`` spellings) in ``text``.
+
+    ``values`` maps ``skill_dir``, ``session_id`` and ``project_dir`` to their
+    values; a missing or ``None`` value leaves the placeholder verbatim. A
+    backslash before ``$`` makes a placeholder literal.
+    """
+    if "${" not in text:
+        return text
+    emit = _emitter(text)
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group("esc"):
+            return m.group(0)[1:]
+        value = values.get(_VARIABLES[m.group("var")])
+        if value is None:
+            return m.group(0)
+        return emit(value, m.start(), "${" + m.group("var") + "}")
+
+    return _sub_guarded(_VAR_RE, text, repl, emit)
+
+
+def _is_mcp(invocation: Invocation) -> bool:
+    return invocation.skill.source.loaded_from == "mcp"
+
+
+class FrontmatterStep:
+    """Step 100: strip the frontmatter of text read from a ``SKILL.md`` on disk.
+
+    Skills without a path start from their body, which has no frontmatter.
+    """
+
+    @hookimpl
+    @step(100)
+    def transform_prompt(self, text: str, invocation: Invocation) -> str | None:
+        """Remove the leading ``---`` block (LF or CRLF, BOM tolerated)."""
+        if invocation.skill.path is None:
+            return None
+        return strip_frontmatter(text)
+
+
+class ArgumentsStep:
+    """Step 200: argument substitution (module docstring)."""
+
+    @hookimpl
+    @step(200)
+    def transform_prompt(self, text: str, invocation: Invocation) -> str | None:
+        """Substitute the invocation's arguments; MCP skills are left alone."""
+        if _is_mcp(invocation):
+            return None
+        return substitute_arguments(
+            text,
+            invocation.args,
+            invocation.skill.frontmatter.arguments,
+            append=invocation.trigger != "command",
+        )
+
+
+class VariablesStep:
+    """Step 300: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}``."""
+
+    @hookimpl
+    @step(300)
+    def transform_prompt(self, text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
+        """Substitute the session and directory variables."""
+        skill = invocation.skill
+        session = invocation.session_id or ctx.session_id
+        return substitute_variables(
+            text,
+            {
+                "skill_dir": str(skill.base_dir) if skill.base_dir is not None else None,
+                "session_id": session,
+                "project_dir": str(ctx.project_root),
+            },
+        )
+
+
+class ShellStep:
+    """Step 400: inline shell, run only when the invocation and the policy allow it."""
+
+    @hookimpl
+    @step(400)
+    def transform_prompt(self, text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
+        """Run (or replace with the policy placeholder) every inline command."""
+        if _is_mcp(invocation):
+            return None
+        policy = ShellPolicy.from_settings(ctx.settings)
+        allowed = invocation.allow_shell and policy.allows(invocation.skill)
+        return render_inline_shell(text, allowed=allowed, cwd=ctx.cwd, env=ctx.env, policy=policy)
+
+
+class BaseDirStep:
+    """Step 900: prefix ``Base directory for this skill: <dir>`` for skills on disk."""
+
+    @hookimpl
+    @step(900)
+    def transform_prompt(self, text: str, invocation: Invocation) -> str | None:
+        """Add the prefix and a blank line; skills not on disk are left alone."""
+        skill = invocation.skill
+        if _is_mcp(invocation) or skill.path is None or skill.base_dir is None:
+            return None
+        body = text.lstrip("\r\n")
+        return f"Base directory for this skill: {skill.base_dir}\n\n{body}"
+
+
+#: ``(plugin name, plugin)`` for every built-in step, in chain order.
+STEPS: tuple[tuple[str, object], ...] = (
+    ("skillpath.transform.frontmatter", FrontmatterStep()),
+    ("skillpath.transform.arguments", ArgumentsStep()),
+    ("skillpath.transform.variables", VariablesStep()),
+    ("skillpath.transform.shell", ShellStep()),
+    ("skillpath.transform.base_dir", BaseDirStep()),
+)

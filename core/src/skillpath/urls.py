@@ -1,0 +1,213 @@
+"""The built-in ``skill://`` resolver.
+
+``skill://<name>`` (or ``skill://<name>/``) is the skill's own ``SKILL.md``, the
+file discovery loaded; ``skill://<name>/<rel>`` is a file (or a directory
+listing) inside the skill's base directory; ``skill://<name>/.`` lists the
+base directory itself.
+
+Rules:
+
+* the name matches exactly and case-sensitively a skill in ``ctx.skills``
+  (hidden skills included); an unknown name is an :class:`UnknownSkillURLError`
+  that offers the nearest names (:func:`skillpath.suggest.unknown_skill_message`;
+  :meth:`SkillSession.resolve <skillpath.session.SkillSession.resolve>` says
+  instead when the name is a conditional skill that is not active yet);
+* the name and the relative part are percent-decoded once (as UTF-8); the
+  decoded relative part must pass :func:`skillpath.safety.resolve_inside`:
+  no absolute path, no ``..`` segment (also when slashes or dots were
+  percent-encoded), no backslash, NUL or control character, and the real path
+  (symlinks followed) must stay inside the real base directory;
+* ``?`` and ``#`` have no special meaning (they are part of the file name);
+* a missing file is ``File not found: <path>``; a directory gives a listing
+  (one entry per line, sub-directories with a trailing ``/``, dot entries
+  left out); files must be regular, at most :data:`MAX_READ_BYTES` and not
+  binary;
+* content type: ``text/markdown`` for ``.md``/``.markdown``/``.mdx``,
+  ``application/json`` for ``.json``, else ``text/plain``;
+* there is no fallback search of any kind.
+
+The resolver is registered ``trylast``, so any plugin can handle ``skill://``
+URLs first (for example to extract pack files lazily) or add schemes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from skillpath.errors import ResolveError
+from skillpath.hookspecs import hookimpl
+from skillpath.resources import Resource
+from skillpath.safety import resolve_inside
+from skillpath.suggest import echo_name, unknown_skill_message
+
+if TYPE_CHECKING:
+    from skillpath.context import SkillContext
+    from skillpath.model import Skill
+
+__all__ = [
+    "MAX_READ_BYTES",
+    "SCHEME",
+    "UnknownSkillURLError",
+    "mime_type_for",
+    "read_text_file",
+    "resolve_skill_url",
+    "resolve_url",
+]
+
+SCHEME = "skill://"
+#: Largest file a ``skill://`` read returns.
+MAX_READ_BYTES = 8 * 1024 * 1024
+_MARKDOWN = {".md", ".markdown", ".mdx"}
+
+
+def mime_type_for(path: Path | str) -> str:
+    """``text/markdown``, ``application/json`` or ``text/plain`` by file extension."""
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext in _MARKDOWN:
+        return "text/markdown"
+    if ext == ".json":
+        return "application/json"
+    return "text/plain"
+
+
+def read_text_file(path: Path | str, *, limit: int = MAX_READ_BYTES) -> str:
+    """Read a regular UTF-8 text file (invalid bytes replaced).
+
+    Does not block on FIFOs. :raises OSError: ``FileNotFoundError``,
+    ``IsADirectoryError``, a non-regular file, or a file over ``limit`` bytes
+    (``EFBIG``).
+    """
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"file is larger than {limit} bytes", os.fspath(path))
+        chunks = []
+        total = 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:
+                raise OSError(errno.EFBIG, f"file is larger than {limit} bytes", os.fspath(path))
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if b"\x00" in data[:8192]:
+        raise OSError(errno.EINVAL, "binary file", os.fspath(path))
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="replace")
+
+
+class UnknownSkillURLError(ResolveError):
+    """A ``skill://`` URL names no active skill; ``name`` is the decoded name."""
+
+    def __init__(self, message: str, name: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+def _echo(text: str) -> str:
+    return echo_name(text)
+
+
+def _unknown(name: str, skills: Mapping[str, Skill]) -> UnknownSkillURLError:
+    return UnknownSkillURLError(unknown_skill_message(name, skills), name)
+
+
+def _decode(part: str, what: str) -> str:
+    try:
+        return unquote(part, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise ResolveError(f"{what} is not valid UTF-8 after percent-decoding") from exc
+
+
+def _listing(path: Path) -> str:
+    try:
+        with os.scandir(path) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        raise ResolveError(f"Cannot list directory {path}: {exc.strerror or exc}") from exc
+    lines = []
+    for e in entries:
+        if e.name.startswith("."):
+            continue
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        lines.append(e.name + "/" if is_dir else e.name)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _read(url: str, path: Path, skill: Skill) -> Resource:
+    if path.is_dir():
+        return Resource(url, _listing(path), "text/plain", path, skill.name, True)
+    try:
+        content = read_text_file(path)
+    except FileNotFoundError as exc:
+        raise ResolveError(f"File not found: {path}") from exc
+    except OSError as exc:
+        if exc.errno == errno.ENOENT or exc.errno == errno.ENOTDIR:
+            raise ResolveError(f"File not found: {path}") from exc
+        raise ResolveError(f"Cannot read {path}: {exc.strerror or exc}") from exc
+    return Resource(url, content, mime_type_for(path), path, skill.name, False)
+
+
+def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
+    """Resolve a ``skill://`` URL against ``skills`` (name → skill).
+
+    :raises ResolveError: for a URL that is not ``skill://``, an unknown name
+        (:class:`UnknownSkillURLError`), a skill without files on disk, a
+        missing or unreadable file;
+        :class:`~skillpath.safety.ContainmentError` for any path that would
+        leave the skill's directory.
+    """
+    if url[: len(SCHEME)].lower() != SCHEME:
+        raise ResolveError(f"not a skill:// URL: {_echo(url)}")
+    rest = url[len(SCHEME) :]
+    raw_name, sep, raw_rel = rest.partition("/")
+    name = _decode(raw_name, "skill name")
+    skill = skills.get(name)
+    if skill is None:
+        raise _unknown(name, skills)
+    rel = _decode(raw_rel, "path") if sep else ""
+    base = skill.base_dir
+    if rel == "":
+        if skill.path is not None:
+            return _read(url, Path(os.path.realpath(skill.path)), skill)
+        if base is None:
+            raise ResolveError(
+                f"Skill {name!r} has no files on disk (source {skill.source.provider}/"
+                f"{skill.source.loaded_from}); nothing to read at {url}"
+            )
+        return _read(url, resolve_inside(base, "SKILL.md"), skill)
+    if base is None:
+        raise ResolveError(
+            f"Skill {name!r} has no directory on disk (source {skill.source.provider}/"
+            f"{skill.source.loaded_from}); cannot read {_echo(rel)}"
+        )
+    if rel in (".", "./"):
+        return _read(url, Path(os.path.realpath(base)), skill)
+    return _read(url, resolve_inside(base, rel), skill)
+
+
+@hookimpl(trylast=True)
+def resolve_url(url: str, ctx: SkillContext) -> Resource | None:
+    """The built-in resolver: handles ``skill://`` URLs, abstains on anything else."""
+    if url[: len(SCHEME)].lower() != SCHEME:
+        return None
+    return resolve_skill_url(url, ctx.skills)

@@ -1,0 +1,320 @@
+"""Watching skills for long-running agents: typed change events, debounced.
+
+:func:`watch_skills` loads the catalog, watches every skills root that was
+scanned (with `watchfiles`_), and after each debounced burst of file changes
+loads again — cheaply, through the discovery index, so only changed files are
+read — and yields what changed as one :class:`SkillChanges` batch of
+:class:`SkillAdded`, :class:`SkillChanged` and :class:`SkillRemoved` events
+together with the new :class:`~skillpath.model.LoadResult`.
+
+Each root and each folder in it is watched on its own (not recursively). Roots
+that did not exist yet and the settings files are checked on every
+``poll_ms`` tick (a ``stat`` each), so a project that gains a ``.claude/skills``
+folder or a changed ``config.toml`` is picked up without watching the whole
+tree.
+
+.. _watchfiles: https://watchfiles.helpmanual.io/
+
+Example::
+
+    for changes in watch_skills(cwd, debounce_ms=300):
+        for event in changes:
+            print(type(event).__name__, event.name)
+        catalog = changes.result
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+
+from skillpath.context import make_context
+from skillpath.loader import load_skills
+from skillpath.model import LoadResult, Skill
+from skillpath.plugins import PluginHost
+from skillpath.settings import settings_paths
+
+__all__ = [
+    "SkillAdded",
+    "SkillChanged",
+    "SkillChanges",
+    "SkillEvent",
+    "SkillRemoved",
+    "diff_results",
+    "watch_skills",
+]
+
+
+@attrs.frozen
+class SkillAdded:
+    """A skill that is in the catalog now and was not before."""
+
+    skill: Skill
+
+    @property
+    def name(self) -> str:
+        """The skill's name."""
+        return self.skill.name
+
+
+@attrs.frozen
+class SkillChanged:
+    """A skill whose file, frontmatter, source or status changed (``before`` → ``skill``)."""
+
+    skill: Skill
+    before: Skill
+
+    @property
+    def name(self) -> str:
+        """The skill's name."""
+        return self.skill.name
+
+
+@attrs.frozen
+class SkillRemoved:
+    """A skill that left the catalog (deleted, renamed, filtered out or shadowed)."""
+
+    skill: Skill
+
+    @property
+    def name(self) -> str:
+        """The skill's name."""
+        return self.skill.name
+
+
+SkillEvent = SkillAdded | SkillChanged | SkillRemoved
+
+
+@attrs.frozen
+class SkillChanges:
+    """One debounced batch: the events (sorted by name, removals first) and the new catalog."""
+
+    events: tuple[SkillEvent, ...]
+    result: LoadResult
+
+    def __iter__(self) -> Iterator[SkillEvent]:
+        return iter(self.events)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+
+class _Stop(Protocol):
+    def is_set(self) -> bool: ...
+
+
+def _signature(skill: Skill) -> tuple[Any, ...]:
+    """What makes two versions of a skill the same: the record and its file's identity."""
+    st: tuple[int, ...] | None = None
+    if skill.path is not None:
+        try:
+            s = os.stat(skill.path)
+            st = (s.st_size, s.st_mtime_ns, s.st_ino, s.st_dev, s.st_ctime_ns)
+        except OSError:
+            st = None
+    return (skill, skill.conditional, st)
+
+
+def _catalog(result: LoadResult) -> dict[str, tuple[Skill, tuple[Any, ...]]]:
+    return {s.name: (s, _signature(s)) for s in (*result.skills, *result.conditional)}
+
+
+def diff_results(before: LoadResult, after: LoadResult) -> tuple[SkillEvent, ...]:
+    """The events that turn catalog ``before`` into ``after`` (active and conditional skills).
+
+    A skill is "changed" when anything that defines it differs: its record
+    (description, frontmatter, path, source, priority), whether it is
+    conditional, or its file (size, ``mtime_ns``, inode, ``ctime_ns`` — so a
+    body-only edit counts too).
+    """
+    return _diff(_catalog(before), _catalog(after))
+
+
+def _diff(
+    old: Mapping[str, tuple[Skill, tuple[Any, ...]]],
+    new: Mapping[str, tuple[Skill, tuple[Any, ...]]],
+) -> tuple[SkillEvent, ...]:
+    events: list[SkillEvent] = []
+    for name in sorted(old.keys() - new.keys()):
+        events.append(SkillRemoved(old[name][0]))
+    for name in sorted(new.keys()):
+        skill, sig = new[name]
+        if name not in old:
+            events.append(SkillAdded(skill))
+        elif old[name][1] != sig:
+            events.append(SkillChanged(skill, old[name][0]))
+    return tuple(events)
+
+
+def _file_state(paths: list[Path]) -> tuple[Any, ...]:
+    """Stats of the settings files (``None`` for a missing one)."""
+    out: list[Any] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def _appeared(result: LoadResult) -> bool:
+    """Whether a root that the load found missing exists now."""
+    return any(not r.exists and os.path.isdir(r.path) for r in result.roots)
+
+
+def _watch_paths(result: LoadResult) -> list[str]:
+    """The folders to watch, each on its own (not recursively).
+
+    Every existing root (entries added, removed, renamed), every folder in it
+    (a ``SKILL.md`` written, edited or removed; symlinked folders are followed)
+    and, for a ``SKILL.md`` that is a symlink, the folder of its target. What
+    lies deeper in a skill folder (scripts, references, ``node_modules``) does
+    not change the catalog and costs no watch.
+    """
+    paths: set[str] = set()
+    for r in result.roots:
+        root = os.fspath(r.path)
+        if not r.exists or not os.path.isdir(root):
+            continue
+        paths.add(root)
+        try:
+            with os.scandir(root) as it:
+                for entry in it:
+                    if entry.name.startswith("."):
+                        continue
+                    try:
+                        if entry.is_dir():
+                            paths.add(entry.path)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    for skill in (*result.skills, *result.conditional):
+        if skill.path is None or skill.source.loaded_from == "mcp":
+            continue
+        if os.path.islink(skill.path):
+            target = os.path.dirname(os.path.realpath(skill.path))
+            if os.path.isdir(target):
+                paths.add(target)
+    return sorted(paths)
+
+
+def watch_skills(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    host: PluginHost | None = None,
+    debounce_ms: int = 200,
+    poll_ms: int = 500,
+    stop_event: _Stop | None = None,
+    timeout: float | None = None,
+    initial: bool = False,
+) -> Iterator[SkillChanges]:
+    """Yield a :class:`SkillChanges` batch whenever the skills visible from ``cwd`` change.
+
+    :param cwd: the project directory (default: the process's).
+    :param home: the home directory (default: ``Path.home()``).
+    :param env: the environment (default: ``os.environ``).
+    :param settings: setting overrides, as for :func:`skillpath.load_skills`.
+    :param host: the plugin host (default: the process-wide one).
+    :param debounce_ms: file events closer together than this form one batch.
+    :param poll_ms: how often roots that do not exist yet and the settings files
+        are checked, and ``stop_event``/``timeout`` are looked at.
+    :param stop_event: anything with ``is_set()`` (a :class:`threading.Event`);
+        the generator returns soon after it is set.
+    :param timeout: stop after this many seconds (for tests and scripts).
+    :param initial: first yield the whole current catalog as :class:`SkillAdded` events.
+
+    Batches with no events (a file touched without changing any skill) are not
+    yielded. The generator never raises for file-system trouble: a load that
+    fails is reported through its diagnostics like any other load.
+    """
+    import watchfiles
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    stop = stop_event if stop_event is not None else threading.Event()
+    home_path = Path(home) if home is not None else None
+    first, _ = make_context(cwd, home=home_path, env=env, settings=settings)
+    config_files = [p for _o, p in settings_paths(first.skillpath_home, first.project_root)]
+
+    def load() -> tuple[LoadResult, tuple[Any, ...]]:
+        # the settings files are stat'ed before they are read, so a change that
+        # lands during the load still shows as a difference afterwards
+        files = _file_state(config_files)
+        ctx, sdiags = make_context(cwd, home=home_path, env=env, settings=settings)
+        result = load_skills(ctx=ctx, host=host)
+        if sdiags:
+            result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
+        return result, files
+
+    def expired() -> bool:
+        return stop.is_set() or (deadline is not None and time.monotonic() >= deadline)
+
+    def stale(result: LoadResult, files: tuple[Any, ...]) -> bool:
+        return _appeared(result) or _file_state(config_files) != files
+
+    def wait(seconds: float) -> None:
+        stop_wait = getattr(stop, "wait", None)
+        if stop_wait is not None:
+            stop_wait(seconds)
+        else:
+            time.sleep(seconds)
+
+    result, files = load()
+    catalog = _catalog(result)
+    if initial:
+        yield SkillChanges(_diff({}, catalog), result)
+    while not expired():
+        paths = _watch_paths(result)
+        if not paths:
+            # nothing on disk to watch yet: poll until a root or a settings file appears
+            while not expired() and not stale(result, files):
+                wait(poll_ms / 1000)
+            if expired():
+                return
+            result, files, catalog, events = _reload(load, catalog)
+            if events:
+                yield SkillChanges(events, result)
+            continue
+        # the first tick of a new watcher loads again: a change made between the
+        # last load and the moment the watches were in place gave no event
+        settle = True
+        for changes in watchfiles.watch(
+            *paths,
+            debounce=debounce_ms,
+            step=min(50, debounce_ms),
+            stop_event=stop,
+            rust_timeout=poll_ms,
+            yield_on_timeout=True,
+            raise_interrupt=False,
+            recursive=False,
+        ):
+            if expired():
+                return
+            if not changes and not settle and not stale(result, files):
+                continue
+            settle = False
+            result, files, catalog, events = _reload(load, catalog)
+            if events:
+                yield SkillChanges(events, result)
+            if _watch_paths(result) != paths:
+                break  # roots appeared or went away: watch the new set
+        else:
+            return  # the watcher stopped (stop_event)
+
+
+def _reload(
+    load: Any, catalog: dict[str, tuple[Skill, tuple[Any, ...]]]
+) -> tuple[LoadResult, tuple[Any, ...], dict[str, tuple[Skill, tuple[Any, ...]]], tuple[Any, ...]]:
+    result, files = load()
+    new_catalog = _catalog(result)
+    return result, files, new_catalog, _diff(catalog, new_catalog)

@@ -1,0 +1,259 @@
+"""``[[mcp.servers]]`` entries: validation into :class:`ServerConfig` records.
+
+This module does not import the MCP SDK, so reading and checking the settings
+costs nothing when no server is configured.
+
+An entry is a table with ``name`` and either ``command`` (with optional
+``args``, ``env`` and ``cwd``) for a server started as a subprocess and spoken
+to over stdio, or ``url`` (with optional ``headers``) for a streamable HTTP
+server. Optional keys for both: ``enabled`` (default true), ``timeout``
+(seconds, overrides ``[mcp] timeout``) and ``prefix`` (prepended to every
+skill name from that server, e.g. ``"docs-"``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+from skillpath import Diagnostic, SkillContext
+
+__all__ = ["ServerConfig", "parse_servers", "server_by_name"]
+
+PROVIDER_ID = "mcp"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+_KNOWN = {"name", "command", "args", "env", "cwd", "url", "headers", "enabled", "timeout", "prefix"}
+
+
+@attrs.frozen
+class ServerConfig:
+    """One validated MCP server entry.
+
+    ``transport`` is ``stdio`` or ``http``. ``timeout`` is in seconds and
+    bounds each whole exchange with the server (start, handshake, requests).
+    ``origin`` is the config file that declared the server, when known.
+    """
+
+    name: str
+    transport: str
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    timeout: float = 15.0
+    prefix: str = ""
+    origin: Path | None = attrs.field(default=None, eq=False)
+
+    @property
+    def key(self) -> str:
+        """A stable fingerprint of everything that decides what the server returns."""
+        data = attrs.asdict(self)
+        data.pop("origin", None)
+        raw = json.dumps(data, sort_keys=True, default=str)
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+    def describe(self) -> str:
+        """``command args…`` or the URL, for messages."""
+        if self.transport == "http":
+            return str(self.url)
+        return " ".join([str(self.command), *self.args])
+
+
+def _origin(ctx: SkillContext, entry: Any) -> Path | None:
+    """The config file that holds ``entry``, when known.
+
+    The settings know which file set ``[mcp] servers`` (a project's config
+    only counts when the user trusts the project); settings built in code
+    without that record fall back to the last file that holds the entry.
+    """
+    recorded = ctx.settings.origin_path("mcp", "servers")
+    if recorded is not None or ctx.settings.origin("mcp", "servers") is not None:
+        return recorded
+    found: Path | None = None
+    for path in ctx.settings.files:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        except (OSError, ValueError):
+            continue
+        servers = data.get("mcp", {}).get("servers", []) if isinstance(data, dict) else []
+        if isinstance(servers, list) and any(s == entry for s in servers):
+            found = path
+    return found
+
+
+def _str_list(value: Any) -> tuple[str, ...] | None:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    return None
+
+
+def _str_table(value: Any) -> tuple[tuple[str, str], ...] | None:
+    if isinstance(value, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        return tuple(sorted(value.items()))
+    return None
+
+
+def _check_entry(
+    entry: Any, default_timeout: float
+) -> tuple[ServerConfig | None, str | None, list[str]]:
+    """``(config, error, warnings)`` for one raw entry."""
+    warnings: list[str] = []
+    if not isinstance(entry, Mapping):
+        return None, f"must be a table, got {type(entry).__name__}", warnings
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        return (
+            None,
+            f"'name' must be 1-64 letters, digits, '.', '_' or '-', got {name!r}",
+            warnings,
+        )
+    unknown = sorted(set(entry) - _KNOWN)
+    if unknown:
+        warnings.append(f"server {name!r}: unknown keys ignored: {', '.join(unknown)}")
+    command, url = entry.get("command"), entry.get("url")
+    if (command is None) == (url is None):
+        return (
+            None,
+            f"server {name!r}: give exactly one of 'command' (stdio) or 'url' (HTTP)",
+            warnings,
+        )
+    timeout = entry.get("timeout", default_timeout)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        return None, f"server {name!r}: 'timeout' must be a positive number of seconds", warnings
+    if not isinstance(entry.get("enabled", True), bool):
+        return None, f"server {name!r}: 'enabled' must be true or false", warnings
+    prefix = entry.get("prefix", "")
+    if not isinstance(prefix, str):
+        return None, f"server {name!r}: 'prefix' must be a string", warnings
+    if command is not None:
+        if not isinstance(command, str) or not command.strip():
+            return None, f"server {name!r}: 'command' must be a non-empty string", warnings
+        args = _str_list(entry.get("args", []))
+        if args is None:
+            return None, f"server {name!r}: 'args' must be a list of strings", warnings
+        env = _str_table(entry.get("env", {}))
+        if env is None:
+            return None, f"server {name!r}: 'env' must be a table of strings", warnings
+        cwd = entry.get("cwd")
+        if cwd is not None and not isinstance(cwd, str):
+            return None, f"server {name!r}: 'cwd' must be a string", warnings
+        for key in ("url", "headers"):
+            if key in entry:
+                warnings.append(f"server {name!r}: {key!r} is for HTTP servers; ignored")
+        return (
+            ServerConfig(
+                name=name,
+                transport="stdio",
+                command=command,
+                args=args,
+                env=env,
+                cwd=cwd,
+                timeout=float(timeout),
+                prefix=prefix,
+            ),
+            None,
+            warnings,
+        )
+    if not isinstance(url, str) or not re.match(r"https?://[^\s/]+", url):
+        return (
+            None,
+            f"server {name!r}: 'url' must be an http:// or https:// URL, got {url!r}",
+            warnings,
+        )
+    headers = _str_table(entry.get("headers", {}))
+    if headers is None:
+        return None, f"server {name!r}: 'headers' must be a table of strings", warnings
+    for key in ("args", "env", "cwd"):
+        if key in entry:
+            warnings.append(f"server {name!r}: {key!r} is for stdio servers; ignored")
+    return (
+        ServerConfig(
+            name=name,
+            transport="http",
+            url=url,
+            headers=headers,
+            timeout=float(timeout),
+            prefix=prefix,
+        ),
+        None,
+        warnings,
+    )
+
+
+def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnostic]]:
+    """Validate ``[mcp] servers``: good entries in order, bad ones as diagnostics.
+
+    Duplicate names keep the first entry; ``enabled = false`` entries are
+    skipped silently (an ``info`` diagnostic says so).
+    """
+    raw: Sequence[Any] = ctx.settings.get("mcp", "servers", ()) or ()
+    default_timeout = float(ctx.settings.get("mcp", "timeout", 15) or 15)
+    out: list[ServerConfig] = []
+    diags: list[Diagnostic] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(raw):
+        where = f"[[mcp.servers]] entry {index + 1}"
+        config, error, warnings = _check_entry(entry, default_timeout)
+        path = _origin(ctx, entry) if (error or warnings) else None
+        for w in warnings:
+            diags.append(
+                Diagnostic("warning", "mcp-config", f"{where}: {w}", path, None, PROVIDER_ID)
+            )
+        if error is not None or config is None:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "mcp-config",
+                    f"{where}: {error}; server skipped",
+                    path,
+                    None,
+                    PROVIDER_ID,
+                )
+            )
+            continue
+        if isinstance(entry, Mapping) and entry.get("enabled", True) is False:
+            diags.append(
+                Diagnostic(
+                    "info",
+                    "mcp-server-disabled",
+                    f"MCP server {config.name!r} is disabled (enabled = false)",
+                    None,
+                    None,
+                    PROVIDER_ID,
+                )
+            )
+            continue
+        if config.name in seen:
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "mcp-config",
+                    f"{where}: duplicate server name {config.name!r}; the first entry is used",
+                    _origin(ctx, entry),
+                    None,
+                    PROVIDER_ID,
+                )
+            )
+            continue
+        seen.add(config.name)
+        out.append(attrs.evolve(config, origin=_origin(ctx, entry)))
+    return out, diags
+
+
+def server_by_name(ctx: SkillContext, name: str) -> ServerConfig | None:
+    """The configured (and valid) server called ``name``, if any."""
+    servers, _ = parse_servers(ctx)
+    for server in servers:
+        if server.name == name:
+            return server
+    return None

@@ -1,0 +1,523 @@
+"""Skills from MCP servers: discovery, invocation and ``skill://`` reads.
+
+Imported only when ``[mcp] servers`` is not empty (see ``skillpath_mcp``), so
+hosts without MCP servers never load the SDK.
+
+Every remote prompt or skill becomes a :class:`~skillpath.model.Skill`
+through :func:`skillpath.scan.build_skill`, the builder local skills use, with
+``SkillSource(provider="mcp", level="remote", loaded_from="mcp",
+detail={"server": …, "kind": …, …})``. When a server offers a prompt and a
+SEP-2640 skill of the same name (``skillpath serve`` does), they become one
+skill: frontmatter and files from the skill entry, invocation through
+``prompts/get`` so the server renders the arguments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote
+
+import attrs
+from skillpath import Diagnostic, Discovery, DiscoveryResult, Skill, SkillContext, SkillSource
+from skillpath.errors import PromptError, ResolveError
+from skillpath.frontmatter import parse_frontmatter, strip_frontmatter
+from skillpath.prompt import Invocation
+from skillpath.resources import Resource
+from skillpath.safety import check_relative
+from skillpath.scan import build_skill
+
+from skillpath_mcp import client
+from skillpath_mcp.arguments import map_arguments
+from skillpath_mcp.config import ServerConfig, parse_servers, server_by_name
+
+__all__ = ["clear_cache", "discover", "resolve", "transform"]
+
+PROVIDER_ID = "mcp"
+PRIORITY = 20
+#: Frontmatter keys dropped from MCP skills: nothing from a remote server runs locally.
+_DROPPED_KEYS = ("hooks",)
+
+
+@attrs.frozen
+class _Built:
+    """One server's listing turned into skills (cached per configuration)."""
+
+    skills: tuple[Skill, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+_CACHE: dict[str, _Built] = {}
+_LOCK = threading.Lock()
+
+
+def clear_cache() -> None:
+    """Forget every cached listing and close every server connection.
+
+    The next load starts (or connects to) the servers again.
+    """
+    with _LOCK:
+        _CACHE.clear()
+    client.close_connections()
+
+
+def _diag(level: str, code: str, message: str, config: ServerConfig | None = None) -> Diagnostic:
+    path = config.origin if config is not None else None
+    return Diagnostic(level, code, message, path, None, PROVIDER_ID)  # type: ignore[arg-type]
+
+
+def _source(config: ServerConfig, catalog: client.Catalog, **detail: Any) -> SkillSource:
+    info: dict[str, Any] = {
+        "server": config.name,
+        "transport": config.transport,
+        "endpoint": config.describe(),
+    }
+    if catalog.server_name:
+        info["server_info"] = {"name": catalog.server_name, "version": catalog.server_version}
+    info.update(detail)
+    return SkillSource(PROVIDER_ID, "remote", None, "mcp", info)
+
+
+def _prompt_args(prompt: client.RemotePrompt) -> list[dict[str, Any]]:
+    return [
+        {"name": a.name, "required": a.required, "description": a.description}
+        for a in prompt.arguments
+    ]
+
+
+def _hint(prompt: client.RemotePrompt) -> str:
+    return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in prompt.arguments)
+
+
+def _prompt_body(config: ServerConfig, prompt: client.RemotePrompt) -> str:
+    """What ``skill.body`` shows for a prompt skill (the prompt itself needs its arguments)."""
+    lines = [
+        f"MCP prompt {prompt.name!r} from server {config.name!r}.",
+        "",
+        prompt.description or prompt.title or "",
+    ]
+    if prompt.arguments:
+        lines += ["", f"Arguments: {_hint(prompt)}"]
+        for a in prompt.arguments:
+            if a.description:
+                lines.append(f"- {a.name}: {a.description}")
+    return "\n".join(lines).strip() + "\n"
+
+
+def _digest(data: bytes | str) -> str:
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def _fetch_verified(
+    config: ServerConfig, env: Mapping[str, str], uri: str, resources: Mapping[str, str] | None
+) -> tuple[bytes | str, str | None]:
+    """Read ``uri`` from the server and check it against the published digest."""
+    data, mime = client.read_resource(config, env, uri)
+    expected = resources.get(uri) if resources is not None else None
+    if expected is not None and _digest(data) != expected:
+        raise client.ServerFailure(
+            config.name,
+            f"{uri} does not match the sha256 digest its skills/list entry published; not used",
+        )
+    return data, mime
+
+
+def _skill_body_loader(
+    config: ServerConfig, env: Mapping[str, str], remote: client.RemoteSkill
+) -> Any:
+    """Load the ``SKILL.md`` body from the server, verified (raises :class:`PromptError`)."""
+
+    def load() -> str:
+        try:
+            data, _mime = _fetch_verified(config, env, remote.uri, remote.resources)
+        except client.ServerFailure as exc:
+            raise PromptError(str(exc)) from None
+        text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+        if remote.via == "skills/list":
+            parsed = parse_frontmatter(text)
+            if json.dumps(dict(parsed.data), sort_keys=True, default=str) != json.dumps(
+                dict(remote.frontmatter), sort_keys=True, default=str
+            ):
+                raise PromptError(
+                    f"MCP server {config.name!r}: {remote.uri}: its frontmatter differs from "
+                    "its skills/list entry; not used"
+                )
+        return strip_frontmatter(text)
+
+    return load
+
+
+def _build_prompt_skill(
+    config: ServerConfig, catalog: client.Catalog, prompt: client.RemotePrompt
+) -> tuple[Skill | None, list[Diagnostic]]:
+    name = config.prefix + prompt.name
+    data: dict[str, Any] = {
+        "name": name,
+        "description": prompt.description
+        or prompt.title
+        or f"MCP prompt {prompt.name!r} from server {config.name!r}.",
+    }
+    if prompt.arguments:
+        data["arguments"] = [a.name for a in prompt.arguments]
+        data["argument-hint"] = _hint(prompt)
+    body = _prompt_body(config, prompt)
+    source = _source(
+        config, catalog, kind="prompt", prompt=prompt.name, arguments=_prompt_args(prompt)
+    )
+    return build_skill(
+        data,
+        default_name=name,
+        source=source,
+        priority=PRIORITY,
+        path=None,
+        base_dir=None,
+        require_description=False,
+        body_loader=lambda: body,
+    )
+
+
+def _build_remote_skill(
+    config: ServerConfig,
+    env: Mapping[str, str],
+    catalog: client.Catalog,
+    remote: client.RemoteSkill,
+    prompt: client.RemotePrompt | None,
+    name: str,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    diags: list[Diagnostic] = []
+    data = dict(remote.frontmatter)
+    for key in _DROPPED_KEYS:
+        if key in data:
+            del data[key]
+            diags.append(
+                _diag(
+                    "info",
+                    "mcp-frontmatter-dropped",
+                    f"skill {name!r} from MCP server {config.name!r}: {key!r} ignored "
+                    "(nothing from a remote server runs locally)",
+                    config,
+                )
+            )
+    data["name"] = name
+    detail: dict[str, Any] = {
+        "kind": "skill",
+        "uri": remote.uri,
+        "skill_path": remote.skill_path,
+        "via": remote.via,
+        "resources": (
+            [{"uri": u, "digest": d} for u, d in sorted(remote.resources.items())]
+            if remote.resources is not None
+            else None
+        ),
+    }
+    if remote.files:
+        detail["files"] = list(remote.files)
+    if prompt is not None:
+        detail["prompt"] = prompt.name
+        detail["arguments"] = _prompt_args(prompt)
+        if "arguments" not in data and prompt.arguments:
+            data["arguments"] = [a.name for a in prompt.arguments]
+        if "argument-hint" not in data and "argument_hint" not in data and prompt.arguments:
+            data["argument-hint"] = _hint(prompt)
+    if not data.get("description"):
+        if remote.via == "skills/list":
+            diags.append(
+                _diag(
+                    "warning",
+                    "mcp-skill-no-description",
+                    f"MCP server {config.name!r}: {remote.uri} has no description in its "
+                    "skills/list frontmatter",
+                    config,
+                )
+            )
+        data["description"] = (prompt.description if prompt is not None else None) or (
+            f"Skill {name!r} from MCP server {config.name!r}."
+        )
+    skill, bdiags = build_skill(
+        data,
+        default_name=name,
+        source=_source(config, catalog, **detail),
+        priority=PRIORITY,
+        path=None,
+        base_dir=None,
+        require_description=False,
+        body_hint=str(remote.frontmatter.get("description") or ""),
+        body_loader=_skill_body_loader(config, env, remote),
+    )
+    return skill, diags + bdiags
+
+
+def _build(config: ServerConfig, env: Mapping[str, str], catalog: client.Catalog) -> _Built:
+    """Turn one server's catalog into skills, skills first, then the prompts left."""
+    diags = [
+        _diag("warning", "mcp-server-partial", f"MCP server {config.name!r}: {p}", config)
+        for p in catalog.problems
+    ]
+    skills: list[Skill] = []
+    prompts = {p.name: p for p in catalog.prompts}
+    used_prompts: set[str] = set()
+    names: set[str] = set()
+    for remote in catalog.skills:
+        last = remote.skill_path.rsplit("/", 1)[-1]
+        fm_name = remote.frontmatter.get("name")
+        base = fm_name if isinstance(fm_name, str) and fm_name else last
+        if base != last:
+            diags.append(
+                _diag(
+                    "warning",
+                    "mcp-skill-name-mismatch",
+                    f"MCP server {config.name!r}: {remote.uri} has frontmatter name {base!r}, "
+                    f"but its path ends in {last!r}; using {base!r}",
+                    config,
+                )
+            )
+        name = config.prefix + base
+        if name in names:
+            alt = config.prefix + remote.skill_path.replace("/", "-")
+            diags.append(
+                _diag(
+                    "info",
+                    "mcp-skill-renamed",
+                    f"MCP server {config.name!r}: two skills are named {name!r}; "
+                    f"{remote.uri} is loaded as {alt!r}",
+                    config,
+                )
+            )
+            name = alt
+        prompt = prompts.get(base)
+        if prompt is not None and base not in used_prompts:
+            used_prompts.add(base)
+        else:
+            prompt = None
+        skill, sdiags = _build_remote_skill(config, env, catalog, remote, prompt, name)
+        diags.extend(_attribute(d, config) for d in sdiags)
+        if skill is not None:
+            names.add(skill.name)
+            skills.append(skill)
+    for prompt in catalog.prompts:
+        if prompt.name in used_prompts:
+            continue
+        skill, sdiags = _build_prompt_skill(config, catalog, prompt)
+        diags.extend(_attribute(d, config) for d in sdiags)
+        if skill is not None:
+            names.add(skill.name)
+            skills.append(skill)
+    return _Built(tuple(skills), tuple(diags))
+
+
+def _attribute(d: Diagnostic, config: ServerConfig) -> Diagnostic:
+    """Say which server a builder diagnostic is about."""
+    if config.name in d.message:
+        return d
+    return attrs.evolve(
+        d,
+        message=f"MCP server {config.name!r}: {d.message}",
+        path=d.path or config.origin,
+        provider=PROVIDER_ID,
+    )
+
+
+def discover(ctx: SkillContext) -> DiscoveryResult:
+    """List every configured server (cached per configuration) and build its skills.
+
+    The result is ``late`` (merged after custom directories) with priority
+    :data:`PRIORITY`, so any local skill of the same name wins and the clash
+    is reported by the pipeline's ``name-conflict`` diagnostic.
+    """
+    d = Discovery(PROVIDER_ID, PRIORITY, late=True)
+    configs, cdiags = parse_servers(ctx)
+    d.diagnostics.extend(cdiags)
+    depth = client.nesting_depth(ctx.env)
+    if depth >= client.MAX_DEPTH and configs:
+        d.diagnostic(
+            "warning",
+            "mcp-too-deep",
+            f"this process is MCP server number {depth} of a chain "
+            f"({client.DEPTH_VAR}={depth}); its own [[mcp.servers]] are not started "
+            f"(at most {client.MAX_DEPTH} levels, so a project serving itself cannot loop)",
+        )
+        return d.result()
+    with _LOCK:
+        todo = [c for c in configs if c.key not in _CACHE]
+    if todo:
+        fetched = client.fetch_catalogs(todo, ctx.env)
+        with _LOCK:
+            for config, res in zip(todo, fetched, strict=True):
+                if isinstance(res, client.ServerFailure):
+                    built = _Built(
+                        (),
+                        (
+                            _diag(
+                                "error",
+                                "mcp-server-failed",
+                                f"{res}; its skills are not loaded",
+                                config,
+                            ),
+                        ),
+                    )
+                else:
+                    built = _build(config, ctx.env, res)
+                _CACHE[config.key] = built
+    for config in configs:
+        built = _CACHE[config.key]
+        d.add(built.skills)
+        d.diagnostics.extend(built.diagnostics)
+    return d.result()
+
+
+# -- invocation ---------------------------------------------------------------
+
+
+def _is_mcp(skill: Skill | None) -> bool:
+    return (
+        skill is not None
+        and skill.source.provider == PROVIDER_ID
+        and skill.source.loaded_from == "mcp"
+        and "server" in skill.source.detail
+    )
+
+
+def _config_for(skill: Skill, ctx: SkillContext, error: type[Exception]) -> ServerConfig:
+    server = str(skill.source.detail["server"])
+    config = server_by_name(ctx, server)
+    if config is None:
+        raise error(f"skill {skill.name!r}: MCP server {server!r} is no longer configured")
+    return config
+
+
+def transform(text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
+    """The prompt text of an MCP skill. Other skills: unchanged.
+
+    A skill backed by a prompt: ``prompts/get`` with the mapped arguments (the
+    text so far, the skill's description, is replaced). A skill without one:
+    the text so far (its ``SKILL.md`` body, read and verified from the server)
+    with ``ARGUMENTS: …`` appended when arguments were given. Nothing is ever
+    executed locally for an MCP skill.
+    """
+    skill = invocation.skill
+    if not _is_mcp(skill):
+        return None
+    detail = skill.source.detail
+    prompt = detail.get("prompt")
+    if prompt:
+        declared = [
+            (str(a["name"]), bool(a.get("required"))) for a in detail.get("arguments") or ()
+        ]
+        arguments = map_arguments(str(prompt), declared, invocation.args)
+        config = _config_for(skill, ctx, PromptError)
+        try:
+            return client.get_prompt(config, ctx.env, str(prompt), arguments)
+        except client.ServerFailure as exc:
+            raise PromptError(str(exc)) from None
+    if invocation.args.strip():
+        return text.rstrip("\n") + f"\n\nARGUMENTS: {invocation.args.strip()}\n"
+    return text
+
+
+# -- skill:// reads -------------------------------------------------------------
+
+
+def _split_url(url: str) -> tuple[str, str, bool] | None:
+    """``(name, decoded relative path, had a slash)`` like the core resolver decodes them."""
+    if url[: len("skill://")].lower() != "skill://":
+        return None
+    rest = url[len("skill://") :]
+    raw_name, sep, raw_rel = rest.partition("/")
+    try:
+        name = unquote(raw_name, encoding="utf-8", errors="strict")
+        rel = unquote(raw_rel, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise ResolveError(f"{url!r:.100} is not valid UTF-8 after percent-decoding") from None
+    return name, rel, bool(sep)
+
+
+def _files(skill: Skill) -> list[str]:
+    """The skill's files relative to its root (just ``SKILL.md`` when not published)."""
+    detail = skill.source.detail
+    uri = str(detail.get("uri") or "")
+    resources = detail.get("resources")
+    uris = [r["uri"] for r in resources] if resources else list(detail.get("files") or ())
+    if not uris or not uri:
+        return ["SKILL.md"]
+    base = uri[: -len("SKILL.md")]
+    return sorted({u[len(base) :] for u in uris if u.startswith(base)} | {"SKILL.md"})
+
+
+def _listing(files: list[str], folder: str) -> str | None:
+    """Entries directly under ``folder`` (``""`` for the root), directories with ``/``."""
+    prefix = folder.rstrip("/") + "/" if folder else ""
+    entries: set[str] = set()
+    for f in files:
+        if not f.startswith(prefix):
+            continue
+        head, sep, _ = f[len(prefix) :].partition("/")
+        entries.add(head + "/" if sep else head)
+    if not entries:
+        return None
+    return "\n".join(sorted(entries)) + "\n"
+
+
+def resolve(url: str, ctx: SkillContext) -> Resource | None:
+    """Read ``skill://<name>/<path>`` for a skill loaded from an MCP server.
+
+    Only URLs naming an MCP skill are handled (``None`` otherwise); the file
+    is read from the skill's own server and nowhere else. The URL is decoded
+    as the core resolver decodes it (``skill://name`` is ``SKILL.md``,
+    ``skill://name/.`` lists the files) and the relative path must pass the
+    core's containment check. When the server published the skill's file
+    list, only listed files are read and each is checked against its digest.
+    """
+    parts = _split_url(url)
+    if parts is None:
+        return None
+    name, rel, _ = parts
+    skill = ctx.skills.get(name)
+    if not _is_mcp(skill):
+        return None
+    assert skill is not None
+    detail = skill.source.detail
+    if rel in (".", "./"):
+        return Resource(url, _listing(_files(skill), "") or "", "text/plain", None, name, True)
+    clean = str(check_relative(rel)) if rel else "SKILL.md"
+    if detail.get("kind") != "skill":
+        if clean != "SKILL.md":
+            raise ResolveError(
+                f"File not found: skill {name!r} is the MCP prompt {detail.get('prompt')!r} "
+                f"of server {detail.get('server')!r} and has no file {clean!r}"
+            )
+        return Resource(url, skill.body, "text/markdown", None, name)
+    uri = str(detail["uri"])
+    remote_uri = uri[: -len("SKILL.md")] + clean
+    resources = detail.get("resources")
+    digests = {r["uri"]: r["digest"] for r in resources} if resources is not None else None
+    if digests is not None and remote_uri not in digests:
+        listing = _listing(_files(skill), clean)
+        if listing is not None:
+            return Resource(url, listing, "text/plain", None, name, True)
+        raise ResolveError(
+            f"File not found: skill {name!r} has no file {clean!r} "
+            f"(per the skills/list entry of MCP server {detail.get('server')!r})"
+        )
+    config = _config_for(skill, ctx, ResolveError)
+    try:
+        data, mime = _fetch_verified(config, ctx.env, remote_uri, digests)
+    except client.ServerFailure as exc:
+        raise ResolveError(str(exc)) from None
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    if "\x00" in text[:8192]:
+        raise ResolveError(f"Cannot read {clean!r} of skill {name!r}: binary file")
+    return Resource(url, text, mime or _mime_for(clean), None, name)
+
+
+def _mime_for(path: str) -> str:
+    """The core resolver's content types: Markdown, JSON, else plain text."""
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    if ext in ("md", "markdown", "mdx"):
+        return "text/markdown"
+    if ext == "json":
+        return "application/json"
+    return "text/plain"

@@ -1,0 +1,625 @@
+"""``skillpath serve``: one project's skills over MCP (stdio, or streamable HTTP on loopback).
+
+What a client sees:
+
+* **prompts** — every user-invocable skill (frontmatter ``user-invocable``),
+  with arguments from ``arguments`` (one optional argument each) or a single
+  free-form ``args`` described by ``argument-hint``; ``prompts/get`` returns
+  the rendered prompt (``SkillSession.invoke(..., trigger="mcp")``, so the
+  shell policy and every transform step apply as for a local invocation);
+* **resources** — every file of every skill on disk as
+  ``skill://<name>/<path>`` (``SKILL.md`` first), with the MIME type the core
+  resolver gives it (``text/markdown``, ``application/json``, ``text/plain``;
+  binary files by extension); ``resources/read`` goes through
+  ``SkillSession.resolve``, the same resolver and containment check local
+  reads use, so ``skill://x/../../etc/passwd`` and its ``%2e%2e`` forms are
+  refused;
+* **SEP-2640 skills** — the server declares the
+  ``io.modelcontextprotocol/skills`` extension and answers ``skills/list`` and
+  ``skills/get`` with ``{uri, frontmatter, resources: [{uri, digest}]}``
+  (frontmatter verbatim, ``sha256:`` digests of the raw bytes);
+* **tools** — ``load_skill(name, args?)`` for hosts without prompt support (the
+  Skill tool's rules: ``disable-model-invocation`` skills are refused) and
+  ``list_skills()`` returning the ``skills/list`` entries;
+* **list_changed** — the catalog is re-read every ``poll`` seconds (bounded
+  walk, digests cached by size and mtime); when it changed, clients get
+  ``notifications/prompts/list_changed`` and
+  ``notifications/resources/list_changed`` (and, on 2026-07-28 connections,
+  the same events on ``subscriptions/listen`` streams).
+
+Inline shell: over stdio the client is the agent that started the server, and
+prompts run inline shell as the ``[shell]`` policy allows. A loopback HTTP port
+can be reached by any local process, so over HTTP no command runs unless the
+caller opts in (``serve(..., shell=True)``, ``skillpath serve --allow-shell``).
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import mimetypes
+import os
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+import anyio
+import anyio.to_thread
+import attrs
+import mcp_types as types
+from mcp.server.lowlevel.server import NotificationOptions, Server
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    PromptsListChanged,
+    ResourcesListChanged,
+)
+from mcp.shared.exceptions import MCPError
+from skillpath import __version__
+from skillpath.errors import PromptError, ResolveError, SkillpathError
+from skillpath.model import Skill
+from skillpath.safety import ContainmentError, is_inside, resolve_inside
+from skillpath.session import SkillSession
+from skillpath.urls import MAX_READ_BYTES, mime_type_for
+
+from skillpath_mcp.client import SKILLS_EXTENSION
+
+__all__ = ["SkillServer", "serve"]
+
+#: Files listed per skill at most (walk order: sorted, breadth by directory).
+MAX_FILES_PER_SKILL = 500
+#: Directory depth walked below a skill's folder.
+MAX_DEPTH = 8
+#: Clients remembered for list_changed notifications (oldest dropped first).
+MAX_CLIENTS = 64
+_SKILL_FILE = "SKILL.md"
+
+
+@attrs.frozen
+class FileEntry:
+    """One file of a served skill."""
+
+    skill: str
+    rel: str
+    path: Path
+    uri: str
+    mime_type: str
+    size: int
+    digest: str
+    binary: bool
+
+
+@attrs.frozen
+class SkillEntry:
+    """One served skill: its ``SKILL.md`` URI, verbatim frontmatter and files."""
+
+    name: str
+    uri: str
+    frontmatter: Mapping[str, Any]
+    description: str
+    files: tuple[FileEntry, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The SEP-2640 entry: ``{uri, frontmatter, resources: [{uri, digest}]}``."""
+        return {
+            "uri": self.uri,
+            "frontmatter": dict(self.frontmatter),
+            "resources": [{"uri": f.uri, "digest": f.digest} for f in self.files],
+        }
+
+
+@attrs.frozen
+class Catalog:
+    """A snapshot of what the server offers; ``fingerprint`` changes when anything does."""
+
+    prompts: tuple[types.Prompt, ...]
+    entries: Mapping[str, SkillEntry]
+    by_uri: Mapping[str, FileEntry]
+    fingerprint: str
+
+
+def skill_uri(name: str, rel: str) -> str:
+    """``skill://<name>/<rel>`` with both parts percent-encoded as needed."""
+    return f"skill://{quote(name, safe='')}/{quote(rel, safe='/')}"
+
+
+class _Digests:
+    """sha256 digests and a binary flag per file, cached by ``(path, size, mtime_ns)``."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, int, int], tuple[str, bool]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path, st: os.stat_result) -> tuple[str, bool]:
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        with self._lock:
+            hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        h = hashlib.sha256()
+        binary = False
+        with open(path, "rb") as f:
+            first = True
+            while chunk := f.read(1 << 20):
+                if first:
+                    binary = b"\x00" in chunk[:8192]
+                    first = False
+                h.update(chunk)
+        value = ("sha256:" + h.hexdigest(), binary)
+        with self._lock:
+            if len(self._cache) > 20000:
+                self._cache.clear()
+            self._cache[key] = value
+        return value
+
+
+def _walk(base: Path) -> list[tuple[str, Path]]:
+    """``(relative posix path, path)`` of the regular files below ``base`` (bounded, sorted).
+
+    Dot entries are skipped; symlinks are followed only when they stay inside
+    ``base`` (the resolver's containment rule).
+    """
+    out: list[tuple[str, Path]] = []
+    queue: collections.deque[tuple[Path, PurePosixPath, int]] = collections.deque(
+        [(base, PurePosixPath(), 0)]
+    )
+    while queue and len(out) < MAX_FILES_PER_SKILL:
+        folder, rel, depth = queue.popleft()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            path = Path(e.path)
+            if e.is_symlink() and not is_inside(path, base):
+                continue
+            try:
+                if e.is_dir():
+                    if depth + 1 <= MAX_DEPTH:
+                        queue.append((path, rel / e.name, depth + 1))
+                    continue
+                if not e.is_file():
+                    continue
+            except OSError:
+                continue
+            out.append((str(rel / e.name), path))
+            if len(out) >= MAX_FILES_PER_SKILL:
+                break
+    out.sort(key=lambda item: (item[0] != _SKILL_FILE, item[0]))
+    return out
+
+
+def _prompt(skill: Skill, session: SkillSession) -> types.Prompt:
+    cmd = session.command(skill.name)
+    return types.Prompt(
+        name=skill.name,
+        description=skill.description or None,
+        arguments=[
+            types.PromptArgument(
+                name=str(a["name"]),
+                description=a.get("description"),
+                required=bool(a.get("required")),
+            )
+            for a in cmd.mcp_arguments()
+        ],
+    )
+
+
+def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
+    """The served form of a skill whose ``SKILL.md`` is on disk (``None`` otherwise)."""
+    if skill.path is None or skill.base_dir is None or skill.path.name != _SKILL_FILE:
+        return None
+    if skill.source.loaded_from in ("pack", "bundled"):
+        from skillpath.extract import materialize
+
+        try:
+            materialize(skill)  # their files are extracted on first use
+        except SkillpathError:
+            return None
+    base = skill.base_dir
+    files: list[FileEntry] = []
+    for rel, path in _walk(base):
+        try:
+            st = path.stat()
+            if st.st_size > MAX_READ_BYTES:
+                continue
+            digest, binary = digests.get(path, st)
+        except OSError:
+            continue
+        if binary:
+            mime = mimetypes.guess_type(rel)[0] or "application/octet-stream"
+        else:
+            mime = mime_type_for(rel)
+        files.append(
+            FileEntry(
+                skill.name, rel, path, skill_uri(skill.name, rel), mime, st.st_size, digest, binary
+            )
+        )
+    if not files or files[0].rel != _SKILL_FILE:
+        return None
+    return SkillEntry(
+        name=skill.name,
+        uri=skill_uri(skill.name, _SKILL_FILE),
+        frontmatter=dict(skill.frontmatter.raw),
+        description=skill.description,
+        files=tuple(files),
+    )
+
+
+def build_catalog(session: SkillSession, digests: _Digests) -> Catalog:
+    """Snapshot ``session``'s skills: prompts, SEP entries and their files."""
+    prompts: list[types.Prompt] = []
+    entries: dict[str, SkillEntry] = {}
+    by_uri: dict[str, FileEntry] = {}
+    h = hashlib.sha256()
+    for skill in session.skills():
+        if skill.frontmatter.user_invocable:
+            prompt = _prompt(skill, session)
+            prompts.append(prompt)
+            h.update(prompt.model_dump_json().encode())
+        entry = _entry(skill, digests)
+        if entry is not None:
+            entries[skill.name] = entry
+            for f in entry.files:
+                by_uri[f.uri] = f
+            h.update(json.dumps(entry.to_json(), sort_keys=True, default=str).encode())
+        h.update(f"{skill.name}\0{skill.description}\0{skill.path}\n".encode())
+    return Catalog(tuple(prompts), entries, by_uri, h.hexdigest())
+
+
+class _SkillsGetParams(types.RequestParams):
+    """``skills/get`` params: the ``SKILL.md`` URI of one skill."""
+
+    uri: str
+
+
+def _text(text: str) -> types.TextContent:
+    return types.TextContent(type="text", text=text)
+
+
+class SkillServer:
+    """The MCP server for one project: a :class:`SkillSession` kept fresh by polling.
+
+    ``settings`` are overrides as for :meth:`SkillSession.open`; ``poll`` is the
+    number of seconds between checks for changed skills (``0`` turns it off).
+    """
+
+    def __init__(
+        self,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        poll: float = 2.0,
+    ) -> None:
+        self._open_args: dict[str, Any] = {
+            "home": home,
+            "env": env,
+            "settings": settings,
+        }
+        self.cwd = cwd
+        self.poll = poll
+        self._digests = _Digests()
+        self._lock = threading.Lock()
+        self.session = SkillSession.open(cwd, **self._open_args)
+        self.catalog = build_catalog(self.session, self._digests)
+        self._clients: collections.deque[Any] = collections.deque(maxlen=MAX_CLIENTS)
+        self._bus = InMemorySubscriptionBus()
+        self.server = self._build()
+
+    # -- state --------------------------------------------------------------
+    def _state(self) -> tuple[SkillSession, Catalog]:
+        with self._lock:
+            return self.session, self.catalog
+
+    def reload(self) -> bool:
+        """Re-read the project's skills; ``True`` when the catalog changed."""
+        session = SkillSession.open(self.cwd, **self._open_args)
+        catalog = build_catalog(session, self._digests)
+        with self._lock:
+            changed = catalog.fingerprint != self.catalog.fingerprint
+            self.session, self.catalog = session, catalog
+        return changed
+
+    async def watch(self) -> None:
+        """Poll for changes forever, notifying clients when the catalog changed."""
+        if self.poll <= 0:
+            return
+        while True:
+            await anyio.sleep(self.poll)
+            try:
+                changed = await anyio.to_thread.run_sync(self.reload)
+            except Exception as exc:  # noqa: BLE001 - keep serving the last good catalog
+                print(f"skillpath serve: reload failed: {exc!r}", file=sys.stderr)
+                continue
+            if changed:
+                await self.notify_changed()
+
+    async def notify_changed(self) -> None:
+        """Send prompts and resources ``list_changed`` to every known client."""
+        for client in list(self._clients):
+            for send in (client.send_prompt_list_changed, client.send_resource_list_changed):
+                try:
+                    await send()
+                except Exception:  # noqa: BLE001 - a gone client must not stop the others
+                    try:
+                        self._clients.remove(client)
+                    except ValueError:
+                        pass
+                    break
+        await self._bus.publish(PromptsListChanged())
+        await self._bus.publish(ResourcesListChanged())
+
+    # -- handlers -----------------------------------------------------------
+    async def _on_initialized(self, ctx: Any, params: Any) -> None:
+        self._clients.append(ctx.session)
+
+    async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
+        _session, catalog = self._state()
+        return types.ListPromptsResult(prompts=list(catalog.prompts))
+
+    async def _get_prompt(self, ctx: Any, params: types.GetPromptRequestParams) -> Any:
+        session, _catalog = self._state()
+        skill = session.get(params.name)
+        if skill is None or not skill.frontmatter.user_invocable:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r}")
+        cmd = session.command(params.name)
+        args = cmd.args_from_mapping(params.arguments or {})
+
+        def render() -> str:
+            return session.invoke(params.name, args, trigger="mcp").content
+
+        try:
+            content = await anyio.to_thread.run_sync(render)
+        except PromptError as exc:
+            raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
+        return types.GetPromptResult(
+            description=skill.description or None,
+            messages=[types.PromptMessage(role="user", content=_text(content))],
+        )
+
+    async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
+        _session, catalog = self._state()
+        resources: list[types.Resource] = []
+        for entry in catalog.entries.values():
+            for f in entry.files:
+                is_skill = f.rel == _SKILL_FILE
+                resources.append(
+                    types.Resource(
+                        uri=f.uri,
+                        name=entry.name if is_skill else f"{entry.name}/{f.rel}",
+                        description=entry.description if is_skill else None,
+                        mime_type=f.mime_type,
+                        size=f.size,
+                    )
+                )
+        return types.ListResourcesResult(resources=resources)
+
+    async def _list_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    name="skill-file",
+                    uri_template="skill://{skill}/{+path}",
+                    description="A file of a skill; skill://<name>/SKILL.md is its instructions.",
+                )
+            ]
+        )
+
+    async def _read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        session, catalog = self._state()
+        if uri[:8].lower() != "skill://":
+            raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {uri!r:.200}")
+        try:
+            res = await anyio.to_thread.run_sync(session.resolve, uri)
+        except ContainmentError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        except ResolveError as exc:
+            listed = catalog.by_uri.get(uri)
+            if listed is None or not listed.binary:
+                raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+            blob = await anyio.to_thread.run_sync(self._read_binary, listed, session)
+            return types.ReadResourceResult(
+                contents=[
+                    types.BlobResourceContents(uri=uri, mime_type=listed.mime_type, blob=blob)
+                ]
+            )
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(uri=uri, mime_type=res.mime_type, text=res.content)
+            ]
+        )
+
+    @staticmethod
+    def _read_binary(listed: FileEntry, session: SkillSession) -> str:
+        """A listed binary file, base64-encoded (containment checked again)."""
+        import base64
+
+        skill = session.get(listed.skill)
+        if skill is None or skill.base_dir is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {listed.uri!r}")
+        path = resolve_inside(skill.base_dir, listed.rel)
+        return base64.b64encode(path.read_bytes()).decode("ascii")
+
+    async def _skills_list(self, ctx: Any, params: Any) -> dict[str, Any]:
+        _session, catalog = self._state()
+        return {"skills": [e.to_json() for e in catalog.entries.values()]}
+
+    async def _skills_get(self, ctx: Any, params: _SkillsGetParams) -> dict[str, Any]:
+        _session, catalog = self._state()
+        for entry in catalog.entries.values():
+            if entry.uri == params.uri:
+                return {"skill": entry.to_json()}
+        raise MCPError(types.INVALID_PARAMS, f"Unknown skill: {params.uri!r:.200}")
+
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name="load_skill",
+                    description=(
+                        "Load a skill of this project by name: returns its instructions "
+                        "(rendered with the arguments) for you to follow."
+                    ),
+                    input_schema={
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "description": "The skill name."},
+                            "args": {
+                                "type": "string",
+                                "description": "Arguments for the skill (optional).",
+                            },
+                        },
+                        "required": ["name"],
+                    },
+                ),
+                types.Tool(
+                    name="list_skills",
+                    description=(
+                        "List this project's skills: uri, frontmatter and files with "
+                        "sha256 digests (the SEP-2640 skills/list entries)."
+                    ),
+                    input_schema={"type": "object", "properties": {}},
+                ),
+            ]
+        )
+
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        session, catalog = self._state()
+        arguments = params.arguments or {}
+        if params.name == "list_skills":
+            data = {"skills": [e.to_json() for e in catalog.entries.values()]}
+            return types.CallToolResult(
+                content=[_text(json.dumps(data, indent=2, sort_keys=True))],
+                structured_content=data,
+            )
+        if params.name != "load_skill":
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}")
+        name = arguments.get("name")
+        args = arguments.get("args") or ""
+        if not isinstance(name, str) or not isinstance(args, str):
+            return types.CallToolResult(
+                content=[_text("load_skill needs a string 'name' (and an optional string 'args')")],
+                is_error=True,
+            )
+
+        def render() -> str:
+            return session.invoke(name, args, trigger="tool", force=True).content
+
+        try:
+            content = await anyio.to_thread.run_sync(render)
+        except PromptError as exc:
+            return types.CallToolResult(content=[_text(str(exc))], is_error=True)
+        return types.CallToolResult(content=[_text(content)])
+
+    def _build(self) -> Server[Any]:
+        project = self.session.ctx.project_root
+        server: Server[Any] = Server(
+            "skillpath",
+            version=__version__,
+            instructions=(
+                f"Agent Skills of the project {project.name!r}. Use a prompt, or the "
+                "load_skill tool, to load a skill's instructions; its files are resources "
+                "skill://<name>/<path>."
+            ),
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_templates,
+            on_read_resource=self._read_resource,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self._bus),
+        )
+        server.add_request_handler("skills/list", types.PaginatedRequestParams, self._skills_list)
+        server.add_request_handler("skills/get", _SkillsGetParams, self._skills_get)
+        server.add_notification_handler(
+            "notifications/initialized", types.NotificationParams, self._on_initialized
+        )
+        server.extensions[SKILLS_EXTENSION] = {}
+        return server
+
+    def initialization_options(self) -> Any:
+        """Capabilities with ``listChanged`` for prompts and resources."""
+        return self.server.create_initialization_options(
+            NotificationOptions(prompts_changed=True, resources_changed=True),
+            # the handshake era does not carry ``capabilities.extensions``
+            experimental_capabilities={SKILLS_EXTENSION: {}},
+        )
+
+    # -- transports ---------------------------------------------------------
+    async def run_stdio(self) -> None:
+        """Serve one client on stdin/stdout until it disconnects."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+            tg.start_soon(self.watch)
+            await self.server.run(read, write, self.initialization_options())
+            tg.cancel_scope.cancel()
+
+    async def run_http(self, port: int) -> None:
+        """Serve streamable HTTP on ``127.0.0.1:port`` (``0``: a free port) until stopped."""
+        import uvicorn
+
+        app = self.server.streamable_http_app(host="127.0.0.1")
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        )
+        web = uvicorn.Server(config)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(web.serve)
+            while not web.started:
+                if web.should_exit:
+                    tg.cancel_scope.cancel()
+                    return
+                await anyio.sleep(0.05)
+            bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
+            print(f"skillpath serve: listening on http://127.0.0.1:{bound}/mcp", file=sys.stderr)
+            shell = self._state()[0].ctx.settings.get("shell", "enabled")
+            print(
+                "skillpath serve: inline shell "
+                + ("follows the [shell] policy" if shell else "is off"),
+                file=sys.stderr,
+            )
+            sys.stderr.flush()
+            tg.start_soon(self.watch)
+            while not web.should_exit:
+                await anyio.sleep(0.2)
+            tg.cancel_scope.cancel()
+
+
+def serve(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    http: int | None = None,
+    poll: float = 2.0,
+    shell: bool | None = None,
+) -> None:
+    """Run the server for the project at ``cwd`` (stdio unless ``http`` is a port).
+
+    ``shell`` decides whether rendering a prompt may run inline shell: ``False``
+    never, ``True`` as the ``[shell]`` policy allows, ``None`` (the default) as
+    the policy allows over stdio and never over HTTP — a loopback port can be
+    reached by any local process, not only the user's agent.
+    """
+    if shell is None:
+        shell = http is None
+    settings = None if shell else {"shell": {"enabled": False}}
+    app = SkillServer(cwd, settings=settings, poll=poll)
+    if http is None:
+        anyio.run(app.run_stdio)
+    else:
+        anyio.run(app.run_http, http)
