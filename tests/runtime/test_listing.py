@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from skillpath import Frontmatter, Skill, SkillSource, SkillpathError, render_listing
+from skillpath import Frontmatter, Skill, SkillpathError, SkillSource, render_listing
 from skillpath.listing import ENTRY_CAP, MIN_DESCRIPTION, shorten
 
 from .conftest import Runtime, skill_text
