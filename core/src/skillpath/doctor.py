@@ -153,6 +153,7 @@ def _root_json(r: RootScan) -> dict[str, Any]:
         "path": str(r.path),
         "exists": r.exists,
         "count": r.count,
+        "via": r.via,
     }
 
 
@@ -349,6 +350,11 @@ def build_report(result: LoadResult, *, include_loaded: bool = True) -> Report:
 def describe(entry: SkillReport) -> str:
     """One sentence saying what happened to ``entry`` and why."""
     where = f"{entry.provider}/{entry.level}"
+    via = entry.skill.source.detail.get("via") if entry.skill is not None else None
+    if via == "SKILLPATH":
+        where += " (a directory in the SKILLPATH environment variable)"
+    elif via == "custom_directories":
+        where += " (a directory in [skills] custom_directories)"
     if entry.status == "loaded":
         return f"loaded from {where} (priority {entry.priority}) and listed for the model"
     if entry.status == "hidden":

@@ -3,7 +3,8 @@
 1. ``skills.enabled = false`` → an empty result.
 2. Pass 1: every provider's ``discover_skills`` result except late ones
    (managed), in priority order.
-3. Pass 2: ``skills.custom_directories`` (one level deep, description required,
+3. Pass 2: the ``SKILLPATH`` environment variable's directories (level ``user``),
+   then ``skills.custom_directories`` (one level deep, description required,
    provider ``custom``, no source toggle; level ``project`` when the project's
    config set them, ``user`` when the user config or arguments did).
 4. Pass 3: late results (managed skills), so any hand-written skill wins.
@@ -28,6 +29,7 @@ import contextlib
 import gc
 import os
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -50,7 +52,14 @@ from skillpath.model import (
 from skillpath.plugins import PluginHost, get_plugin_host
 from skillpath.scan import scan_skills_dir
 
-__all__ = ["BUILTIN_ORDER", "CUSTOM_PRIORITY", "load_skills", "merge_results", "order_results"]
+__all__ = [
+    "BUILTIN_ORDER",
+    "CUSTOM_PRIORITY",
+    "load_skills",
+    "merge_results",
+    "order_results",
+    "skillpath_entries",
+]
 
 #: Tie order for providers of equal priority.
 BUILTIN_ORDER = (
@@ -80,25 +89,82 @@ def order_results(results: Iterable[DiscoveryResult]) -> list[DiscoveryResult]:
     return sorted(results, key=key)
 
 
-def _custom_results(ctx: SkillContext) -> DiscoveryResult:
-    skills: list[Skill] = []
+def skillpath_entries(ctx: SkillContext) -> tuple[list[Path], list[Diagnostic]]:
+    """The directories named by the ``SKILLPATH`` environment variable, in order.
+
+    ``SKILLPATH`` is a list of extra skills roots separated by ``os.pathsep``, as
+    ``PYTHONPATH`` is for modules: ``~`` expands against ``ctx.home`` and a relative
+    entry is taken against ``ctx.cwd``. An empty entry is ignored with a
+    ``skillpath-empty-entry`` diagnostic (unlike ``PYTHONPATH``, it does not mean the
+    working directory); a missing or non-directory entry is kept (its root shows as
+    not existing) and reported as ``skillpath-missing-entry``.
+    """
+    raw = ctx.env.get("SKILLPATH")
+    if raw is None or raw == "":
+        return [], []
+    out: list[Path] = []
     diags: list[Diagnostic] = []
+    for position, entry in enumerate(raw.split(os.pathsep), 1):
+        if not entry.strip():
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "skillpath-empty-entry",
+                    f"SKILLPATH entry {position} is empty and is ignored "
+                    f"(entries are separated by {os.pathsep!r})",
+                    None,
+                    None,
+                    "custom",
+                )
+            )
+            continue
+        if entry == "~" or entry.startswith("~/"):
+            path = ctx.home / entry[2:] if len(entry) > 1 else ctx.home
+        else:
+            path = Path(entry)
+            if not path.is_absolute():
+                path = ctx.cwd / path
+        if not os.path.isdir(path):
+            what = "does not exist" if not os.path.lexists(path) else "is not a directory"
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "skillpath-missing-entry",
+                    f"SKILLPATH entry {position} ({entry!r}) {what}",
+                    path,
+                    None,
+                    "custom",
+                )
+            )
+        out.append(path)
+    return out, diags
+
+
+def _custom_results(ctx: SkillContext) -> DiscoveryResult:
+    """Pass 2: the ``SKILLPATH`` directories, then ``[skills] custom_directories``.
+
+    ``SKILLPATH`` comes from the user's environment, so its skills are user-level;
+    directories named by the project's own config hold project skills (the shell
+    policy and the toggles treat them so), whatever path they point to.
+    """
+    skills: list[Skill] = []
     roots: list[RootScan] = []
-    # directories named by the project's own config hold project skills (the
-    # shell policy and the toggles treat them so), whatever path they point to
+    env_roots, diags = skillpath_entries(ctx)
     from_project = ctx.settings.origin("skills", "custom_directories") == "project"
+    entries: list[tuple[Path, str, str]] = [(root, "user", "SKILLPATH") for root in env_roots]
     level = "project" if from_project else "user"
     for raw in ctx.settings.skills["custom_directories"]:
-        root = ctx.expand(raw)
+        entries.append((ctx.expand(raw), level, "custom_directories"))
+    for root, root_level, via in entries:
         res = scan_skills_dir(
             root,
-            SkillSource("custom", level, root),
+            SkillSource("custom", root_level, root, detail={"via": via}),
             priority=CUSTOM_PRIORITY,
             require_description=True,
         )
         skills.extend(res.skills)
         diags.extend(res.diagnostics)
-        roots.append(res.root)
+        roots.append(attrs.evolve(res.root, via=via))
     return DiscoveryResult("custom", CUSTOM_PRIORITY, tuple(skills), tuple(diags), tuple(roots))
 
 

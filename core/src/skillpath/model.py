@@ -277,13 +277,18 @@ class Skill:
 
 @attrs.frozen
 class RootScan:
-    """One skills root that a provider looked at, and whether it existed."""
+    """One skills root that a provider looked at, and whether it existed.
+
+    ``via`` says what named the root when a setting did rather than a provider's
+    own rules: ``SKILLPATH`` (the environment variable) or ``custom_directories``.
+    """
 
     provider: str
     level: str
     path: Path
     exists: bool
     count: int = 0
+    via: str | None = None
 
 
 @attrs.frozen

@@ -63,6 +63,7 @@ ENTRY_POINT_GROUP = "skillpath"
 LEVELS = ("managed", "user", "project")
 #: Variables removed from the process environment while a conformance test runs.
 ISOLATED_VARS = (
+    "SKILLPATH",
     "SKILLPATH_HOME",
     "SKILLPATH_DISABLE_PLUGINS",
     "SKILLPATH_PLUGINS",

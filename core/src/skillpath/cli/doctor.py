@@ -41,7 +41,7 @@ def short_path(path: Path | None, ctx: SkillContext) -> str:
 def _roots_table(roots: Sequence[RootScan], ctx: SkillContext) -> str:
     rows = [
         [
-            r.provider,
+            f"{r.provider} ({r.via})" if r.via else r.provider,
             r.level,
             "yes" if r.exists else "no",
             str(r.count) if r.exists else "-",
