@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,16 +44,34 @@ class UsageProblem(click.UsageError):
     stderr instead of click's usage block; see :meth:`LazyGroup.invoke`.
     """
 
+    #: the command line asked for ``--json``: the error is also a JSON object on stdout
+    as_json: bool = False
+
     def show(self, file: Any = None) -> None:
-        """Print the one-line message on stderr."""
+        """Print the one-line message on stderr (and the JSON error object on
+        stdout when the command line has ``--json``)."""
         where = self.ctx.command_path if self.ctx is not None else "skillpath"
         root = self.ctx.find_root().command_path if self.ctx is not None else where
         command = where[len(root) :].strip()
         message = " ".join(self.format_message().split()).rstrip(".")
         prefix = f"{command}: " if command else ""
+        if self.as_json:
+            from skillpath.cli._common import error_object
+
+            text = json.dumps(error_object("usage", f"{prefix}{message}"), indent=2)
+            click.echo(text, color=True)
         click.echo(
             f"skillpath: error: {prefix}{message} (see `{where} --help`)", err=True, file=file
         )
+
+
+#: ``click.Context.meta`` key: the command line the group was given.
+_ARGV = "skillpath.argv"
+
+
+def _asks_json(args: list[str]) -> bool:
+    """``--json`` among ``args`` (before a ``--``)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
 
 
 def _one_line(exc: click.UsageError) -> UsageProblem:
@@ -62,16 +81,19 @@ def _one_line(exc: click.UsageError) -> UsageProblem:
 
 
 @contextlib.contextmanager
-def _usage_errors_in_one_line() -> Iterator[None]:
-    """Turn click's usage errors (but a bare command's help) into :class:`UsageProblem`."""
+def _usage_errors_in_one_line(args: list[str]) -> Iterator[None]:
+    """Turn click's usage errors (but a bare command's help) into :class:`UsageProblem`;
+    ``args`` is the command line (a ``--json`` there makes the error JSON too)."""
     try:
         yield
     except click.exceptions.NoArgsIsHelpError:
         raise
     except click.UsageError as exc:
-        if isinstance(exc, UsageProblem):
+        problem = exc if isinstance(exc, UsageProblem) else _one_line(exc)
+        problem.as_json = _asks_json(args)
+        if problem is exc:
             raise
-        raise _one_line(exc) from exc
+        raise problem from exc
 
 
 class LazyGroup(click.Group):
@@ -92,11 +114,14 @@ class LazyGroup(click.Group):
         parent: click.Context | None = None,
         **extra: Any,
     ) -> click.Context:
-        with _usage_errors_in_one_line():
-            return super().make_context(info_name, args, parent, **extra)
+        argv = list(args)
+        with _usage_errors_in_one_line(argv):
+            ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[_ARGV] = argv
+        return ctx
 
     def invoke(self, ctx: click.Context) -> Any:
-        with _usage_errors_in_one_line():
+        with _usage_errors_in_one_line(ctx.meta.get(_ARGV, [])):
             return super().invoke(ctx)
 
     def resolve_command(

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import wraps
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -29,15 +29,19 @@ __all__ = [
     "dumps_json",
     "echo_diagnostics",
     "emit_json",
+    "error_code",
+    "error_object",
     "fail",
     "table",
     "terminal_width",
+    "wants_json",
     "wrap",
 ]
 
 
 def common_options(fn: F) -> F:
-    """Add ``--cwd`` and ``--json`` and turn skillpath errors into a one-line message."""
+    """Add ``--cwd`` and ``--json`` and turn skillpath errors into a one-line message
+    (and, with ``--json``, a JSON error object on stdout; see :func:`fail`)."""
 
     @click.option(
         "--cwd",
@@ -52,25 +56,79 @@ def common_options(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except SkillpathError as exc:
-            fail(str(exc))
+            fail(str(exc), error=error_code(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+def error_code(exc: BaseException) -> str:
+    """The ``code`` of the JSON error object for a skillpath exception."""
+    from skillpath.errors import PluginError, PromptError, ResolveError
+
+    for kind, code in ((ResolveError, "resolve-error"), (PromptError, "prompt-error")):
+        if isinstance(exc, kind):
+            return code
+    return "plugin-error" if isinstance(exc, PluginError) else "error"
 
 
 def check_cwd(cwd: Path | None) -> None:
     """Exit 1 with the one-line error when ``--cwd`` is given and is not a directory."""
     if cwd is not None and not cwd.is_dir():
-        fail(f"--cwd {cwd}: {'not a directory' if cwd.exists() else 'no such directory'}")
+        fail(
+            f"--cwd {cwd}: {'not a directory' if cwd.exists() else 'no such directory'}",
+            error="bad-cwd",
+            path=cwd,
+        )
 
 
-def fail(message: str, code: int = 1) -> None:
-    """Print ``skillpath: error: <message>`` on stderr and exit with ``code``."""
+#: ``click.Context.meta`` key: a JSON document was already written on stdout.
+_EMITTED = "skillpath.json-emitted"
+
+
+def wants_json(ctx: click.Context | None = None) -> bool:
+    """Whether the running command was given ``--json``."""
+    ctx = ctx if ctx is not None else click.get_current_context(silent=True)
+    while ctx is not None:
+        if ctx.params.get("as_json"):
+            return True
+        ctx = ctx.parent
+    return False
+
+
+def error_object(code: str, message: str, path: Path | str | None = None) -> dict[str, Any]:
+    """The JSON error object printed on stdout by a failing command given ``--json``."""
+    return {
+        "error": {
+            "code": code,
+            "message": message,
+            "path": str(path) if path is not None else None,
+        }
+    }
+
+
+def fail(
+    message: str, code: int = 1, *, error: str = "error", path: Path | str | None = None
+) -> NoReturn:
+    """Print ``skillpath: error: <message>`` on stderr and exit with ``code``.
+
+    With ``--json``, stdout also gets ``{"error": {"code": error, "message":
+    message, "path": path}}`` — unless the command already wrote its JSON
+    document (``doctor`` and ``validate`` report their findings there), so
+    stdout always holds exactly one JSON document. The exit status is the same
+    either way.
+    """
+    ctx = click.get_current_context(silent=True)
+    if wants_json(ctx) and not (ctx is not None and ctx.find_root().meta.get(_EMITTED)):
+        emit_json(error_object(error, message, path))
     click.echo(f"skillpath: error: {message}", err=True)
     sys.exit(code)
 
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as stable, indented, key-sorted JSON."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.find_root().meta[_EMITTED] = True
     # JSON text never holds a raw ESC (the encoder writes it as \u001b), so
     # click's ANSI stripping (a regex pass over megabytes for a large catalog)
     # has nothing to strip: color=True skips it, the bytes are the same

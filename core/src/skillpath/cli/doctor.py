@@ -148,7 +148,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         click.echo(f"\nSummary: {', '.join(parts)}")
         click.echo(f"         {counts['errors']} error(s), {counts['warnings']} warning(s)")
     if counts["errors"]:
-        fail(f"{counts['errors']} error diagnostic(s)")
+        fail(f"{counts['errors']} error diagnostic(s)", error="diagnostics")
 
 
 @click.command("explain")
@@ -210,5 +210,10 @@ def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
                 click.echo(f"\nDid you mean: {', '.join(ex.near)}?")
     if not ex.available:
         if ex.disabled:
-            fail(f"skill {name!r} is not loaded: skills are turned off ([skills] enabled = false)")
-        fail(f"skill {name!r} is not loaded" if ex.found else f"no skill named {name!r} was found")
+            fail(
+                f"skill {name!r} is not loaded: skills are turned off ([skills] enabled = false)",
+                error="skills-disabled",
+            )
+        if ex.found:
+            fail(f"skill {name!r} is not loaded", error="not-loaded")
+        fail(f"no skill named {name!r} was found", error="not-found")

@@ -61,7 +61,10 @@ def _check_filter(option: str, what: str, given: Iterable[str], known: Sequence[
         near = [k for k in known if k.casefold() == value.casefold()]
         near += [k for k in difflib.get_close_matches(value, known, n=2) if k not in near]
         hint = f"; did you mean {near[0]!r}?" if near else ""
-        fail(f"{option}: unknown {what} {value!r} (known: {', '.join(known)}){hint}")
+        fail(
+            f"{option}: unknown {what} {value!r} (known: {', '.join(known)}){hint}",
+            error="bad-option",
+        )
 
 
 def _footer(result: LoadResult, keep: Any) -> str | None:

@@ -57,7 +57,7 @@ to them by relative path (for example `references/checklist.md`).
 def _check_name(name: str) -> None:
     problems = name_problems(name)
     if problems:
-        fail(f"invalid skill name {name!r}: {'; '.join(problems)}")
+        fail(f"invalid skill name {name!r}: {'; '.join(problems)}", error="invalid-name")
 
 
 def _write_new(path: Path, content: str) -> None:
@@ -98,13 +98,17 @@ def new_cmd(
         root = directory if directory.is_absolute() else ctx.cwd / directory
     folder = root / name
     if folder.exists() or folder.is_symlink():
-        fail(f"{folder} already exists; choose another name or remove it")
+        fail(
+            f"{folder} already exists; choose another name or remove it",
+            error="exists",
+            path=folder,
+        )
     skill_file = folder / "SKILL.md"
     try:
         folder.mkdir(parents=True)
         _write_new(skill_file, skill_text(name, description or _DEFAULT_DESCRIPTION))
     except OSError as exc:
-        fail(f"cannot create {folder}: {exc.strerror or exc}")
+        fail(f"cannot create {folder}: {exc.strerror or exc}", error="os-error", path=folder)
     findings = lint_paths([folder])
     if as_json:
         emit_json(
@@ -122,7 +126,7 @@ def new_cmd(
         if description is None:
             click.echo("Next: write the description (what the skill does and when to use it).")
     if has_errors(findings):  # pragma: no cover - the template is valid by construction
-        fail("the new skill does not pass validation")
+        fail("the new skill does not pass validation", error="validation-failed")
 
 
 def pack_files(dist: str, package: str, pack: str, skill: str) -> dict[str, str]:
@@ -227,7 +231,10 @@ def new_pack_cmd(
     paths]}.
     """
     if not _DIST_NAME.match(dist_name):
-        fail(f"invalid distribution name {dist_name!r} (letters, digits, '.', '_', '-')")
+        fail(
+            f"invalid distribution name {dist_name!r} (letters, digits, '.', '_', '-')",
+            error="invalid-name",
+        )
     _check_name(skill)
     norm = re.sub(r"[-_.]+", "-", dist_name).lower()
     package = norm.replace("-", "_")
@@ -235,7 +242,7 @@ def new_pack_cmd(
         package = "pack_" + package
     pack = pack_name or norm
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", pack):
-        fail(f"invalid pack (entry-point) name {pack!r}")
+        fail(f"invalid pack (entry-point) name {pack!r}", error="invalid-name")
     ctx, _diags = project_context(cwd)
     base = (
         ctx.cwd
@@ -244,13 +251,17 @@ def new_pack_cmd(
     )
     target = base / dist_name
     if target.exists() or target.is_symlink():
-        fail(f"{target} already exists; choose another name or remove it")
+        fail(
+            f"{target} already exists; choose another name or remove it",
+            error="exists",
+            path=target,
+        )
     files = pack_files(dist_name, package, pack, skill)
     try:
         for rel, content in files.items():
             _write_new(target / rel, content)
     except OSError as exc:
-        fail(f"cannot create {target}: {exc.strerror or exc}")
+        fail(f"cannot create {target}: {exc.strerror or exc}", error="os-error", path=target)
     if as_json:
         emit_json(
             {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillpath.cli._common import check_cwd, fail
+from skillpath.cli._common import check_cwd, error_code, fail
 
 _MISSING = (
     "skillpath serve needs the MCP support, which is not installed: pip install 'skillpath[mcp]'"
@@ -58,12 +58,12 @@ def serve_cmd(
     """
     check_cwd(cwd)
     if no_shell and allow_shell:
-        fail("--no-shell and --allow-shell contradict each other")
+        fail("--no-shell and --allow-shell contradict each other", error="bad-option")
     try:
         from skillpath_mcp.server import serve
     except ImportError as exc:
         if (exc.name or "").split(".")[0] in ("skillpath_mcp", "mcp", "uvicorn", "anyio"):
-            fail(_MISSING)
+            fail(_MISSING, error="missing-dependency")
         raise
     from skillpath.errors import SkillpathError
 
@@ -71,6 +71,6 @@ def serve_cmd(
         shell = False if no_shell else (True if allow_shell else None)
         serve(cwd, http=http_port, poll=poll, shell=shell)
     except SkillpathError as exc:
-        fail(str(exc))
+        fail(str(exc), error=error_code(exc))
     except KeyboardInterrupt:
         pass

@@ -134,10 +134,13 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
         ex = explain(build_report(result), name)
         if ex.entries:
             why = describe(ex.entries[0])
-            fail(f"skill {name!r} is not loaded: {why} (see `skillpath explain {name}`)")
+            fail(
+                f"skill {name!r} is not loaded: {why} (see `skillpath explain {name}`)",
+                error="not-loaded",
+                path=ex.entries[0].path,
+            )
         hint = f"; did you mean {', '.join(repr(n) for n in ex.near[:3])}?" if ex.near else ""
-        fail(f"no skill named {name!r}{hint} (see `skillpath explain {name}`)")
-        return
+        fail(f"no skill named {name!r}{hint} (see `skillpath explain {name}`)", error="not-found")
     data = skill_details(skill, result)
     if body:
         data["body"] = skill.body

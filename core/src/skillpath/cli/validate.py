@@ -130,4 +130,4 @@ def validate_cmd(
     bad = counts["errors"] + (counts["warnings"] if strict else 0)
     if bad:
         what = "error(s)" if not strict else "error(s) or warning(s)"
-        fail(f"validation failed: {bad} {what}")
+        fail(f"validation failed: {bad} {what}", error="validation-failed")
