@@ -36,9 +36,7 @@ def error_of(stdout: str) -> dict[str, object]:
         (["new", "Bad Name!"], "invalid-name", 1),
     ],
 )
-def test_failures_print_one_json_error(
-    cli: Cli, argv: list[str], code: str, status: int
-) -> None:
+def test_failures_print_one_json_error(cli: Cli, argv: list[str], code: str, status: int) -> None:
     exit_code, stdout, stderr = run(*argv, "--cwd", str(cli.env.project), "--json")
     assert exit_code == status
     err = error_of(stdout)

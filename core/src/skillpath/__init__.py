@@ -63,7 +63,7 @@ if TYPE_CHECKING:
         scan_skills_dir,
     )
     from skillpath.session import SkillSession
-    from skillpath.settings import Settings, load_settings
+    from skillpath.settings import Settings, SettingSpec, load_settings
     from skillpath.shell import ShellPolicy
     from skillpath.transforms import parse_arguments, substitute_arguments, substitute_variables
     from skillpath.urls import resolve_skill_url
@@ -102,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "Resource": "skillpath.resources",
     "RootScan": "skillpath.model",
     "ScanResult": "skillpath.scan",
+    "SettingSpec": "skillpath.settings",
     "Settings": "skillpath.settings",
     "Shadowed": "skillpath.model",
     "ShellPolicy": "skillpath.shell",
@@ -197,6 +198,7 @@ __all__ = [
     "Resource",
     "RootScan",
     "ScanResult",
+    "SettingSpec",
     "Settings",
     "Shadowed",
     "ShellPolicy",

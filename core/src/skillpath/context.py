@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillpath.model import Diagnostic, Skill
-from skillpath.settings import Settings, load_settings
+from skillpath.settings import SCHEMA, Settings, load_settings
+
+if TYPE_CHECKING:
+    from skillpath.plugins import PluginHost
 
 __all__ = ["SkillContext", "find_repo_root", "is_relative_to", "make_context", "walk_up_dirs"]
 
@@ -141,11 +144,15 @@ def make_context(
     env: Mapping[str, str] | None = None,
     settings: Mapping[str, Any] | Settings | None = None,
     session_id: str | None = None,
+    host: PluginHost | None = None,
 ) -> tuple[SkillContext, list[Diagnostic]]:
     """Build a :class:`SkillContext` for ``cwd`` with settings read from disk.
 
     ``settings`` may be a ready :class:`Settings` (used as is) or a mapping of
-    overrides applied on top of the config files.
+    overrides applied on top of the config files. When a config file holds a
+    section skillpath does not know, the plugins (``host``, default: the
+    process-wide host for these settings) are asked which sections they
+    declare (the ``settings_schema`` hook), and those are validated too.
     """
     env_map: Mapping[str, str] = dict(os.environ) if env is None else env
     cwd_path = Path(cwd if cwd is not None else os.getcwd()).expanduser()
@@ -167,6 +174,21 @@ def make_context(
         sw_home = Path(sw_home_env).expanduser() if sw_home_env else home_path / ".skillpath"
         project = repo_root if repo_root is not None else cwd_path
         merged, diags = load_settings(sw_home, project, settings, home=home_path)
+        if any(section not in SCHEMA for section in merged.data):
+            if host is None:
+                from skillpath.plugins import get_plugin_host
+
+                host = get_plugin_host(
+                    env_map,
+                    blocked=merged.get("plugins", "blocked", ()),
+                    strict=True if merged.get("plugins", "strict") else None,
+                )
+            declared, hdiags = host.settings_schema()
+            if any(section in declared for section in merged.data):
+                merged, diags = load_settings(
+                    sw_home, project, settings, home=home_path, plugin_schema=declared
+                )
+            diags.extend(hdiags)
     ctx = SkillContext(
         cwd=cwd_path,
         home=home_path,

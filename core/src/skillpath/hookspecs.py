@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from skillpath.context import SkillContext
     from skillpath.model import DiscoveryResult, Skill, Veto
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
+    from skillpath.settings import SettingSpec
 
 PROJECT_NAME = "skillpath"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -104,4 +105,23 @@ def resolve_url(url: str, ctx: SkillContext) -> Resource | None:
     schemes. Raising :class:`~skillpath.errors.ResolveError` refuses the URL
     with that message (the search stops); other exceptions are reported and
     the next implementation is tried.
+    """
+
+
+@hookspec
+def settings_schema() -> Mapping[str, Mapping[str, SettingSpec]] | None:
+    """Declare the plugin's own config sections.
+
+    :returns: a mapping of section name to ``{key: SettingSpec}``, or ``None``.
+
+    Semantics: *collect all*. A declared section is validated like skillpath's
+    own: an unknown key or a value of the wrong type is a diagnostic naming
+    the file and line, a key's :attr:`~skillpath.settings.SettingSpec.scope`
+    (``any``, ``trusted``, ``user``) holds an untrusted project's config to the
+    same rule as skillpath's own keys, ``ctx.settings.section(name)`` fills in
+    the defaults, and ``doctor`` no longer says the section is unknown. The
+    hook is called when a config file holds a section skillpath does not know
+    (before discovery; it receives no context). Plugins are asked in name
+    order; a section of skillpath's own, or one an earlier plugin declared,
+    cannot be redeclared (reported).
     """

@@ -288,7 +288,7 @@ def load_skills(
     """
     diags: list[Diagnostic] = []
     if ctx is None:
-        ctx, sdiags = make_context(cwd, home=home, env=env, settings=settings)
+        ctx, sdiags = make_context(cwd, home=home, env=env, settings=settings, host=host)
         diags.extend(sdiags)
     if host is None:
         host = get_plugin_host(

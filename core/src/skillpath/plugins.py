@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
+    from skillpath.settings import SettingSpec
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -376,6 +377,43 @@ class PluginHost:
         if self.strict:
             raise PluginError(impl.plugin_name, msg)
         diags.append(Diagnostic("error", "plugin-bad-return", msg))
+
+    def settings_schema(self) -> tuple[dict[str, dict[str, SettingSpec]], list[Diagnostic]]:
+        """Collect every ``settings_schema`` result: the declared sections and the
+        problems found. Plugins are asked in name order, and the first to declare a
+        section keeps it (deterministic, whatever order they were installed in)."""
+        from skillpath.settings import SCHEMA, SettingSpec
+
+        diags: list[Diagnostic] = []
+        out: dict[str, dict[str, SettingSpec]] = {}
+        owner: dict[str, str] = {}
+        for impl in sorted(self._impls("settings_schema"), key=lambda i: i.plugin_name):
+            ok, res = self._call(impl, "settings_schema", {}, diags)
+            if not ok or res is None:
+                continue
+            if not isinstance(res, Mapping) or not all(
+                isinstance(sec, str)
+                and isinstance(keys, Mapping)
+                and all(isinstance(k, str) and isinstance(v, SettingSpec) for k, v in keys.items())
+                for sec, keys in res.items()
+            ):
+                self._bad_return(impl, "settings_schema", res, diags)
+                continue
+            for section, keys in res.items():
+                taken = "skillpath" if section in SCHEMA else owner.get(section)
+                if taken is not None:
+                    diags.append(
+                        Diagnostic(
+                            "error",
+                            "plugin-settings-conflict",
+                            f"plugin {impl.plugin_name!r}: settings section [{section}] is "
+                            f"already declared by {taken}; its declaration is ignored",
+                        )
+                    )
+                    continue
+                owner[section] = repr(impl.plugin_name)
+                out[section] = dict(keys)
+        return out, diags
 
     def discover(self, ctx: SkillContext) -> tuple[list[DiscoveryResult], list[Diagnostic]]:
         """Call every ``discover_skills`` and collect valid results."""

@@ -199,6 +199,8 @@ class Settings:
     layers: tuple[tuple[str, Path], ...] = ()
     trusted_by: str | None = None
     trusted_data: Mapping[str, Mapping[str, Any]] | None = None
+    #: sections declared by plugins (``settings_schema`` hook), validated like SCHEMA's
+    plugin_schema: Mapping[str, Mapping[str, SettingSpec]] = attrs.field(factory=dict)
     # section() is called once per skill by the built-in filter: memoised
     _sections: dict[str, tuple[int, Mapping[str, Any]]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False, hash=False
@@ -209,12 +211,12 @@ class Settings:
         sec = self.data.get(section, {})
         if key in sec:
             return sec[key]
-        spec = SCHEMA.get(section, {}).get(key)
+        spec = self.spec(section).get(key)
         return spec.default if spec is not None else default
 
     def section(self, section: str) -> Mapping[str, Any]:
         """One section with schema defaults filled in (a read-only mapping)."""
-        spec = SCHEMA.get(section, {})
+        spec = self.spec(section)
         cached = self._sections.get(section)
         if cached is not None and cached[0] == len(spec):
             return cached[1]
@@ -248,9 +250,17 @@ class Settings:
         (or loosen). Settings built in code have no record: ``data`` is used.
         """
         source = self.data if self.trusted_data is None else self.trusted_data
-        out = {k: s.default for k, s in SCHEMA.get(section, {}).items()}
+        out = {k: s.default for k, s in self.spec(section).items()}
         out.update(source.get(section, {}))
         return MappingProxyType(out)
+
+    def spec(self, section: str) -> Mapping[str, SettingSpec]:
+        """The keys of ``section``: skillpath's own, or a plugin's declared section
+        (empty for a section nobody declared)."""
+        own = SCHEMA.get(section)
+        if own is not None:
+            return own
+        return self.plugin_schema.get(section, {})
 
     def origin_path(self, section: str, key: str) -> Path | None:
         """The config file that set ``[section] key``, or ``None`` (default, arguments)."""
@@ -329,9 +339,14 @@ def _line_finder(path: Path | None) -> Any:
 
 
 def _check_value(
-    section: str, key: str, value: Any, origin: str, diags: list[Diagnostic], path: Path | None
+    spec: SettingSpec,
+    section: str,
+    key: str,
+    value: Any,
+    origin: str,
+    diags: list[Diagnostic],
+    path: Path | None,
 ) -> tuple[bool, Any]:
-    spec = SCHEMA[section][key]
     expected = spec.type
     if expected is list:
         if isinstance(value, (list, tuple)) and all(isinstance(v, spec.item) for v in value):
@@ -416,6 +431,7 @@ def _merge_layer(
     diags: list[Diagnostic],
     origins: dict[str, dict[str, str]],
     trusted: dict[str, dict[str, Any]],
+    schema: Mapping[str, Mapping[str, SettingSpec]],
 ) -> None:
     origin = f"{layer.name} config" if layer.name != "arguments" else "arguments"
     path = layer.path
@@ -438,7 +454,7 @@ def _merge_layer(
 
     for section, table in layer.data.items():
         start = len(diags)
-        if section not in SCHEMA:
+        if section not in schema:
             merged.setdefault(section, {})
             if isinstance(table, Mapping):
                 for key, value in table.items():
@@ -451,7 +467,8 @@ def _merge_layer(
                     Diagnostic(
                         "info",
                         "settings-unknown-section",
-                        f"{origin}: [{section}] is not a skillpath section; kept for plugins",
+                        f"{origin}: [{section}] is not a skillpath section and no installed "
+                        "plugin declares it; kept for plugins",
                         path,
                     )
                 )
@@ -470,7 +487,7 @@ def _merge_layer(
             continue
         for key, value in table.items():
             start = len(diags)
-            if key not in SCHEMA[section]:
+            if key not in schema[section]:
                 diags.append(
                     Diagnostic(
                         "error",
@@ -481,12 +498,13 @@ def _merge_layer(
                 )
                 locate(start, section, key)
                 continue
-            refusal = _refused(section, key, SCHEMA[section][key], layer)
+            spec = schema[section][key]
+            refusal = _refused(section, key, spec, layer)
             if refusal is not None:
                 diags.append(refusal)
                 locate(start, section, key)
                 continue
-            ok, checked = _check_value(section, key, value, origin, diags, path)
+            ok, checked = _check_value(spec, section, key, value, origin, diags, path)
             locate(start, section, key)
             if ok:
                 put(section, key, checked)
@@ -616,6 +634,7 @@ def load_settings(
     overrides: Mapping[str, Any] | None = None,
     *,
     home: Path | None = None,
+    plugin_schema: Mapping[str, Mapping[str, SettingSpec]] | None = None,
 ) -> tuple[Settings, list[Diagnostic]]:
     """Read and merge the user and project config files and ``overrides``.
 
@@ -626,8 +645,14 @@ def load_settings(
     (from the user config, or from ``overrides``) matches ``project_root``;
     keys of scope ``user`` never. Returns the settings and the diagnostics
     found on the way.
+
+    ``plugin_schema`` holds the sections plugins declared (``settings_schema``
+    hook): their keys are validated and held to their scope like skillpath's
+    own; a section of skillpath's own cannot be redeclared.
     """
     diags: list[Diagnostic] = []
+    extra = {k: v for k, v in (plugin_schema or {}).items() if k not in SCHEMA}
+    schema: Mapping[str, Mapping[str, SettingSpec]] = {**SCHEMA, **extra} if extra else SCHEMA
     merged: dict[str, dict[str, Any]] = {}
     origins: dict[str, dict[str, str]] = {}
     trusted: dict[str, dict[str, Any]] = {}
@@ -682,10 +707,11 @@ def load_settings(
                 )
         else:
             scopes = SCOPES
-        _merge_layer(merged, _Layer(origin, data, path, scopes, hint), diags, origins, trusted)
+        file_layer = _Layer(origin, data, path, scopes, hint)
+        _merge_layer(merged, file_layer, diags, origins, trusted, schema)
         layers.append((origin, path))
     if expanded:
-        _merge_layer(merged, _Layer("arguments", expanded), diags, origins, trusted)
+        _merge_layer(merged, _Layer("arguments", expanded), diags, origins, trusted, schema)
     settings = Settings(
         data=merged,
         files=tuple(files),
@@ -693,5 +719,6 @@ def load_settings(
         layers=tuple(layers),
         trusted_by=trusted_by,
         trusted_data=trusted,
+        plugin_schema=extra,
     )
     return settings, diags
