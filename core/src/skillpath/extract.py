@@ -41,6 +41,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -76,6 +77,7 @@ __all__ = [
     "lazy_tree_for",
     "make_tree",
     "materialize",
+    "prune_trees",
     "register_tree",
     "reset_extraction_state",
     "tree_digest",
@@ -94,6 +96,11 @@ EXEC_MODE = 0o700
 MAX_MEMBERS = 10_000
 #: Largest total size of one tree, in bytes.
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
+#: A tree not current in this environment is pruned once unused this long (seconds):
+#: another environment (a second virtualenv sharing the cache) may still use it.
+PRUNE_AFTER_SECONDS = 24 * 3600
+#: How often (seconds) one kind of tree is pruned at most.
+PRUNE_EVERY_SECONDS = 3600
 
 _SAFE_KEY = re.compile(r"[^A-Za-z0-9._-]+")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -301,11 +308,89 @@ def ensure_extracted(tree: LazyTree) -> Path:
         if is_extracted(tree):
             return tree.target
         if verify_tree(tree) is None:
+            _touch(os.path.join(key, MANIFEST))  # in use: the last to be pruned
             _mark_done(key)
             return tree.target
         _extract_locked(tree)
         _mark_done(key)
     return tree.target
+
+
+def _touch(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.utime(path, follow_symlinks=False)
+
+
+def prune_trees(
+    kind: str,
+    keep: Iterable[Path],
+    *,
+    env: Mapping[str, str] | None = None,
+    older_than: float = PRUNE_AFTER_SECONDS,
+    every: float = PRUNE_EVERY_SECONDS,
+    now: float | None = None,
+) -> list[Path]:
+    """Remove extracted trees of ``kind`` that are not in ``keep`` and unused for
+    ``older_than`` seconds; return the directories removed.
+
+    The packs provider calls it with the trees of the packs installed now, so the
+    files of an upgraded or uninstalled pack go away. "Unused" is the time since
+    the tree was extracted or last verified by a process (its manifest's
+    modification time), so a tree another environment sharing the cache still
+    uses survives. At most once per ``every`` seconds per kind (a stamp file);
+    each tree is removed under its extraction lock (skipped when another process
+    holds it) by renaming it aside first, so no reader sees a half-removed tree.
+    Never raises for file-system trouble; symlinks are never followed.
+    """
+    import time
+
+    base = cache_root(env) / kind
+    now = time.time() if now is None else now
+    stamp = base / ".pruned"
+    try:
+        if now - os.lstat(stamp).st_mtime < every:
+            return []
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return []
+    kept = {os.fspath(p) for p in keep}
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(base))
+    except OSError:
+        return []
+    import filelock
+    for entry in entries:
+        if entry.name.startswith(".") or entry.path in kept:
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            try:
+                used = os.lstat(os.path.join(entry.path, MANIFEST)).st_mtime
+            except FileNotFoundError:
+                used = entry.stat(follow_symlinks=False).st_mtime
+            if now - used < older_than:
+                continue
+            lock = filelock.FileLock(
+                os.fspath(base / ".locks" / f"{entry.name}.lock"), timeout=0, mode=0o600
+            )
+            with lock:
+                import secrets
+
+                stale = os.path.join(base, f".stale-{entry.name}-{secrets.token_hex(6)}")
+                os.rename(entry.path, stale)
+                _remove(stale)
+            removed.append(Path(entry.path))
+        except (OSError, filelock.Timeout):
+            continue
+    with contextlib.suppress(OSError):
+        _mkdirs(base)
+        fd = os.open(stamp, os.O_WRONLY | os.O_CREAT | _NOFOLLOW | _CLOEXEC, FILE_MODE)
+        os.close(fd)
+        os.utime(stamp, (now, now), follow_symlinks=False)
+    return removed
 
 
 def _mark_done(key: str) -> None:

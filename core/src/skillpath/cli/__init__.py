@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "invoke": "skillpath.cli.runtime:invoke_cmd",
     "context": "skillpath.cli.runtime:context_cmd",
     "serve": "skillpath.cli.serve:serve_cmd",
+    "cache": "skillpath.cli.cache:cache_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}

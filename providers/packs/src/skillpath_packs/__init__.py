@@ -50,6 +50,7 @@ from skillpath.extract import (
     Member,
     check_member,
     make_tree,
+    prune_trees,
     register_tree,
 )
 from skillpath.model import SkillSource
@@ -563,5 +564,7 @@ def _roots(packs: Iterable[Pack]) -> list[RootScan]:
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Skills of every installed pack, listed without writing anything to disk."""
     packs, diags = load_packs(ctx.env)
+    # trees of packs no longer installed (or of older versions) go, once unused
+    prune_trees("packs", [p.tree.target for p in packs], env=ctx.env)
     skills = [s for p in packs for s in p.skills]
     return DiscoveryResult(PROVIDER_ID, PRIORITY, tuple(skills), tuple(diags), tuple(_roots(packs)))
