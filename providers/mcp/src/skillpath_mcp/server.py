@@ -284,6 +284,29 @@ def _text(text: str) -> types.TextContent:
     return types.TextContent(type="text", text=text)
 
 
+class _SkillsMCPServer(Server[Any]):
+    """The SDK's low-level server whose default initialization options are
+    skillpath's: every transport (stdio, and each streamable-HTTP session, which
+    the SDK starts with the defaults) advertises ``listChanged`` for prompts and
+    resources and the skills extension."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        return super().create_initialization_options(
+            notification_options
+            or NotificationOptions(prompts_changed=True, resources_changed=True),
+            # the handshake era does not carry ``capabilities.extensions``
+            {SKILLS_EXTENSION: {}}
+            if experimental_capabilities is None
+            else experimental_capabilities,
+            extensions,
+        )
+
+
 class SkillServer:
     """The MCP server for one project: a :class:`SkillSession` kept fresh by polling.
 
@@ -527,7 +550,7 @@ class SkillServer:
 
     def _build(self) -> Server[Any]:
         project = self.session.ctx.project_root
-        server: Server[Any] = Server(
+        server: Server[Any] = _SkillsMCPServer(
             "skillpath",
             version=__version__,
             instructions=(
@@ -553,12 +576,9 @@ class SkillServer:
         return server
 
     def initialization_options(self) -> Any:
-        """Capabilities with ``listChanged`` for prompts and resources."""
-        return self.server.create_initialization_options(
-            NotificationOptions(prompts_changed=True, resources_changed=True),
-            # the handshake era does not carry ``capabilities.extensions``
-            experimental_capabilities={SKILLS_EXTENSION: {}},
-        )
+        """Capabilities with ``listChanged`` for prompts and resources, and the
+        skills extension (the same over every transport)."""
+        return self.server.create_initialization_options()
 
     # -- transports ---------------------------------------------------------
     async def run_stdio(self) -> None:
