@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "context": "skillpath.cli.runtime:context_cmd",
     "serve": "skillpath.cli.serve:serve_cmd",
     "cache": "skillpath.cli.cache:cache_cmd",
+    "completion": "skillpath.cli.completion:completion_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}

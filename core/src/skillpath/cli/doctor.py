@@ -19,6 +19,7 @@ from skillpath.cli._common import (
     wrap,
 )
 from skillpath.cli._load import load
+from skillpath.cli.completion import complete_skill_names
 from skillpath.context import SkillContext
 from skillpath.doctor import SkillReport, build_report, describe, explain, shadow_reason
 from skillpath.model import Diagnostic, RootScan
@@ -152,7 +153,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
 
 
 @click.command("explain")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @common_options
 def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
     """Explain what happened to skill NAME: every copy found and its fate, the

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from skillpath.cli._common import common_options, echo_diagnostics, emit_json
+from skillpath.cli.completion import complete_skill_names, complete_skill_urls
 from skillpath.context_files import discover_context_files
 from skillpath.listing import FORMATS
 from skillpath.model import Diagnostic
@@ -74,7 +75,7 @@ def prompt_cmd(
 
 
 @click.command("read")
-@click.argument("url")
+@click.argument("url", shell_complete=complete_skill_urls)
 @common_options
 def read_cmd(cwd: Path | None, as_json: bool, url: str) -> None:
     """Print the content behind URL (for example skill://pdf/reference.md).
@@ -102,7 +103,7 @@ def read_cmd(cwd: Path | None, as_json: bool, url: str) -> None:
 
 
 @click.command("invoke")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @click.argument("args", nargs=-1)
 @click.option(
     "--tool",

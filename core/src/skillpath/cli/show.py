@@ -13,6 +13,7 @@ import click
 
 from skillpath.cli._common import common_options, emit_json, fail, terminal_safe
 from skillpath.cli._load import load
+from skillpath.cli.completion import complete_skill_names
 from skillpath.doctor import build_report, describe, explain
 from skillpath.model import LoadResult, Skill
 
@@ -113,7 +114,7 @@ def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
 
 
 @click.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete_skill_names)
 @click.option(
     "--body", is_flag=True, help="Also print the body (the Markdown after the frontmatter)."
 )
