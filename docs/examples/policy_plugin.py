@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from typing import Any
 
 from skillpath import Invocation, Skill, SkillContext, Veto, hookimpl, step
 
 _SECRET = re.compile(r"\b(?:sk|ghp|xox[abp])[-_][A-Za-z0-9_-]{16,}\b")
 
 
-def _policy(ctx: SkillContext) -> dict[str, object]:
+def _policy(ctx: SkillContext) -> dict[str, Any]:
     """``[policy]`` as the user (or a project the user trusts) set it: a cloned
     repository's own config must not be able to loosen the organisation's policy."""
     return dict(ctx.settings.trusted_section("policy"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -184,3 +185,16 @@ def test_policy_plugin_example_ignores_an_untrusted_project_policy(isolated_env:
     )
     session = SkillSession.open(env.project, home=env.home, host=host)
     assert "experimental-x" in [s.name for s in session.skills()]
+
+
+def test_the_examples_pass_mypy_strict() -> None:
+    """What the docs teach is typed: ``docs/examples/*.py`` pass ``mypy --strict``."""
+    files = sorted(str(p) for p in EXAMPLES.glob("*.py"))
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, *files],
+        cwd=EXAMPLES,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
