@@ -132,3 +132,33 @@ def test_every_page_in_the_nav_exists_and_every_page_is_in_the_nav() -> None:
         if not p.relative_to(DOCS).as_posix().startswith(("_hooks/", "examples/"))
     }
     assert nav == pages
+
+
+def test_every_exported_name_is_in_the_api_reference_and_documented() -> None:
+    """The API page is generated from ``skillpath.__all__``: every public name has an
+    entry there, and a docstring for mkdocstrings to render."""
+    import skillpath
+
+    gen = _generator()
+    page = (DOCS / "reference" / "api.md").read_text(encoding="utf-8")
+    assert "<!-- api-reference -->" in page
+    rendered = gen.render(page)
+    undocumented = []
+    for name in skillpath.__all__:
+        if name == "__version__":
+            continue
+        module = skillpath._EXPORTS[name]
+        assert f"::: {module}.{name}\n" in rendered, name
+        if not (inspect.getdoc(getattr(skillpath, name)) or "").strip():
+            undocumented.append(name)
+    assert undocumented == []
+
+
+def test_every_exported_name_is_importable_and_listed_once() -> None:
+    import skillpath
+
+    names = [n for n in skillpath.__all__ if n != "__version__"]
+    assert len(names) == len(set(names))
+    assert set(names) == set(skillpath._EXPORTS)
+    for name in names:
+        assert getattr(skillpath, name) is not None

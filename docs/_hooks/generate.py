@@ -12,6 +12,10 @@ Markers (HTML comments, so the Markdown reads fine unprocessed):
     the built-in and installed plugins that implement ``HOOK``.
 ``<!-- lint-codes -->``
     the table of ``skillpath.lint.CODES`` with the level per target.
+``<!-- api-reference -->``
+    a ``::: module.name`` entry (rendered by mkdocstrings) for every name in
+    ``skillpath.__all__``, grouped by the module that defines it; the API page
+    must hold it.
 
 A missing or unknown marker fails the build (``mkdocs build --strict``).
 """
@@ -23,7 +27,9 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-_MARKER = re.compile(r"<!-- (settings|cli-help|implementers|lint-codes)(?::([\w.-]+))? -->")
+_MARKER = re.compile(
+    r"<!-- (settings|cli-help|implementers|lint-codes|api-reference)(?::([\w.-]+))? -->"
+)
 
 
 def _cell(text: str) -> str:
@@ -114,6 +120,52 @@ def lint_codes() -> str:
     return "\n".join(rows)
 
 
+#: Order of the modules on the API page (others follow, alphabetically).
+API_MODULE_ORDER = (
+    "skillpath.loader",
+    "skillpath.session",
+    "skillpath.context",
+    "skillpath.model",
+    "skillpath.scan",
+    "skillpath.hookspecs",
+    "skillpath.plugins",
+    "skillpath.settings",
+)
+
+
+def api_names() -> dict[str, list[str]]:
+    """Every name of ``skillpath.__all__`` (but ``__version__``) by defining module."""
+    import skillpath
+
+    exports: dict[str, str] = skillpath._EXPORTS
+    by_module: dict[str, list[str]] = {}
+    for name in skillpath.__all__:
+        if name == "__version__":
+            continue
+        module = exports.get(name)
+        if module is None:
+            raise PluginError(f"skillpath.__all__ names {name!r}, which _EXPORTS lacks")
+        by_module.setdefault(module, []).append(name)
+    ordered = [m for m in API_MODULE_ORDER if m in by_module]
+    ordered += sorted(m for m in by_module if m not in API_MODULE_ORDER)
+    return {m: by_module[m] for m in ordered}
+
+
+def api_reference() -> str:
+    """The API page's body: one section per module, one entry per public name."""
+    import importlib
+
+    out = []
+    for module, names in api_names().items():
+        doc = (importlib.import_module(module).__doc__ or "").strip().split("\n\n")[0]
+        summary = " ".join(doc.split())
+        out.append(f"## `{module}`\n\n{summary}\n")
+        out.extend(
+            f"::: {module}.{name}\n    options:\n      heading_level: 3\n" for name in names
+        )
+    return "\n".join(out)
+
+
 def render(markdown: str) -> str:
     """Replace every marker in ``markdown``."""
 
@@ -121,6 +173,8 @@ def render(markdown: str) -> str:
         kind, arg = m.group(1), m.group(2)
         if kind == "lint-codes":
             return lint_codes()
+        if kind == "api-reference":
+            return api_reference()
         if arg is None:
             raise PluginError(f"marker {m.group(0)} needs an argument")
         if kind == "settings":
@@ -147,6 +201,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         missing = missing_markers(markdown, "settings", list(SCHEMA))
         if missing:
             raise PluginError(f"{src}: no table for settings section(s) {missing}")
+    if src == "reference/api.md" and "<!-- api-reference -->" not in markdown:
+        raise PluginError(f"{src}: no <!-- api-reference --> marker")
     if src == "reference/cli.md":
         from skillpath.cli import COMMANDS
 
