@@ -245,12 +245,19 @@ def _scanned(skill: Skill) -> str:
 def shadow_reason(loser: Skill, winner: Skill) -> str:
     """Why ``winner`` beat ``loser`` (same name), as a short clause.
 
-    Higher priority wins; at equal priority the fixed provider order decides,
+    A pack skill loses to any other provider's skill (packs merge late, see
+    ``docs/concepts.md``). Higher priority wins; at equal priority the fixed provider order decides,
     and inside one provider its own scan order (for ``claude``, the user dir
     before project dirs; for ``native``, project dirs before the user's).
     """
     lp, wp = loser.priority, winner.priority
     wprov, lprov = winner.source.provider, loser.source.provider
+    if lprov == "packs" and wprov != "packs":
+        return (
+            "installed skill packs merge after every hand-written skill (project, user, "
+            "custom directories), so a skill a person wrote wins over a package's skill "
+            "of the same name"
+        )
     if wp > lp:
         return f"priority {wp} beats {lp}"
     if wp < lp:

@@ -6,7 +6,8 @@
 3. Pass 2: ``skills.custom_directories`` (one level deep, description required,
    provider ``custom``, no source toggle; level ``project`` when the project's
    config set them, ``user`` when the user config or arguments did).
-4. Pass 3: late results (managed skills), so any hand-written skill wins.
+4. Pass 3: late results — installed skill packs, then managed skills — so any
+   hand-written skill wins over a package's or an auto-learned one.
 
 Each candidate goes through the ``filter_skill`` veto chain, then the same file
 reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
@@ -56,7 +57,6 @@ __all__ = ["BUILTIN_ORDER", "CUSTOM_PRIORITY", "load_skills", "merge_results", "
 BUILTIN_ORDER = (
     "native",
     "bundled",
-    "packs",
     "claude",
     "claude-plugins",
     "agents",
@@ -64,6 +64,7 @@ BUILTIN_ORDER = (
     "opencode",
     "github",
     "mcp",
+    "packs",
     "managed",
 )
 #: Priority recorded on custom-directory skills (they merge in pass 2).
