@@ -439,9 +439,11 @@ class Explanation:
         if why_not:
             return f"{self.name}: found, but not a skill: {why_not[0].message}"
         for d in self.diagnostics:
-            if d.code != "near-miss-root" or d.path is None:
+            if d.code not in ("near-miss-root", "provider-not-installed") or d.path is None:
                 continue
-            if (d.path / self.name / "SKILL.md").is_file():
+            if (d.path / self.name / "SKILL.md").is_file() or (
+                d.path / f"{self.name}.md"
+            ).is_file():
                 return f"{self.name}: found in {d.path}, which no provider reads: {d.message}"
         if self.below:
             folder = self.below[0][1]
@@ -469,7 +471,7 @@ class Explanation:
 
 
 #: Diagnostics about roots or the whole load that explain shows for a name not loaded.
-_GENERAL_CODES = frozenset({"near-miss-root", "skills-disabled"})
+_GENERAL_CODES = frozenset({"near-miss-root", "skills-disabled", "provider-not-installed"})
 
 
 def _about(d: Diagnostic, name: str, paths: Iterable[Path]) -> bool:

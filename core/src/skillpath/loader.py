@@ -103,6 +103,16 @@ def _custom_results(ctx: SkillContext) -> DiscoveryResult:
     return DiscoveryResult("custom", CUSTOM_PRIORITY, tuple(skills), tuple(diags), tuple(roots))
 
 
+def _missing_providers(ctx: SkillContext) -> list[Diagnostic]:
+    """Hints for the folders of built-in providers not installed (:mod:`skillpath.known`)."""
+    from skillpath.known import missing_provider_diagnostics
+    from skillpath.plugins import ENTRY_POINT_GROUP, entry_points
+
+    installed = {ep.name for ep in entry_points(ENTRY_POINT_GROUP, ctx.env)}
+    packs = [ep.name for ep in entry_points(ENTRY_POINT_GROUP + ".packs", ctx.env)]
+    return missing_provider_diagnostics(ctx, installed, packs)
+
+
 def _describe(skill: Skill) -> str:
     where = str(skill.path) if skill.path is not None else f"<{skill.source.loaded_from}>"
     return f"{skill.source.provider}/{skill.source.level} {where}"
@@ -246,6 +256,7 @@ def load_skills(
             index.flush()
             index = None  # its records are not needed past this point
         diags.extend(hdiags)
+        diags.extend(_missing_providers(ctx))
         ordered = order_results(results)
         passes = [r for r in ordered if not r.late]
         passes.append(custom)
