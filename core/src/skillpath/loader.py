@@ -109,7 +109,11 @@ def _missing_providers(ctx: SkillContext) -> list[Diagnostic]:
     from skillpath.plugins import ENTRY_POINT_GROUP, entry_points
 
     installed = {ep.name for ep in entry_points(ENTRY_POINT_GROUP, ctx.env)}
-    packs = [ep.name for ep in entry_points(ENTRY_POINT_GROUP + ".packs", ctx.env)]
+    packs = (
+        [ep.name for ep in entry_points(ENTRY_POINT_GROUP + ".packs", ctx.env)]
+        if "packs" not in installed
+        else []
+    )
     return missing_provider_diagnostics(ctx, installed, packs)
 
 
