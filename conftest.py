@@ -11,6 +11,7 @@ metadata. ``PYTHONPATH`` carries both to the subprocesses the tests start.
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import re
 import shutil
@@ -45,12 +46,24 @@ def write_dist_info(project: Path, site: Path) -> Path:
     return folder
 
 
+def _installed(project: Path) -> bool:
+    """Whether the distribution in ``project`` is installed in this environment already."""
+    name = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    try:
+        importlib.metadata.distribution(name["name"])
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Put the example plugins on ``sys.path`` and ``PYTHONPATH`` for this run."""
     site = Path(tempfile.mkdtemp(prefix="skillpath-examples-"))
     config.stash[_SITE] = site
     entries = [str(site)]
     for project in sorted(p for p in PLUGINS.iterdir() if (p / "pyproject.toml").is_file()):
+        if _installed(project):
+            continue  # an environment made before the examples left the workspace
         write_dist_info(project, site)
         entries.append(str(project / "src"))
     sys.path[:0] = [e for e in entries if e not in sys.path]
