@@ -92,7 +92,7 @@ def test_generated_provider_passes_the_kit(generated: Path, tmp_path: Path) -> N
     proc = run(
         sys.executable, "-m", "uv", "pip", "install", "-q", "--no-deps", "--target", site,
         generated,
-        env={**os.environ, "UV_NO_PROGRESS": "1"},
+        env={**os.environ, "UV_NO_PROGRESS": "1", "UV_LINK_MODE": "copy"},
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     pythonpath = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
@@ -158,6 +158,9 @@ def test_the_provider_tutorial_runs_as_written(tmp_path: Path) -> None:
     ], steps
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["UV_NO_PROGRESS"] = "1"
+    # copies, not hard links into the shared package cache: a new link changes the ctime
+    # of every installed copy of that file, which other environments' checks observe
+    env["UV_LINK_MODE"] = "copy"
     dest = tmp_path / "skillpath-team"
     make, venv, install, test_generated, test_edited = steps
     for argv in (make, venv, install, test_generated):

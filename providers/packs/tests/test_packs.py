@@ -413,8 +413,9 @@ def test_a_project_skill_is_never_replaced_by_a_pack_skill_of_the_same_name(worl
     assert review is not None and review.source.provider == "claude"
     assert review.description == "Our own review rules."
     assert release is not None and release.source.provider == "native"
-    (lost,) = [s for s in res.shadowed if s.skill.source.provider == "packs"]
-    assert lost.by is review
+    lost = {s.skill.name: s for s in res.shadowed if s.skill.source.provider == "packs"}
+    assert sorted(lost) == ["code-review", "release-checklist"]
+    assert lost["code-review"].by is review and lost["release-checklist"].by is release
 
     report = build_report(res)
     entry = next(e for e in explain(report, "code-review").entries if e.provider == "packs")
