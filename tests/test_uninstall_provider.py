@@ -108,3 +108,27 @@ def test_uninstalling_a_provider_removes_exactly_its_skills(venv: Path, tmp_path
     assert [s for s in after["skills"] if s["name"] in unchanged] == [
         s for s in before["skills"] if s["name"] in unchanged
     ]
+
+    # what is no longer read is named, with the distribution to install
+    hints = {d["path"]: d["message"] for d in after["diagnostics"]}
+    for root in (home / ".claude" / "skills", project / ".claude" / "skills"):
+        assert "install skillpath-claude" in hints[str(root)], after["diagnostics"]
+    native = project / ".skillpath" / "skills"
+    assert "install skillpath-native" in hints[str(native)]
+    assert "skillpath-agents" not in " ".join(hints.values())  # installed: no hint
+    env = {
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ.get('PATH', os.defpath)}",
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "SKILLPATH_CLAUDE_POLICY_DIR": str(home.parent / "policy"),
+    }
+    for argv in (["explain", "claude-project"], ["doctor"], ["list"]):
+        proc = subprocess.run(
+            [str(venv / "bin" / "skillpath"), *argv, "--cwd", str(project)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert "skillpath-claude" in proc.stdout + proc.stderr, (argv, proc.stdout, proc.stderr)

@@ -136,3 +136,19 @@ def test_the_hook_is_not_called_without_an_unknown_section(isolated_env: Env) ->
 
     make_context(isolated_env.project, env=isolated_env.env, host=host_with(Counting()))
     assert calls == []
+
+
+def test_a_section_declared_without_keys_is_the_plugins_to_validate(isolated_env: Env) -> None:
+    class FreeForm:
+        @hookimpl
+        def settings_schema(self) -> dict[str, dict[str, SettingSpec]]:
+            return {"policy": {}}
+
+    write_config(
+        isolated_env.home / ".skillpath" / "config.toml", '[policy]\ndeny = ["x-*"]\nodd = 3\n'
+    )
+    ctx, diags = make_context(
+        isolated_env.project, env=isolated_env.env, host=host_with(FreeForm())
+    )
+    assert [d.code for d in diags if d.code.startswith("settings-")] == []
+    assert dict(ctx.settings.section("policy")) == {"deny": ["x-*"], "odd": 3}

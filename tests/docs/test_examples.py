@@ -17,7 +17,8 @@ from skillpath.doctor import build_report, explain
 
 from ..conftest import Env
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "docs" / "examples"
 
 
 def example(name: str) -> ModuleType:
@@ -136,55 +137,48 @@ def test_team_provider_example(isolated_env: Env) -> None:
     assert any(d.code == "team-bad-roots" for d in bad.diagnostics)
 
 
-def test_policy_plugin_example(isolated_env: Env) -> None:
-    policy = example("policy_plugin")
+def test_the_policy_tutorial_shows_the_plugin_s_own_source() -> None:
+    """The tutorial and plugins/acme-policy are the same code: the page includes the file."""
+    page = (REPO / "docs" / "tutorials" / "policy-plugin.md").read_text(encoding="utf-8")
+    source = "plugins/acme-policy/src/acme_policy/__init__.py"
+    assert f'--8<-- "{source}"' in page
+    assert (REPO / source).is_file()
+    assert "trusted_section(SECTION)" in (REPO / source).read_text(encoding="utf-8")
+    assert not (EXAMPLES / "policy_plugin.py").exists()  # no second copy to drift
+
+
+def test_the_policy_tutorial_registers_the_plugin_in_code(isolated_env: Env) -> None:
+    import acme_policy
+
     env = isolated_env
     env.skill(
-        ".skillpath/skills", "review", "Review code.", body="Token sk-abcdefghijklmnop1234 here.\n"
+        ".skillpath/skills", "review", "Review code.", body="Key AKIAABCDEFGHIJKLMNOP here.\n"
     )
     env.skill(".skillpath/skills", "experimental-x", "Try things.")
     env.skill(env.project / "custom", "outsider", "From a custom dir.")
-    settings = {
-        "policy": {
-            "allow_providers": ["native"],
-            "deny": ["experimental-*"],
-            "footer": "Follow the ACME engineering handbook.",
-        },
-        "skills": {"custom_directories": ["custom"]},
-    }
-    host = private_host((skillpath_native, "native"), (policy, "policy"))
-    session = SkillSession.open(env.project, host=host, settings=settings)
+    user_cfg = env.home / ".skillpath" / "config.toml"
+    user_cfg.parent.mkdir(parents=True)
+    user_cfg.write_text(
+        '[acme_policy]\nallowed_sources = ["native"]\ndenied_names = ["experimental-*"]\n'
+        'footer = "Follow the ACME engineering handbook."\n'
+        f'[skills]\ncustom_directories = ["{env.project / "custom"}"]\n'
+    )
+    project_cfg = env.project / ".skillpath" / "config.toml"
+    project_cfg.write_text("[acme_policy]\ndenied_names = []\n")  # a checkout loosening it
+    host = private_host((skillpath_native, "native"), (acme_policy, "acme-policy"))
+    session = SkillSession.open(env.project, home=env.home, host=host)
     assert [s.name for s in session.skills()] == ["review"]
 
     report = build_report(session.result)
     ex = explain(report, "experimental-x")
     assert ex.entries[0].reason == "vetoed"
-    assert "deny pattern 'experimental-*' (plugin 'policy')" in ex.entries[0].detail
+    assert "denied_names 'experimental-*' (plugin 'acme-policy')" in ex.entries[0].detail
     outsider = explain(report, "outsider").entries[0]
-    assert "'custom' is not in [policy] allow_providers" in outsider.detail
+    assert "source custom/user is not in [acme_policy] allowed_sources" in outsider.detail
 
     content = session.invoke("review", trigger="tool").content
-    assert "[redacted]" in content and "sk-abcdefghijklmnop1234" not in content
+    assert "[REDACTED:aws-access-key]" in content and "AKIAABCDEFGHIJKLMNOP" not in content
     assert content.rstrip().endswith("Follow the ACME engineering handbook.")
-
-
-def test_policy_plugin_example_ignores_an_untrusted_project_policy(isolated_env: Env) -> None:
-    policy = example("policy_plugin")
-    env = isolated_env
-    env.skill(".skillpath/skills", "experimental-x", "Try things.")
-    user_cfg = env.home / ".skillpath" / "config.toml"
-    user_cfg.parent.mkdir(parents=True)
-    user_cfg.write_text('[policy]\ndeny = ["experimental-*"]\n')
-    project_cfg = env.project / ".skillpath" / "config.toml"
-    project_cfg.write_text("[policy]\ndeny = []\n")  # a checkout trying to loosen it
-    host = private_host((skillpath_native, "native"), (policy, "policy"))
-    session = SkillSession.open(env.project, home=env.home, host=host)
-    assert "experimental-x" not in [s.name for s in session.skills()]
-    user_cfg.write_text(
-        f'[policy]\ndeny = ["experimental-*"]\n[trust]\nprojects = ["{env.project}"]\n'
-    )
-    session = SkillSession.open(env.project, home=env.home, host=host)
-    assert "experimental-x" in [s.name for s in session.skills()]
 
 
 def test_the_examples_pass_mypy_strict() -> None:

@@ -55,6 +55,8 @@ class World:
             )
         self.env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            # the example pack is on the test run's PYTHONPATH (see conftest.py)
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
             "HOME": str(self.home),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "XDG_CACHE_HOME": str(self.home / ".cache"),

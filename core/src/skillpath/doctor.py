@@ -246,12 +246,19 @@ def _scanned(skill: Skill) -> str:
 def shadow_reason(loser: Skill, winner: Skill) -> str:
     """Why ``winner`` beat ``loser`` (same name), as a short clause.
 
-    Higher priority wins; at equal priority the fixed provider order decides,
+    A pack skill loses to any other provider's skill (packs merge late, see
+    ``docs/concepts.md``). Higher priority wins; at equal priority the fixed provider order decides,
     and inside one provider its own scan order (for ``claude``, the user dir
     before project dirs; for ``native``, project dirs before the user's).
     """
     lp, wp = loser.priority, winner.priority
     wprov, lprov = winner.source.provider, loser.source.provider
+    if lprov == "packs" and wprov != "packs":
+        return (
+            "installed skill packs merge after every hand-written skill (project, user, "
+            "custom directories), so a skill a person wrote wins over a package's skill "
+            "of the same name"
+        )
     if wp > lp:
         return f"priority {wp} beats {lp}"
     if wp < lp:
@@ -438,9 +445,11 @@ class Explanation:
         if why_not:
             return f"{self.name}: found, but not a skill: {why_not[0].message}"
         for d in self.diagnostics:
-            if d.code != "near-miss-root" or d.path is None:
+            if d.code not in ("near-miss-root", "provider-not-installed") or d.path is None:
                 continue
-            if (d.path / self.name / "SKILL.md").is_file():
+            if (d.path / self.name / "SKILL.md").is_file() or (
+                d.path / f"{self.name}.md"
+            ).is_file():
                 return f"{self.name}: found in {d.path}, which no provider reads: {d.message}"
         if self.below:
             folder = self.below[0][1]
@@ -468,7 +477,7 @@ class Explanation:
 
 
 #: Diagnostics about roots or the whole load that explain shows for a name not loaded.
-_GENERAL_CODES = frozenset({"near-miss-root", "skills-disabled"})
+_GENERAL_CODES = frozenset({"near-miss-root", "skills-disabled", "provider-not-installed"})
 
 
 def _about(d: Diagnostic, name: str, paths: Iterable[Path]) -> bool:

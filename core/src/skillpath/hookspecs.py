@@ -113,6 +113,8 @@ def settings_schema() -> Mapping[str, Mapping[str, SettingSpec]] | None:
     """Declare the plugin's own config sections.
 
     :returns: a mapping of section name to ``{key: SettingSpec}``, or ``None``.
+        A section declared with no keys (``{"acme": {}}``) is the plugin's to
+        validate: its keys are kept as written, with no note that it is unknown.
 
     Semantics: *collect all*. A declared section is validated like skillpath's
     own: an unknown key or a value of the wrong type is a diagnostic naming

@@ -7,7 +7,8 @@
    then ``skills.custom_directories`` (one level deep, description required,
    provider ``custom``, no source toggle; level ``project`` when the project's
    config set them, ``user`` when the user config or arguments did).
-4. Pass 3: late results (managed skills), so any hand-written skill wins.
+4. Pass 3: late results — installed skill packs, then managed skills — so any
+   hand-written skill wins over a package's or an auto-learned one.
 
 Each candidate goes through the ``filter_skill`` veto chain, then the same file
 reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
@@ -65,7 +66,6 @@ __all__ = [
 BUILTIN_ORDER = (
     "native",
     "bundled",
-    "packs",
     "claude",
     "claude-plugins",
     "agents",
@@ -73,6 +73,7 @@ BUILTIN_ORDER = (
     "opencode",
     "github",
     "mcp",
+    "packs",
     "managed",
 )
 #: Priority recorded on custom-directory skills (they merge in pass 2).
@@ -166,6 +167,20 @@ def _custom_results(ctx: SkillContext) -> DiscoveryResult:
         diags.extend(res.diagnostics)
         roots.append(attrs.evolve(res.root, via=via))
     return DiscoveryResult("custom", CUSTOM_PRIORITY, tuple(skills), tuple(diags), tuple(roots))
+
+
+def _missing_providers(ctx: SkillContext) -> list[Diagnostic]:
+    """Hints for the folders of built-in providers not installed (:mod:`skillpath.known`)."""
+    from skillpath.known import missing_provider_diagnostics
+    from skillpath.plugins import ENTRY_POINT_GROUP, entry_points
+
+    installed = {ep.name for ep in entry_points(ENTRY_POINT_GROUP, ctx.env)}
+    packs = (
+        [ep.name for ep in entry_points(ENTRY_POINT_GROUP + ".packs", ctx.env)]
+        if "packs" not in installed
+        else []
+    )
+    return missing_provider_diagnostics(ctx, installed, packs)
 
 
 def _describe(skill: Skill) -> str:
@@ -311,6 +326,7 @@ def load_skills(
             index.flush()
             index = None  # its records are not needed past this point
         diags.extend(hdiags)
+        diags.extend(_missing_providers(ctx))
         ordered = order_results(results)
         passes = [r for r in ordered if not r.late]
         passes.append(custom)

@@ -454,7 +454,9 @@ def _merge_layer(
 
     for section, table in layer.data.items():
         start = len(diags)
-        if section not in schema:
+        free_form = section in schema and not schema[section]
+        if section not in schema or free_form:
+            # unknown, or declared by a plugin that validates it itself (no keys given)
             merged.setdefault(section, {})
             if isinstance(table, Mapping):
                 for key, value in table.items():
@@ -462,7 +464,7 @@ def _merge_layer(
             else:
                 merged[section] = {}
                 put(section, "value", table)
-            if origin != "arguments":
+            if origin != "arguments" and not free_form:
                 diags.append(
                     Diagnostic(
                         "info",

@@ -35,6 +35,14 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str,
 
 
 def config(world: dict[str, Path], text: str) -> None:
+    """The user's own config (``~/.skillpath/config.toml``): the policy is read from there."""
+    path = world["home"] / ".skillpath" / "config.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def project_config(world: dict[str, Path], text: str) -> None:
+    """The project's ``.skillpath/config.toml``: what a cloned repository can write."""
     path = world["project"] / ".skillpath" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -165,3 +173,44 @@ def test_listed_by_the_cli_as_a_loaded_plugin(world: dict[str, Path]) -> None:
     before = {s["name"] for s in json.loads(proc.stdout)["skills"]}
     after = {s["name"] for s in json.loads(proc2.stdout)["skills"]}
     assert "team-notes" in before and before - after == {"team-notes"}
+
+
+# -- a cloned repository cannot loosen (or break) the policy -------------------
+def test_a_project_config_cannot_loosen_the_policy(world: dict[str, Path]) -> None:
+    config(
+        world,
+        '[acme_policy]\nallowed_sources = ["native"]\ndenied_names = ["experimental-*"]\n'
+        'footer = "Follow the ACME handbook."\n',
+    )
+    project_config(
+        world,
+        '[acme_policy]\nallowed_sources = []\ndenied_names = []\nredact = false\n'
+        'footer = ""\nredact_patterns = []\n',
+    )
+    res = load(world)
+    assert "experimental-fast" not in res.names and "personal" not in res.names
+    assert "team-notes" in res.names
+    session = SkillSession.open(world["project"], home=world["home"])
+    text = session.invoke("team-notes").text
+    assert "AKIAABCDEFGHIJKLMNOP" not in text  # still redacted
+    assert text.rstrip().endswith("---\nFollow the ACME handbook.")
+
+
+def test_a_project_config_alone_neither_sets_nor_breaks_the_policy(
+    world: dict[str, Path],
+) -> None:
+    project_config(world, '[acme_policy]\nallowed_sources = "native"\nredact = false\n')
+    res = load(world)
+    assert {"team-notes", "experimental-fast", "personal", "project-claude"} <= set(res.names)
+    assert not [s for s in res.skipped if "acme" in s.detail]
+
+
+def test_a_project_the_user_trusts_may_set_it(world: dict[str, Path]) -> None:
+    config(
+        world,
+        f'[trust]\nprojects = ["{world["project"]}"]\n'
+        '[acme_policy]\ndenied_names = ["experimental-*"]\n',
+    )
+    project_config(world, '[acme_policy]\ndenied_names = ["team-*"]\n')
+    res = load(world)
+    assert "experimental-fast" in res.names and "team-notes" not in res.names

@@ -40,7 +40,8 @@ def test_provider_entry_point_and_priority() -> None:
 
     (ep,) = [e for e in entry_points(group="skillpath") if e.name == "packs"]
     assert ep.value == "skillpath_packs"
-    assert skillpath_packs.PROVIDER_ID == "packs" and skillpath_packs.PRIORITY == 90
+    # late, priority 10: after every hand-written skill, before managed (5)
+    assert skillpath_packs.PROVIDER_ID == "packs" and skillpath_packs.PRIORITY == 10
 
 
 def test_the_installed_example_pack_lists_without_writing(world: World) -> None:
@@ -48,7 +49,7 @@ def test_the_installed_example_pack_lists_without_writing(world: World) -> None:
     review = res.get("code-review")
     release = res.get("release-checklist")
     assert review is not None and release is not None
-    assert review.source.provider == "packs" and review.priority == 90
+    assert review.source.provider == "packs" and review.priority == 10
     assert review.source.level == "package" and review.source.loaded_from == "pack"
     assert review.source.detail == {
         "distribution": "acme-skills",
@@ -392,3 +393,48 @@ def test_entry_points_are_cached_until_a_distribution_changes(world: World) -> N
     assert [p.name for p in load_packs(world.env)[0]] == ["acme", "late"]
     shutil.rmtree(info)  # what `pip uninstall` does to the metadata
     assert [p.name for p in load_packs(world.env)[0]] == ["acme"]
+
+
+# -- precedence: what a person wrote beats what a package installed ------------
+def test_a_project_skill_is_never_replaced_by_a_pack_skill_of_the_same_name(world: World) -> None:
+    from skillpath.doctor import build_report, explain
+
+    own = world.project / ".claude" / "skills" / "code-review"
+    own.mkdir(parents=True)
+    (own / "SKILL.md").write_text(skill_md("Our own review rules."), encoding="utf-8")
+    mine = world.project / ".skillpath" / "skills" / "release-checklist"
+    mine.mkdir(parents=True)
+    (mine / "SKILL.md").write_text(skill_md("Our own release steps."), encoding="utf-8")
+    custom = world.home / "custom"
+    (custom / "code-review").mkdir(parents=True)
+    (custom / "code-review" / "SKILL.md").write_text(skill_md("Custom."), encoding="utf-8")
+    res = load_skills(world.project, home=world.home, env=world.env)
+    review, release = res.get("code-review"), res.get("release-checklist")
+    assert review is not None and review.source.provider == "claude"
+    assert review.description == "Our own review rules."
+    assert release is not None and release.source.provider == "native"
+    lost = {s.skill.name: s for s in res.shadowed if s.skill.source.provider == "packs"}
+    assert sorted(lost) == ["code-review", "release-checklist"]
+    assert lost["code-review"].by is review and lost["release-checklist"].by is release
+
+    report = build_report(res)
+    entry = next(e for e in explain(report, "code-review").entries if e.provider == "packs")
+    assert entry.status == "shadowed"
+    assert "installed skill packs merge after every hand-written skill" in entry.detail
+
+    # a custom directory (pass 2) beats a pack too
+    settings = {"skills": {"custom_directories": [str(custom)]}}
+    own.joinpath("SKILL.md").unlink()
+    own.rmdir()
+    res = load_skills(world.project, home=world.home, env=world.env, settings=settings)
+    review = res.get("code-review")
+    assert review is not None and review.source.provider == "custom"
+
+
+def test_a_pack_skill_still_beats_managed_and_fills_in_missing_names(world: World) -> None:
+    managed = world.home / ".skillpath" / "managed-skills" / "code-review"
+    managed.mkdir(parents=True)
+    (managed / "SKILL.md").write_text(skill_md("Learned."), encoding="utf-8")
+    res = load_skills(world.project, home=world.home, env=world.env)
+    review = res.get("code-review")
+    assert review is not None and review.source.provider == "packs"

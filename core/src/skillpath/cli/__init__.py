@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "providers": "skillpath.cli.plugins:providers_cmd",
     "new": "skillpath.cli.scaffold:new_cmd",
     "new-pack": "skillpath.cli.scaffold:new_pack_cmd",
+    "new-provider": "skillpath.cli.scaffold:new_provider_cmd",
     "prompt": "skillpath.cli.runtime:prompt_cmd",
     "read": "skillpath.cli.runtime:read_cmd",
     "invoke": "skillpath.cli.runtime:invoke_cmd",

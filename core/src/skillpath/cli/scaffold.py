@@ -1,4 +1,5 @@
-"""``skillpath new <name>`` and ``skillpath new-pack <dist-name>``: valid scaffolds."""
+"""``skillpath new <name>``, ``skillpath new-pack <dist-name>`` and
+``skillpath new-provider <name>``: valid scaffolds."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ __all__ = [
     "PACK_ENTRY_POINT_GROUP",
     "new_cmd",
     "new_pack_cmd",
+    "new_provider_cmd",
     "pack_files",
     "skill_text",
 ]
@@ -153,7 +155,7 @@ dependencies = ["skillpath-packs>=0.1,<0.2"]
 {pack} = "{skills_pkg}"
 
 [build-system]
-requires = ["hatchling>=1.25"]
+requires = ["hatchling>=1.27"]
 build-backend = "hatchling.build"
 
 [tool.hatch.build.targets.wheel]
@@ -278,3 +280,75 @@ def new_pack_cmd(
         click.echo(f"  {rel}")
     group = f'[project.entry-points."{PACK_ENTRY_POINT_GROUP}"]'
     click.echo(f'Entry point: {group} {pack} = "{package}.skills"')
+
+
+@click.command("new-provider")
+@click.argument("provider_id", metavar="NAME")
+@click.option(
+    "--dest",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder to create (default: ./skillpath-NAME); it must not exist.",
+)
+@click.option("--priority", type=int, default=50, show_default=True, help="Provider priority.")
+@click.option("--description", default=None, help="One line for the README and pyproject.")
+@common_options
+def new_provider_cmd(
+    provider_id: str,
+    dest: Path | None,
+    priority: int,
+    description: str | None,
+    cwd: Path | None,
+    as_json: bool,
+) -> None:
+    """Create a provider distribution NAME (skillpath-NAME) from the template
+    shipped with skillpath: a pyproject.toml registering the entry point NAME in
+    the "skillpath" group, a module with PROVIDER_ID, PRIORITY and a
+    discover_skills hook, a README, and tests (the skillpath-testing
+    conformance kit plus the provider's own rules) that pass as generated.
+
+    NAME is lowercase letters, digits and single dashes (e.g. acme-tools).
+    JSON shape: {"provider", "distribution", "package", "priority", "path",
+    "files": [relative paths]}.
+    """
+    import shlex
+    import sys
+
+    from skillpath.provider_template import TemplateError, make_provider, placeholders
+
+    ctx, _diags = project_context(cwd)
+    target = Path(f"skillpath-{provider_id}") if dest is None else dest
+    if not target.is_absolute():
+        target = ctx.cwd / target
+    text = description or f"skills for {provider_id}"
+    try:
+        files = make_provider(target, provider_id, priority, text)
+    except TemplateError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot create {target}: {exc.strerror or exc}")
+    values = placeholders(provider_id, priority, text)
+    rels = sorted(str(f.relative_to(target)) for f in files)
+    if as_json:
+        emit_json(
+            {
+                "provider": provider_id,
+                "distribution": values["__DISTRIBUTION__"],
+                "package": values["__PACKAGE__"],
+                "priority": priority,
+                "path": str(target),
+                "files": rels,
+            }
+        )
+        return
+    click.echo(terminal_safe(f"Created {target}"))
+    for rel in rels:
+        click.echo(terminal_safe(f"  {rel}"))
+    py, where = shlex.quote(sys.executable), shlex.quote(str(target))
+    click.echo(
+        "Next: install it (editable) into an environment with skillpath-core and "
+        "skillpath-testing — this skillpath runs in "
+        f"{terminal_safe(sys.executable)} — and run its tests:\n"
+        f"  {py} -m pip install -e {where}   (or: uv pip install --python {py} -e {where})\n"
+        f"  {py} -m pytest {where}"
+    )

@@ -1,7 +1,7 @@
 """ACME's skill policy, as a skillpath plugin.
 
-Configured in ``config.toml`` (user or project) under ``[acme_policy]``; without
-that section the plugin does nothing::
+Configured in the user's ``~/.skillpath/config.toml`` under ``[acme_policy]``;
+without that section (or with it empty) the plugin does nothing::
 
     [acme_policy]
     # Keep only skills from these sources (empty or absent: every source).
@@ -16,10 +16,17 @@ that section the plugin does nothing::
     # Extra regular expressions to redact (each match becomes [REDACTED:custom]).
     redact_patterns = ["ACME-INT-[0-9]{6}"]
 
-The policy fails closed: an invalid ``[acme_policy]`` section vetoes every
-skill (the reason names the bad key) and aborts invocations.
+The policy is read with ``ctx.settings.trusted_section()``: a project's own
+``.skillpath/config.toml`` — which anyone who publishes a repository can write —
+counts only when the user trusts the project (``[trust] projects``), so a cloned
+repository can neither loosen the policy nor set one. The policy fails closed: an
+invalid ``[acme_policy]`` section vetoes every skill (the reason names the bad key)
+and aborts invocations.
 
-Hooks: ``filter_skill`` (allow-list of sources, deny-list of names) and
+The section is declared (``settings_schema``) without keys: the plugin validates it
+itself, so that a bad value fails closed instead of falling back to a default.
+
+Hooks: ``settings_schema``, ``filter_skill`` (allow-list of sources, deny-list of names) and
 ``transform_prompt`` at step 950 — after inline shell (400) and the
 base-directory prefix (900), so command output is redacted too.
 """
@@ -42,6 +49,7 @@ __all__ = [
     "filter_skill",
     "load_policy",
     "redact",
+    "settings_schema",
     "transform_prompt",
 ]
 
@@ -122,15 +130,16 @@ def _strings(section: Mapping[str, Any], key: str) -> tuple[str, ...]:
 
 
 def load_policy(ctx: SkillContext) -> Policy | None:
-    """The policy from ``ctx.settings`` (``None`` when there is no ``[acme_policy]``).
+    """The policy as the user's config sets it (``None`` when it sets none).
+
+    The section comes from ``ctx.settings.trusted_section()``: what an untrusted
+    project's config set is left out, so a cloned repository cannot loosen it.
 
     :raises PolicyError: for a section with bad values.
     """
-    section = ctx.settings.data.get(SECTION)
-    if section is None:
+    section = ctx.settings.trusted_section(SECTION)
+    if not section:
         return None
-    if not isinstance(section, Mapping):
-        raise PolicyError(f"[{SECTION}] must be a table")
     known = {"allowed_sources", "denied_names", "footer", "redact", "redact_patterns"}
     unknown = sorted(set(section) - known)
     if unknown:
@@ -170,6 +179,12 @@ def redact(text: str, extra: tuple[re.Pattern[str], ...] = ()) -> tuple[str, int
         text, n = pattern.subn("[REDACTED:custom]", text)
         count += n
     return text, count
+
+
+@hookimpl
+def settings_schema() -> dict[str, dict[str, Any]]:
+    """Declare ``[acme_policy]`` (validated here, by :func:`load_policy`)."""
+    return {SECTION: {}}
 
 
 @hookimpl

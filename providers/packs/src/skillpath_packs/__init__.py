@@ -13,6 +13,11 @@ skill, and every file below it is one of the skill's files. A *callable pack*
 returns :class:`skillpath.bundled.BundledSkill` definitions (``is_enabled`` is
 honoured).
 
+Precedence: the result is *late* (``late=True``, priority 10): packs merge after
+every provider's hand-written skills and the custom directories, and before the
+managed (auto-learned) skills, so installing a package never replaces a skill of
+the same name a person wrote (see ``docs/concepts.md``).
+
 Listing writes nothing. Each skill gets ``base_dir`` =
 ``<cache>/packs/<distribution>-<version>-<hash16>/<skill>`` and the files are
 extracted there the first time something needs them (see
@@ -71,7 +76,10 @@ __all__ = [
 ]
 
 PROVIDER_ID = "packs"
-PRIORITY = 90
+#: Packs merge late (after custom directories, before managed skills): a skill a person
+#: wrote, in any provider's project or user folder, is never replaced by an installed
+#: package's skill of the same name.
+PRIORITY = 10
 #: The entry-point group third-party distributions declare packs in.
 PACK_GROUP = "skillpath.packs"
 #: Deepest directory nesting read inside one skill folder.
@@ -567,4 +575,6 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     # trees of packs no longer installed (or of older versions) go, once unused
     prune_trees("packs", [p.tree.target for p in packs], env=ctx.env)
     skills = [s for p in packs for s in p.skills]
-    return DiscoveryResult(PROVIDER_ID, PRIORITY, tuple(skills), tuple(diags), tuple(_roots(packs)))
+    return DiscoveryResult(
+        PROVIDER_ID, PRIORITY, tuple(skills), tuple(diags), tuple(_roots(packs)), late=True
+    )
