@@ -206,12 +206,13 @@ class AgentSkills:
         return str(self.tool_schema()["description"])
 
     # -- answering the model ------------------------------------------------
-    def call(self, skill: str, args: str = "") -> str:
+    def call(self, skill: str, args: str = "", *, force: bool = False) -> str:
         """The Skill tool's answer: the rendered skill, or an ``Error:`` text (never raises).
 
         Rendering is :meth:`SkillSession.invoke` with ``trigger="tool"`` (so
         ``disable-model-invocation`` skills are refused, arguments are
-        substituted and the inline-shell policy applies).
+        substituted and the inline-shell policy applies). ``force`` renders in
+        full even when the same call was answered before (no "already loaded" note).
         """
         name = str(skill)
         session = self.session
@@ -221,7 +222,7 @@ class AgentSkills:
                 return error_text(conditional_message(pending))
             return unknown_for_model(name, self.model_skill_names())
         try:
-            return session.invoke(name, str(args or ""), trigger="tool").content
+            return session.invoke(name, str(args or ""), trigger="tool", force=force).content
         except SkillpathError as exc:
             return error_text(exc)
 

@@ -90,6 +90,7 @@ def test_inline_shell_follows_skillpaths_policy(world: World) -> None:
     answer = tool_answers(result)["c1"]
     # project skills may not run inline shell by default: skillpath's policy, not ours
     direct = SkillSession.open(world.project).invoke("shelly", trigger="tool").content
+    assert "[shell command execution disabled by policy]" in direct
     assert answer == direct
 
 
