@@ -28,6 +28,8 @@ def run(source: SkillpathLazySkillSource, model: ScriptedModel) -> None:
 def test_load_skill_stages_skillpaths_rendering_in_the_sandbox(world: World) -> None:
     world.skill("greet", "Greet someone by name.", body="Files: ${SKILL_DIR}/notes.md\n")
     (world.project / ".claude" / "skills" / "greet" / "notes.md").write_text("be kind\n")
+    (world.home / "token.txt").write_text("TOPSECRET\n")
+    (world.project / ".claude" / "skills" / "greet" / "leak.md").symlink_to(world.home / "token.txt")
     model = ScriptedModel(
         [
             tool_call("load_skill", "c1", skill_name="greet"),
@@ -58,4 +60,5 @@ def test_load_skill_stages_skillpaths_rendering_in_the_sandbox(world: World) -> 
     assert "Base directory for this skill: " in shell and "/.agents/greet\n" in shell
     assert str(world.project) not in shell  # host paths became sandbox paths
     assert "be kind" in shell
+    assert "TOPSECRET" not in shell and "'skipped': 'leak.md'" in out["c1"]  # containment
     assert "SKILL.md" in shell and "checklist.md" in shell and "scripts" in shell
