@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from skillpath import SkillpathError
-from skillpath.agent import AgentSkills, disk_state, unknown_for_model
+from skillpath.agent import AgentSkills, disk_state, unknown_for_model, watch_paths
 
 from .conftest import Runtime
 
@@ -22,9 +22,10 @@ def test_refresh_sees_added_edited_and_removed_skills(rt: Runtime) -> None:
     assert [x.name for x in s.skills()] == ["keep", "new"]
     assert s.get("keep").description == "Kept, edited."  # type: ignore[union-attr]
     assert set(s.ctx.skills) == {"keep", "new"}
-    assert "new" in s.listing().text and "gone" not in s.skill_tool()["input_schema"]["properties"][
-        "skill"
-    ]["enum"]
+    assert (
+        "new" in s.listing().text
+        and "gone" not in s.skill_tool()["input_schema"]["properties"]["skill"]["enum"]
+    )
 
 
 def test_refresh_keeps_activated_conditional_skills(rt: Runtime) -> None:
@@ -65,9 +66,20 @@ def test_begin_turn_reloads_only_when_the_disk_changed(rt: Runtime) -> None:
 def test_disk_state_changes_for_a_new_folder_in_a_root(rt: Runtime) -> None:
     rt.project_skill("a", description="A.")
     s = rt.session()
-    state = disk_state(s.result)
+    paths = watch_paths(s.result)
+    state = disk_state(paths)
+    assert disk_state(paths) == state
     (rt.project / ".skillpath" / "skills" / "b").mkdir()
-    assert disk_state(s.result) != state
+    assert disk_state(paths) != state
+
+
+def test_skill_md_written_into_an_existing_empty_folder_is_seen(rt: Runtime) -> None:
+    rt.project_skill("a", description="A.")
+    (rt.project / ".skillpath" / "skills" / "later").mkdir()
+    skills = AgentSkills(rt.session())
+    assert skills.begin_turn() is False
+    rt.project_skill("later", description="Written later.")  # the root's entries unchanged
+    assert skills.begin_turn() is True and "later" in skills.model_skill_names()
 
 
 def test_call_answers_the_model_and_never_raises(rt: Runtime) -> None:

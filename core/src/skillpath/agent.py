@@ -26,11 +26,14 @@ the inline-shell policy all stay the session's.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+import attrs
 
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
 from skillpath.errors import SkillpathError
+from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
 from skillpath.session import SkillSession
 from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, near_names
@@ -42,40 +45,65 @@ __all__ = [
     "disk_state",
     "error_text",
     "unknown_for_model",
+    "watch_paths",
 ]
+
+_T = TypeVar("_T")
 
 #: ``turn``: check the disk before every model turn; ``manual``: only :meth:`AgentSkills.refresh`.
 REFRESH_MODES = ("turn", "manual")
 
 _CLAUDE_TOOL = f"with the {SKILL_TOOL_NAME} tool"
-_Stat = tuple[int, int, int] | None
 
 
-def _stat(path: str | os.PathLike[str]) -> _Stat:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
+def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> list[str]:
+    """What :func:`disk_state` stats for the skills behind ``result``.
 
-
-def disk_state(result: LoadResult, skills: Iterable[Skill] | None = None) -> tuple[Any, ...]:
-    """A cheap fingerprint of the skills on disk behind ``result``.
-
-    ``skills`` defaults to the result's active and conditional skills (a
-    session passes its own: those that joined later too).
-
-    It changes when a skills root appears or disappears, an entry is added to
-    or removed from a root (a new skill folder), a skill folder changes (a
-    ``SKILL.md`` written in place of another) or a ``SKILL.md`` is edited. It
-    costs one ``stat`` per root, per folder of a known skill and per
-    ``SKILL.md``; nothing is read. Skills served from MCP are left out.
+    Every skills root, every ``SKILL.md`` of ``skills`` (default: the result's
+    active and conditional skills; a session passes its own, those that joined
+    later too) and every folder in a root that holds no known skill (a folder
+    whose ``SKILL.md`` is not written yet). Skills served from MCP are left out.
     """
-    out: list[Any] = [(os.fspath(r.path), _stat(r.path)) for r in result.roots]
+    paths = [os.fspath(r.path) for r in result.roots]
+    known: set[str] = set()
     for skill in (*result.skills, *result.conditional) if skills is None else skills:
         if skill.path is None or skill.source.loaded_from == "mcp":
             continue
-        out.append((skill.name, _stat(skill.path), _stat(os.path.dirname(skill.path))))
+        path = os.fspath(skill.path)
+        paths.append(path)
+        known.add(os.path.dirname(path))
+    for r in result.roots:
+        try:
+            with os.scandir(r.path) as it:
+                for entry in it:
+                    if entry.name.startswith(".") or entry.path in known:
+                        continue
+                    try:
+                        if entry.is_dir():
+                            paths.append(entry.path)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return paths
+
+
+def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
+    """A cheap fingerprint of ``paths`` (see :func:`watch_paths`): one ``stat`` each.
+
+    It changes when a root appears, disappears or gains or loses an entry (a
+    new skill folder), when a ``SKILL.md`` is edited, replaced, created in a
+    folder that had none, or removed. Nothing is read.
+    """
+    out: list[Any] = []
+    stat = os.stat
+    for path in paths:
+        try:
+            st = stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_mtime_ns, st.st_size, st.st_ino))
     return tuple(out)
 
 
@@ -134,6 +162,9 @@ class AgentSkills:
         self.budget = budget
         self.format = format
         self.tool_name = tool_name
+        self._paths: list[str] = []
+        self._cache: dict[str, Any] = {}
+        self._cache_for: Any = None
         self._state = self._disk_state()
 
     @classmethod
@@ -154,7 +185,19 @@ class AgentSkills:
         return cls(session, refresh=refresh, budget=budget, format=format, tool_name=tool_name)
 
     def _disk_state(self) -> tuple[Any, ...]:
-        return disk_state(self.session.result, (*self.session.skills(), *self.session.pending()))
+        session = self.session
+        self._paths = watch_paths(session.result, (*session.skills(), *session.pending()))
+        return disk_state(self._paths)
+
+    def _cached(self, key: str, make: Callable[[], _T]) -> _T:
+        """``make()`` once per catalog state (``ctx.skills`` is replaced on every change)."""
+        current = self.session.ctx.skills
+        if current is not self._cache_for:
+            self._cache = {}
+            self._cache_for = current
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]  # type: ignore[no-any-return]
 
     # -- freshness ----------------------------------------------------------
     def refresh(self) -> bool:
@@ -170,36 +213,55 @@ class AgentSkills:
         """
         if self.refresh_mode != "turn":
             return False
-        state = self._disk_state()
-        if state == self._state:
+        if disk_state(self._paths) == self._state:
             return False
         return self.refresh()
 
     # -- what the model sees ------------------------------------------------
-    def instructions(self) -> str:
-        """The listing of the skills the model may use (empty when there are none).
+    def listing(self) -> Listing:
+        """The listing of the skills the model may use, and its budget report (cached).
 
-        It fits the budget; in the ``claude`` format its header names
-        :attr:`tool_name` (the budget counts the header as shown).
+        It fits the budget; in the ``claude`` format (the default) its header
+        names :attr:`tool_name` (the budget counts the header as shown).
         """
+        return self._cached("listing", self._render_listing)
+
+    def _render_listing(self) -> Listing:
         fmt = self.format or "claude"
         if fmt != "claude" or self.tool_name == SKILL_TOOL_NAME:
-            return self.session.listing(budget=self.budget, format=fmt).text
+            return self.session.listing(budget=self.budget, format=fmt)
         budget = self.budget
         if budget is None:
             budget = int(self.session.ctx.settings.get("listing", "budget"))
         grow = len(self.tool_name) - len(SKILL_TOOL_NAME)
         limit = max(1, budget - grow) if budget > 0 else budget
-        text = self.session.listing(budget=limit, format=fmt).text
-        return text.replace(_CLAUDE_TOOL, f"with the {self.tool_name} tool", 1)
+        listing = self.session.listing(budget=limit, format=fmt)
+        text = listing.text.replace(_CLAUDE_TOOL, f"with the {self.tool_name} tool", 1)
+        return attrs.evolve(listing, text=text)
+
+    def instructions(self) -> str:
+        """The listing's text (empty when there is no skill the model may use)."""
+        return self.listing().text
 
     def model_skill_names(self) -> list[str]:
         """The names the model may pass to the Skill tool (listable skills), sorted."""
-        return [s.name for s in self.session.skills() if not s.hidden]
+        return list(
+            self._cached(
+                "names", lambda: tuple(s.name for s in self.session.skills() if not s.hidden)
+            )
+        )
+
+    def listed_names(self) -> list[str]:
+        """:meth:`model_skill_names` less the skills the listing budget dropped."""
+        dropped = set(self.listing().report.dropped)
+        return [n for n in self.model_skill_names() if n not in dropped]
 
     def tool_schema(self, *, format: str = "anthropic") -> dict[str, Any]:
-        """The Skill tool definition (see :func:`skillpath.commands.skill_tool_schema`)."""
-        return skill_tool_schema(self.session.skills(), format=format)
+        """The Skill tool definition (:func:`skillpath.commands.skill_tool_schema`; cached:
+        the same object until the skills change, do not modify it)."""
+        return self._cached(
+            f"schema:{format}", lambda: skill_tool_schema(self.session.skills(), format=format)
+        )
 
     def tool_description(self) -> str:
         """The Skill tool's description for frameworks that take it separately."""

@@ -27,9 +27,10 @@ def run(source: SkillpathLazySkillSource, model: ScriptedModel) -> None:
 
 def test_load_skill_stages_skillpaths_rendering_in_the_sandbox(world: World) -> None:
     world.skill("greet", "Greet someone by name.", body="Files: ${SKILL_DIR}/notes.md\n")
-    (world.project / ".claude" / "skills" / "greet" / "notes.md").write_text("be kind\n")
+    folder = world.project / ".claude" / "skills" / "greet"
+    (folder / "notes.md").write_text("be kind\n")
     (world.home / "token.txt").write_text("TOPSECRET\n")
-    (world.project / ".claude" / "skills" / "greet" / "leak.md").symlink_to(world.home / "token.txt")
+    (folder / "leak.md").symlink_to(world.home / "token.txt")  # out of the skill's folder
     model = ScriptedModel(
         [
             tool_call("load_skill", "c1", skill_name="greet"),

@@ -106,10 +106,7 @@ class SkillpathBackend(BackendProtocol):
     # -- what is there ------------------------------------------------------
     def _names(self) -> list[str]:
         """The skills the model may use that the listing budget keeps, sorted."""
-        session = self.skills.session
-        report = session.listing(budget=self.skills.budget, format=self.skills.format).report
-        dropped = set(report.dropped)
-        return [n for n in self.skills.model_skill_names() if n not in dropped]
+        return self.skills.listed_names()
 
     def _files(self, name: str) -> list[str]:
         skill = self.skills.session.get(name)

@@ -88,11 +88,10 @@ class SkillpathLazySkillSource(LazySkillSource):
         skills = self._agent_skills()
         skills.begin_turn()
         session = skills.session
-        report = session.listing(budget=skills.budget, format=skills.format).report
-        dropped = set(report.dropped)
         out: list[SkillMetadata] = []
-        for skill in session.skills():
-            if skill.hidden or skill.name in dropped:
+        for name in skills.listed_names():
+            skill = session.get(name)
+            if skill is None:
                 continue
             out.append(
                 SkillMetadata(
