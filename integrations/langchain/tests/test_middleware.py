@@ -147,6 +147,29 @@ def test_file_tools_activate_conditional_skills(world: World) -> None:
     assert answers["c3"].endswith("\n\nBody.\n")
 
 
+def test_file_tools_load_nested_skills_directories(world: World) -> None:
+    nested = world.project / "packages" / "web" / ".claude" / "skills" / "web-style"
+    nested.mkdir(parents=True)
+    (nested / "SKILL.md").write_text(
+        "---\nname: web-style\ndescription: Web package rules.\n---\nUse tabs.\n"
+    )
+
+    @tool
+    def read_file(file_path: str) -> str:
+        """Read a file."""
+        return "export {}"
+
+    result, model = run(
+        world,
+        call("read_file", {"file_path": "packages/web/src/index.ts"}, "c1"),
+        call("Skill", {"skill": "web-style"}, "c2"),
+        tools=[read_file],
+    )
+    assert "web-style" not in model.seen[0][0].content
+    assert "- web-style: Web package rules." in model.seen[1][0].content
+    assert tool_answers(result)["c2"].endswith("Use tabs.\n")
+
+
 def test_listing_respects_the_budget(world: World) -> None:
     for i in range(40):
         world.skill(f"extra-{i:02d}", "A long description. " * 20)
