@@ -20,4 +20,5 @@ def make_agent(model: Any, project: str | Path = ".") -> Any:
         default=StateBackend(),  # the agent's own scratch files
         routes={"/skills/": SkillpathBackend(cwd=project)},
     )
-    return create_deep_agent(model=model, backend=backend, skills=["/skills/"])
+    # a (path, label) source: deepagents' prompt says "Skillpath Skills: /skills/"
+    return create_deep_agent(model=model, backend=backend, skills=[("/skills/", "Skillpath")])

@@ -61,4 +61,5 @@ def test_deepagents_example(world: World) -> None:
     result = agent.invoke({"messages": [HumanMessage("review")]})
     (answer,) = [m.content for m in result["messages"] if isinstance(m, ToolMessage)]
     assert "Review the change against" in str(answer)
-    assert "code-review" in str(model.seen[0][0].content)
+    system = str(model.seen[0][0].content)
+    assert "code-review" in system and "**Skillpath Skills**: `/skills/`" in system

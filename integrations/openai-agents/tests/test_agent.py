@@ -121,3 +121,16 @@ def test_no_network_at_import_or_construction(
     importlib.reload(skillpath_openai_agents)
     skills = SkillpathSkills(cwd=world.project)
     Agent(name="dev", instructions=skills.instructions(), tools=[skills.tool])
+
+
+def test_files_touched_by_the_hosts_tools_activate_conditional_skills(world: World) -> None:
+    world.skill("py-style", "Python style rules.", paths='"**/*.py"')
+    skills = SkillpathSkills(cwd=world.project)
+    first = ScriptedModel([tool_call("load_skill", "c1", skill="py-style", args="")])
+    run(skills, first)
+    assert "is conditional" in first.tool_outputs()["c1"]
+    assert skills.skills.files_touched(["src/app.py"]) == ["py-style"]
+    second = ScriptedModel([tool_call("load_skill", "c1", skill="py-style", args="")])
+    run(skills, second)
+    assert "- py-style: Python style rules." in (second.turns[0].system or "")
+    assert second.tool_outputs()["c1"].endswith("Body.\n")
