@@ -7,7 +7,9 @@ reads, ``/skill:`` parsing, the Skill tool and invocation.
 
 Skills can join during the session (:meth:`SkillSession.add_skills`, used by
 conditional activation and nested skill directories); the listing, the Skill
-tool enum and ``skill://`` see them at once.
+tool enum and ``skill://`` see them at once. :meth:`SkillSession.refresh`
+loads the catalog again (skills added, edited or removed on disk) without
+starting a new session.
 
 The "already loaded" note: when the model's Skill tool (trigger ``tool``)
 re-invokes a skill with the same arguments in the same session and the
@@ -83,6 +85,9 @@ class SkillSession:
     result: LoadResult
     session_id: str
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    #: The ``settings`` given to :meth:`open` (re-applied on top of the config files
+    #: by :meth:`refresh`); ``None``: refresh keeps ``ctx.settings`` as it is.
+    settings_arg: Mapping[str, Any] | Settings | None = attrs.field(default=None, kw_only=True)
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
     _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
@@ -129,7 +134,7 @@ class SkillSession:
         result = load_skills(ctx=ctx, host=host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
-        return cls(ctx=ctx, host=host, result=result, session_id=sid)
+        return cls(ctx=ctx, host=host, result=result, session_id=sid, settings_arg=settings)
 
     def _sync(self) -> None:
         self.ctx = attrs.evolve(self.ctx, skills=MappingProxyType(dict(self._active)))
@@ -194,6 +199,55 @@ class SkillSession:
             self.diagnostics.extend(res.diagnostics)
             self._activator.add(res.conditional)
             return self.add_skills(res.skills)
+
+    def refresh(self) -> bool:
+        """Load the catalog again from disk (through the discovery index: cheap).
+
+        Skills added, edited or removed since the last load show in the
+        listing, the Skill tool and ``skill://`` at once. Conditional skills
+        already activated stay active (with their new record); skills from
+        nested directories stay active while their ``SKILL.md`` exists. The
+        config files are read again; ``settings`` given to :meth:`open` still
+        apply. The new load's problems are in :attr:`result` (``diagnostics``).
+
+        :returns: whether the set of active skills or any of their records changed.
+        """
+        settings = self.settings_arg if self.settings_arg is not None else self.ctx.settings
+        ctx, sdiags = make_context(
+            self.ctx.cwd,
+            home=self.ctx.home,
+            env=self.ctx.env,
+            settings=settings,
+            session_id=self.session_id,
+        )
+        result = load_skills(ctx=ctx, host=self.host)
+        if sdiags:
+            result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
+        with self._lock:
+            before = dict(self._active)
+            loaded = {s.name for s in self.result.skills}
+            fresh: dict[str, Skill] = {s.name: s for s in result.skills}
+            waiting = {s.name: s for s in result.conditional}
+            still_pending: list[Skill] = []
+            for name, skill in waiting.items():
+                if name in fresh:
+                    continue
+                if name in before and name not in loaded:  # activated earlier
+                    fresh[name] = skill
+                else:
+                    still_pending.append(skill)
+            for name, skill in before.items():
+                if name in fresh or name in loaded or name in waiting:
+                    continue
+                # joined from a nested skills directory: kept while its file exists
+                if skill.path is None or os.path.exists(skill.path):
+                    fresh[name] = skill
+            self.ctx = ctx
+            self.result = result
+            self._activator = PathActivator.of(still_pending)
+            self._active = fresh
+            self._sync()
+            return fresh != before
 
     # -- what the model sees ------------------------------------------------
     def listing(

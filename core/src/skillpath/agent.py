@@ -1,0 +1,305 @@
+"""What every agent-framework adapter does with a :class:`~skillpath.SkillSession`.
+
+The adapters (``skillpath-langchain``, ``skillpath-openai-agents``, …) are thin
+mappings of one :class:`AgentSkills` onto a framework's hooks; this module
+holds the little logic they share, so that each framework's agent sees the
+same skills, the same listing and the same answers:
+
+* :meth:`AgentSkills.begin_turn`: before each model turn, look whether the
+  skills on disk changed (a ``stat`` of each skills root, skill folder and
+  ``SKILL.md``; no file is read) and load them again when they did;
+* :meth:`AgentSkills.instructions`: the listing for the system prompt;
+* :meth:`AgentSkills.call`: the answer to the model's Skill tool call. Every
+  refusal (an unknown name, a ``disable-model-invocation`` skill, a failed
+  inline-shell command) becomes a text for the model that starts with
+  ``Error:`` and says what to do instead; it never raises. An unknown name
+  gets the nearest names the model may call (hidden skills are never named);
+* :meth:`AgentSkills.read`: the answer to a ``skill://`` read (containment is
+  the ``resolve_url`` hooks'), with refusals as text too;
+* :meth:`AgentSkills.files_touched`: after the agent's file tools touched
+  paths, nested skills directories load and conditional skills activate.
+
+Discovery, parsing, precedence, the listing budget, argument substitution and
+the inline-shell policy all stay the session's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+import attrs
+
+from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
+from skillpath.errors import SkillpathError
+from skillpath.listing import Listing
+from skillpath.model import LoadResult, Skill
+from skillpath.session import SkillSession
+from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, near_names
+
+__all__ = [
+    "REFRESH_MODES",
+    "SKILL_TOOL_NAME",
+    "AgentSkills",
+    "disk_state",
+    "error_text",
+    "unknown_for_model",
+    "watch_paths",
+]
+
+_T = TypeVar("_T")
+
+#: ``turn``: check the disk before every model turn; ``manual``: only :meth:`AgentSkills.refresh`.
+REFRESH_MODES = ("turn", "manual")
+
+_CLAUDE_TOOL = f"with the {SKILL_TOOL_NAME} tool"
+
+
+def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> list[str]:
+    """What :func:`disk_state` stats for the skills behind ``result``.
+
+    Every skills root, every ``SKILL.md`` of ``skills`` (default: the result's
+    active and conditional skills; a session passes its own, those that joined
+    later too) and every folder in a root that holds no known skill (a folder
+    whose ``SKILL.md`` is not written yet). Skills served from MCP are left out.
+    """
+    paths = [os.fspath(r.path) for r in result.roots]
+    known: set[str] = set()
+    for skill in (*result.skills, *result.conditional) if skills is None else skills:
+        if skill.path is None or skill.source.loaded_from == "mcp":
+            continue
+        path = os.fspath(skill.path)
+        paths.append(path)
+        known.add(os.path.dirname(path))
+    for r in result.roots:
+        try:
+            with os.scandir(r.path) as it:
+                for entry in it:
+                    if entry.name.startswith(".") or entry.path in known:
+                        continue
+                    try:
+                        if entry.is_dir():
+                            paths.append(entry.path)
+                    except OSError:
+                        continue
+        except OSError:
+            continue
+    return paths
+
+
+def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
+    """A cheap fingerprint of ``paths`` (see :func:`watch_paths`): one ``stat`` each.
+
+    It changes when a root appears, disappears or gains or loses an entry (a
+    new skill folder), when a ``SKILL.md`` is edited, replaced, created in a
+    folder that had none, or removed. Nothing is read.
+    """
+    out: list[Any] = []
+    stat = os.stat
+    for path in paths:
+        try:
+            st = stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(out)
+
+
+def error_text(exc: BaseException | str) -> str:
+    """How a refused skill call or ``skill://`` read is shown to the model."""
+    return f"Error: {exc}"
+
+
+def unknown_for_model(name: str, names: Iterable[str]) -> str:
+    """The model's error for a skill name it may not call: near names from ``names`` only.
+
+    ``names`` are the names the model may call (hidden skills are never
+    suggested); the text tells the model what to do next.
+    """
+    pool = sorted(set(names), key=lambda n: (n.casefold(), n))
+    shown = echo_name(name)
+    if not pool:
+        return error_text(f"Unknown skill {shown}: no skills are available.")
+    near = near_names(name, pool)
+    if near:
+        return error_text(f"Unknown skill {shown}. Did you mean: {', '.join(near)}?")
+    if len(pool) <= LIST_ALL_UP_TO:
+        return error_text(f"Unknown skill {shown}. Available skills: {', '.join(pool)}.")
+    return error_text(f"Unknown skill {shown}. Use a name from the skills listing.")
+
+
+class AgentSkills:
+    """One agent's skills: a :class:`SkillSession` plus the per-turn refresh.
+
+    :param session: the session (see :meth:`open` to build both at once).
+    :param refresh: ``turn`` (default): :meth:`begin_turn` loads the skills
+        again when the disk changed; ``manual``: only :meth:`refresh` does.
+    :param budget: the listing's character budget (default: ``[listing] budget``).
+    :param format: the listing format (default: ``claude``, whose header line
+        points the model at the skill tool; ``skills`` and ``agentskills``
+        point it at ``skill://`` reads instead).
+    :param tool_name: the name under which the framework offers the Skill tool
+        (the ``claude`` listing names it).
+    """
+
+    def __init__(
+        self,
+        session: SkillSession,
+        *,
+        refresh: str = "turn",
+        budget: int | None = None,
+        format: str | None = None,
+        tool_name: str = SKILL_TOOL_NAME,
+    ) -> None:
+        if refresh not in REFRESH_MODES:
+            raise SkillpathError(
+                f"unknown refresh mode {refresh!r} (choose from {', '.join(REFRESH_MODES)})"
+            )
+        self.session = session
+        self.refresh_mode = refresh
+        self.budget = budget
+        self.format = format
+        self.tool_name = tool_name
+        self._paths: list[str] = []
+        self._cache: dict[str, Any] = {}
+        self._cache_for: Any = None
+        self._state = self._disk_state()
+
+    @classmethod
+    def open(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        refresh: str = "turn",
+        budget: int | None = None,
+        format: str | None = None,
+        tool_name: str = SKILL_TOOL_NAME,
+    ) -> AgentSkills:
+        """Open a :class:`SkillSession` for ``cwd`` (arguments as :meth:`SkillSession.open`)."""
+        session = SkillSession.open(cwd, home=home, env=env, settings=settings)
+        return cls(session, refresh=refresh, budget=budget, format=format, tool_name=tool_name)
+
+    def _disk_state(self) -> tuple[Any, ...]:
+        session = self.session
+        self._paths = watch_paths(session.result, (*session.skills(), *session.pending()))
+        return disk_state(self._paths)
+
+    def _cached(self, key: str, make: Callable[[], _T]) -> _T:
+        """``make()`` once per catalog state (``ctx.skills`` is replaced on every change)."""
+        current = self.session.ctx.skills
+        if current is not self._cache_for:
+            self._cache = {}
+            self._cache_for = current
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]  # type: ignore[no-any-return]
+
+    # -- freshness ----------------------------------------------------------
+    def refresh(self) -> bool:
+        """Load the skills again now; whether the active skills changed."""
+        changed = self.session.refresh()
+        self._state = self._disk_state()
+        return changed
+
+    def begin_turn(self) -> bool:
+        """Call before each model turn: refresh when the disk changed (``refresh="turn"``).
+
+        :returns: whether the active skills changed.
+        """
+        if self.refresh_mode != "turn":
+            return False
+        if disk_state(self._paths) == self._state:
+            return False
+        return self.refresh()
+
+    # -- what the model sees ------------------------------------------------
+    def listing(self) -> Listing:
+        """The listing of the skills the model may use, and its budget report (cached).
+
+        It fits the budget; in the ``claude`` format (the default) its header
+        names :attr:`tool_name` (the budget counts the header as shown).
+        """
+        return self._cached("listing", self._render_listing)
+
+    def _render_listing(self) -> Listing:
+        fmt = self.format or "claude"
+        if fmt != "claude" or self.tool_name == SKILL_TOOL_NAME:
+            return self.session.listing(budget=self.budget, format=fmt)
+        budget = self.budget
+        if budget is None:
+            budget = int(self.session.ctx.settings.get("listing", "budget"))
+        grow = len(self.tool_name) - len(SKILL_TOOL_NAME)
+        limit = max(1, budget - grow) if budget > 0 else budget
+        listing = self.session.listing(budget=limit, format=fmt)
+        text = listing.text.replace(_CLAUDE_TOOL, f"with the {self.tool_name} tool", 1)
+        return attrs.evolve(listing, text=text)
+
+    def instructions(self) -> str:
+        """The listing's text (empty when there is no skill the model may use)."""
+        return self.listing().text
+
+    def model_skill_names(self) -> list[str]:
+        """The names the model may pass to the Skill tool (listable skills), sorted."""
+        return list(
+            self._cached(
+                "names", lambda: tuple(s.name for s in self.session.skills() if not s.hidden)
+            )
+        )
+
+    def listed_names(self) -> list[str]:
+        """:meth:`model_skill_names` less the skills the listing budget dropped."""
+        dropped = set(self.listing().report.dropped)
+        return [n for n in self.model_skill_names() if n not in dropped]
+
+    def tool_schema(self, *, format: str = "anthropic") -> dict[str, Any]:
+        """The Skill tool definition (:func:`skillpath.commands.skill_tool_schema`; cached:
+        the same object until the skills change, do not modify it)."""
+        return self._cached(
+            f"schema:{format}", lambda: skill_tool_schema(self.session.skills(), format=format)
+        )
+
+    def tool_description(self) -> str:
+        """The Skill tool's description for frameworks that take it separately."""
+        return str(self.tool_schema()["description"])
+
+    # -- answering the model ------------------------------------------------
+    def call(self, skill: str, args: str = "", *, force: bool = False) -> str:
+        """The Skill tool's answer: the rendered skill, or an ``Error:`` text (never raises).
+
+        Rendering is :meth:`SkillSession.invoke` with ``trigger="tool"`` (so
+        ``disable-model-invocation`` skills are refused, arguments are
+        substituted and the inline-shell policy applies). ``force`` renders in
+        full even when the same call was answered before (no "already loaded" note).
+        """
+        name = str(skill)
+        session = self.session
+        if session.get(name) is None:
+            pending = next((s for s in session.pending() if s.name == name), None)
+            if pending is not None:
+                return error_text(conditional_message(pending))
+            return unknown_for_model(name, self.model_skill_names())
+        try:
+            return session.invoke(name, str(args or ""), trigger="tool", force=force).content
+        except SkillpathError as exc:
+            return error_text(exc)
+
+    def read(self, url: str) -> str:
+        """The text at a ``skill://`` URL, or an ``Error:`` text (never raises)."""
+        try:
+            return self.session.resolve(str(url)).content
+        except SkillpathError as exc:
+            return error_text(exc)
+
+    def files_touched(self, paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+        """After file tools touched ``paths``: the names of the skills that joined."""
+        batch = list(paths)
+        joined = self.session.discover_dirs_for_paths(batch)
+        joined += self.session.activate_for_paths(batch)
+        if joined:
+            self._state = self._disk_state()
+        return [s.name for s in joined]

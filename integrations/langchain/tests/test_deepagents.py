@@ -1,0 +1,85 @@
+"""``SkillpathBackend`` under deepagents' own ``SkillsMiddleware`` in ``create_deep_agent``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deepagents import create_deep_agent
+from deepagents.backends import CompositeBackend, StateBackend
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from skillpath_langchain import SkillpathBackend
+
+from .conftest import World, scripted
+
+
+def read(path: str, call_id: str) -> AIMessage:
+    return AIMessage(
+        content="", tool_calls=[{"name": "read_file", "args": {"file_path": path}, "id": call_id}]
+    )
+
+
+def run(backend: SkillpathBackend, *replies: AIMessage) -> tuple[dict[str, Any], Any]:
+    model = scripted(*replies, AIMessage(content="done"))
+    composite = CompositeBackend(default=StateBackend(), routes={"/skills/": backend})
+    agent = create_deep_agent(model=model, backend=composite, skills=["/skills/"])
+    result = agent.invoke({"messages": [HumanMessage("go")]})
+    return result, model
+
+
+def answers(result: dict[str, Any]) -> dict[str, str]:
+    return {
+        m.tool_call_id: str(m.content) for m in result["messages"] if isinstance(m, ToolMessage)
+    }
+
+
+def test_deepagents_lists_and_reads_every_skillpath_skill(world: World) -> None:
+    (world.project / ".claude" / "skills" / "greet" / "notes.md").write_text("be kind\n")
+    result, model = run(
+        SkillpathBackend(cwd=world.project),
+        read("/skills/greet/SKILL.md", "c1"),
+        read("/skills/code-review/SKILL.md", "c2"),
+        read("/skills/greet/notes.md", "c3"),
+        read("/skills/greet/../../../../etc/passwd", "c4"),
+        read("/skills/gret/SKILL.md", "c5"),
+    )
+    system = str(model.seen[0][0].content)
+    # deepagents' own skills prompt, listing skillpath's skills (project and pack)
+    assert "greet" in system and "Greet someone by name." in system
+    assert "code-review" in system and "release-checklist" in system
+    assert "secret" not in system and "deploy" not in system
+    out = answers(result)
+    assert "Say hello to ." in out["c1"] and "Base directory for this skill" in out["c1"]
+    assert "Review the change against" in out["c2"]
+    assert "be kind" in out["c3"]
+    assert "root:" not in out["c4"] and "Error" in out["c4"]
+    assert "Did you mean: greet?" in out["c5"]
+
+
+def test_backend_index_runs_nothing_and_writes_are_refused(world: World) -> None:
+    world.skill("shelly", "Runs a command.", body="Date: !`echo from-shell`\n")
+    backend = SkillpathBackend(cwd=world.project)
+    listing = backend.ls("/")
+    assert listing.entries is not None
+    assert [e["path"] for e in listing.entries] == [
+        "/code-review/",
+        "/greet/",
+        "/release-checklist/",
+        "/shelly/",
+    ]
+    (entry,) = backend.download_files(["/shelly/SKILL.md"])
+    assert entry.content is not None and b"from-shell" not in entry.content
+    assert entry.content.startswith(b"---\nname: shelly\ndescription: Runs a command.\n---\n")
+    text = backend.read("/shelly/SKILL.md").file_data
+    assert text is not None and "[shell command execution disabled by policy]" in text["content"]
+    assert backend.write("/greet/SKILL.md", "x").error
+    assert backend.edit("/greet/SKILL.md", "a", "b").error
+    assert backend.delete("/greet/SKILL.md").error
+
+
+def test_skill_added_on_disk_is_seen_by_the_next_run(world: World) -> None:
+    backend = SkillpathBackend(cwd=world.project)
+    _, first = run(backend)
+    assert "fresh" not in str(first.seen[0][0].content)
+    world.skill("fresh", "Added while the agent runs.")
+    _, second = run(backend)
+    assert "Added while the agent runs." in str(second.seen[0][0].content)

@@ -1,0 +1,171 @@
+"""skillpath for the OpenAI Agents SDK (``openai-agents``).
+
+For a plain ``Agent``: :class:`SkillpathSkills` gives dynamic instructions
+(your text plus the skill listing, refreshed before every model turn) and a
+``load_skill`` function tool whose answer is the rendered skill::
+
+    skills = SkillpathSkills(cwd=".")
+    agent = Agent(
+        name="dev",
+        instructions=skills.instructions("You are a careful coding agent."),
+        tools=[skills.tool],
+    )
+
+For a ``SandboxAgent``: :class:`SkillpathLazySkillSource` (in
+``skillpath_openai_agents.sandbox``) is a ``LazySkillSource`` for the
+sandbox's ``Skills`` capability, backed by the same skills.
+
+Nothing here discovers, parses or filters skills: that is skillpath's
+(:class:`skillpath.agent.AgentSkills`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from agents import Agent, FunctionTool, RunContextWrapper
+from skillpath import SkillSession
+from skillpath.agent import AgentSkills, error_text
+
+__all__ = ["TOOL_NAME", "SkillpathLazySkillSource", "SkillpathSkills", "skills_for"]
+
+#: The function tool's name (the SDK's sandbox ``Skills`` capability uses the same).
+TOOL_NAME = "load_skill"
+
+_DESCRIPTION = (
+    "Load a skill: its instructions are returned for you to follow. Use it when the task "
+    "matches one of the skills in your instructions, before doing the work. Pass the "
+    "skill's name in `skill` and any arguments for it in `args` (empty string for none)."
+)
+_PARAMS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "skill": {"type": "string", "description": "The skill name, from the skills listing."},
+        "args": {"type": "string", "description": "Arguments for the skill, or an empty string."},
+    },
+    "required": ["skill", "args"],
+    "additionalProperties": False,
+}
+
+Instructions = Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str] | str]
+
+
+def skills_for(
+    skills: AgentSkills | SkillSession | None = None,
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    settings: Mapping[str, Any] | None = None,
+    refresh: str = "turn",
+    budget: int | None = None,
+    format: str | None = None,
+) -> AgentSkills:
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    if isinstance(skills, AgentSkills):
+        return skills
+    if isinstance(skills, SkillSession):
+        return AgentSkills(
+            skills, refresh=refresh, budget=budget, format=format, tool_name=TOOL_NAME
+        )
+    return AgentSkills.open(
+        cwd,
+        home=home,
+        env=env,
+        settings=settings,
+        refresh=refresh,
+        budget=budget,
+        format=format,
+        tool_name=TOOL_NAME,
+    )
+
+
+class SkillpathSkills:
+    """Every skillpath skill for an ``agents.Agent``.
+
+    Pass an :class:`~skillpath.agent.AgentSkills` or a
+    :class:`~skillpath.SkillSession`, or let it open one for ``cwd`` (keyword
+    arguments as :meth:`AgentSkills.open`). Before every model turn (when the
+    SDK asks for the instructions) the skills on disk are checked and loaded
+    again when they changed (``refresh="turn"``; ``"manual"``: call
+    :meth:`refresh`).
+    """
+
+    def __init__(
+        self,
+        skills: AgentSkills | SkillSession | None = None,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        refresh: str = "turn",
+        budget: int | None = None,
+        format: str | None = None,
+    ) -> None:
+        self.skills = skills_for(
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            format=format,
+        )
+        self.tool = FunctionTool(
+            name=TOOL_NAME,
+            description=_DESCRIPTION,
+            params_json_schema=_PARAMS,
+            on_invoke_tool=self._invoke,
+            strict_json_schema=True,
+        )
+
+    def refresh(self) -> bool:
+        """Load the skills again now (see :meth:`AgentSkills.refresh`)."""
+        return self.skills.refresh()
+
+    def listing(self) -> str:
+        """The current listing, after the per-turn refresh check."""
+        self.skills.begin_turn()
+        return self.skills.instructions()
+
+    def instructions(self, base: str | Instructions | None = None) -> Instructions:
+        """Dynamic instructions for ``Agent(instructions=...)``: ``base`` then the listing.
+
+        ``base`` may be a string or the SDK's own ``(context, agent)`` callable
+        (sync or async).
+        """
+
+        async def dynamic(context: RunContextWrapper[Any], agent: Agent[Any]) -> str:
+            head: Any = base(context, agent) if callable(base) else base
+            if hasattr(head, "__await__"):
+                head = await head
+            listing = self.listing()
+            parts = [str(head)] if head else []
+            if listing:
+                parts.append(listing)
+            return "\n\n".join(parts)
+
+        return dynamic
+
+    async def _invoke(self, _context: Any, raw: str) -> str:
+        try:
+            data = json.loads(raw or "{}")
+        except ValueError as exc:
+            return error_text(f"the arguments are not JSON ({exc}); pass {{skill, args}}")
+        if not isinstance(data, dict) or not isinstance(data.get("skill"), str):
+            return error_text("pass the skill's name in `skill` (a string)")
+        args = data.get("args")
+        return self.skills.call(data["skill"], args if isinstance(args, str) else "")
+
+
+def __getattr__(name: str) -> object:
+    if name == "SkillpathLazySkillSource":
+        from skillpath_openai_agents.sandbox import SkillpathLazySkillSource
+
+        return SkillpathLazySkillSource
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,166 @@
+"""``SkillpathLazySkillSource``: skillpath skills for a ``SandboxAgent``'s ``Skills`` capability.
+
+The SDK's sandbox ``Skills(lazy_from=...)`` lists the skills in the agent's
+instructions and gives the model a ``load_skill`` tool that stages one skill
+under ``<skills_path>/<name>/`` in the sandbox workspace, where the model reads
+its ``SKILL.md`` with the sandbox's file tools. This source answers both from
+skillpath:
+
+* the index is the skills the model may use (hidden and
+  ``disable-model-invocation`` skills left out), and of those only the ones the
+  listing budget keeps (dropped ones are left out too);
+* ``load_skill`` writes the skill **as skillpath renders it** for the Skill tool
+  (argument placeholders, variables, the inline-shell policy and every
+  ``transform_prompt`` plugin apply; the host path of the skill's folder is
+  replaced by its path in the sandbox) as ``SKILL.md``, and copies the skill's
+  other files, each read through ``skill://`` so skillpath's containment
+  decides what leaves the host. An unknown or refused name gets
+  ``{"status": "error", "message": …}`` for the model, not an exception.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from agents.sandbox.capabilities.skills import LazySkillSource, SkillMetadata
+from agents.sandbox.session.base_sandbox_session import BaseSandboxSession
+from agents.sandbox.types import User
+from skillpath.agent import AgentSkills, unknown_for_model
+from skillpath.errors import SkillpathError
+
+__all__ = ["SkillpathLazySkillSource"]
+
+#: Files copied into the sandbox per skill, at most (a skill folder is small).
+MAX_FILES = 500
+#: The live skills behind each source, by key (kept for the life of the process).
+_SOURCES: dict[str, AgentSkills] = {}
+
+
+def _register(skills: AgentSkills) -> str:
+    key = f"skillpath-{id(skills):x}-{skills.session.session_id}"
+    _SOURCES[key] = skills
+    return key
+
+
+class SkillpathLazySkillSource(LazySkillSource):
+    """A ``LazySkillSource`` over an :class:`~skillpath.agent.AgentSkills`.
+
+    Build it with :meth:`open` (``cwd`` and the other arguments as
+    :meth:`AgentSkills.open`) or pass ``skills=``::
+
+        Skills(lazy_from=SkillpathLazySkillSource.open("."))
+    """
+
+    key: str
+    """Which :class:`~skillpath.agent.AgentSkills` this source serves (the SDK copies and
+    serialises capabilities, so the source holds a key, not the live object)."""
+
+    def __init__(self, skills: AgentSkills | None = None, /, **data: Any) -> None:
+        if skills is not None:
+            data["key"] = _register(skills)
+        super().__init__(**data)
+
+    @classmethod
+    def open(
+        cls, cwd: str | os.PathLike[str] | None = None, **kwargs: Any
+    ) -> SkillpathLazySkillSource:
+        """A source over a new :class:`AgentSkills` for ``cwd`` (arguments as its ``open``)."""
+        return cls(AgentSkills.open(cwd, tool_name="load_skill", **kwargs))
+
+    @property
+    def skills(self) -> AgentSkills:
+        """The :class:`~skillpath.agent.AgentSkills` served."""
+        skills = _SOURCES.get(self.key)
+        if skills is None:
+            raise SkillpathError(f"no skillpath skills registered under {self.key!r}")
+        return skills
+
+    def _agent_skills(self) -> AgentSkills:
+        return self.skills
+
+    def list_skill_metadata(
+        self, *, skills_path: str, source_grants: tuple[Any, ...] = ()
+    ) -> list[SkillMetadata]:
+        """The skills the model may load (the listing's, within its budget)."""
+        skills = self._agent_skills()
+        skills.begin_turn()
+        session = skills.session
+        out: list[SkillMetadata] = []
+        for name in skills.listed_names():
+            skill = session.get(name)
+            if skill is None:
+                continue
+            out.append(
+                SkillMetadata(
+                    name=skill.name,
+                    description=" ".join(skill.description.split()) or skill.name,
+                    path=Path(skills_path) / skill.name,
+                )
+            )
+        return out
+
+    async def load_skill(
+        self,
+        *,
+        skill_name: str,
+        session: BaseSandboxSession,
+        skills_path: str,
+        user: str | User | None = None,
+    ) -> dict[str, str]:
+        """Stage ``skill_name`` under ``skills_path`` in the sandbox (rendered by skillpath)."""
+        skills = self._agent_skills()
+        sp = skills.session
+        name = str(skill_name)
+        rel = (Path(skills_path) / name).as_posix()
+        if sp.get(name) is None:
+            pending = next((s for s in sp.pending() if s.name == name), None)
+            message = (
+                unknown_for_model(name, skills.model_skill_names())
+                if pending is None
+                else skills.call(name)
+            )
+            return {"status": "error", "skill_name": name, "message": message}
+        try:
+            rendered = sp.invoke(name, "", trigger="tool", force=True)
+        except SkillpathError as exc:
+            return {"status": "error", "skill_name": name, "message": f"Error: {exc}"}
+        root = Path(session.state.manifest.root)
+        dest = root / rel
+        text = rendered.content
+        base = rendered.base_dir
+        if base is not None:
+            text = text.replace(os.fspath(base), dest.as_posix())
+        copied = 0
+        skipped: list[str] = []
+        if base is not None and os.path.isdir(base):
+            for rel_file in _files(base):
+                if rel_file == "SKILL.md":
+                    continue
+                try:
+                    res = sp.resolve(f"skill://{name}/{rel_file}")
+                except SkillpathError:
+                    skipped.append(rel_file)
+                    continue
+                data = res.path.read_bytes() if res.path is not None else res.content.encode()
+                await session.write(dest / rel_file, io.BytesIO(data), user=user)
+                copied += 1
+        await session.write(dest / "SKILL.md", io.BytesIO(text.encode("utf-8")), user=user)
+        result = {"status": "loaded", "skill_name": name, "path": rel}
+        if skipped:
+            result["skipped"] = ", ".join(skipped)
+        return result
+
+
+def _files(base: Path) -> list[str]:
+    """Regular files below ``base`` (no symlinked folders followed), relative, sorted."""
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for fn in sorted(filenames):
+            out.append(Path(os.path.relpath(os.path.join(dirpath, fn), base)).as_posix())
+            if len(out) >= MAX_FILES:
+                return out
+    return out

@@ -1,0 +1,126 @@
+"""``SkillSession.refresh`` and ``skillpath.agent.AgentSkills``, the adapters' shared core."""
+
+from __future__ import annotations
+
+import pytest
+from skillpath import SkillpathError
+from skillpath.agent import AgentSkills, disk_state, unknown_for_model, watch_paths
+
+from .conftest import Runtime
+
+
+def test_refresh_sees_added_edited_and_removed_skills(rt: Runtime) -> None:
+    rt.project_skill("keep", description="Keep.")
+    gone = rt.project_skill("gone", description="Gone soon.")
+    s = rt.session()
+    assert s.refresh() is False  # nothing changed on disk
+    rt.project_skill("new", description="New.")
+    rt.project_skill("keep", description="Kept, edited.")
+    gone.unlink()
+    gone.parent.rmdir()
+    assert s.refresh() is True
+    assert [x.name for x in s.skills()] == ["keep", "new"]
+    assert s.get("keep").description == "Kept, edited."  # type: ignore[union-attr]
+    assert set(s.ctx.skills) == {"keep", "new"}
+    assert (
+        "new" in s.listing().text
+        and "gone" not in s.skill_tool()["input_schema"]["properties"]["skill"]["enum"]
+    )
+
+
+def test_refresh_keeps_activated_conditional_skills(rt: Runtime) -> None:
+    rt.project_skill("py", description="Python rules.", paths='"**/*.py"')
+    rt.project_skill("js", description="JS rules.", paths='"**/*.js"')
+    s = rt.session()
+    assert [x.name for x in s.activate_for_paths(["src/a.py"])] == ["py"]
+    rt.project_skill("py", description="Python rules, edited.", paths='"**/*.py"')
+    assert s.refresh() is True
+    assert s.get("py").description == "Python rules, edited."  # type: ignore[union-attr]
+    assert [x.name for x in s.pending()] == ["js"]  # still waiting
+    assert [x.name for x in s.activate_for_paths(["web/a.js"])] == ["js"]
+
+
+def test_refresh_keeps_settings_given_at_open(rt: Runtime) -> None:
+    rt.project_skill("a", description="A.")
+    s = rt.session({"listing": {"budget": 123}})
+    s.refresh()
+    assert int(s.ctx.settings.get("listing", "budget")) == 123
+
+
+def test_begin_turn_reloads_only_when_the_disk_changed(rt: Runtime) -> None:
+    path = rt.project_skill("a", description="A.")
+    skills = AgentSkills(rt.session())
+    before = skills.session.result
+    assert skills.begin_turn() is False and skills.session.result is before  # no reload
+    path.write_text("---\ndescription: A, edited at length.\n---\nBody.\n", encoding="utf-8")
+    assert skills.begin_turn() is True
+    assert "A, edited at length." in skills.instructions()
+    rt.project_skill("b", description="B.")
+    assert skills.begin_turn() is True and "b" in skills.model_skill_names()
+    manual = AgentSkills(rt.session(), refresh="manual")
+    rt.project_skill("c", description="C.")
+    assert manual.begin_turn() is False and "c" not in manual.model_skill_names()
+    assert manual.refresh() is True and "c" in manual.model_skill_names()
+
+
+def test_disk_state_changes_for_a_new_folder_in_a_root(rt: Runtime) -> None:
+    rt.project_skill("a", description="A.")
+    s = rt.session()
+    paths = watch_paths(s.result)
+    state = disk_state(paths)
+    assert disk_state(paths) == state
+    (rt.project / ".skillpath" / "skills" / "b").mkdir()
+    assert disk_state(paths) != state
+
+
+def test_skill_md_written_into_an_existing_empty_folder_is_seen(rt: Runtime) -> None:
+    rt.project_skill("a", description="A.")
+    (rt.project / ".skillpath" / "skills" / "later").mkdir()
+    skills = AgentSkills(rt.session())
+    assert skills.begin_turn() is False
+    rt.project_skill("later", description="Written later.")  # the root's entries unchanged
+    assert skills.begin_turn() is True and "later" in skills.model_skill_names()
+
+
+def test_call_answers_the_model_and_never_raises(rt: Runtime) -> None:
+    rt.project_skill("greet", description="Greet.", body="Hello $ARGUMENTS.\n")
+    rt.project_skill("secret", description="Hidden.", hide="true")
+    rt.project_skill("deploy", description="User only.", disable_model_invocation="true")
+    rt.project_skill("py", description="Python.", paths='"**/*.py"')
+    skills = AgentSkills(rt.session())
+    assert skills.call("greet", "Ada").endswith("Hello Ada.\n")
+    assert "already loaded" in skills.call("greet", "Ada")
+    assert skills.call("greet", "Ada", force=True).endswith("Hello Ada.\n")
+    assert skills.call("gret") == "Error: Unknown skill 'gret'. Did you mean: greet?"
+    assert "secret" not in skills.call("secre")  # hidden names are never suggested
+    assert skills.call("secret").endswith("Body.\n")  # but a hidden skill can be called
+    assert skills.call("deploy") == (
+        "Error: skill 'deploy' cannot be invoked by the model (disable-model-invocation)"
+    )
+    assert skills.call("py").startswith("Error: Skill 'py' is conditional (paths: **/*.py)")
+    assert skills.read("skill://greet/../../etc/passwd").startswith("Error: ")
+    assert skills.files_touched(["src/x.py"]) == ["py"]
+    assert skills.call("py").endswith("Body.\n")
+
+
+def test_unknown_for_model_without_near_names() -> None:
+    assert unknown_for_model("x", []) == "Error: Unknown skill 'x': no skills are available."
+    assert unknown_for_model("zzz", ["alpha", "beta"]) == (
+        "Error: Unknown skill 'zzz'. Available skills: alpha, beta."
+    )
+    many = [f"skill-{i:02d}" for i in range(20)]
+    assert unknown_for_model("qqqq", many) == (
+        "Error: Unknown skill 'qqqq'. Use a name from the skills listing."
+    )
+
+
+def test_instructions_name_the_tool_and_keep_the_budget(rt: Runtime) -> None:
+    for i in range(30):
+        rt.project_skill(f"s{i:02d}", description="A fairly long description. " * 8)
+    skills = AgentSkills(rt.session(), tool_name="load_skill", budget=900)
+    text = skills.instructions()
+    assert text.startswith("The following skills are available for use with the load_skill tool")
+    assert len(text) <= 900
+    assert AgentSkills(rt.session(), format="skills").instructions().startswith("<skills>")
+    with pytest.raises(SkillpathError, match="unknown refresh mode"):
+        AgentSkills(rt.session(), refresh="sometimes")
