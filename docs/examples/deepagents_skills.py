@@ -21,4 +21,6 @@ def make_agent(model: Any, project: str | Path = ".") -> Any:
         routes={"/skills/": SkillpathBackend(cwd=project)},
     )
     # a (path, label) source: deepagents' prompt says "Skillpath Skills: /skills/"
-    return create_deep_agent(model=model, backend=backend, skills=[("/skills/", "Skillpath")])
+    # (deepagents' annotation says str; it accepts (path, label) sources as well)
+    sources: list[Any] = [("/skills/", "Skillpath")]
+    return create_deep_agent(model=model, backend=backend, skills=sources)

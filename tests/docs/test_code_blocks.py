@@ -187,7 +187,11 @@ def sandbox(block: Block, tmp_path: Path) -> Sandbox:
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "SKILLPATH_CLAUDE_POLICY_DIR": str(tmp_path / "etc-claude"),
         "SKILLPATH_CODEX_ADMIN_DIR": str(tmp_path / "etc-codex"),
-        "PYTHONPATH": str(DOCS / "examples"),
+        # the docs' examples, and what the test run itself put on the path (the
+        # example plugins, see the root conftest)
+        "PYTHONPATH": os.pathsep.join(
+            p for p in (str(DOCS / "examples"), os.environ.get("PYTHONPATH", "")) if p
+        ),
         "DOCS_PROJECT": str(project),
         "PYTHONDONTWRITEBYTECODE": "1",
     }

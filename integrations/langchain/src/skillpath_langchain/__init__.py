@@ -18,12 +18,17 @@ Nothing here discovers, parses or filters skills: that is skillpath's.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from skillpath_langchain.middleware import SkillsMiddleware, skills_for
+
+if TYPE_CHECKING:  # imported on first use (an optional dependency)
+    from skillpath_langchain.deepagents import SkillpathBackend
 
 __all__ = ["SkillpathBackend", "SkillsMiddleware", "skills_for"]
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     # deepagents is an optional dependency (``skillpath-langchain[deepagents]``)
     if name == "SkillpathBackend":
         from skillpath_langchain.deepagents import SkillpathBackend

@@ -24,11 +24,14 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents import Agent, FunctionTool, RunContextWrapper
 from skillpath import SkillSession
 from skillpath.agent import AgentSkills, error_text
+
+if TYPE_CHECKING:  # imported on first use (an optional dependency)
+    from skillpath_openai_agents.sandbox import SkillpathLazySkillSource
 
 __all__ = ["TOOL_NAME", "SkillpathLazySkillSource", "SkillpathSkills", "skills_for"]
 
@@ -163,7 +166,7 @@ class SkillpathSkills:
         return self.skills.call(data["skill"], args if isinstance(args, str) else "")
 
 
-def __getattr__(name: str) -> object:
+def __getattr__(name: str) -> Any:
     if name == "SkillpathLazySkillSource":
         from skillpath_openai_agents.sandbox import SkillpathLazySkillSource
 
