@@ -50,9 +50,10 @@ class UsageProblem(click.UsageError):
         command = where[len(root) :].strip()
         message = " ".join(self.format_message().split()).rstrip(".")
         prefix = f"{command}: " if command else ""
-        click.echo(
-            f"skillpath: error: {prefix}{message} (see `{where} --help`)", err=True, file=file
-        )
+        from skillpath.cli._common import terminal_safe
+
+        line = f"skillpath: error: {prefix}{message} (see `{where} --help`)"
+        click.echo(terminal_safe(line), err=True, file=file)
 
 
 def _one_line(exc: click.UsageError) -> UsageProblem:
