@@ -10,6 +10,7 @@ marker file must never appear, and the command must receive the exact text
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
 import subprocess
 import sys
@@ -227,3 +228,54 @@ def test_mcp_prompts_and_load_skill(isolated_env: Env) -> None:
     assert not marker.exists()
     assert f"B [{word}]" in prompt
     assert f"A <{args}> B [$(touch {marker})`touch {marker}`]" in tool
+
+
+def test_mcp_over_http_with_allow_shell(isolated_env: Env) -> None:
+    pytest.importorskip("mcp")
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    marker, args = _entry_skill(isolated_env)
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "skillpath", "serve", "--cwd", str(isolated_env.project)),
+            *("--http", "0", "--poll", "0", "--allow-shell"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=isolated_env.env,
+    )
+    try:
+        assert proc.stderr is not None
+        url = None
+        for line in proc.stderr:  # ends when the server exits
+            found = re.search(r"listening on (http://127\.0\.0\.1:\d+/mcp)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None, "the server did not report its URL"
+
+        async def scenario() -> str:
+            async with (
+                streamable_http_client(url) as (read, write, *_),
+                ClientSession(read, write) as s,
+            ):
+                await s.initialize()
+                tool = await s.call_tool("load_skill", {"name": "entry", "args": args})
+                return str(tool.content[0].text)  # type: ignore[union-attr]
+
+        async def bounded() -> str:
+            return await asyncio.wait_for(scenario(), 60)
+
+        text = asyncio.run(bounded())
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    assert not marker.exists()
+    assert f"A <{args}> B [$(touch {marker})`touch {marker}`]" in text
