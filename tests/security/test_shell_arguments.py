@@ -10,6 +10,7 @@ marker file must never appear, and the command must receive the exact text
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import shlex
 import subprocess
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from skillpath import PromptError
 from skillpath.session import SkillSession
 
@@ -279,3 +282,33 @@ def test_mcp_over_http_with_allow_shell(isolated_env: Env) -> None:
             proc.wait(timeout=5)
     assert not marker.exists()
     assert f"A <{args}> B [$(touch {marker})`touch {marker}`]" in text
+
+
+# -- any text, any placement ------------------------------------------------------
+
+FUZZ_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80
+)
+
+
+@settings(max_examples=60)
+@given(value=FUZZ_TEXT, placement=st.sampled_from(sorted(PLACEMENTS)))
+def test_any_argument_reaches_the_command_as_written(
+    tmp_path_factory: pytest.TempPathFactory, value: str, placement: str
+) -> None:
+    from skillpath.shell import ShellPolicy, render_inline_shell
+    from skillpath.transforms import substitute_arguments
+
+    work = tmp_path_factory.mktemp("fuzz")
+    text = substitute_arguments(PLACEMENTS[placement].replace("{P}", "$ARGUMENTS"), value)
+    assert "$ARGUMENTS" not in text  # a reference took its place
+    out = render_inline_shell(
+        text,
+        allowed=True,
+        cwd=work,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        policy=ShellPolicy(),
+        data={"SKILLPATH_ARGUMENTS": value},
+    )
+    assert f"<{value}>" in out
+    assert list(work.iterdir()) == []
