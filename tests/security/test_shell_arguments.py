@@ -79,31 +79,43 @@ def _run(env: Env, body: str, args: str, extra: str = "", **kw: Any) -> str:
     )
 
 
+def _every_placement(*placeholders: str) -> str:
+    """One body with a command in every placement for each placeholder, each
+    output on the line after its label ``<placeholder without $> <placement>:``."""
+    return "".join(
+        f"{p[1:]} {name}:\n" + PLACEMENTS[name].replace("{P}", p)
+        for p in placeholders
+        for name in sorted(PLACEMENTS)
+    )
+
+
+def _check_every_placement(out: str, value: str, *placeholders: str) -> None:
+    for p in placeholders:
+        for name in sorted(PLACEMENTS):
+            assert f"{p[1:]} {name}:\n<{value}>" in out, (p, name, out[-600:])
+
+
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
-@pytest.mark.parametrize("placement", sorted(PLACEMENTS))
-def test_arguments_placeholder_gets_the_literal_text(
-    isolated_env: Env, placement: str, payload: str
-) -> None:
+def test_arguments_placeholder_gets_the_literal_text(isolated_env: Env, payload: str) -> None:
     marker = isolated_env.home / "PWNED"
     value = PAYLOADS[payload].format(m=marker)
-    out = _run(isolated_env, PLACEMENTS[placement].replace("{P}", "$ARGUMENTS"), value)
+    out = _run(isolated_env, _every_placement("$ARGUMENTS"), value)
     assert not marker.exists()
-    assert f"<{value}>" in out, (placement, payload, out[-400:])
+    _check_every_placement(out, value, "$ARGUMENTS")
 
 
 @pytest.mark.parametrize("payload", sorted(PAYLOADS))
-@pytest.mark.parametrize("placement", sorted(PLACEMENTS))
 def test_positional_and_named_placeholders_get_the_literal_word(
-    isolated_env: Env, placement: str, payload: str
+    isolated_env: Env, payload: str
 ) -> None:
     marker = isolated_env.home / "PWNED"
     value = PAYLOADS[payload].format(m=marker)
     args = f"first {shlex.quote(value)} {shlex.quote(value)}"
-    for placeholder in ("$1", "$ARGUMENTS[1]", "$target"):
-        body = PLACEMENTS[placement].replace("{P}", placeholder)
-        out = _run(isolated_env, body, args, "arguments: [zero, one, target]\n")
-        assert not marker.exists()
-        assert f"<{value}>" in out, (placement, payload, placeholder, out[-400:])
+    placeholders = ("$1", "$ARGUMENTS[1]", "$target")
+    body = _every_placement(*placeholders)
+    out = _run(isolated_env, body, args, "arguments: [zero, one, target]\n")
+    assert not marker.exists()
+    _check_every_placement(out, value, *placeholders)
 
 
 def test_a_missing_named_argument_is_empty(isolated_env: Env) -> None:
