@@ -86,6 +86,10 @@ def test_values_inside_shell_commands_become_references() -> None:
             "echo ''\"${SKILLPATH_ARG_0}\"''\n```",
         ),
         ("```!\nx=`b '$0'`\n```", "```!\nx=`b ''\"${SKILLPATH_ARG_0}\"''`\n```"),
+        (
+            "```!\necho $((1<<2)) '$0'\necho '$0'\n```",
+            "```!\necho $((1<<2)) ''\"${SKILLPATH_ARG_0}\"''\necho ''\"${SKILLPATH_ARG_0}\"''\n```",
+        ),
     ],
 )
 def test_references_follow_the_quoting(text: str, expected: str) -> None:

@@ -276,7 +276,7 @@ def _lex(cmd: str, base: int) -> tuple[list[tuple[int, str]], list[Heredoc]]:
     here-documents, offsets shifted by ``base``.
 
     A small reader of POSIX ``sh``: quotes, backslashes, ``(…)``, ``$(…)``,
-    ``${…}``, backticks, comments and here-documents (``$'…'`` reads as
+    ``$((…))``, ``${…}``, backticks, comments and here-documents (``$'…'`` reads as
     ``$`` and a single-quoted string, as ``dash`` does). It serves fidelity
     only: values never enter command text, so a misreading can garble a value
     but never run one.
@@ -337,6 +337,11 @@ def _lex(cmd: str, base: int) -> tuple[list[tuple[int, str]], list[Heredoc]]:
             i += 2
             continue
         nxt = cmd[i + 1] if i + 1 < n else ""
+        if c == "$" and cmd.startswith("((", i + 1):
+            stack.append(_Frame("arith"))  # $((…)): no here-document, no comment
+            i += 3
+            mark(i)
+            continue
         if c == "$" and nxt in ("(", "{"):
             stack.append(_Frame("paren" if nxt == "(" else "brace"))
             i += 2
@@ -372,6 +377,12 @@ def _lex(cmd: str, base: int) -> tuple[list[tuple[int, str]], list[Heredoc]]:
             stack.pop()
             i += 1
             mark(i)
+        elif kind == "arith":
+            if c == ")" and nxt == ")":
+                stack.pop()
+                i += 1
+                mark(i + 1)
+            i += 1
         elif c == "#" and (i == 0 or cmd[i - 1] in _WORD_END):
             end = cmd.find("\n", i)
             i = n if end < 0 else end
