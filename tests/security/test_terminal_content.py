@@ -33,11 +33,11 @@ def _argv(env: Env, *args: str) -> list[str]:
     return [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)]
 
 
-def _environ(env: Env) -> dict[str, str]:
-    return {**env.env, "SKILLPATH_PLUGINS": "native", "COLUMNS": "100"}
+def _environ(env: Env, plugins: str = "native") -> dict[str, str]:
+    return {**env.env, "SKILLPATH_PLUGINS": plugins, "COLUMNS": "100"}
 
 
-def _on_tty(env: Env, *args: str) -> bytes:
+def _on_tty(env: Env, *args: str, plugins: str = "native") -> bytes:
     """Run the CLI with stdout and stderr on a pseudo-terminal; all it wrote."""
     master, slave = os.openpty()
     tty.setraw(slave)  # no line-feed translation: the bytes exactly as written
@@ -47,7 +47,7 @@ def _on_tty(env: Env, *args: str) -> bytes:
             stdin=subprocess.DEVNULL,
             stdout=slave,
             stderr=slave,
-            env=_environ(env),
+            env=_environ(env, plugins),
         )
     finally:
         os.close(slave)
@@ -69,9 +69,13 @@ def _on_tty(env: Env, *args: str) -> bytes:
     return bytes(out)
 
 
-def _piped(env: Env, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _piped(env: Env, *args: str, plugins: str = "native") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        _argv(env, *args), capture_output=True, env=_environ(env), timeout=LIMIT, check=False
+        _argv(env, *args),
+        capture_output=True,
+        env=_environ(env, plugins),
+        timeout=LIMIT,
+        check=False,
     )
 
 
@@ -153,3 +157,23 @@ def test_json_on_a_terminal_is_the_same_data(hostile: Env, args: tuple[str, ...]
         assert raw not in shown
     piped = _piped(hostile, *args).stdout
     assert json.loads(shown) == json.loads(piped)
+
+
+def test_mcp_content_is_neutralised_on_a_terminal(isolated_env: Env) -> None:
+    pytest.importorskip("mcp")
+    server = Path(__file__).parents[2] / "providers/mcp/tests/fixtures/prompt_server.py"
+    config = isolated_env.home / ".skillpath" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        '[mcp]\ntimeout = 30\n[[mcp.servers]]\nname = "fx"\n'
+        f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n",
+        "utf-8",
+    )
+    env = isolated_env
+    args = ("invoke", "greet", f"'x{CLIPBOARD}'", "--tool")
+    shown = _on_tty(env, *args, plugins="native,mcp")
+    assert b"Say hello to x\\x1b]52;c;cHduZWQ=\\x07 in a warm tone." in shown, shown
+    for raw in RAW:
+        assert raw not in shown
+    piped = _piped(env, *args, plugins="native,mcp")
+    assert f"Say hello to x{CLIPBOARD} in a warm tone.".encode() in piped.stdout, piped
