@@ -324,3 +324,17 @@ def test_any_argument_reaches_the_command_as_written(
     )
     assert f"<{value}>" in out
     assert list(work.iterdir()) == []
+
+
+def test_a_hostile_project_directory(isolated_env: Env) -> None:
+    project = isolated_env.project.parent / HOSTILE_DIR
+    (project / ".git").mkdir(parents=True)
+    body = _every_placement("${PROJECT_DIR}", "${CLAUDE_PROJECT_DIR}")
+    _write(isolated_env.home / ".skillpath" / "skills" / "s", body)
+    environ = {**isolated_env.env, "SKILLPATH_PLUGINS": "native"}
+    session = SkillSession.open(project, home=isolated_env.home, env=environ)
+    out = session.invoke("s", trigger="tool", force=True).text
+    assert not (project / "PWNED").exists()
+    assert not (isolated_env.project / "PWNED").exists()
+    _check_every_placement(out, str(session.ctx.project_root), "${PROJECT_DIR}")
+    _check_every_placement(out, str(project), "${CLAUDE_PROJECT_DIR}")
