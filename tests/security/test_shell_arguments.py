@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from skillpath import PromptError
 from skillpath.session import SkillSession
@@ -303,7 +303,6 @@ FUZZ_TEXT = st.text(
 )
 
 
-@settings(max_examples=60)
 @given(value=FUZZ_TEXT, placement=st.sampled_from(sorted(PLACEMENTS)))
 def test_any_argument_reaches_the_command_as_written(
     tmp_path_factory: pytest.TempPathFactory, value: str, placement: str
