@@ -60,19 +60,45 @@ def test_parse_arguments_shell_style() -> None:
     assert parse_arguments('open "quote') == ["open", '"quote']
 
 
-def test_values_inside_shell_commands_are_quoted() -> None:
+def test_values_inside_shell_commands_become_references() -> None:
     out = substitute_arguments("!`echo $ARGUMENTS` and $ARGUMENTS", "a b; rm -rf x")
-    assert out == "!`echo 'a b; rm -rf x'` and a b; rm -rf x"
-    assert substitute_arguments("!`cat $0 $1`", "'x y' z") == "!`cat 'x y' z`"
+    assert out == '!`echo "${SKILLPATH_ARGUMENTS}"` and a b; rm -rf x'
+    assert substitute_arguments("!`cat $0 $1`", "'x y' z") == (
+        '!`cat "${SKILLPATH_ARG_0}" "${SKILLPATH_ARG_1}"`'
+    )
     block = substitute_arguments("```!\ngrep $ARGUMENTS file\n```\n", "it's")
-    assert block == "```!\ngrep 'it'\"'\"'s' file\n```\n"
+    assert block == '```!\ngrep "${SKILLPATH_ARGUMENTS}" file\n```\n'
 
 
-def test_values_that_could_end_a_command_are_refused() -> None:
-    with pytest.raises(PromptError, match="backtick or a line break"):
-        substitute_arguments("!`echo $0`", "a`id`")
-    with pytest.raises(PromptError, match="backtick or a line break"):
-        substitute_arguments("```!\necho $ARGUMENTS\n```", "a\n```\n```!\nid")
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("!`a \"x $0 y\"`", '!`a "x ${SKILLPATH_ARG_0} y"`'),
+        ("!`a 'x $0 y'`", "!`a 'x '\"${SKILLPATH_ARG_0}\"' y'`"),
+        ("!`a $(b '$0')`", "!`a $(b ''\"${SKILLPATH_ARG_0}\"'')`"),
+        ("!`a \"$(b $0)\"`", '!`a "$(b "${SKILLPATH_ARG_0}")"`'),
+        ("!`a \"${x:-$0}\"`", '!`a "${x:-${SKILLPATH_ARG_0}}"`'),
+        ("!`a # '$0`", '!`a # \'"${SKILLPATH_ARG_0}"`'),
+        ("```!\ncat <<E\n'$0'\nE\n```", "```!\ncat <<E\n'${SKILLPATH_ARG_0}'\nE\n```"),
+        (
+            "```!\ncat <<'E'\n$0 $HOME \\ `x`\nE\necho '$0'\n```",
+            "```!\ncat <<E\n${SKILLPATH_ARG_0} \\$HOME \\\\ \\`x\\`\nE\n"
+            "echo ''\"${SKILLPATH_ARG_0}\"''\n```",
+        ),
+        ("```!\nx=`b '$0'`\n```", "```!\nx=`b ''\"${SKILLPATH_ARG_0}\"''`\n```"),
+        (
+            "```!\necho $((1<<2)) '$0'\necho '$0'\n```",
+            "```!\necho $((1<<2)) ''\"${SKILLPATH_ARG_0}\"''\necho ''\"${SKILLPATH_ARG_0}\"''\n```",
+        ),
+    ],
+)
+def test_references_follow_the_quoting(text: str, expected: str) -> None:
+    assert substitute_arguments(text, "v") == expected
+
+
+def test_a_placeholder_in_a_quoted_heredoc_with_an_odd_delimiter_is_refused() -> None:
+    with pytest.raises(PromptError, match="delimiter"):
+        substitute_arguments("```!\ncat <<'a b'\n$0\na b\n```", "v")
 
 
 def test_arguments_cannot_smuggle_in_a_command() -> None:
@@ -95,7 +121,9 @@ def test_substitute_variables() -> None:
         "/s/dir /s/dir sid sid /proj /proj ${OTHER} $SKILL_DIR ${SKILL_DIR}"
     )
     assert substitute_variables("${SKILL_DIR}", {"skill_dir": None}) == "${SKILL_DIR}"
-    assert substitute_variables("!`ls ${SKILL_DIR}`", {"skill_dir": "/a b"}) == "!`ls '/a b'`"
+    assert substitute_variables("!`ls ${SKILL_DIR}`", {"skill_dir": "/a b"}) == (
+        '!`ls "${SKILLPATH_SKILL_DIR}"`'
+    )
 
 
 def test_variables_in_an_invocation(rt: Runtime) -> None:

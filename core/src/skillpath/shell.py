@@ -21,9 +21,13 @@ Policy (settings section ``[shell]``):
 * a command that exits non-zero, times out or cannot start aborts the
   invocation with :class:`~skillpath.errors.PromptError`.
 
-Values substituted into a command by the argument and variable steps are
-quoted with :func:`shlex.quote` (one word each), and values that could end the
-command early (a backtick or a newline) are refused; values substituted
+Values never become command text. A placeholder inside a command (``$ARGUMENTS``,
+``$N``, a named argument, ``${SKILL_DIR}`` …) is replaced by a reference to an
+environment variable (``SKILLPATH_ARGUMENTS``, ``SKILLPATH_ARG_<N>``,
+``SKILLPATH_SKILL_DIR`` …), written for the quoting around it
+(:func:`data_reference`); the value travels in the command's environment, and
+only the variables a command names are passed (:func:`data_env`). A value with
+a NUL character cannot be passed and aborts the invocation. Values substituted
 outside commands have their ``!``` and ```` ```! ```` openers defused so that
 arguments can never smuggle in a command of their own.
 """
@@ -33,10 +37,9 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import shlex
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -51,13 +54,24 @@ if TYPE_CHECKING:
     from skillpath.settings import Settings
 
 __all__ = [
+    "DATA_PREFIX",
     "DISABLED_TEXT",
+    "DOUBLE",
+    "HEREDOC",
+    "HEREDOC_QUOTED",
     "LEARNED_LEVEL",
+    "PLAIN",
     "SHELL_RE",
+    "SINGLE",
+    "CommandMap",
+    "Heredoc",
     "ShellPolicy",
+    "data_env",
+    "data_reference",
     "defuse",
-    "quote_for_shell",
+    "escape_heredoc",
     "render_inline_shell",
+    "rewrite_heredoc",
     "run_shell",
     "scoped_env",
     "shell_spans",
@@ -133,32 +147,353 @@ def shell_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in SHELL_RE.finditer(text)]
 
 
-def span_lookup(text: str) -> Callable[[int], bool]:
-    """A function telling whether an offset of ``text`` lies inside a shell command."""
-    spans = shell_spans(text)
-    if not spans:
-        return lambda pos: False
-    starts = [s for s, _ in spans]
+# -- where a placeholder sits inside a command ---------------------------------
 
-    def inside(pos: int) -> bool:
-        i = bisect.bisect_right(starts, pos) - 1
-        return i >= 0 and pos < spans[i][1]
+#: The quoting contexts :class:`CommandMap` reports for an offset inside a command.
+PLAIN, DOUBLE, SINGLE, HEREDOC, HEREDOC_QUOTED = (
+    "plain",
+    "double",
+    "single",
+    "heredoc",
+    "heredoc-quoted",
+)
 
-    return inside
+#: The prefix of the environment variables that carry values into commands.
+DATA_PREFIX = "SKILLPATH_"
+_DATA_REF = re.compile(r"SKILLPATH_[A-Z0-9_]*[A-Z0-9]")
+_WORD_END = " \t\n;&|<>()"
 
 
-def quote_for_shell(value: str, what: str) -> str:
-    """Quote ``value`` as one shell word for use inside an inline command.
+@attrs.frozen
+class Heredoc:
+    """A here-document inside a command, in offsets of the whole text.
 
-    :raises PromptError: when ``value`` holds a backtick or a line break, which
-        would end the command early.
+    ``delimiter`` is the delimiter word after quote removal and ``quoted``
+    whether it was quoted (the body is then not expanded); the body runs from
+    ``body_start`` to the start of the terminator line, ``body_end``.
     """
-    if "`" in value or "\n" in value or "\r" in value:
+
+    word_start: int
+    word_end: int
+    delimiter: str
+    quoted: bool
+    body_start: int
+    body_end: int
+
+
+def data_reference(var: str, context: str) -> str:
+    """The text that stands for environment variable ``var`` at a place of a
+    command in quoting ``context`` (one of :data:`PLAIN`, :data:`DOUBLE`,
+    :data:`SINGLE`, :data:`HEREDOC`, :data:`HEREDOC_QUOTED`).
+
+    Bare: ``"${VAR}"`` (one word); inside ``"…"`` and here-documents:
+    ``${VAR}``; inside ``'…'``: ``'"${VAR}"'`` (close, reference, reopen). A
+    quoted here-document does not expand at all: :func:`rewrite_heredoc`
+    turns it into a plain one first. Every form is balanced: whatever the
+    context really is, the quoting after the reference is as before it, and the
+    value itself is never command text.
+    """
+    if context == PLAIN:
+        return f'"${{{var}}}"'
+    if context == SINGLE:
+        return f"'\"${{{var}}}\"'"
+    return f"${{{var}}}"
+
+
+_PLAIN_DELIMITER = re.compile(r"[A-Za-z0-9_.,:+=%@^~/-]+\Z")
+
+
+def rewrite_heredoc(doc: Heredoc, text: str) -> str:
+    """The unquoted delimiter word that replaces a quoted here-document's.
+
+    The body is then escaped (see :func:`escape_heredoc`) so that it reads as
+    before, and references to data expand.
+
+    :raises PromptError: when the delimiter cannot be written unquoted.
+    """
+    if not _PLAIN_DELIMITER.match(doc.delimiter):
         raise PromptError(
-            f"{what} contains a backtick or a line break and cannot be used "
-            "inside an inline shell command"
+            f"a placeholder sits in a here-document whose delimiter "
+            f"{text[doc.word_start : doc.word_end]!r} cannot be unquoted; "
+            "use a delimiter of letters and digits"
         )
-    return shlex.quote(value)
+    return doc.delimiter
+
+
+def escape_heredoc(text: str) -> str:
+    """Escape ``\\``, ``$`` and backticks: the body of a quoted here-document,
+    written for an unquoted one."""
+    return text.replace("\\", "\\\\").replace("$", "\\$").replace("`", "\\`")
+
+
+class _Frame:
+    __slots__ = ("doc", "kind")
+
+    def __init__(self, kind: str, doc: tuple[int, int, str, bool, bool, int] | None = None) -> None:
+        self.kind = kind
+        self.doc = doc
+
+
+_CONTEXTS = {"dq": DOUBLE, "sq": SINGLE, "doc": HEREDOC, "docq": HEREDOC_QUOTED}
+
+
+def _context(stack: list[_Frame]) -> str:
+    for frame in reversed(stack):
+        if frame.kind != "brace":  # ${…} takes the quoting around it
+            return _CONTEXTS.get(frame.kind, PLAIN)
+    return PLAIN
+
+
+def _heredoc_word(cmd: str, j: int) -> tuple[int, int, str, bool]:
+    """Read a here-document delimiter word at ``j``: start, end, word, quoted."""
+    n = len(cmd)
+    while j < n and cmd[j] in " \t":
+        j += 1
+    start = j
+    word: list[str] = []
+    quoted = False
+    while j < n and cmd[j] not in _WORD_END:
+        c = cmd[j]
+        if c in "'\"":
+            close = cmd.find(c, j + 1)
+            if close < 0:
+                return start, n, "", True
+            quoted = True
+            word.append(cmd[j + 1 : close])
+            j = close + 1
+        elif c == "\\" and j + 1 < n:
+            quoted = True
+            word.append(cmd[j + 1])
+            j += 2
+        else:
+            word.append(c)
+            j += 1
+    return start, j, "".join(word), quoted
+
+
+def _lex(cmd: str, base: int) -> tuple[list[tuple[int, str]], list[Heredoc]]:
+    """Quoting contexts of ``cmd`` (as ``(offset, context)`` changes) and its
+    here-documents, offsets shifted by ``base``.
+
+    A small reader of POSIX ``sh``: quotes, backslashes, ``(…)``, ``$(…)``,
+    ``$((…))``, ``${…}``, backticks, comments and here-documents (``$'…'`` reads as
+    ``$`` and a single-quoted string, as ``dash`` does). It serves fidelity
+    only: values never enter command text, so a misreading can garble a value
+    but never run one.
+    """
+    marks: list[tuple[int, str]] = [(base, PLAIN)]
+    docs: list[Heredoc] = []
+    stack = [_Frame("top")]
+    pending: list[tuple[int, int, str, bool, bool]] = []
+    n = len(cmd)
+    i = 0
+    line_start = True
+
+    def mark(pos: int) -> None:
+        marks.append((base + pos, _context(stack)))
+
+    def close_doc(doc: tuple[int, int, str, bool, bool, int], end: int) -> None:
+        word_start, word_end, delim, quoted, _strip, body = doc
+        docs.append(
+            Heredoc(base + word_start, base + word_end, delim, quoted, base + body, base + end)
+        )
+
+    while i < n:
+        top = stack[-1]
+        kind = top.kind
+        if top.doc is not None and line_start:
+            end = cmd.find("\n", i)
+            end = n if end < 0 else end
+            line = cmd[i:end]
+            if (line.lstrip("\t") if top.doc[4] else line) == top.doc[2]:
+                close_doc(top.doc, i)
+                stack.pop()
+                i = end + 1
+                mark(i)
+                continue
+            line_start = False
+            if kind == "docq":
+                i = end
+                continue
+        c = cmd[i]
+        if c == "\n":
+            i += 1
+            line_start = True
+            if pending and kind not in ("sq", "dq", "doc", "docq"):
+                for w_start, w_end, delim, quoted, strip in reversed(pending):
+                    doc = (w_start, w_end, delim, quoted, strip, i)
+                    stack.append(_Frame("docq" if quoted else "doc", doc))
+                pending.clear()
+                mark(i)
+            continue
+        line_start = False
+        if kind == "sq":
+            if c == "'":
+                stack.pop()
+                mark(i + 1)
+            i += 1
+            continue
+        if c == "\\":
+            i += 2
+            continue
+        nxt = cmd[i + 1] if i + 1 < n else ""
+        if c == "$" and cmd.startswith("((", i + 1):
+            stack.append(_Frame("arith"))  # $((…)): no here-document, no comment
+            i += 3
+            mark(i)
+            continue
+        if c == "$" and nxt in ("(", "{"):
+            stack.append(_Frame("paren" if nxt == "(" else "brace"))
+            i += 2
+            mark(i)
+            continue
+        if c == "`":
+            ticks = [k for k, f in enumerate(stack) if f.kind == "tick"]
+            if ticks:
+                del stack[ticks[-1] :]
+            else:
+                stack.append(_Frame("tick"))
+            i += 1
+            mark(i)
+            continue
+        if kind == "dq":
+            if c == '"':
+                stack.pop()
+                mark(i + 1)
+            i += 1
+            continue
+        if kind == "doc":
+            i += 1
+            continue
+        # plain: the top level, (…), $(…), ${…}, `…`
+        if c in "'\"":
+            stack.append(_Frame("sq" if c == "'" else "dq"))
+            i += 1
+            mark(i)
+        elif c == "(":
+            stack.append(_Frame("paren"))
+            i += 1
+        elif (c == ")" and kind == "paren") or (c == "}" and kind == "brace"):
+            stack.pop()
+            i += 1
+            mark(i)
+        elif kind == "arith":
+            if c == ")" and nxt == ")":
+                stack.pop()
+                i += 1
+                mark(i + 1)
+            i += 1
+        elif c == "#" and (i == 0 or cmd[i - 1] in _WORD_END):
+            end = cmd.find("\n", i)
+            i = n if end < 0 else end
+        elif c == "<" and cmd.startswith("<<", i) and not cmd.startswith("<<<", i):
+            strip = cmd.startswith("<<-", i)
+            start, end, delim, quoted = _heredoc_word(cmd, i + (3 if strip else 2))
+            if delim:
+                pending.append((start, end, delim, quoted, strip))
+            i = max(end, i + 2)
+        else:
+            i += 1
+    for frame in stack:
+        if frame.doc is not None:  # unterminated: the body runs to the end
+            close_doc(frame.doc, n)
+    return marks, docs
+
+
+class CommandMap:
+    """Where each offset of a text lies with respect to its inline commands:
+    outside every command (``None``) or in one of the quoting contexts."""
+
+    def __init__(self, text: str) -> None:
+        self._points: list[int] = []
+        self._contexts: list[str | None] = []
+        self._docs: list[Heredoc] = []
+        for m in SHELL_RE.finditer(text):
+            group = "block" if m.group("block") is not None else "cmd"
+            self._add(m.start(), PLAIN)
+            marks, docs = _lex(m.group(group), m.start(group))
+            for pos, context in marks:
+                self._add(pos, context)
+            self._docs.extend(d for d in docs if d.quoted)
+            self._add(m.end(), None)
+
+    def _add(self, pos: int, context: str | None) -> None:
+        if self._points and self._points[-1] == pos:
+            self._contexts[-1] = context
+        else:
+            self._points.append(pos)
+            self._contexts.append(context)
+
+    def __bool__(self) -> bool:
+        return bool(self._points)
+
+    def context(self, pos: int) -> str | None:
+        """The quoting context at ``pos``, or ``None`` outside every command."""
+        i = bisect.bisect_right(self._points, pos) - 1
+        return self._contexts[i] if i >= 0 else None
+
+    def quoted_heredoc(self, pos: int) -> Heredoc | None:
+        """The quoted here-document whose body holds ``pos``, if any."""
+        for doc in self._docs:
+            if doc.body_start <= pos < doc.body_end:
+                return doc
+        return None
+
+
+def _describe(var: str) -> str:
+    name = var[len(DATA_PREFIX) :]
+    if name == "ARGUMENTS":
+        return "the arguments"
+    if name.startswith("ARG_"):
+        return f"argument {name[4:]}"
+    return "${" + name + "}"
+
+
+#: Values longer than this many characters reach the shell in pieces: the kernel
+#: refuses any one environment string over 128 KiB (at most 4 bytes a character).
+_ENV_PIECE = 30000
+
+
+def data_env(command: str, data: Mapping[str, str]) -> tuple[dict[str, str], str]:
+    """The environment entries for the data variables ``command`` names, and the
+    line of shell that joins values passed in pieces (empty when none is).
+
+    Only variables the command mentions are passed. A value too long for one
+    environment variable travels in pieces that the command's shell joins
+    before the command runs (a shell variable, not exported: the kernel would
+    refuse to start a child with it).
+
+    :raises PromptError: for a value holding a NUL character (no environment
+        variable can hold one) or a lone surrogate.
+    """
+    env: dict[str, str] = {}
+    joins: list[str] = []
+    for var in sorted(set(_DATA_REF.findall(command))):
+        if var not in data:
+            continue
+        value = data[var]
+        if "\0" in value:
+            raise PromptError(
+                f"{_describe(var)} contains a NUL character, which cannot be passed "
+                "to an inline shell command"
+            )
+        try:
+            value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            raise PromptError(
+                f"{_describe(var)} is not valid text (a lone surrogate) and cannot be "
+                "passed to an inline shell command"
+            ) from None
+        if len(value) <= _ENV_PIECE:
+            env[var] = value
+            continue
+        pieces = [f"{var}__{k}" for k in range(-(-len(value) // _ENV_PIECE))]
+        for k, piece in enumerate(pieces):
+            env[piece] = value[k * _ENV_PIECE : (k + 1) * _ENV_PIECE]
+        joined = "".join(f"${{{p}}}" for p in pieces)
+        # not exported: no process could start with it in its environment
+        joins.append(f'{var}="{joined}"; unset {" ".join(pieces)}')
+    return env, "".join(j + "\n" for j in joins)
 
 
 def defuse(value: str) -> str:
@@ -281,22 +616,31 @@ def render_inline_shell(
     cwd: Path | str,
     env: Mapping[str, str],
     policy: ShellPolicy,
+    data: Mapping[str, str] | None = None,
 ) -> str:
     """Replace every inline command and ```` ```! ```` block in ``text``.
 
     With ``allowed`` false each becomes :data:`DISABLED_TEXT`; otherwise each
     is run with :func:`run_shell` (in document order, one pass) and replaced
-    by its output.
+    by its output. ``data`` holds the values commands may reference
+    (``SKILLPATH_ARGUMENTS`` …); each command gets those it names in its
+    environment, over any variable of the same name from ``pass_env``.
     """
     scoped = scoped_env(env, policy.pass_env)
+    values: Mapping[str, str] = data if data is not None else {}
 
     def repl(m: re.Match[str]) -> str:
         if not allowed:
             return DISABLED_TEXT
         block = m.group("block")
         command = block.rstrip("\r\n") if block is not None else m.group("cmd")
+        extra, joins = data_env(command, values)
         return run_shell(
-            command, cwd=cwd, env=scoped, timeout=policy.timeout, max_output=policy.max_output
+            joins + command,
+            cwd=cwd,
+            env={**scoped, **extra},
+            timeout=policy.timeout,
+            max_output=policy.max_output,
         )
 
     return SHELL_RE.sub(repl, text)

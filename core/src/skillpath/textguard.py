@@ -5,6 +5,9 @@ skill goes through — calls :func:`text_findings` and adds what it returns as
 ``warning`` diagnostics. Nothing here drops or changes a skill; the listing
 (:mod:`skillpath.listing`) neutralises invisible characters on its own.
 
+:func:`escape_controls` is what the command line runs over everything it
+prints to a terminal.
+
 Codes:
 
 ``confusable-name``
@@ -31,6 +34,7 @@ import unicodedata
 
 __all__ = [
     "confusable_skeleton",
+    "escape_controls",
     "invisible_characters",
     "suspicious_phrases",
     "text_findings",
@@ -289,3 +293,59 @@ def text_findings(name: str, description: str) -> list[tuple[str, str]]:
                 )
             )
     return out
+
+
+# -- text bound for a terminal ------------------------------------------------
+
+# C0 and C1 controls, DEL, line/paragraph separators, bidi embeddings,
+# overrides, isolates and marks, and lone surrogates: what can drive a
+# terminal (ESC starts CSI/OSC sequences: cursor moves, title changes, OSC 52
+# clipboard writes; U+009B is an 8-bit CSI) or reorder what it shows.
+_TERMINAL_CONTROLS = (
+    "\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+)
+_CONTROL_RE: dict[str, re.Pattern[str]] = {}
+
+
+def _escape_char(ch: str, style: str) -> str:
+    code = ord(ch)
+    if style == "json":
+        return f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def escape_controls(
+    text: str, *, keep: str = "\n\t", invisible: bool = False, style: str = "python"
+) -> str:
+    """``text`` with every character that can drive or mislead a terminal written
+    visibly: ``ESC`` becomes ``\\x1b``, U+202E ``\\u202e``.
+
+    Escaped: C0 and C1 controls and DEL (except those in ``keep``), line and
+    paragraph separators, bidi controls and lone surrogates; with
+    ``invisible`` also every other format, private-use and unassigned code point
+    (for one-line fields such as names, where a zero-width character only
+    hides something). ``style="json"`` writes ``\\uXXXX`` escapes, which keep a
+    JSON document valid and its data the same.
+    """
+    if invisible:
+        if text.isprintable():
+            return text
+        out = []
+        for ch in text:
+            if ch not in keep and unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
+                out.append(_escape_char(ch, style))
+            else:
+                out.append(ch)
+        return "".join(out)
+    pattern = _CONTROL_RE.get(keep)
+    if pattern is None:
+        chars = "".join(f"\\x{ord(c):02x}" for c in keep if ord(c) < 0x100)
+        rx = f"[{_TERMINAL_CONTROLS}]" if not chars else f"(?![{chars}])[{_TERMINAL_CONTROLS}]"
+        pattern = _CONTROL_RE[keep] = re.compile(rx)
+    if text.isascii() and text.isprintable():
+        return text
+    return pattern.sub(lambda m: _escape_char(m.group(), style), text)

@@ -31,8 +31,11 @@ placeholder (``\\$ARGUMENTS``) makes it literal. One pass: substituted values
 are never substituted again. When nothing was substituted and arguments were
 given, ``ARGUMENTS: <args>`` is appended — except for ``/skill:`` commands
 (trigger ``command``), whose message carries the arguments in its ``User:``
-line. Values inside inline shell commands are shell-quoted (see
-:mod:`skillpath.shell`).
+line. Inside inline shell commands a placeholder becomes a reference to an
+environment variable that carries the value (``"${SKILLPATH_ARGUMENTS}"``,
+``SKILLPATH_ARG_<N>`` for ``$N``, ``$ARGUMENTS[N]`` and named arguments,
+``SKILLPATH_SKILL_DIR``, ``SKILLPATH_SESSION_ID``, ``SKILLPATH_PROJECT_DIR``):
+values are data, never command text (see :mod:`skillpath.shell`).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from __future__ import annotations
 import functools
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from skillpath.errors import PromptError
@@ -48,12 +51,16 @@ from skillpath.frontmatter import strip_frontmatter
 from skillpath.hookspecs import hookimpl
 from skillpath.plugins import step
 from skillpath.shell import (
+    DATA_PREFIX,
+    CommandMap,
+    Heredoc,
     ShellPolicy,
+    data_reference,
     defuse,
-    quote_for_shell,
+    escape_heredoc,
     render_inline_shell,
+    rewrite_heredoc,
     shell_spans,
-    span_lookup,
 )
 
 if TYPE_CHECKING:
@@ -65,6 +72,7 @@ __all__ = [
     "ArgumentsStep",
     "BaseDirStep",
     "FrontmatterStep",
+    "ShellData",
     "ShellStep",
     "VariablesStep",
     "parse_arguments",
@@ -111,49 +119,83 @@ def _arg_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 class _Emitter:
-    """Quote values inside inline commands, defuse the others, and remember
-    whether the last value went outside a command."""
+    """Put a reference to the data inside inline commands and the defused value
+    outside them; remember where the last value went."""
 
     def __init__(self, text: str) -> None:
-        self.inside = span_lookup(text)
+        self.map = CommandMap(text)
         self.outside = False
+        self.reference = False
 
-    def __call__(self, value: str, pos: int, what: str) -> str:
-        if self.inside(pos):
-            return quote_for_shell(value, what)
-        self.outside = True
-        return defuse(value)
-
-
-def _emitter(text: str) -> _Emitter:
-    return _Emitter(text)
+    def __call__(self, value: str, pos: int, var: str) -> str:
+        context = self.map.context(pos)
+        if context is None:
+            self.outside = True
+            return defuse(value)
+        self.reference = True
+        return data_reference(DATA_PREFIX + var, context)
 
 
 def _sub_guarded(
     pattern: re.Pattern[str], text: str, repl: Callable[[re.Match[str]], str], emit: _Emitter
 ) -> str:
-    """``pattern.sub(repl, text)``, refusing values that become part of a command.
+    """``pattern.sub(repl, text)``, keeping values out of command text.
 
-    A value substituted outside every inline command must stay outside: joined
-    with the text around it (``!$ARGUMENTS`` with `` `cmd` ``, a ```` ```$1 ````
-    fence with ``!``, an unclosed `` !`ls $ARGUMENTS `` with ``x; cmd` ``) it
-    could otherwise open, close or fill a command that the shell step would run.
+    Inside a command ``repl`` gives a reference to the value (see
+    :mod:`skillpath.shell`); a quoted here-document that receives one is
+    rewritten as an unquoted one with its body escaped, so that it reads as
+    before and the reference expands. A value substituted outside every
+    inline command must stay outside: joined with the text around it
+    (``!$ARGUMENTS`` with `` `cmd` ``, a ```` ```$1 ```` fence with ``!``, an
+    unclosed `` !`ls $ARGUMENTS `` with ``x; cmd` ``) it could otherwise open,
+    close or fill a command that the shell step would run.
     """
+    # (start, end, replacement, is a reference, went outside)
+    edits: list[tuple[int, int, str, bool, bool]] = []
+    docs: dict[int, Heredoc] = {}
+    for m in pattern.finditer(text):
+        emit.outside = emit.reference = False
+        piece = repl(m)
+        edits.append((m.start(), m.end(), piece, emit.reference, emit.outside and bool(piece)))
+        if emit.reference:
+            doc = emit.map.quoted_heredoc(m.start())
+            if doc is not None:
+                docs[doc.word_start] = doc
+    bodies = sorted((d.body_start, d.body_end) for d in docs.values())
+    for doc in docs.values():
+        if any(s < doc.word_end and doc.word_start < e for s, e, *_ in edits):
+            raise PromptError("a placeholder sits in a here-document delimiter")
+        word = rewrite_heredoc(doc, text)
+        edits.append((doc.word_start, doc.word_end, word, True, False))
+    edits.sort(key=lambda e: e[0])
+
+    def literal(a: int, b: int) -> str:
+        out: list[str] = []
+        for start, end in bodies:
+            if end <= a or start >= b:
+                continue
+            out.append(text[a : max(a, start)])
+            out.append(escape_heredoc(text[max(a, start) : min(b, end)]))
+            a = min(b, end)
+        out.append(text[a:b])
+        return "".join(out)
+
     parts: list[str] = []
     regions: list[tuple[int, int]] = []
     last = 0
     length = 0
-    for m in pattern.finditer(text):
-        parts.append(text[last : m.start()])
-        length += m.start() - last
-        emit.outside = False
-        piece = repl(m)
-        if emit.outside and piece:
+    for start, end, piece, is_reference, outside in edits:
+        lit = literal(last, start)
+        parts.append(lit)
+        length += len(lit)
+        if not is_reference and any(s <= start < e for s, e in bodies):
+            piece = escape_heredoc(piece)
+        if outside:
             regions.append((length, length + len(piece)))
         parts.append(piece)
         length += len(piece)
-        last = m.end()
-    parts.append(text[last:])
+        last = end
+    parts.append(literal(last, len(text)))
     out = "".join(parts)
     if regions:
         for start, end in shell_spans(out):
@@ -180,7 +222,7 @@ def substitute_arguments(
     for i, n in enumerate(names):
         positions.setdefault(n, i)
     pattern = _arg_pattern(valid)
-    emit = _emitter(text)
+    emit = _Emitter(text)
     used = False
 
     def repl(m: re.Match[str]) -> str:
@@ -194,14 +236,14 @@ def substitute_arguments(
             if i >= len(words):
                 return m.group(0)
             used = True
-            return emit(words[i], pos, f"argument {i}")
+            return emit(words[i], pos, f"ARG_{i}")
         name = m.groupdict().get("named")
         if name is not None:
             i = positions[name]
             used = True
-            return emit(words[i] if i < len(words) else "", pos, f"argument {name!r}")
+            return emit(words[i] if i < len(words) else "", pos, f"ARG_{i}")
         used = True
-        return emit(args, pos, "$ARGUMENTS")
+        return emit(args, pos, "ARGUMENTS")
 
     out = _sub_guarded(pattern, text, repl, emit) if "$" in text else text
     if append and not used and args.strip():
@@ -219,15 +261,16 @@ def substitute_variables(text: str, values: dict[str, str | None]) -> str:
     """
     if "${" not in text:
         return text
-    emit = _emitter(text)
+    emit = _Emitter(text)
 
     def repl(m: re.Match[str]) -> str:
         if m.group("esc"):
             return m.group(0)[1:]
-        value = values.get(_VARIABLES[m.group("var")])
+        key = _VARIABLES[m.group("var")]
+        value = values.get(key)
         if value is None:
             return m.group(0)
-        return emit(value, m.start(), "${" + m.group("var") + "}")
+        return emit(value, m.start(), key.upper())
 
     return _sub_guarded(_VAR_RE, text, repl, emit)
 
@@ -268,6 +311,58 @@ class ArgumentsStep:
         )
 
 
+def _variable_values(invocation: Invocation, ctx: SkillContext) -> dict[str, str | None]:
+    skill = invocation.skill
+    return {
+        "skill_dir": str(skill.base_dir) if skill.base_dir is not None else None,
+        "session_id": invocation.session_id or ctx.session_id,
+        "project_dir": str(ctx.project_root),
+    }
+
+
+class ShellData(Mapping[str, str]):
+    """The values inline commands of one invocation may reference, by the name
+    of the environment variable that carries them (``SKILLPATH_ARGUMENTS``,
+    ``SKILLPATH_ARG_<N>``, ``SKILLPATH_SKILL_DIR``, ``SKILLPATH_SESSION_ID``,
+    ``SKILLPATH_PROJECT_DIR``). The argument string is split only when a
+    command asks for a word."""
+
+    def __init__(self, invocation: Invocation, ctx: SkillContext) -> None:
+        self._args = invocation.args
+        self._names = len(invocation.skill.frontmatter.arguments)
+        self._fixed: dict[str, str] = {"ARGUMENTS": invocation.args}
+        for key, value in _variable_values(invocation, ctx).items():
+            if value is not None:
+                self._fixed[key.upper()] = value
+
+    @functools.cached_property
+    def _words(self) -> list[str]:
+        return parse_arguments(self._args)
+
+    def _count(self) -> int:
+        return max(len(self._words), self._names)
+
+    def __getitem__(self, var: str) -> str:
+        name = var.removeprefix(DATA_PREFIX)
+        if name == var:
+            raise KeyError(var)
+        if name in self._fixed:
+            return self._fixed[name]
+        index = name.removeprefix("ARG_")
+        if index != name and index.isdigit() and (index == "0" or index[0] != "0"):
+            i = int(index)
+            if i < self._count():
+                return self._words[i] if i < len(self._words) else ""
+        raise KeyError(var)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (DATA_PREFIX + k for k in self._fixed)
+        yield from (f"{DATA_PREFIX}ARG_{i}" for i in range(self._count()))
+
+    def __len__(self) -> int:
+        return len(self._fixed) + self._count()
+
+
 class VariablesStep:
     """Step 300: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}``."""
 
@@ -275,16 +370,7 @@ class VariablesStep:
     @step(300)
     def transform_prompt(self, text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
         """Substitute the session and directory variables."""
-        skill = invocation.skill
-        session = invocation.session_id or ctx.session_id
-        return substitute_variables(
-            text,
-            {
-                "skill_dir": str(skill.base_dir) if skill.base_dir is not None else None,
-                "session_id": session,
-                "project_dir": str(ctx.project_root),
-            },
-        )
+        return substitute_variables(text, _variable_values(invocation, ctx))
 
 
 class ShellStep:
@@ -293,12 +379,20 @@ class ShellStep:
     @hookimpl
     @step(400)
     def transform_prompt(self, text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
-        """Run (or replace with the policy placeholder) every inline command."""
+        """Run (or replace with the policy placeholder) every inline command,
+        passing the invocation's values as data (:class:`ShellData`)."""
         if _is_mcp(invocation):
             return None
         policy = ShellPolicy.from_settings(ctx.settings)
         allowed = invocation.allow_shell and policy.allows(invocation.skill)
-        return render_inline_shell(text, allowed=allowed, cwd=ctx.cwd, env=ctx.env, policy=policy)
+        return render_inline_shell(
+            text,
+            allowed=allowed,
+            cwd=ctx.cwd,
+            env=ctx.env,
+            policy=policy,
+            data=ShellData(invocation, ctx),
+        )
 
 
 class BaseDirStep:

@@ -58,14 +58,15 @@ class UsageProblem(click.UsageError):
         command = where[len(root) :].strip()
         message = " ".join(self.format_message().split()).rstrip(".")
         prefix = f"{command}: " if command else ""
+        from skillpath.cli._common import terminal_safe
+
         if self.as_json:
             from skillpath.cli._common import error_object
 
             text = json.dumps(error_object("usage", f"{prefix}{message}"), indent=2)
             click.echo(text, color=True)
-        click.echo(
-            f"skillpath: error: {prefix}{message} (see `{where} --help`)", err=True, file=file
-        )
+        line = f"skillpath: error: {prefix}{message} (see `{where} --help`)"
+        click.echo(terminal_safe(line), err=True, file=file)
 
 
 #: ``click.Context.meta`` key: the command line the group was given.

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from skillpath.errors import SkillpathError
+from skillpath.textguard import escape_controls
 
 if TYPE_CHECKING:
     from skillpath.model import Diagnostic
@@ -27,12 +28,15 @@ __all__ = [
     "diagnostic_line",
     "display_width",
     "dumps_json",
+    "echo",
     "echo_diagnostics",
     "emit_json",
     "error_code",
     "error_object",
     "fail",
+    "is_terminal",
     "table",
+    "terminal_safe",
     "terminal_width",
     "wants_json",
     "wrap",
@@ -120,7 +124,7 @@ def fail(
     ctx = click.get_current_context(silent=True)
     if wants_json(ctx) and not (ctx is not None and ctx.find_root().meta.get(_EMITTED)):
         emit_json(error_object(error, message, path))
-    click.echo(f"skillpath: error: {message}", err=True)
+    echo(f"skillpath: error: {message}", err=True)
     sys.exit(code)
 
 
@@ -131,9 +135,12 @@ def emit_json(data: Any) -> None:
         ctx.find_root().meta[_EMITTED] = True
     # JSON text never holds a raw ESC (the encoder writes it as \u001b), so
     # click's ANSI stripping (a regex pass over megabytes for a large catalog)
-    # has nothing to strip: color=True skips it, the bytes are the same
+    # has nothing to strip: color=True skips it, the bytes are the same. C1
+    # controls and bidi characters stay raw (ensure_ascii=False): on a terminal
+    # they are written as \uXXXX escapes, the same JSON data
+    tty = is_terminal()
     for part in _iter_json(data, ""):
-        click.echo(part, nl=False, color=True)
+        click.echo(escape_controls(part, style="json") if tty else part, nl=False, color=True)
     click.echo("")
 
 
@@ -217,9 +224,6 @@ def _indented(obj: Any, pad: str) -> str:
     return text.replace("\n", "\n" + pad) if pad and "\n" in text else text
 
 
-_UNSAFE_CATEGORIES = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
-
-
 def diagnostic_line(d: Diagnostic, location: str | None = None) -> str:
     """``level: path:line: message [code]``, safe for a terminal.
 
@@ -238,7 +242,7 @@ def echo_diagnostics(
     keep = show if show is not None else _not_info
     for d in diagnostics:
         if keep(d):
-            click.echo(diagnostic_line(d), err=True)
+            echo(diagnostic_line(d), err=True)
 
 
 def _not_info(d: Diagnostic) -> bool:
@@ -251,23 +255,33 @@ def terminal_safe(text: str) -> str:
     Skill names, descriptions and paths come from strangers; printed raw they
     could move the cursor, recolour or retitle the terminal (ANSI escapes),
     reorder what is shown (bidi overrides) or hide text. Each such character is
-    shown as ``\\xNN``/``\\uNNNN`` instead; tabs are kept.
+    shown as ``\\xNN``/``\\uNNNN`` instead; tabs are kept. For one-line fields,
+    on every output; :func:`echo` covers the rest on a terminal.
     """
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch != "\t" and unicodedata.category(ch) in _UNSAFE_CATEGORIES:
-            code = ord(ch)
-            if code < 0x100:
-                out.append(f"\\x{code:02x}")
-            elif code < 0x10000:
-                out.append(f"\\u{code:04x}")
-            else:
-                out.append(f"\\U{code:08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return escape_controls(text, keep="\t", invisible=True)
+
+
+def is_terminal(err: bool = False) -> bool:
+    """Whether standard output (``err``: standard error) is a terminal."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print ``text`` (on stderr with ``err``): the printer every command uses.
+
+    On a terminal, control sequences are neutralised: ESC, the other C0 and C1
+    controls but line feed and tab, bidi controls and line separators are shown
+    as ``\\x1b``/``\\uNNNN`` (:func:`~skillpath.textguard.escape_controls`), so
+    a skill's text cannot retitle the terminal, write the clipboard (OSC 52),
+    move the cursor or hide lines. Piped or redirected output is byte-exact.
+    """
+    if is_terminal(err):
+        text = escape_controls(text)
+    click.echo(text, err=err, nl=nl, color=True)
 
 
 def _char_width(ch: str) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from skillpath.cli._common import emit_json, fail, table
+from skillpath.cli._common import echo, emit_json, fail, table
 
 __all__ = ["cache_cmd"]
 
@@ -47,7 +47,7 @@ def cache_cmd(ctx: click.Context, as_json: bool) -> None:
         ]
         for p in parts
     ]
-    click.echo(table(["PART", "FILES", "SIZE", "PATH"], rows))
+    echo(table(["PART", "FILES", "SIZE", "PATH"], rows))
 
 
 @cache_cmd.command("clean")
@@ -75,10 +75,10 @@ def clean_cmd(parts: tuple[str, ...], as_json: bool) -> None:
         emit_json({"removed": [p.to_json() for p in removed]})
         return
     if not removed:
-        click.echo("The cache is already empty.")
+        echo("The cache is already empty.")
         return
     total = sum(p.bytes for p in removed)
     files = sum(p.files for p in removed)
     for p in removed:
-        click.echo(f"removed {p.name}: {p.path} ({p.files} files, {_size(p.bytes)})")
-    click.echo(f"{len(removed)} part(s), {files} files, {_size(total)} removed")
+        echo(f"removed {p.name}: {p.path} ({p.files} files, {_size(p.bytes)})")
+    echo(f"{len(removed)} part(s), {files} files, {_size(total)} removed")

@@ -11,6 +11,7 @@ from skillpath.cli._common import (
     common_options,
     diagnostic_line,
     display_width,
+    echo,
     emit_json,
     fail,
     table,
@@ -134,20 +135,20 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         emit_json(report.to_json())
     else:
         exist = sum(1 for r in report.roots if r.exists)
-        click.echo(f"Roots: {len(report.roots)} scanned, {exist} exist")
+        echo(f"Roots: {len(report.roots)} scanned, {exist} exist")
         if report.roots:
-            click.echo(_roots_table(report.roots, ctx))
-        click.echo(f"\nSkills: {len(report.skills)} found")
+            echo(_roots_table(report.roots, ctx))
+        echo(f"\nSkills: {len(report.skills)} found")
         if report.skills:
-            click.echo("\n".join(_skills_block(report.skills, ctx)))
-        click.echo(f"\nDiagnostics: {len(report.diagnostics)}")
+            echo("\n".join(_skills_block(report.skills, ctx)))
+        echo(f"\nDiagnostics: {len(report.diagnostics)}")
         for d in report.diagnostics:
-            click.echo("\n".join(_diag_lines(d, ctx)))
+            echo("\n".join(_diag_lines(d, ctx)))
         parts = [
             f"{counts[s]} {s}" for s in ("loaded", "hidden", "conditional", "shadowed", "skipped")
         ]
-        click.echo(f"\nSummary: {', '.join(parts)}")
-        click.echo(f"         {counts['errors']} error(s), {counts['warnings']} warning(s)")
+        echo(f"\nSummary: {', '.join(parts)}")
+        echo(f"         {counts['errors']} error(s), {counts['warnings']} warning(s)")
     if counts["errors"]:
         fail(f"{counts['errors']} error diagnostic(s)", error="diagnostics")
 
@@ -180,35 +181,35 @@ def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
                 f"{name}: not loaded at start; found below the working directory, it loads "
                 f"when a file under {touch} is touched (discover_dirs_for_paths)"
             )
-        click.echo("\n".join(wrap(terminal_safe(verdict), None, "", "  ")))
+        echo("\n".join(wrap(terminal_safe(verdict), None, "", "  ")))
         if ex.entries:
-            click.echo("\nCopies found (the one that counts first):")
+            echo("\nCopies found (the one that counts first):")
             for i, e in enumerate(ex.entries, 1):
                 head = f"{i}. {_status(e)}  {e.provider}/{e.level}  {short_path(e.path, ctx)}"
-                click.echo("\n".join(wrap(terminal_safe(head), None, "  ", "     ")))
+                echo("\n".join(wrap(terminal_safe(head), None, "  ", "     ")))
                 why = f"not used: {_detail(e, ctx)}" if e.status == "shadowed" else describe(e)
-                click.echo("\n".join(wrap(terminal_safe(why), None, "     ")))
+                echo("\n".join(wrap(terminal_safe(why), None, "     ")))
         if ex.folders:
-            click.echo(f"\nFolders called {name!r} that hold a skill of another name:")
+            echo(f"\nFolders called {name!r} that hold a skill of another name:")
             for e in ex.folders:
                 text = f"{short_path(e.path, ctx)}: name {e.name!r} ({_status(e)})"
-                click.echo("\n".join(wrap(terminal_safe(text), None, "  ", "    ")))
+                echo("\n".join(wrap(terminal_safe(text), None, "  ", "    ")))
         if ex.below and not ex.entries:
-            click.echo("\nFound below the working directory (not loaded at start):")
+            echo("\nFound below the working directory (not loaded at start):")
             for path, folder in ex.below:
                 touch = short_path(folder, ctx)
                 text = f"{short_path(path, ctx)} (loads when a file under {touch} is touched)"
-                click.echo("\n".join(wrap(terminal_safe(text), None, "  ", "    ")))
+                echo("\n".join(wrap(terminal_safe(text), None, "  ", "    ")))
         if ex.diagnostics:
-            click.echo("\nDiagnostics:")
+            echo("\nDiagnostics:")
             for d in ex.diagnostics:
-                click.echo("\n".join(_diag_lines(d, ctx)))
+                echo("\n".join(_diag_lines(d, ctx)))
         if not ex.available and not ex.disabled:
-            click.echo(f"\nLooked in {len(ex.roots)} root(s):")
+            echo(f"\nLooked in {len(ex.roots)} root(s):")
             if ex.roots:
-                click.echo(_roots_table(ex.roots, ctx))
+                echo(_roots_table(ex.roots, ctx))
             if ex.near:
-                click.echo(f"\nDid you mean: {', '.join(ex.near)}?")
+                echo(f"\nDid you mean: {terminal_safe(', '.join(ex.near))}?")
     if not ex.available:
         if ex.disabled:
             fail(

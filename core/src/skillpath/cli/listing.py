@@ -11,6 +11,7 @@ import click
 
 from skillpath.cli._common import (
     common_options,
+    echo,
     echo_diagnostics,
     emit_json,
     fail,
@@ -215,7 +216,7 @@ def list_cmd(
     if report is not None:
         entries = [e for e in report.skills if keep(e.provider, e.level)]
         if not entries:
-            click.echo("No skills found.")
+            echo("No skills found.")
         else:
             rows = [
                 [
@@ -226,18 +227,18 @@ def list_cmd(
                 ]
                 for e in entries
             ]
-            click.echo(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
+            echo(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
         echo_diagnostics(result.diagnostics, _shown)
         return
     if not skills:
-        click.echo("No skills found.")
+        echo("No skills found.")
     else:
         rows = [
             [s.name + (" (hidden)" if s.hidden else ""), f"{s.provider}/{s.level}", s.description]
             for s in skills
         ]
-        click.echo(table(["NAME", "SOURCE", "DESCRIPTION"], rows))
+        echo(table(["NAME", "SOURCE", "DESCRIPTION"], rows))
     footer = _footer(result, keep)
     if footer:
-        click.echo("\n" + "\n".join(wrap(footer)))
+        echo("\n" + "\n".join(wrap(footer)))
     echo_diagnostics(result.diagnostics, _shown)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillpath.cli._common import common_options, emit_json, table
+from skillpath.cli._common import common_options, echo, emit_json, table
 from skillpath.cli._load import host_for, project_context
 
 __all__ = ["providers_cmd"]
@@ -30,7 +30,7 @@ def providers_cmd(cwd: Path | None, as_json: bool) -> None:
         emit_json({"plugins": [r.to_json() for r in records]})
         return
     if not records:
-        click.echo("No plugins.")
+        echo("No plugins.")
         return
     rows = [
         [
@@ -41,14 +41,14 @@ def providers_cmd(cwd: Path | None, as_json: bool) -> None:
         ]
         for r in records
     ]
-    click.echo(table(["NAME", "STATUS", "PRIO", "DISTRIBUTION"], rows))
-    click.echo("\nEntry points and hooks:")
+    echo(table(["NAME", "STATUS", "PRIO", "DISTRIBUTION"], rows))
+    echo("\nEntry points and hooks:")
     width = max(len(r.name) for r in records)
     for r in records:
         hooks = ", ".join(r.hooks) if r.hooks else "no hooks"
-        click.echo(f"  {r.name:<{width}}  {r.value or '(built in)'}: {hooks}")
+        echo(f"  {r.name:<{width}}  {r.value or '(built in)'}: {hooks}")
     failed = [r for r in records if r.status == "failed"]
     if failed:
-        click.echo("\nFailed:")
+        echo("\nFailed:")
         for r in failed:
-            click.echo(f"  {r.name}: {r.error}")
+            echo(f"  {r.name}: {r.error}")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
-from skillpath.cli._common import common_options, echo_diagnostics, emit_json
+from skillpath.cli._common import common_options, echo, echo_diagnostics, emit_json
 from skillpath.cli.completion import complete_skill_names, complete_skill_urls
 from skillpath.context_files import discover_context_files
 from skillpath.listing import FORMATS
@@ -61,17 +60,17 @@ def prompt_cmd(
     """
     session = SkillSession.open(cwd)
     if tool_schema is not None:
-        click.echo(json.dumps(session.skill_tool(format=tool_schema), indent=2, sort_keys=True))
+        echo(json.dumps(session.skill_tool(format=tool_schema), indent=2, sort_keys=True))
         return
     listing = session.listing(format=fmt, budget=budget, read_tool=not no_read_tool)
     if as_json:
         emit_json({"text": listing.text, "report": listing.report.to_json()})
         return
     if listing.text:
-        click.echo(listing.text)
+        echo(listing.text)
     summary = listing.report.summary()
     if summary:
-        click.echo(f"skillpath: note: {summary}", err=True)
+        echo(f"skillpath: note: {summary}", err=True)
 
 
 @click.command("read")
@@ -98,8 +97,7 @@ def read_cmd(cwd: Path | None, as_json: bool, url: str) -> None:
             }
         )
         return
-    sys.stdout.write(res.content)
-    sys.stdout.flush()
+    echo(res.content, nl=False)
 
 
 @click.command("invoke")
@@ -134,7 +132,7 @@ def invoke_cmd(
     if as_json:
         emit_json(rendered.to_json())
         return
-    click.echo(rendered.content.rstrip("\n"))
+    echo(rendered.content.rstrip("\n"))
     echo_diagnostics(rendered.diagnostics)
 
 
@@ -156,9 +154,9 @@ def context_cmd(cwd: Path | None, as_json: bool) -> None:
         )
         return
     if not files:
-        click.echo("No context files found.")
+        echo("No context files found.")
     else:
         for f in files:
             lines = len(f.content.splitlines())
-            click.echo(f"{f.path}  (depth {f.depth}, {lines} line{'s' if lines != 1 else ''})")
+            echo(f"{f.path}  (depth {f.depth}, {lines} line{'s' if lines != 1 else ''})")
     echo_diagnostics(diags)

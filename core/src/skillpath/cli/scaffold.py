@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from skillpath.cli._common import common_options, emit_json, fail, terminal_safe
+from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
 from skillpath.cli._load import project_context
 from skillpath.lint import has_errors, lint_paths, name_problems
 
@@ -122,11 +122,11 @@ def new_cmd(
             }
         )
     else:
-        click.echo(f"Created {skill_file}")
+        echo(f"Created {skill_file}")
         for f in findings:
-            click.echo(terminal_safe(f"{f.location()}: {f.level}: {f.message} [{f.code}]"))
+            echo(terminal_safe(f"{f.location()}: {f.level}: {f.message} [{f.code}]"))
         if description is None:
-            click.echo("Next: write the description (what the skill does and when to use it).")
+            echo("Next: write the description (what the skill does and when to use it).")
     if has_errors(findings):  # pragma: no cover - the template is valid by construction
         fail("the new skill does not pass validation", error="validation-failed")
 
@@ -275,11 +275,11 @@ def new_pack_cmd(
             }
         )
         return
-    click.echo(f"Created {target}")
+    echo(f"Created {target}")
     for rel in sorted(files):
-        click.echo(f"  {rel}")
+        echo(f"  {rel}")
     group = f'[project.entry-points."{PACK_ENTRY_POINT_GROUP}"]'
-    click.echo(f'Entry point: {group} {pack} = "{package}.skills"')
+    echo(f'Entry point: {group} {pack} = "{package}.skills"')
 
 
 @click.command("new-provider")
@@ -341,11 +341,11 @@ def new_provider_cmd(
             }
         )
         return
-    click.echo(terminal_safe(f"Created {target}"))
+    echo(terminal_safe(f"Created {target}"))
     for rel in rels:
-        click.echo(terminal_safe(f"  {rel}"))
+        echo(terminal_safe(f"  {rel}"))
     py, where = shlex.quote(sys.executable), shlex.quote(str(target))
-    click.echo(
+    echo(
         "Next: install it (editable) into an environment with skillpath-core and "
         "skillpath-testing — this skillpath runs in "
         f"{terminal_safe(sys.executable)} — and run its tests:\n"

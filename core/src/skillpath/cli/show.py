@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from skillpath.cli._common import common_options, emit_json, fail, terminal_safe
+from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
 from skillpath.cli._load import load
 from skillpath.cli.completion import complete_skill_names
 from skillpath.doctor import build_report, describe, explain
@@ -136,12 +136,16 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
         if ex.entries:
             why = describe(ex.entries[0])
             fail(
-                f"skill {name!r} is not loaded: {why} (see `skillpath explain {name}`)",
+                f"skill {name!r} is not loaded: {terminal_safe(why)} "
+                f"(see `skillpath explain {terminal_safe(name)}`)",
                 error="not-loaded",
                 path=ex.entries[0].path,
             )
         hint = f"; did you mean {', '.join(repr(n) for n in ex.near[:3])}?" if ex.near else ""
-        fail(f"no skill named {name!r}{hint} (see `skillpath explain {name}`)", error="not-found")
+        fail(
+            f"no skill named {name!r}{hint} (see `skillpath explain {terminal_safe(name)}`)",
+            error="not-found",
+        )
     data = skill_details(skill, result)
     if body:
         data["body"] = skill.body
@@ -166,22 +170,20 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
         fields.append((key, text))
     for label, value in fields:
         if value is not None:
-            click.echo(_wrap(f"{label + ':':<13}", str(value)))
+            echo(_wrap(f"{label + ':':<13}", str(value)))
     fm = data["frontmatter"]
     if fm:
-        click.echo("\nfrontmatter:")
+        echo("\nfrontmatter:")
         for key in fm:
-            click.echo(_wrap(f"  {key}: ", _fmt_value(fm[key]), indent=4))
+            echo(_wrap(f"  {key}: ", _fmt_value(fm[key]), indent=4))
     if data["resources"]:
-        click.echo(
-            f"\nresources ({len(data['resources'])}{'+' if data['resources_truncated'] else ''}):"
-        )
+        echo(f"\nresources ({len(data['resources'])}{'+' if data['resources_truncated'] else ''}):")
         for r in data["resources"]:
-            click.echo(terminal_safe(f"  {r['path']}  ({r['size']} bytes)"))
+            echo(terminal_safe(f"  {r['path']}  ({r['size']} bytes)"))
     if data["shadowed"]:
-        click.echo("\nshadowed copies:")
+        echo("\nshadowed copies:")
         for s in data["shadowed"]:
-            click.echo(terminal_safe(f"  {s['provider']}/{s['level']} {s['path']} ({s['reason']})"))
+            echo(terminal_safe(f"  {s['provider']}/{s['level']} {s['path']} ({s['reason']})"))
     if body:
         lines = data["body"].rstrip("\n").split("\n")
-        click.echo("\n" + "\n".join(terminal_safe(line) for line in lines))
+        echo("\n" + "\n".join(terminal_safe(line) for line in lines))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from skillpath.cli._common import common_options, emit_json, fail, terminal_safe
+from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
 from skillpath.lint import TARGETS, Finding, iter_skill_dirs, lint_paths
 
 __all__ = ["project_skill_dirs", "validate_cmd"]
@@ -122,8 +122,8 @@ def validate_cmd(
         for f in findings:
             who = "" if len(chosen) == 1 else f" ({', '.join(f.targets)})"
             where = _relative(f.path, base) + (f":{f.line}" if f.line else "")
-            click.echo(terminal_safe(f"{where}: {f.level}: {f.message} [{f.code}]{who}"))
-        click.echo(
+            echo(terminal_safe(f"{where}: {f.level}: {f.message} [{f.code}]{who}"))
+        echo(
             f"{skills} skill(s) checked for {', '.join(chosen)}: {counts['errors']} error(s), "
             f"{counts['warnings']} warning(s), {counts['infos']} note(s)"
         )
