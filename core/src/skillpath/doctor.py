@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -502,6 +502,30 @@ def _plugin_spelling(report: Report, name: str) -> list[SkillReport]:
     ]
 
 
+def _nested_named(
+    diags: Sequence[Diagnostic], name: str, already: Sequence[Diagnostic]
+) -> list[Diagnostic]:
+    """The ``nested-skills-ignored`` notes about a ``SKILL.md`` whose frontmatter
+    ``name`` is ``name`` (its folder name is matched by :func:`_about`).
+
+    Those files are not loaded, so their names are known only by reading them:
+    each file's head is read here, when a name is explained and found nowhere
+    else; a file that cannot be read or parsed is passed over.
+    """
+    out: list[Diagnostic] = []
+    for d in diags:
+        if d.code != "nested-skills-ignored" or d.path is None or d in already:
+            continue
+        try:
+            head, _st = read_head(d.path)
+        except OSError:
+            continue
+        data = parse_frontmatter(head, d.path).data
+        if isinstance(data, Mapping) and data.get("name") == name:
+            out.append(d)
+    return out
+
+
 #: Directory names never searched by :func:`find_below`.
 _BELOW_SKIP = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
@@ -577,6 +601,8 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
     ]
     paths = [e.path for e in (*entries, *folders) if e.path is not None]
     diags = [d for d in report.diagnostics if _about(d, name, paths)]
+    if not entries:
+        diags += _nested_named(report.diagnostics, name, diags)
     loaded = any(e.status in ("loaded", "hidden", "conditional") for e in entries)
     if not loaded:
         diags += [d for d in report.diagnostics if d.code in _GENERAL_CODES and d not in diags]
