@@ -24,7 +24,8 @@ def proj(rt: Runtime) -> Runtime:
 
 
 def run(rt: Runtime, *args: str) -> Result:
-    argv = [*args, "--cwd", str(rt.project)]
+    command, *rest = args
+    argv = [command, "--cwd", str(rt.project), *rest]
     return CliRunner().invoke(main, argv, env=rt.environ, catch_exceptions=False)
 
 
@@ -126,13 +127,26 @@ def test_invoke_command_and_tool(proj: Runtime) -> None:
         f"Base directory for this skill: {base}\n\nRead a.pdf now.\n\n---\n\n"
         f"Skill: {base / 'SKILL.md'}\nUser: a.pdf b.pdf\n"
     )
-    tool = run(proj, "invoke", "pdf", "x.pdf", "--tool")
+    tool = run(proj, "invoke", "--tool", "pdf", "x.pdf")
     assert tool.stdout == f"Base directory for this skill: {base}\n\nRead x.pdf now.\n"
-    data = json.loads(run(proj, "invoke", "pdf", "q", "--json", "--session-id", "s9").stdout)
+    data = json.loads(run(proj, "invoke", "--json", "--session-id", "s9", "pdf", "q").stdout)
     assert data["trigger"] == "command" and data["args"] == "q" and data["session_id"] == "s9"
     assert data["line_count"] == data["content"].count("\n") + 1
     missing = run(proj, "invoke", "nope")
     assert missing.exit_code == 1 and "Unknown skill 'nope'" in missing.stderr
+
+
+def test_invoke_and_show_pass_everything_after_name_verbatim(proj: Runtime) -> None:
+    res = run(proj, "invoke", "--json", "pdf", "--max", "3", "-v", "--json", "--cwd", "x")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["args"] == "--max 3 -v --json --cwd x"
+    assert "Read --max now." in data["content"]
+    shown = run(proj, "show", "--json", "pdf", "--max", "3")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["args"] == "--max 3"
+    text = run(proj, "show", "pdf", "-x")
+    assert text.exit_code == 0 and "arguments:   -x" in text.stdout
 
 
 def test_context_command(proj: Runtime) -> None:

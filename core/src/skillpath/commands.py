@@ -475,14 +475,19 @@ def skill_tool_schema(skills: Iterable[Skill], *, format: str = "anthropic") -> 
 
 
 def unknown_skill(
-    name: str, names: Iterable[str], *, conditional: Skill | None = None
+    name: str,
+    names: Iterable[str],
+    *,
+    conditional: Skill | None = None,
+    first: Iterable[str] = (),
 ) -> UnknownSkillError:
     """The error for a name that is not an active skill.
 
     It offers the nearest names (:func:`skillpath.suggest.unknown_skill_message`),
     or, when ``conditional`` is the pending conditional skill of that name,
-    says that it activates when a matching file is touched.
+    says that it activates when a matching file is touched. ``first`` names
+    are offered before any other (skills in a folder called ``name``).
     """
     if conditional is not None:
         return UnknownSkillError(conditional_message(conditional))
-    return UnknownSkillError(unknown_skill_message(name, names))
+    return UnknownSkillError(unknown_skill_message(name, names, first=first))

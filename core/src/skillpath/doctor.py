@@ -413,7 +413,9 @@ class Explanation:
     def verdict(self) -> str:
         """One line: available, not loaded, or not found."""
         what = self.name
-        if self.entries and self.entries[0].name != self.name:
+        if self.entries and self.entries[0].name != self.name and ":" not in self.name:
+            what = f"{self.name} = the folder of skill {self.entries[0].name!r}"
+        elif self.entries and self.entries[0].name != self.name:
             plugin = self.name.partition(":")[0]
             what = (
                 f"{self.name} = skill {self.entries[0].name!r} of plugin {plugin!r} "
@@ -599,6 +601,12 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
         for e in report.skills
         if e.name != name and e.path is not None and e.path.parent.name == name
     ]
+    if not entries and len({e.name for e in folders}) == 1:
+        # the folder name is an alias of the one skill it holds
+        entries = [e for e in report.skills if e.name == folders[0].name]
+        entries.sort(
+            key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0))
+        )
     paths = [e.path for e in (*entries, *folders) if e.path is not None]
     diags = [d for d in report.diagnostics if _about(d, name, paths)]
     if not entries:
@@ -609,7 +617,8 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
     disabled = any(d.code == "skills-disabled" for d in report.diagnostics)
     below = find_below(name, ctx) if ctx is not None and not entries and not disabled else []
     others = [n for n in report.names() if n != name]
-    near = [n for n in others if n.casefold() == name.casefold()]
+    near = sorted({e.name for e in folders} - {e.name for e in entries})
+    near += [n for n in others if n.casefold() == name.casefold() and n not in near]
     short = name.partition(":")[2]
     if short and short in others and short not in near:
         near.append(short)  # ``plugin:skill`` spelled for a skill of another source

@@ -44,7 +44,7 @@ from skillpath.errors import ResolveError
 from skillpath.hookspecs import hookimpl
 from skillpath.resources import Resource
 from skillpath.safety import resolve_inside
-from skillpath.suggest import echo_name, unknown_skill_message
+from skillpath.suggest import by_folder, echo_name, folder_matches, unknown_skill_message
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -125,7 +125,8 @@ def _echo(text: str) -> str:
 
 
 def _unknown(name: str, skills: Mapping[str, Skill]) -> UnknownSkillURLError:
-    return UnknownSkillURLError(unknown_skill_message(name, skills), name)
+    first = folder_matches(name, skills.values())
+    return UnknownSkillURLError(unknown_skill_message(name, skills, first=first), name)
 
 
 def _decode(part: str, what: str) -> str:
@@ -182,6 +183,8 @@ def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
     raw_name, sep, raw_rel = rest.partition("/")
     name = _decode(raw_name, "skill name")
     skill = skills.get(name)
+    if skill is None:
+        skill = by_folder(name, skills.values())  # the folder name of a skill named otherwise
     if skill is None:
         raise _unknown(name, skills)
     rel = _decode(raw_rel, "path") if sep else ""
