@@ -114,19 +114,61 @@ def check_name(name: str) -> str | None:
     return None
 
 
+_RULE_OR_UNDERLINE = re.compile(r"(?:[-*_]\s*){3,}|=+|-+")
+
+
+def has_text(value: str) -> bool:
+    """Whether ``value`` holds a letter or digit (a description of only
+    punctuation, ``"..."`` or ``"-"``, counts as missing)."""
+    return any(ch.isalnum() for ch in value)
+
+
 def _first_paragraph(body: str | None) -> str:
+    """The description fallback: the first prose paragraph of ``body``.
+
+    Never a Markdown rule (``---``), a heading (``#`` or underlined), a code
+    fence and what it holds, an HTML comment, or a table; a paragraph of only
+    punctuation is passed over. Cut to 250 characters at a word boundary.
+    """
     if not body:
         return ""
-    for block in re.split(r"\n\s*\n", body):
-        text = block.strip()
-        if not text or text.startswith(("#", "```", "<!--")):
+    para: list[str] = []
+    fence = ""
+    comment = False
+    for line in body.splitlines():
+        text = line.strip()
+        if fence:
+            if text.startswith(fence):
+                fence = ""
             continue
-        text = " ".join(line.strip() for line in text.splitlines())
-        if len(text) > 250:
-            cut = text[:250].rsplit(" ", 1)[0]
-            text = cut + "…"
-        return text
-    return ""
+        if comment:
+            comment = "-->" not in text
+            continue
+        if para and _RULE_OR_UNDERLINE.fullmatch(text) and not text.startswith(("*", "_")):
+            para = []  # the paragraph was a heading (setext underline)
+            continue
+        prose = text and not text.startswith(("```", "~~~", "<!--", "#", "|"))
+        if prose and not _RULE_OR_UNDERLINE.fullmatch(text):
+            para.append(text)
+            continue
+        found = _paragraph_text(para)
+        if found:
+            return found
+        para = []
+        if text.startswith(("```", "~~~")):
+            fence = text[:3]
+        elif text.startswith("<!--"):
+            comment = "-->" not in text[4:]
+    return _paragraph_text(para)
+
+
+def _paragraph_text(lines: list[str]) -> str:
+    text = " ".join(lines)
+    if not has_text(text):
+        return ""
+    if len(text) > 250:
+        text = text[:250].rsplit(" ", 1)[0] + "…"
+    return text
 
 
 #: What the scanner derives from one ``SKILL.md`` (and the discovery index stores):
@@ -175,6 +217,18 @@ def _derive(
             )
         )
     description = values.get("description") or ""
+    if description and not has_text(description):
+        diags.append(
+            Diagnostic(
+                "warning",
+                "description-no-text",
+                f"description {description!r} holds no letter or digit; treated as missing",
+                path,
+                None,
+                provider,
+            )
+        )
+        description = ""
     if not description:
         if require_description:
             diags.append(

@@ -119,9 +119,7 @@ def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
     "--body", is_flag=True, help="Also print the body (the Markdown after the frontmatter)."
 )
 @common_options
-def show_cmd(
-    name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_json: bool
-) -> None:
+def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_json: bool) -> None:
     """Show every field of skill NAME: source, priority, path, size, the files in its
     folder and the copies it shadows.
 
