@@ -310,9 +310,9 @@ def _read_record(
         if os.path.islink(path):
             diags.append(
                 Diagnostic(
-                    "warning",
+                    "error",
                     "broken-symlink",
-                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}",
+                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}; the skill cannot load",
                     path,
                     None,
                     source.provider,
