@@ -158,3 +158,21 @@ def test_context_command(proj: Runtime) -> None:
     assert data["diagnostics"] == []
     (proj.project / "AGENTS.md").unlink()
     assert "No context files found." in run(proj, "context").stdout
+
+
+def test_inline_shell_replaced_by_the_placeholder_is_reported(proj: Runtime) -> None:
+    proj.project_skill("status", skill_text("Show status.", body="Branch: !`git branch`\n"))
+    res = run(proj, "invoke", "--json", "status")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert "[shell command execution disabled by policy]" in data["content"]
+    (d,) = [d for d in data["diagnostics"] if d["code"] == "shell-disabled"]
+    assert d["level"] == "warning"
+    assert "1 inline shell command(s) replaced" in d["message"]
+    assert "add 'project' to [shell] levels" in d["message"]
+    text = run(proj, "invoke", "status")
+    notes = [line for line in text.stderr.splitlines() if "shell" in line]
+    assert len(notes) == 1 and "[shell] levels" in notes[0]
+    # a skill without inline shell gets no note
+    plain = json.loads(run(proj, "invoke", "--json", "pdf", "a.pdf").stdout)
+    assert not [d for d in plain["diagnostics"] if d["code"] == "shell-disabled"]
