@@ -45,11 +45,11 @@ def test_prompt_budget_note_and_json(proj: Runtime) -> None:
     res = run(proj, "prompt", "--budget", "900")
     assert res.exit_code == 0 and len(res.stdout) <= 901
     assert res.stderr.startswith("skillpath: note: listing over its 900-character budget")
-    assert "dropped" in res.stderr and "extra-" in res.stderr
+    assert res.stderr.count("\n") == 1 and "listed by name only" in res.stderr
     data = json.loads(run(proj, "prompt", "--budget", "900", "--json").stdout)
     assert set(data) == {"text", "report"}
     rep = data["report"]
-    assert rep["budget"] == 900 and rep["dropped"] and rep["length"] == len(data["text"])
+    assert rep["budget"] == 900 and rep["names_only"] and rep["length"] == len(data["text"])
     assert rep["listed"] + len(rep["dropped"]) == rep["total"] == 31
     assert run(proj, "prompt", "--budget", "0").stderr == ""
 
