@@ -132,8 +132,11 @@ def test_explain_finds_nested_skills_by_folder_and_by_frontmatter_name(
         codes = [d["code"] for d in data["diagnostics"]]
         assert codes == ["nested-skills-ignored"], name
     # a group of more than five: the last of them is found too
-    data = cli.json("explain", "writing-plans")
+    for i in range(7):
+        write(root / "big-group" / f"member-{i}" / "SKILL.md", skill_md(f"Member {i}."))
+    data = cli.json("explain", "member-6")
     assert [d["code"] for d in data["diagnostics"]] == ["nested-skills-ignored"]
+    assert data["diagnostics"][0]["path"].endswith("big-group/member-6/SKILL.md")
 
 
 def test_dot_folder_groups_are_reported(cli: Cli, isolated_env: Env) -> None:
