@@ -29,7 +29,9 @@ What it does, in one run:
   (without replay, and replayed)
   against ``python -c "import yaml, pluggy, attrs, pathspec"``;
 * in-process: rendering a budgeted listing of 10,000 skills
-  (``skillpath.listing.render_listing``) and activating 1,000 conditional
+  (``skillpath.listing.render_listing``), what the budget policy keeps of
+  3,000 skills of a realistic mix (``--listing-only`` prints just that row,
+  in seconds), and activating 1,000 conditional
   skills against 10,000 paths (``SkillSession.activate_for_paths``), each
   ``n/a`` when that API is not installed;
 * the ratios against the baselines, with the targets of the performance issue
@@ -255,6 +257,60 @@ import json, os, sys, time, inspect
 from pathlib import Path
 from skillpath import SkillSource, build_skill
 
+POLICY_N = 3000
+SEED = 20261130
+
+def listing_policy(n=POLICY_N, seed=SEED):
+    # What the default budget keeps of n skills of a realistic mix: 10% written by
+    # the user or the project (careful descriptions, 150-400 characters), 60%
+    # packaged (skill packs: 80-200 characters), 30% generated (auto-learned
+    # one-liners, 25-60 characters); names of up to 30 characters. Counts: listed
+    # with a description, by name only, left out, and how many of the user's own
+    # skills kept their description.
+    import random
+    from skillpath import Frontmatter, Skill
+    from skillpath.listing import render_listing
+
+    rng = random.Random(seed)
+    words = ("review", "deploy", "table", "report", "format", "check", "build", "test",
+             "query", "schema", "migrate", "audit", "draft", "summarise", "convert")
+    kinds = [("own", SkillSource("native", "project", Path("/p")), 150, 400)] * 10
+    kinds += [("packaged", SkillSource("packs", "package", None, "pack"), 80, 200)] * 60
+    kinds += [("generated", SkillSource("managed", "user", Path("/m")), 25, 60)] * 30
+    skills = []
+    for i in range(n):
+        kind, source, lo, hi = kinds[rng.randrange(len(kinds))]
+        stem = "-".join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+        name = f"{stem}-{i}"[:30]
+        size = rng.randint(lo, hi)
+        desc = ""
+        while len(desc) < size:
+            desc += " ".join(rng.choice(words) for _ in range(rng.randint(4, 12))).capitalize()
+            desc += ". "
+        skills.append((kind, Skill(name=name, description=desc.strip(), path=None,
+                                   base_dir=None, source=source, priority=100,
+                                   frontmatter=Frontmatter())))
+    listing = render_listing([s for _, s in skills])
+    rep = listing.report
+    bare = set(getattr(rep, "names_only", ()))
+    gone = set(rep.dropped)
+    own = [s.name for kind, s in skills if kind == "own"]
+    return {
+        "n": n,
+        "budget": rep.budget,
+        "chars": len(listing.text),
+        "described": rep.listed - len(bare),
+        "names_only": len(bare),
+        "dropped": len(gone),
+        "own": len(own),
+        "own_described": sum(1 for x in own if x not in bare and x not in gone),
+        "own_listed": sum(1 for x in own if x not in gone),
+    }
+
+if sys.argv[1:] == ["--policy"]:
+    print(json.dumps({"policy": listing_policy()}))
+    sys.exit(0)
+
 def best(fn, runs=5):
     times = []
     out = None
@@ -320,6 +376,7 @@ else:
         result["activate"] = {"min": t_min, "median": t_med, "activated": len(out)}
     except Exception as exc:
         result["activate"] = {"na": f"activate_for_paths failed: {exc!r}"}
+result["policy"] = listing_policy()
 print(json.dumps(result))
 """
 
@@ -659,6 +716,17 @@ def verdict(value: float | None, limit: float) -> str:
     return "PASS" if value <= limit else "FAIL"
 
 
+def policy_row(p: dict[str, Any]) -> str:
+    """The listing-policy row: what the default budget keeps of 3,000 skills."""
+    return (
+        f"listing policy, {p['n']:,} skills at the default budget ({p['budget']:,} chars, "
+        f"{p['chars']:,} used): {p['described']:,} listed with description, "
+        f"{p['names_only']:,} names only, {p['dropped']:,} dropped; of the {p['own']:,} "
+        f"skills the user or project wrote: {p['own_listed']:,} listed, "
+        f"{p['own_described']:,} with description"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse arguments, run everything, print the table."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -677,7 +745,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-external", action="store_true", help="skip skills-ref and deepagents")
     p.add_argument("--keep", action="store_true", help="keep the corpus directories")
     p.add_argument("--inproc", default=None, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--listing-only",
+        action="store_true",
+        help="only the listing-policy row (3,000 skills at the default budget; seconds)",
+    )
     args = p.parse_args(argv)
+    if args.listing_only:
+        with tempfile.TemporaryDirectory(prefix="skillpath-bench-") as tmp:
+            script = Path(tmp) / "inproc.py"
+            script.write_text(INPROC)
+            proc = subprocess.run(
+                [sys.executable, str(script), "--policy"], capture_output=True, text=True
+            )
+        try:
+            policy = json.loads(proc.stdout.strip().splitlines()[-1])["policy"]
+        except (ValueError, IndexError, KeyError):
+            print(f"listing policy run failed: {proc.stderr.strip()[-300:]}", file=sys.stderr)
+            return 1
+        print(policy_row(policy))
+        return 0
 
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if args.max_n is not None:
@@ -955,6 +1042,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 (label, f"{info['median'] * 1000:.1f} ms", verdict(info["median"], limit))
             )
 
+    policy = inproc.get("policy")
+    if isinstance(policy, dict) and "n" in policy:
+        notes.append(policy_row(policy))
     print("Targets")
     tw = max(len(t[0]) for t in targets)
     for label, value, v in targets:

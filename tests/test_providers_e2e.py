@@ -249,9 +249,8 @@ def test_diagnostics_name_the_files(scenario: tuple[World, dict[str, Any]]) -> N
     assert [(d["level"], d["code"]) for d in diag_at(data, bad_yaml)] == [
         ("warning", "frontmatter-yaml-error")
     ]
-    # recovered line by line; the unclosed flow list is a fragment, dropped: the
-    # body's first paragraph stands in
-    assert skills["bad-yaml"]["description"] == "Body."
+    # recovered line by line; the unclosed flow list is kept as the text written
+    assert skills["bad-yaml"]["description"] == "[unclosed"
     no_yaml = world.cwd / ".github" / "skills" / "no-yaml" / "SKILL.md"
     assert "no-yaml" not in skills
     assert "missing-description" in {d["code"] for d in diag_at(data, no_yaml)}

@@ -29,7 +29,8 @@ class Cli:
 
     def json(self, *args: str | os.PathLike[str], cwd: Path | None = None) -> Any:
         """Run with ``--json`` and parse stdout."""
-        res = self.run(*args, "--json", cwd=cwd)
+        command, *rest = args
+        res = self.run(command, "--json", *rest, cwd=cwd)
         return json.loads(res.stdout)
 
 

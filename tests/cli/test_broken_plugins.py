@@ -33,7 +33,7 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run(env: Env, site: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """``python -m skillpath <args> --cwd <project>`` with the plugins on the path."""
     return subprocess.run(
-        [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)],
+        [sys.executable, "-m", "skillpath", args[0], "--cwd", str(env.project), *args[1:]],
         capture_output=True,
         text=True,
         env={**env.env, "PYTHONPATH": str(site), **extra},

@@ -110,7 +110,8 @@ def test_explain_skipped_names_the_reason_and_exits_one(cli: Cli, doctor_project
     assert data["entries"][0]["reason"] == "missing-description"
     assert any(d["code"] == "missing-description" for d in data["diagnostics"])
     data = cli.json("explain", "bad-name")  # the folder; its frontmatter name is invalid
-    assert data["found"] is False
+    assert data["found"] is True  # a folder name is an alias of the skill it holds
+    assert [(e["name"], e["reason"]) for e in data["entries"]] == [("a/b", "invalid-name")]
     assert [(f["name"], f["reason"]) for f in data["folders"]] == [("a/b", "invalid-name")]
     assert [d["code"] for d in data["diagnostics"]] == ["invalid-name"]
 
@@ -132,7 +133,8 @@ def test_explain_finds_a_folder_whose_skill_has_another_name(cli: Cli, isolated_
     root = isolated_env.project / ".skillpath" / "skills"
     write(root / "deploy" / "SKILL.md", skill_md("Ship it.", name="release"))
     data = cli.json("explain", "deploy")
-    assert data["found"] is False
+    assert data["found"] is True and data["available"] is True  # the folder is an alias
+    assert [e["name"] for e in data["entries"]] == ["release"]
     assert [f["name"] for f in data["folders"]] == ["release"]
     assert any(d["code"] == "name-mismatch" for d in data["diagnostics"])
 

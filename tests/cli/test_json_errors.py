@@ -37,14 +37,16 @@ def error_of(stdout: str) -> dict[str, object]:
     ],
 )
 def test_failures_print_one_json_error(cli: Cli, argv: list[str], code: str, status: int) -> None:
-    exit_code, stdout, stderr = run(*argv, "--cwd", str(cli.env.project), "--json")
+    # options go before a skill name (invoke and show pass what follows it through)
+    command, *rest = argv
+    exit_code, stdout, stderr = run(command, "--cwd", str(cli.env.project), "--json", *rest)
     assert exit_code == status
     err = error_of(stdout)
     assert err["code"] == code
     assert err["message"]
     # the one-line human message stays on stderr, the same as without --json
     assert stderr.startswith("skillpath: error: ")
-    plain_code, plain_out, plain_err = run(*argv, "--cwd", str(cli.env.project))
+    plain_code, plain_out, plain_err = run(command, "--cwd", str(cli.env.project), *rest)
     assert plain_code == status
     assert plain_out == "" or not plain_out.lstrip().startswith("{")
     assert plain_err == stderr
@@ -88,6 +90,6 @@ def test_a_command_that_wrote_its_document_does_not_add_a_second(cli: Cli) -> No
     assert exit_code == 1
     doc = json.loads(stdout)  # the report, one document, its errors counted
     assert doc["summary"]["errors"] >= 1
-    exit_code, stdout, _ = run("explain", "nothing-here", "--cwd", str(cli.env.project), "--json")
+    exit_code, stdout, _ = run("explain", "--cwd", str(cli.env.project), "--json", "nothing-here")
     assert exit_code == 1
     assert "error" not in json.loads(stdout)

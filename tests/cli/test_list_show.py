@@ -85,7 +85,7 @@ def test_show_every_field_resources_and_shadowed_copies(cli: Cli, doctor_project
     copies = {(c["provider"], c["reason"]) for c in data["shadowed"]}
     assert copies == {("custom", "name"), ("native", "duplicate-file")}
     assert "body" not in data
-    assert cli.json("show", "alpha", "--body")["body"] == "Body.\n"
+    assert cli.json("show", "--body", "alpha")["body"] == "Body.\n"
 
 
 def test_show_text_and_conditional(cli: Cli, doctor_project: Env) -> None:
@@ -93,7 +93,7 @@ def test_show_text_and_conditional(cli: Cli, doctor_project: Env) -> None:
     assert res.exit_code == 0
     assert "status:      conditional" in res.stdout
     assert "paths:       src/**" in res.stdout
-    res = cli.run("show", "alpha", "--body")
+    res = cli.run("show", "--body", "alpha")
     assert "resources (2):" in res.stdout and res.stdout.rstrip().endswith("Body.")
 
 

@@ -100,7 +100,7 @@ def test_optional_fields_and_metadata_lines(tmp_path: Path) -> None:
         "metadata:\n  author: me\n  version: 1.0\n"
         "allowed-tools: [Read, Grep]\n",
     )
-    got = lint_skill_dir(d)
+    got = lint_skill_dir(d, "agentskills")
     c = codes(got)
     assert c["compatibility-length"] == ("error", 4)
     assert c["license-type"] == ("error", 5)
@@ -108,7 +108,7 @@ def test_optional_fields_and_metadata_lines(tmp_path: Path) -> None:
     assert [(f.line, "version" in f.message) for f in meta] == [(8, True)]
     assert c["allowed-tools-type"] == ("warning", 9)
     d = skill(tmp_path, "meta2", "name: meta2\ndescription: ok\nmetadata: nope\n")
-    assert codes(lint_skill_dir(d))["metadata-type"] == ("error", 4)
+    assert codes(lint_skill_dir(d, "agentskills"))["metadata-type"] == ("error", 4)
 
 
 def test_unknown_fields_and_spellings(tmp_path: Path) -> None:
@@ -185,7 +185,7 @@ def test_validate_cli_exit_codes_and_json(cli: Cli, isolated_env: Env) -> None:
     skill(root, "good", "name: good\ndescription: ok\n")
     res = cli.run("validate", "skills")
     assert res.exit_code == 0, res.output
-    assert "1 skill(s) checked for agentskills: 0 error(s)" in res.stdout
+    assert "1 skill(s) checked for agents: 0 error(s)" in res.stdout
     skill(root, "bad", f"name: bad\ndescription: {'x' * 1100}\n")
     res = cli.run("validate", "skills", "--target", "codex")
     assert res.exit_code == 1
@@ -304,3 +304,69 @@ def test_bare_validate_never_starts_mcp_servers(cli: Cli, isolated_env: Env) -> 
     res = cli.run("validate")
     assert res.exit_code == 0, res.output
     assert not marker.exists()
+
+
+# -- the default target: what the agents skillpath supports would load --------------
+
+
+def test_default_accepts_every_field_some_agent_reads(tmp_path: Path) -> None:
+    d = skill(
+        tmp_path,
+        "fields",
+        "name: fields\ndescription: ok\nallowed-tools: Read Grep\nlicense: MIT\n"
+        "disable-model-invocation: true\nargument-hint: '[issue]'\nuser-invocable: true\n"
+        "user-invokable: true\nwhen_to_use: always\npaths: src/**\nhide: false\n"
+        "metadata:\n  version: '1'\n",
+    )
+    assert lint_skill_dir(d) == []
+    strict = {f.code for f in lint_skill_dir(d, "agentskills")}
+    assert "unknown-field" in strict
+
+
+def test_default_warns_on_vendor_fields_and_errors_on_what_fails_somewhere(
+    tmp_path: Path,
+) -> None:
+    d = skill(tmp_path, "vendor", "name: vendor\ndescription: ok\nversion: 1.0\nauthor: me\n")
+    found = [(f.code, f.level, f.line) for f in lint_skill_dir(d)]
+    assert found == [("unknown-field", "warning", 4), ("unknown-field", "warning", 5)]
+    # OpenCode and the standard refuse a name that is not the folder's
+    d = skill(tmp_path, "ahrefs-automation", "name: Ahrefs Automation\ndescription: ok\n")
+    levels = {f.code: f.level for f in lint_skill_dir(d)}
+    assert levels["name-dir-mismatch"] == "error" and levels["name-charset"] == "error"
+    # Codex rejects a description over 1,024 characters
+    d = skill(tmp_path, "long", f"name: long\ndescription: {'x' * 1100}\n")
+    assert codes(lint_skill_dir(d))["description-length"][0] == "error"
+
+
+def test_flow_collections_are_flagged_for_the_standard_only(tmp_path: Path) -> None:
+    d = skill(tmp_path, "flow", "name: flow\ndescription: ok\nallowed-tools: [Read, Grep]\n")
+    assert lint_skill_dir(d) == []
+    strict = codes(lint_skill_dir(d, "agentskills"))
+    assert strict["flow-collection"] == ("error", 4)
+
+
+def test_symlinked_skill_files_are_judged_as_the_loader_judges_them(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    (root / "gone").mkdir(parents=True)
+    (root / "gone" / "SKILL.md").symlink_to(tmp_path / "nowhere.md")
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nname: leaked-secret-name\ndescription: private\n---\n")
+    (root / "outside").mkdir()
+    (root / "outside" / "SKILL.md").symlink_to(secret)
+    found = lint_paths([root])
+    by_code = {f.code: f for f in found}
+    assert by_code["dangling-symlink"].level == "error"
+    assert by_code["dangling-symlink"].path == root / "gone" / "SKILL.md"
+    assert by_code["skill-file-outside"].level == "error"
+    # refused without being read: nothing from the file reaches the findings
+    assert not any("leaked-secret-name" in f.message for f in found)
+    assert {f.code for f in found} == {"dangling-symlink", "skill-file-outside"}
+
+
+def test_real_published_skills_pass_the_default(tmp_path: Path) -> None:
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "realworld"
+    roots = sorted({p.parent.parent for p in fixtures.rglob("SKILL.md")})
+    findings = lint_paths(roots)
+    assert not [f for f in findings if f.level == "error"], findings
+    strict = lint_paths(roots, ["agentskills"])
+    assert any(f.code == "unknown-field" and f.level == "error" for f in strict)

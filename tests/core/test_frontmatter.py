@@ -169,17 +169,18 @@ def test_bad_boolean_is_reported_and_defaulted() -> None:
     assert diags[0].code == "frontmatter-bad-value"
 
 
-def test_recovery_drops_fragments_of_broken_yaml() -> None:
+def test_recovery_keeps_fragments_of_broken_yaml_as_text() -> None:
     text = "---\nname: really-broken\ndescription: [unclosed\n  foo: : :\nnote: x: : y\n---\nbody\n"
     p = parse_frontmatter(text)
     assert p.recovered and not p.repaired
-    assert p.data == {"name": "really-broken"}  # neither fragment reaches the listing
+    # as other agents (oh-my-pi) read it: the text written, with a warning
+    assert p.data == {"name": "really-broken", "description": "[unclosed", "note": "x: : y"}
     (d,) = p.diagnostics
     assert d.code == "frontmatter-yaml-error" and d.level == "warning" and d.line == 4
-    assert "dropped the broken value of description, note" in d.message
-    # a balanced flow value on a broken document is kept as written
+    assert "kept the value of description, note as the text written" in d.message
+    # a balanced flow value on a broken document is kept as written, too
     q = parse_frontmatter("---\ndescription: [a] and {b}\nbad: {x: [\n---\n")
-    assert q.data == {"description": "[a] and {b}"}
+    assert q.data == {"description": "[a] and {b}", "bad": "{x: ["}
 
 
 def test_unclosed_frontmatter_is_flagged_and_feeds_no_description(tmp_path: Path) -> None:

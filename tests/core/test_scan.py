@@ -31,8 +31,12 @@ def test_one_level_sorted_dot_skipped_nested_reported(tmp_path: Path) -> None:
     assert [s.name for s in res.skills] == ["a", "b"]
     assert all(s.priority == 7 for s in res.skills)
     assert res.root.exists and res.root.count == 2
-    nested = [d for d in res.diagnostics if d.code == "nested-skills-ignored"]
-    assert nested and nested[0].path == root / "group" and "inner" in nested[0].message
+    nested = {d.path: d.message for d in res.diagnostics if d.code == "nested-skills-ignored"}
+    assert set(nested) == {root / ".hidden" / "SKILL.md", root / "group" / "inner" / "SKILL.md"}
+    assert "rename the folder without the leading dot" in nested[root / ".hidden" / "SKILL.md"]
+    fix = f'add "{root / "group"}" to skills.custom_directories'
+    assert "'group/inner' is 2 levels below" in nested[root / "group" / "inner" / "SKILL.md"]
+    assert fix in nested[root / "group" / "inner" / "SKILL.md"]
 
 
 def test_name_defaults_to_directory_and_frontmatter_name_wins(tmp_path: Path) -> None:

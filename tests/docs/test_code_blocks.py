@@ -111,7 +111,9 @@ def blocks_of(page: Path) -> Iterator[Block]:
     i = 0
     while i < len(lines):
         m = _FENCE.match(lines[i])
-        if not m:
+        # (CommonMark: a backtick fence's info string holds no backtick; a line like
+        # "```` ```! ````" is inline code, not a fence)
+        if not m or (m.group(2)[0] == "`" and "`" in lines[i][m.end(2) :]):
             i += 1
             continue
         indent, fence, language = m.group(1), m.group(2), m.group(3)

@@ -2,11 +2,11 @@
 
 ``render_listing`` neutralises printable text without walking it, takes an
 absolute normal path as its own ``abspath``, decides from the entries' fixed
-parts alone that even the shortest descriptions cannot fit, and finds the
-entries kept after dropping from the end of the drop order. :func:`reference`
-below is the plain algorithm of the module docstring (every entry neutralised
-character by character, every cap measured on all entries, entries dropped one
-at a time from the front); both must agree on the text and on the report.
+parts alone that the whole listing does not fit, and splits the keep order
+with prefix sums. :func:`reference` below is the plain algorithm of the module
+docstring (every entry neutralised character by character, every cap measured
+on all entries, entries left out and listed by name only one at a time from
+the end of the keep order); both must agree on the text and on the report.
 """
 
 from __future__ import annotations
@@ -30,12 +30,19 @@ from skillpath.listing import (
     _notice,
     _untag,
     neutralise,
+    origin_rank,
     render_listing,
     shorten,
 )
 from skillpath.model import sort_key
 
 SOURCE = SkillSource("native", "project", Path("/skills"))
+#: One source per place in the keep order: written by the project, packaged, generated.
+SOURCES = (
+    SOURCE,
+    SkillSource("packs", "package", None, "pack"),
+    SkillSource("managed", "user", Path("/learned")),
+)
 
 
 def _clean(text: str) -> tuple[str, bool]:
@@ -81,8 +88,10 @@ def _entry(fmt: str, skill: Skill, entry_cap: int) -> tuple[dict, bool]:
         "desc": text,
         "location": location,
         "priority": skill.priority,
+        "rank": origin_rank(skill),
         "key": sort_key(skill),
         "fixed": fixed,
+        "bare": len(_entry_text(fmt, name, "", location, bare=True)),
         "capped": capped,
     }
     return entry, bad_name or bad_desc or bad_when or bad_location or tagged
@@ -93,23 +102,28 @@ def _length(fmt: str, entry: dict, cap: int | None) -> int:
     return entry["fixed"] + _desc_cost(fmt, desc)
 
 
-def _fits(fmt: str, entries: list[dict], cap: int | None, dropped: int, budget: int) -> bool:
-    total = sum(_length(fmt, e, cap) for e in entries)
-    return _measure(fmt, total, len(entries), dropped, budget) <= budget
+def _fits(
+    fmt: str, described: list[dict], bare: list[dict], gone: int, cap: int | None, budget: int
+) -> bool:
+    total = sum(_length(fmt, e, cap) for e in described) + sum(e["bare"] for e in bare)
+    named = sum(1 for e in bare if e["desc"])
+    return _measure(fmt, total, len(described) + len(bare), named, gone, budget) <= budget
 
 
-def _best_cap(fmt: str, entries: list[dict], budget: int, dropped: int) -> int | None:
-    longest = max((len(e["desc"]) for e in entries), default=0)
-    if _fits(fmt, entries, None, dropped, budget):
+def _best_cap(
+    fmt: str, described: list[dict], bare: list[dict], gone: int, budget: int
+) -> int | None:
+    longest = max((len(e["desc"]) for e in described), default=0)
+    if _fits(fmt, described, bare, gone, None, budget):
         return longest
     lo, hi = MIN_DESCRIPTION, longest - 1
-    if lo > hi or not _fits(fmt, entries, lo, dropped, budget):
+    if lo > hi or not _fits(fmt, described, bare, gone, lo, budget):
         return None
     best = lo
     lo += 1
     while lo <= hi:  # the largest cap that fits, by the module's bisection
         mid = (lo + hi) // 2
-        if _fits(fmt, entries, mid, dropped, budget):
+        if _fits(fmt, described, bare, gone, mid, budget):
             best = mid
             lo = mid + 1
         else:
@@ -130,30 +144,42 @@ def reference(
         )
     entries = []
     flagged = []
-    for s in visible:
+    for pos, s in enumerate(visible):
         entry, bad = _entry(fmt, s, entry_cap)
+        entry["pos"] = pos
         entries.append(entry)
         if bad:
             flagged.append(s.name)
-    kept, dropped, cap = entries, [], None
-    if budget > 0:
-        cap = _best_cap(fmt, entries, budget, 0)
-        if cap is None:
-            order = sorted(entries, key=lambda e: e["key"], reverse=True)
-            order.sort(key=lambda e: (e["priority"], -len(e["desc"])))
-            kept = list(entries)
-            for e in order:
-                if _fits(fmt, kept, MIN_DESCRIPTION, len(dropped), budget):
-                    break
-                kept.remove(e)
-                dropped.append(e)
-            cap = _best_cap(fmt, kept, budget, len(dropped)) if kept else None
-    descriptions = [e["desc"] if cap is None else shorten(e["desc"], cap) for e in kept]
-    shortened = tuple(
-        e["name"] for e, d in zip(kept, descriptions, strict=True) if e["capped"] or d != e["desc"]
-    )
+    described, bare, dropped, cap = entries, [], [], None
+    if budget > 0 and not _fits(fmt, entries, [], 0, None, budget):
+        keep = sorted(entries, key=lambda e: (e["rank"], -e["priority"], e["pos"]))
+        kept = list(keep)
+        while kept and not _fits(fmt, [], kept, len(dropped), None, budget):
+            dropped.append(kept.pop())  # the end of the keep order goes first
+        count = len(kept)
+        while count and not _fits(
+            fmt, kept[:count], kept[count:], len(dropped), MIN_DESCRIPTION, budget
+        ):
+            count -= 1  # one more listed by name only
+        described, bare = kept[:count], kept[count:]
+        cap = _best_cap(fmt, described, bare, len(dropped), budget) if described else None
+    plain = {e["pos"] for e in bare}
+    listed = sorted(described + bare, key=lambda e: e["pos"])
+    items, shortened, capped, names_only = [], [], [], []
+    for e in listed:
+        if e["pos"] in plain:
+            items.append(_entry_text(fmt, e["name"], "", e["location"], bare=True))
+            if e["desc"]:
+                names_only.append(e["name"])
+            continue
+        desc = e["desc"] if cap is None else shorten(e["desc"], cap)
+        items.append(_entry_text(fmt, e["name"], desc, e["location"]))
+        if e["capped"] or desc != e["desc"]:
+            shortened.append(e["name"])
+        if e["capped"]:
+            capped.append(e["name"])
     dropped_names = tuple(e["name"] for e in dropped)
-    if not kept:
+    if not listed:
         return "", BudgetReport(
             budget,
             0,
@@ -168,11 +194,7 @@ def reference(
             entry_cap,
         )
     head, tail = _frame(fmt)
-    items = [
-        _entry_text(fmt, e["name"], d, e["location"])
-        for e, d in zip(kept, descriptions, strict=True)
-    ]
-    notice = _notice(fmt, len(dropped), budget)
+    notice = _notice(fmt, len(names_only), len(dropped), budget)
     if notice:
         items.append(notice)
     text = head + "\n".join(items) + tail
@@ -180,14 +202,15 @@ def reference(
         budget,
         len(text),
         len(visible),
-        len(kept),
-        shortened,
+        len(listed),
+        tuple(shortened),
         dropped_names,
         hidden,
         tuple(flagged),
         None,
-        tuple(e["name"] for e in kept if e["capped"]),
+        tuple(capped),
         entry_cap,
+        tuple(names_only),
     )
     return text, report
 
@@ -254,7 +277,7 @@ def skills(draw: st.DrawFn) -> Skill:
         description=draw(TEXT),
         path=path,
         base_dir=path.parent if path is not None else None,
-        source=SOURCE,
+        source=draw(st.sampled_from(SOURCES)),
         priority=draw(st.sampled_from([0, 50, 100])),
         frontmatter=Frontmatter(
             hide=draw(st.booleans()) and draw(st.booleans()),
@@ -280,7 +303,7 @@ def test_fast_render_matches_the_reference(
 
 
 def test_duplicates_drop_in_reference_order() -> None:
-    """The same name and path given again: equal keys keep their input order when dropped."""
+    """The same name and path given again: equal keys keep their input order."""
     items = [
         Skill(
             name="dup",
@@ -296,7 +319,7 @@ def test_duplicates_drop_in_reference_order() -> None:
     for fmt in ("skills", "agentskills", "claude"):
         for budget in range(150, 1500, 23):
             listing = render_listing(items, format=fmt, budget=budget)
-            dropped += bool(listing.report.dropped and listing.report.listed)
+            dropped += bool(listing.report.names_only and listing.report.listed)
             assert (listing.text, listing.report) == reference(items, fmt, budget, ENTRY_CAP)
     assert dropped >= 3
 
@@ -325,7 +348,7 @@ def test_large_catalog_matches_the_reference() -> None:
 
 
 def test_ten_thousand_skills_drop_to_fit_the_budget() -> None:
-    """The benchmark's 10,000-skill shape: entries are dropped until the text fits.
+    """The benchmark's 10,000-skill shape: entries are left out until the text fits.
 
     (How fast this is, is measured by benchmarks/bench.py, not asserted here.)
     """

@@ -24,7 +24,8 @@ def proj(rt: Runtime) -> Runtime:
 
 
 def run(rt: Runtime, *args: str) -> Result:
-    argv = [*args, "--cwd", str(rt.project)]
+    command, *rest = args
+    argv = [command, "--cwd", str(rt.project), *rest]
     return CliRunner().invoke(main, argv, env=rt.environ, catch_exceptions=False)
 
 
@@ -44,11 +45,11 @@ def test_prompt_budget_note_and_json(proj: Runtime) -> None:
     res = run(proj, "prompt", "--budget", "900")
     assert res.exit_code == 0 and len(res.stdout) <= 901
     assert res.stderr.startswith("skillpath: note: listing over its 900-character budget")
-    assert "dropped" in res.stderr and "extra-" in res.stderr
+    assert res.stderr.count("\n") == 1 and "listed by name only" in res.stderr
     data = json.loads(run(proj, "prompt", "--budget", "900", "--json").stdout)
     assert set(data) == {"text", "report"}
     rep = data["report"]
-    assert rep["budget"] == 900 and rep["dropped"] and rep["length"] == len(data["text"])
+    assert rep["budget"] == 900 and rep["names_only"] and rep["length"] == len(data["text"])
     assert rep["listed"] + len(rep["dropped"]) == rep["total"] == 31
     assert run(proj, "prompt", "--budget", "0").stderr == ""
 
@@ -126,13 +127,26 @@ def test_invoke_command_and_tool(proj: Runtime) -> None:
         f"Base directory for this skill: {base}\n\nRead a.pdf now.\n\n---\n\n"
         f"Skill: {base / 'SKILL.md'}\nUser: a.pdf b.pdf\n"
     )
-    tool = run(proj, "invoke", "pdf", "x.pdf", "--tool")
+    tool = run(proj, "invoke", "--tool", "pdf", "x.pdf")
     assert tool.stdout == f"Base directory for this skill: {base}\n\nRead x.pdf now.\n"
-    data = json.loads(run(proj, "invoke", "pdf", "q", "--json", "--session-id", "s9").stdout)
+    data = json.loads(run(proj, "invoke", "--json", "--session-id", "s9", "pdf", "q").stdout)
     assert data["trigger"] == "command" and data["args"] == "q" and data["session_id"] == "s9"
     assert data["line_count"] == data["content"].count("\n") + 1
     missing = run(proj, "invoke", "nope")
     assert missing.exit_code == 1 and "Unknown skill 'nope'" in missing.stderr
+
+
+def test_invoke_and_show_pass_everything_after_name_verbatim(proj: Runtime) -> None:
+    res = run(proj, "invoke", "--json", "pdf", "--max", "3", "-v", "--json", "--cwd", "x")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["args"] == "--max 3 -v --json --cwd x"
+    assert "Read --max now." in data["content"]
+    shown = run(proj, "show", "--json", "pdf", "--max", "3")
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.stdout)["args"] == "--max 3"
+    text = run(proj, "show", "pdf", "-x")
+    assert text.exit_code == 0 and "arguments:   -x" in text.stdout
 
 
 def test_context_command(proj: Runtime) -> None:
@@ -144,3 +158,21 @@ def test_context_command(proj: Runtime) -> None:
     assert data["diagnostics"] == []
     (proj.project / "AGENTS.md").unlink()
     assert "No context files found." in run(proj, "context").stdout
+
+
+def test_inline_shell_replaced_by_the_placeholder_is_reported(proj: Runtime) -> None:
+    proj.project_skill("status", skill_text("Show status.", body="Branch: !`git branch`\n"))
+    res = run(proj, "invoke", "--json", "status")
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert "[shell command execution disabled by policy]" in data["content"]
+    (d,) = [d for d in data["diagnostics"] if d["code"] == "shell-disabled"]
+    assert d["level"] == "warning"
+    assert "1 inline shell command(s) replaced" in d["message"]
+    assert "add 'project' to [shell] levels" in d["message"]
+    text = run(proj, "invoke", "status")
+    notes = [line for line in text.stderr.splitlines() if "shell" in line]
+    assert len(notes) == 1 and "[shell] levels" in notes[0]
+    # a skill without inline shell gets no note
+    plain = json.loads(run(proj, "invoke", "--json", "pdf", "a.pdf").stdout)
+    assert not [d for d in plain["diagnostics"] if d["code"] == "shell-disabled"]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import pytest
 from skillpath import Frontmatter, Skill, SkillpathError, SkillSource, render_listing
 from skillpath.listing import ENTRY_CAP, MIN_DESCRIPTION, shorten
@@ -183,27 +184,75 @@ def test_shortening_first_with_a_report() -> None:
         assert len(line) < len(f"- {name}: {long_desc(0)}")
 
 
-def test_dropping_when_shortening_is_not_enough() -> None:
+def test_names_only_before_anything_is_dropped() -> None:
     skills = [mk(f"s{i:02}", long_desc(i)) for i in range(40)]
     listing = render_listing(skills, budget=1200)
     rep = listing.report
-    assert len(listing.text) <= 1200
-    assert rep.dropped and rep.listed + len(rep.dropped) == 40
-    assert set(rep.dropped).isdisjoint(listing.text.split())
+    assert len(listing.text) <= 1200 and rep.length == len(listing.text)
+    assert rep.dropped == () and rep.listed == 40 and rep.names_only
+    # equal origin and priority: the names that sort last lose their description first
+    names = sorted(s.name for s in skills)
+    assert list(rep.names_only) == names[len(names) - len(rep.names_only) :]
+    for name in rep.names_only:
+        assert f"\n- {name}\n" in listing.text
+    n = len(rep.names_only)
     assert listing.text.endswith(
-        f"\nSkills list trimmed: {len(rep.dropped)} more skills not listed (budget 1200 chars). "
+        f"\nSkills list shortened: {n} skills listed by name only (budget 1200 chars). "
+        "Read skill://<name> for what a skill does; skill:// lists every skill. "
         "Skills the user names can still be used.\n</skills>"
     )
-    listed = [ln.split(":")[0][2:] for ln in listing.text.splitlines() if ln.startswith("- ")]
-    assert set(listed) | set(rep.dropped) == {s.name for s in skills}
-    assert set(rep.shortened) <= set(listed)
-    assert rep.summary().startswith("listing over its 1200-character budget")
-    # equal priorities: the longest descriptions go first, then the names that sort last
-    expected = sorted(skills, key=lambda s: (-len(s.description), [-ord(c) for c in s.name]))
-    assert list(rep.dropped) == [s.name for s in expected[: len(rep.dropped)]]
 
 
-def test_drop_order_priority_then_length_then_name() -> None:
+def test_dropping_is_the_last_resort() -> None:
+    skills = [mk(f"s{i:03}", long_desc(i)) for i in range(400)]
+    listing = render_listing(skills, budget=1200)
+    rep = listing.report
+    assert len(listing.text) <= 1200
+    assert rep.dropped and rep.listed + len(rep.dropped) == 400
+    listed = [ln[2:].split(":")[0] for ln in listing.text.splitlines() if ln.startswith("- ")]
+    assert set(listed).isdisjoint(rep.dropped)
+    assert all(f"- {n}" in listing.text.splitlines() for n in rep.names_only)
+    # the names that sort last go first
+    names = sorted(s.name for s in skills)
+    assert list(rep.dropped) == names[::-1][: len(rep.dropped)]
+    assert "more not listed (budget 1200 chars). Read skill://<name>" in listing.text
+
+
+def test_keep_order_prefers_what_the_user_and_project_wrote() -> None:
+    curated = [mk(f"c-{i:02}", long_desc(i)) for i in range(5)]
+    packaged = [
+        attrs.evolve(mk(f"p-{i:02}", "Short."), source=SkillSource("packs", "package", None))
+        for i in range(5)
+    ]
+    learned = [
+        attrs.evolve(mk(f"a-{i:02}", "Tiny."), source=SkillSource("managed", "user", Path("/m")))
+        for i in range(5)
+    ]
+    skills = curated + packaged + learned
+    full = render_listing(skills, budget=0)
+    seen_bare: list[str] = []
+    seen_dropped: list[str] = []
+    for budget in range(len(full.text), 0, -7):
+        rep = render_listing(skills, budget=budget).report
+        if rep.dropped:
+            assert list(rep.dropped[: len(seen_dropped)]) == seen_dropped  # only drops more
+            seen_dropped = list(rep.dropped)
+        elif len(rep.names_only) > len(seen_bare):
+            assert set(seen_bare) <= set(rep.names_only)
+            seen_bare = list(rep.names_only)
+        # who keeps a description: always a front part of the keep order
+        bare = {n[0] for n in rep.names_only} | {n[0] for n in rep.dropped}
+        if "c" in bare:
+            assert {"a", "p"} <= bare
+        if "p" in bare:
+            assert "a" in bare
+    # generated skills go first, then packaged ones, then what the user wrote
+    origin = [n[0] for n in seen_dropped]
+    assert origin == sorted(origin, key="apc".index)
+    assert origin[:5] == ["a"] * 5 and origin[5:10] == ["p"] * 5
+
+
+def test_priority_then_name_within_one_origin() -> None:
     d = "x" * 40
     skills = [
         mk("high-long", d * 3, priority=100),
@@ -213,20 +262,39 @@ def test_drop_order_priority_then_length_then_name() -> None:
         mk("mid-short", d, priority=50),
     ]
     full = render_listing(skills, budget=0)
-    seen = []
+    seen: list[str] = []
     for budget in range(len(full.text), 0, -1):
         dropped = render_listing(skills, budget=budget).report.dropped
         if len(dropped) > len(seen):
             assert list(dropped[: len(seen)]) == seen  # a smaller budget only drops more
             seen = list(dropped)
-    assert seen == ["low-b", "low-a", "mid-long", "mid-short", "high-long"]
+    assert seen == ["low-b", "low-a", "mid-short", "mid-long", "high-long"]
+
+
+def test_the_listing_is_stable_whatever_the_input_order() -> None:
+    skills = [mk(f"s{i:03}", long_desc(i), priority=i % 3) for i in range(300)]
+    first = render_listing(skills, budget=2000)
+    again = render_listing(list(reversed(skills)), budget=2000)
+    assert first == again
+
+
+def test_the_summary_is_one_bounded_line() -> None:
+    skills = [mk(f"skill-{i:04}", long_desc(i)) for i in range(3000)]
+    rep = render_listing(skills).report
+    summary = rep.summary()
+    assert "\n" not in summary and len(summary) < 300
+    assert summary.startswith(f"listing over its 8000-character budget: {rep.listed} of 3000")
+    assert f"{len(rep.dropped)} left out" in summary
+    assert "skill-" not in summary and "`skillpath prompt --json` names every one" in summary
+    few = render_listing(TWO, budget=60).report.summary()
+    assert "alpha" in few or "beta" in few  # a few names are spelled out
 
 
 def test_everything_dropped_gives_empty_text_and_names_all() -> None:
     listing = render_listing(TWO, budget=10)
     assert listing.text == ""
     assert listing.report.omitted == "budget"
-    assert listing.report.dropped == ("beta", "alpha")  # longer description first
+    assert listing.report.dropped == ("beta", "alpha")  # the name that sorts last first
 
 
 @pytest.mark.parametrize("fmt", ["skills", "agentskills", "claude"])
@@ -238,40 +306,43 @@ def test_budget_holds_in_every_format(fmt: str) -> None:
         assert listing.report.listed + len(listing.report.dropped) == 300
 
 
-@pytest.mark.parametrize(
-    ("fmt", "notice"),
-    [
-        (
-            "skills",
-            "\nSkills list trimmed: {n} more {what} not listed (budget {b} chars). "
-            "Skills the user names can still be used.\n</skills>",
-        ),
-        (
-            "claude",
-            "\nSkills list trimmed: {n} more {what} not listed (budget {b} chars). "
-            "Skills the user names can still be used.",
-        ),
-        (
-            "agentskills",
-            "\n<!-- Skills list trimmed: {n} more {what} not listed (budget {b} chars). "
-            "Skills the user names can still be used. -->\n</available_skills>",
-        ),
-    ],
-)
-def test_budget_notice_wording_is_counted_in_the_budget(fmt: str, notice: str) -> None:
+REACH = {
+    "skills": "Read skill://<name> for what a skill does; skill:// lists every skill.",
+    "agentskills": "Read skill://<name> for what a skill does; skill:// lists every skill.",
+    "claude": "The Skill tool's list of names holds every skill.",
+}
+
+
+@pytest.mark.parametrize("fmt", ["skills", "agentskills", "claude"])
+def test_budget_notice_wording_is_counted_in_the_budget(fmt: str) -> None:
     skills = [mk("keep", "Kept.")] + [mk(f"drop-{i}", "d " * 100, priority=1) for i in range(4)]
     full = render_listing(skills, format=fmt, budget=0).text
     seen = set()
     for budget in range(len(full) - 1, 0, -1):
         listing = render_listing(skills, format=fmt, budget=budget)
-        assert len(listing.text) <= budget and listing.report.length == len(listing.text)
-        n = len(listing.report.dropped)
-        if n and listing.text:
-            what = "skill" if n == 1 else "skills"
-            assert listing.text.endswith(notice.format(n=n, what=what, b=budget))
-            assert "keep" in listing.text
-            seen.add(n)
-    assert seen  # some budgets keep entries and show the notice
+        rep = listing.report
+        assert len(listing.text) <= budget and rep.length == len(listing.text)
+        bare, gone = len(rep.names_only), len(rep.dropped)
+        if not listing.text or not (bare or gone):
+            continue
+        if gone:
+            what = "skill" if gone == 1 else "skills"
+            head = f"Skills list trimmed: {gone} more {what} not listed"
+            if bare:
+                head = f"Skills list trimmed: {bare} listed by name only and {gone} more not listed"
+        else:
+            head = (
+                f"Skills list shortened: {bare} skill{'s' if bare > 1 else ''} listed by name only"
+            )
+        text = (
+            f"{head} (budget {budget} chars). {REACH[fmt]} Skills the user names can still be used."
+        )
+        if fmt == "agentskills":
+            text = f"<!-- {text} -->"
+        assert f"\n{text}" in listing.text
+        assert "keep" in listing.text
+        seen.add((bool(bare), bool(gone)))
+    assert (True, False) in seen and (False, True) in seen
 
 
 # -- when_to_use and the entry cap -------------------------------------------------------------
@@ -331,8 +402,9 @@ def test_cap_and_budget_are_reported_apart() -> None:
     rep = listing.report
     assert "huge" in rep.capped and set(rep.capped) <= set(rep.shortened)
     summary = rep.summary()
-    assert summary.startswith("listing over its 3000-character budget; shortened ")
-    assert summary.endswith("cut 1 to the 1536-character entry cap: huge")
+    assert summary.startswith("listing over its 3000-character budget: 21 of 21 skills listed; ")
+    assert "shortened" in summary
+    assert "cut 1 to the 1536-character entry cap: huge" in summary
 
 
 # -- the <skills> block cannot be closed or opened from inside -------------------------------
@@ -446,3 +518,17 @@ def test_listing_is_byte_identical_across_processes(rt: Runtime) -> None:
     huge_line = next(ln for ln in parts[0].split(b"\n") if ln.startswith(b"- huge: "))
     assert len(huge_line.decode()) <= len("- huge: ") + 1536
     assert len(parts[1].decode()) <= 900 and parts[1] != parts[0]
+
+
+def test_the_skill_index_lists_every_skill_the_model_may_use(rt: Runtime) -> None:
+    rt.project_skill("pdf", skill_text("Work with PDFs. " * 30))
+    rt.project_skill("quiet", skill_text("Hidden.", hide="true"))
+    rt.project_skill("zeta", skill_text("Last one."))
+    session = rt.session()
+    for url in ("skill://", "skill:///"):
+        res = session.resolve(url)
+        assert res.mime_type == "text/markdown" and res.skill is None
+        lines = res.content.splitlines()
+        assert lines[0] == "# Skills (2); read skill://<name> for one"
+        assert [ln.split(":")[0] for ln in lines[2:]] == ["- pdf", "- zeta"]
+        assert len(lines[2]) <= len("- pdf: ") + 200

@@ -146,6 +146,10 @@ def test_any_url_reads_inside_the_skill_or_is_refused(skills: dict[str, Skill], 
         assert str(exc)  # a reason, always
         assert SECRET not in str(exc)
         return
+    if res.skill is None:  # skill:// alone: the index of the skills, no file read
+        assert url[len("skill://") :] in ("", "/") and res.path is None
+        assert SECRET not in res.content
+        return
     assert res.skill in skills
     skill = skills[res.skill]
     assert res.path is not None and _inside(res.path, skill), (url, res.path)

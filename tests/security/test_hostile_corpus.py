@@ -190,7 +190,7 @@ def test_special_files_links_and_loops(tmp_path: Path) -> None:
         "fifo": ("error", "unreadable-skill", "not a regular file"),
         "dir-skill-md": ("error", "unreadable-skill", "SKILL.md is a directory"),
         "md-loop": ("error", "unreadable-skill", "symlink loop"),
-        "md-dangling": ("warning", "broken-symlink", "dangling"),
+        "md-dangling": ("error", "broken-symlink", "dangling"),
         "md-outside": ("error", "skill-file-outside", "outside its folder"),
         "huge-frontmatter": ("error", "frontmatter-too-large", "limit"),
     }

@@ -29,7 +29,7 @@ LIMIT = 60
 
 def _cli(env: Env, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)],
+        [sys.executable, "-m", "skillpath", args[0], "--cwd", str(env.project), *args[1:]],
         capture_output=True,
         text=True,
         env=env.env,
@@ -38,7 +38,7 @@ def _cli(env: Env, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _json(env: Env, *args: str) -> Any:
-    proc = _cli(env, *args, "--json")
+    proc = _cli(env, args[0], "--json", *args[1:])
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 

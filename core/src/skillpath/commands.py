@@ -44,7 +44,7 @@ import attrs
 from skillpath.errors import PromptError, SkillpathError
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.prompt import Invocation
-from skillpath.shell import ShellPolicy
+from skillpath.shell import DISABLED_TEXT, LEARNED_LEVEL, ShellPolicy, shell_spans
 from skillpath.suggest import conditional_message, near_names, unknown_skill_message
 from skillpath.urls import read_text_file
 
@@ -63,6 +63,7 @@ __all__ = [
     "parse_slash_command",
     "read_source",
     "render_skill",
+    "shell_placeholder_note",
     "skill_tool_schema",
 ]
 
@@ -291,6 +292,10 @@ def render_skill(
     start = read_source(skill) if source is None else source
     diags: list[Diagnostic] = []
     text = host.transform(start, invocation, ctx, diags)
+    if not invocation.allow_shell and skill.source.loaded_from != "mcp":
+        note = shell_placeholder_note(skill, start, policy)
+        if note is not None:
+            diags.append(note)
     content = text.rstrip("\n") + _footer(skill, args.strip()) if trigger == "command" else text
     return RenderedPrompt(
         name=skill.name,
@@ -302,6 +307,31 @@ def render_skill(
         base_dir=skill.base_dir,
         session_id=session,
         diagnostics=tuple(diags),
+    )
+
+
+def shell_placeholder_note(skill: Skill, source: str, policy: ShellPolicy) -> Diagnostic | None:
+    """The note for inline shell the policy replaced with its placeholder, or ``None``.
+
+    One line (``shell-disabled``, level warning): how many commands were
+    replaced, why, and the setting that would let them run.
+    """
+    count = len(shell_spans(source))
+    if not count:
+        return None
+    why = policy.refusal(skill) or "the policy does not allow it"
+    level = LEARNED_LEVEL if skill.source.provider == "managed" else skill.source.level
+    if not policy.enabled:
+        fix = "set [shell] enabled = true in your user config to run it"
+    else:
+        fix = f"add {level!r} to [shell] levels in your user config to run it"
+    return Diagnostic(
+        "warning",
+        "shell-disabled",
+        f"{count} inline shell command(s) replaced with {DISABLED_TEXT!r}: {why}; {fix}",
+        skill.path,
+        None,
+        skill.source.provider,
     )
 
 
@@ -475,14 +505,19 @@ def skill_tool_schema(skills: Iterable[Skill], *, format: str = "anthropic") -> 
 
 
 def unknown_skill(
-    name: str, names: Iterable[str], *, conditional: Skill | None = None
+    name: str,
+    names: Iterable[str],
+    *,
+    conditional: Skill | None = None,
+    first: Iterable[str] = (),
 ) -> UnknownSkillError:
     """The error for a name that is not an active skill.
 
     It offers the nearest names (:func:`skillpath.suggest.unknown_skill_message`),
     or, when ``conditional`` is the pending conditional skill of that name,
-    says that it activates when a matching file is touched.
+    says that it activates when a matching file is touched. ``first`` names
+    are offered before any other (skills in a folder called ``name``).
     """
     if conditional is not None:
         return UnknownSkillError(conditional_message(conditional))
-    return UnknownSkillError(unknown_skill_message(name, names))
+    return UnknownSkillError(unknown_skill_message(name, names, first=first))

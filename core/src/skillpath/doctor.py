@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -426,7 +426,9 @@ class Explanation:
     def verdict(self) -> str:
         """One line: available, not loaded, or not found."""
         what = self.name
-        if self.entries and self.entries[0].name != self.name:
+        if self.entries and self.entries[0].name != self.name and ":" not in self.name:
+            what = f"{self.name} = the folder of skill {self.entries[0].name!r}"
+        elif self.entries and self.entries[0].name != self.name:
             plugin = self.name.partition(":")[0]
             what = (
                 f"{self.name} = skill {self.entries[0].name!r} of plugin {plugin!r} "
@@ -517,6 +519,30 @@ def _plugin_spelling(report: Report, name: str) -> list[SkillReport]:
     ]
 
 
+def _nested_named(
+    diags: Sequence[Diagnostic], name: str, already: Sequence[Diagnostic]
+) -> list[Diagnostic]:
+    """The ``nested-skills-ignored`` notes about a ``SKILL.md`` whose frontmatter
+    ``name`` is ``name`` (its folder name is matched by :func:`_about`).
+
+    Those files are not loaded, so their names are known only by reading them:
+    each file's head is read here, when a name is explained and found nowhere
+    else; a file that cannot be read or parsed is passed over.
+    """
+    out: list[Diagnostic] = []
+    for d in diags:
+        if d.code != "nested-skills-ignored" or d.path is None or d in already:
+            continue
+        try:
+            head, _st = read_head(d.path)
+        except OSError:
+            continue
+        data = parse_frontmatter(head, d.path).data
+        if isinstance(data, Mapping) and data.get("name") == name:
+            out.append(d)
+    return out
+
+
 #: Directory names never searched by :func:`find_below`.
 _BELOW_SKIP = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
 
@@ -590,15 +616,24 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
         for e in report.skills
         if e.name != name and e.path is not None and e.path.parent.name == name
     ]
+    if not entries and len({e.name for e in folders}) == 1:
+        # the folder name is an alias of the one skill it holds
+        entries = [e for e in report.skills if e.name == folders[0].name]
+        entries.sort(
+            key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0))
+        )
     paths = [e.path for e in (*entries, *folders) if e.path is not None]
     diags = [d for d in report.diagnostics if _about(d, name, paths)]
+    if not entries:
+        diags += _nested_named(report.diagnostics, name, diags)
     loaded = any(e.status in ("loaded", "hidden", "conditional") for e in entries)
     if not loaded:
         diags += [d for d in report.diagnostics if d.code in _GENERAL_CODES and d not in diags]
     disabled = any(d.code == "skills-disabled" for d in report.diagnostics)
     below = find_below(name, ctx) if ctx is not None and not entries and not disabled else []
     others = [n for n in report.names() if n != name]
-    near = [n for n in others if n.casefold() == name.casefold()]
+    near = sorted({e.name for e in folders} - {e.name for e in entries})
+    near += [n for n in others if n.casefold() == name.casefold() and n not in near]
     short = name.partition(":")[2]
     if short and short in others and short not in near:
         near.append(short)  # ``plugin:skill`` spelled for a skill of another source

@@ -291,11 +291,13 @@ def _is_fragment(value: str) -> bool:
 def _line_recover(text: str) -> tuple[dict[str, Any], list[str]]:
     """Recover top-level ``key: value`` pairs line by line.
 
-    Returns the pairs and the keys whose value was dropped as a fragment of
-    broken YAML (see :func:`_is_fragment`).
+    Returns the pairs and the keys whose value is a fragment of broken YAML
+    (see :func:`_is_fragment`), kept as the text written (``description:
+    [unclosed`` gives ``[unclosed``, as other agents read it) and named in the
+    warning.
     """
     data: dict[str, Any] = {}
-    dropped: list[str] = []
+    fragments: list[str] = []
     for line in text.split("\n"):
         m = _LINE_RE.match(line)
         if not m:
@@ -303,12 +305,10 @@ def _line_recover(text: str) -> tuple[dict[str, Any], list[str]]:
         value = (m.group(2) or "").strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
             value = value[1:-1]
-        elif value and _is_fragment(value):
-            dropped.append(m.group(1))
-            data.pop(m.group(1), None)
-            continue
+        elif value and _is_fragment(value) and m.group(1) not in fragments:
+            fragments.append(m.group(1))
         data[m.group(1)] = value
-    return data, dropped
+    return data, fragments
 
 
 def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedFrontmatter:
@@ -319,8 +319,9 @@ def parse_frontmatter(content: bytes | str, path: Path | None = None) -> ParsedF
     ``description: Use when: x`` is repaired and loaded (an info diagnostic
     ``frontmatter-repaired`` per repaired line: strict YAML parsers reject it);
     YAML that still does not parse falls back to line-by-line ``key: value``
-    recovery with a warning carrying path and line, values that are clearly
-    fragments of broken YAML dropped. Never raises.
+    recovery with a warning carrying path and line; a value that is a fragment
+    of broken YAML (``[unclosed``) is kept as the text written and named in the
+    warning. Never raises.
     """
     return ParsedFrontmatter(*_parse_frontmatter(content, path))
 
@@ -463,11 +464,14 @@ def _load_mapping(
     if mark is not None:
         line = mark.line + 2  # +1 for 1-based, +1 for the opening fence
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-    recovered, dropped = _line_recover(text)
+    recovered, fragments = _line_recover(text)
     mode.append("recovered")
     message = f"YAML error ({problem}); recovered {len(recovered)} key(s) line by line"
-    if dropped:
-        message += f"; dropped the broken value of {', '.join(dropped)}"
+    if fragments:
+        message += (
+            f"; kept the value of {', '.join(fragments)} as the text written "
+            "(it does not parse as YAML: quote it)"
+        )
     diags.append(Diagnostic("warning", "frontmatter-yaml-error", message, path, line))
     return recovered
 

@@ -7,12 +7,20 @@ line of the offending frontmatter key when there is one).
 
 Targets:
 
+``agents`` (the default)
+    What the agents skillpath supports would do with the skill: a field that
+    Claude Code, Codex, OpenCode, Copilot, oh-my-pi, skillpath or the Agent
+    Skills standard reads is fine, an unknown field is a warning; errors are
+    what makes the skill fail to load somewhere (OpenCode's name rules,
+    Codex's required description of at most 1,024 characters, YAML a strict
+    parser rejects, a ``SKILL.md`` that cannot be read or leaves its folder).
 ``agentskills``
     The open standard, strictly: ``name`` 1–64 lowercase letters, digits and
     hyphens (Unicode letters accepted after NFKC, as the reference validator
     does), no leading, trailing or double hyphen, equal to the directory name;
     ``description`` 1–1024 characters; ``compatibility`` at most 500;
-    ``metadata`` a string→string map; only the standard fields.
+    ``metadata`` a string→string map; only the standard fields; no flow-style
+    collections (``[a, b]``, ``{a: b}``: the reference validator rejects them).
 ``claude``
     Claude Code: ``name`` is ignored for project skills (the directory name is
     the command), a missing description falls back to the first paragraph, one
@@ -46,9 +54,12 @@ import attrs
 
 from skillpath.frontmatter import coerce_bool, parse_frontmatter, split_frontmatter
 from skillpath.model import Level
+from skillpath.safety import is_inside
 
 __all__ = [
+    "AGENTS_FIELDS",
     "CODES",
+    "DEFAULT_TARGET",
     "STANDARD_FIELDS",
     "TARGETS",
     "Finding",
@@ -59,8 +70,10 @@ __all__ = [
     "name_problems",
 ]
 
-#: Every target ``--target`` accepts.
-TARGETS: tuple[str, ...] = ("agentskills", "claude", "codex", "opencode", "copilot")
+#: Every target ``--target`` accepts; ``agents`` is the default.
+TARGETS: tuple[str, ...] = ("agentskills", "claude", "codex", "opencode", "copilot", "agents")
+#: The target ``validate`` applies without ``--target``.
+DEFAULT_TARGET = "agents"
 
 #: Top-level fields the open standard allows.
 STANDARD_FIELDS = frozenset(
@@ -84,6 +97,13 @@ CLAUDE_FIELDS = STANDARD_FIELDS | {
 }
 #: Fields GitHub Copilot (VS Code) reads (besides the standard ones).
 COPILOT_FIELDS = STANDARD_FIELDS | {"argument-hint", "user-invokable", "disable-model-invocation"}
+#: Fields some agent skillpath supports reads: Claude Code, Copilot, Codex, OpenCode,
+#: oh-my-pi (``globs``, ``alwaysApply``) and skillpath itself (``hide``).
+AGENTS_FIELDS = (
+    CLAUDE_FIELDS
+    | COPILOT_FIELDS
+    | {"hide", "globs", "alwaysApply", "always-apply", "always_apply", "when-to-use"}
+)
 
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
@@ -144,6 +164,34 @@ CODES: dict[str, tuple[str, tuple[str | None, ...]]] = {
         "the description is still the text `skillpath new` writes (or a TODO)",
         (_W,) * 5,
     ),
+    "flow-collection": (
+        "a flow-style YAML collection (`[a, b]`, `{a: b}`); the reference validator rejects it",
+        (_E, _OFF, _OFF, _OFF, _OFF),
+    ),
+    "dangling-symlink": ("SKILL.md is a symlink to nothing", (_E,) * 5),
+    "skill-file-outside": ("SKILL.md is a symlink out of its folder", (_E,) * 5),
+}
+
+#: The ``agents`` target: errors only for what makes a skill fail to load somewhere.
+_AGENTS_LEVELS: dict[str, str | None] = {
+    "bom": _W,
+    "compatibility-type": _W,
+    "compatibility-length": _W,
+    "license-type": _W,
+    "metadata-type": _W,
+    "allowed-tools-type": _OFF,
+    "unknown-field": _W,
+    "field-spelling": _OFF,
+    "bad-boolean": _W,
+    "bad-value": _OFF,
+    "listing-entry-length": _OFF,
+    "empty-body": _W,
+    "placeholder-description": _W,
+    "flow-collection": _OFF,
+}
+CODES = {
+    code: (meaning, (*levels, _AGENTS_LEVELS.get(code, _E)))
+    for code, (meaning, levels) in CODES.items()
 }
 
 #: Descriptions that are placeholders, not descriptions (the ``new``/``new-pack``
@@ -248,6 +296,24 @@ class _Linter:
     def run(self) -> list[Finding]:
         folder = self.folder
         skill_file = folder / "SKILL.md"
+        if os.path.islink(skill_file):
+            # judged as the loader judges it, before anything is read through the link
+            target = os.readlink(skill_file)
+            if not os.path.exists(skill_file):
+                self.add(
+                    "dangling-symlink",
+                    f"SKILL.md is a dangling symlink -> {target}; no agent can load it",
+                    skill_file,
+                )
+                return self.findings
+            if not is_inside(skill_file, folder):
+                self.add(
+                    "skill-file-outside",
+                    f"SKILL.md is a symlink to {os.path.realpath(skill_file)}, outside its "
+                    "folder; refused, not read (project skills must stay inside their folder)",
+                    skill_file,
+                )
+                return self.findings
         if not skill_file.is_file():
             other = _case_variant(folder)
             if other is not None:
@@ -308,6 +374,17 @@ class _Linter:
                     continue
                 self.add("frontmatter-invalid", d.message, path, d.line or 2)
         data: Mapping[str, Any] = parsed.data
+        if not parsed.recovered:
+            for key, line in lines.items():
+                value = fm_text.splitlines()[line - 2].split(":", 1)[1].strip()
+                if value[:1] in ("[", "{"):
+                    self.add(
+                        "flow-collection",
+                        f"`{key}` is a flow-style collection ({value[:40]}); the reference "
+                        "validator rejects it: write it as a block list or a string",
+                        path,
+                        line,
+                    )
         self.check_name(data, lines, path)
         self.check_description(data, lines, path)
         self.check_optional(data, lines, path, fm_text)
@@ -365,6 +442,12 @@ class _Linter:
                     f"Claude Code will call this skill /{dir_name} (its folder); skillpath "
                     f"and other agents use the frontmatter name {name!r} — rename the "
                     "folder or drop `name`"
+                )
+            elif self.target == "agents":
+                msg = (
+                    f"`name` {name!r} differs from the directory name {dir_name!r}: OpenCode "
+                    f"and the standard refuse it, Claude Code calls it /{dir_name} — rename "
+                    "the folder or the skill"
                 )
             else:
                 msg = f"`name` {name!r} must equal the directory name {dir_name!r}"
@@ -477,6 +560,7 @@ class _Linter:
             "agentskills": STANDARD_FIELDS,
             "claude": CLAUDE_FIELDS,
             "copilot": COPILOT_FIELDS,
+            "agents": AGENTS_FIELDS,
         }.get(self.target)
         for key in data:
             line = lines.get(key)
@@ -501,6 +585,7 @@ class _Linter:
                     "agentskills": "the Agent Skills standard does not allow",
                     "claude": "Claude Code does not read",
                     "copilot": "Copilot does not read",
+                    "agents": "no agent skillpath supports reads",
                 }[self.target]
                 self.add("unknown-field", f"{where} the field `{key}`", path, line)
         for key in ("disable-model-invocation", "user-invocable", "user-invokable", "hide"):
@@ -542,7 +627,14 @@ def _case_variant(folder: Path) -> Path | None:
     return None
 
 
-def lint_skill_dir(path: Path | str, target: str = "agentskills") -> list[Finding]:
+def _holds_skill_file(folder: Path) -> bool:
+    """A ``SKILL.md`` (a dangling symlink too: it is reported, not passed over) or a
+    case variant of it."""
+    skill_file = folder / "SKILL.md"
+    return skill_file.is_file() or os.path.islink(skill_file) or _case_variant(folder) is not None
+
+
+def lint_skill_dir(path: Path | str, target: str = DEFAULT_TARGET) -> list[Finding]:
     """Lint one skill folder (the directory holding ``SKILL.md``) for ``target``.
 
     :param path: the skill folder.
@@ -573,13 +665,13 @@ def iter_skill_dirs(
         ]
     if not p.is_dir():
         return [], [Finding("no-skills", "error", "no such file or folder", p, None, targets)]
-    if (p / "SKILL.md").is_file() or _case_variant(p) is not None:
+    if _holds_skill_file(p):
         return [p], []
     try:
         children = sorted(c for c in p.iterdir() if not c.name.startswith(".") and c.is_dir())
     except OSError as exc:
         return [], [Finding("no-skills", "error", f"cannot list: {exc}", p, None, targets)]
-    dirs = [c for c in children if (c / "SKILL.md").is_file() or _case_variant(c) is not None]
+    dirs = [c for c in children if _holds_skill_file(c)]
     if not dirs:
         return [], [
             Finding(
@@ -609,7 +701,7 @@ def _merge(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def lint_paths(
-    paths: Iterable[Path | str], targets: Sequence[str] = ("agentskills",)
+    paths: Iterable[Path | str], targets: Sequence[str] = (DEFAULT_TARGET,)
 ) -> list[Finding]:
     """Lint every skill folder the ``paths`` stand for, for every target.
 

@@ -37,22 +37,35 @@ input, so it is byte-identical across runs and processes.
 
 Budget (``[listing] budget``, default 8,000 characters; ``0`` or less means no
 limit) counts the characters of the whole returned text. When the full listing
-is over budget:
+is over budget, skills lose detail in one fixed order, the *keep order*: skills
+the user or the project wrote first (:func:`origin_rank`: on disk at level
+``user``, ``project`` or ``managed``), then packaged ones (skill packs, bundled
+skills, plugins, MCP), then generated ones (auto-learned, provider
+``managed``); within each, higher provider priority first, then the name order.
+Nothing depends on description lengths, so a terse one-liner keeps no better
+place than a careful description, and the result is stable across runs.
 
 1. **Shorten.** Find the largest cap ``L`` (not below :data:`MIN_DESCRIPTION`)
    such that cutting every description longer than ``L`` fits. A description
    is cut at the last sentence end (``.``, ``!`` or ``?`` followed by a space)
    within the cap when that keeps at least half of it, else at the last word
    boundary with ``…`` appended, else hard at the cap with ``…``.
-2. **Drop.** If even ``L = MIN_DESCRIPTION`` does not fit, entries are dropped
-   in this order until it does: lowest provider priority first, then the
-   longest description (after the entry cap), then the name that sorts last.
-   A notice line is part of the listing (and of the budget): ``Skills list
-   trimmed: N more skills not listed (budget B chars). Skills the user names
-   can still be used.`` (an XML comment in the ``agentskills`` format). The
-   remaining entries then get the largest cap that fits.
+2. **Names only.** If even ``L = MIN_DESCRIPTION`` does not fit, skills are
+   listed by name only (``- name``), from the end of the keep order, as few as
+   needed; the skills that keep a description get the largest cap that fits.
+3. **Drop.** If every skill by name only still does not fit, skills are left
+   out from the end of the keep order, as few as needed (the rest are listed
+   by name, and as many as then fit from the front of the keep order get
+   their description back).
 
-:class:`BudgetReport` names every shortened and every dropped skill.
+A notice line is part of the listing (and of the budget) whenever a skill is
+listed by name only or left out: how many, and how to reach them — ``read
+skill://<name>`` for what one does, and ``skill://`` for the index of every
+skill (in the ``claude`` format: the Skill tool's list of names, which holds
+every skill); an XML comment in the ``agentskills`` format.
+
+:class:`BudgetReport` names every shortened, name-only and dropped skill; its
+:meth:`~BudgetReport.summary` is one bounded line of counts.
 """
 
 from __future__ import annotations
@@ -79,6 +92,7 @@ __all__ = [
     "BudgetReport",
     "Listing",
     "neutralise",
+    "origin_rank",
     "render_listing",
     "shorten",
 ]
@@ -123,7 +137,8 @@ class BudgetReport:
     text that would open or close the ``<skills>`` block, ``omitted`` why the
     text is empty (``no-read-tool``, ``no-skills`` or ``budget``), else
     ``None``; ``capped`` the names (in listing order, also in ``shortened``)
-    whose description was longer than ``entry_cap`` (``0`` for no cap).
+    whose description was longer than ``entry_cap`` (``0`` for no cap);
+    ``names_only`` the names (in listing order) listed without their description.
     """
 
     budget: int
@@ -137,30 +152,42 @@ class BudgetReport:
     omitted: str | None = None
     capped: tuple[str, ...] = ()
     entry_cap: int = ENTRY_CAP
+    names_only: tuple[str, ...] = ()
 
     @property
     def trimmed(self) -> bool:
         """True when the entry cap or the budget shortened or dropped anything."""
-        return bool(self.shortened or self.dropped)
+        return bool(self.shortened or self.dropped or self.names_only)
 
     def summary(self) -> str:
-        """One line for humans (``""`` when nothing was trimmed)."""
+        """One bounded line for humans (``""`` when nothing was trimmed): counts, a
+        few names when there are few, and where the full report is."""
         capped = set(self.capped)
         by_budget = [n for n in self.shortened if n not in capped]
         parts = []
-        if by_budget:
-            parts.append(f"shortened {len(by_budget)}: {', '.join(by_budget)}")
-        if self.dropped:
-            parts.append(f"dropped {len(self.dropped)}: {', '.join(self.dropped)}")
-        out = (
-            f"listing over its {self.budget}-character budget; " + "; ".join(parts) if parts else ""
-        )
-        if self.capped:
-            cap = (
-                f"cut {len(self.capped)} to the {self.entry_cap}-character entry cap: "
-                + ", ".join(self.capped)
+        more = False
+        for label, names in (
+            ("shortened", by_budget),
+            ("listed by name only", self.names_only),
+            ("left out", self.dropped),
+        ):
+            if names:
+                text, cut = _few(names)
+                parts.append(f"{len(names)} {label}{text}")
+                more = more or cut
+        out = ""
+        if parts:
+            out = (
+                f"listing over its {self.budget}-character budget: {self.listed} of "
+                f"{self.total} skills listed; " + "; ".join(parts)
             )
+        if self.capped:
+            text, cut = _few(self.capped)
+            more = more or cut
+            cap = f"cut {len(self.capped)} to the {self.entry_cap}-character entry cap{text}"
             out = f"{out}; {cap}" if out else cap
+        if more:
+            out += " (`skillpath prompt --json` names every one)"
         return out
 
     def to_json(self) -> dict[str, Any]:
@@ -177,7 +204,19 @@ class BudgetReport:
             "omitted": self.omitted,
             "capped": list(self.capped),
             "entry_cap": self.entry_cap,
+            "names_only": list(self.names_only),
         }
+
+
+#: At most this many names are spelled out per part of :meth:`BudgetReport.summary`.
+_SUMMARY_NAMES = 5
+
+
+def _few(names: tuple[str, ...] | list[str]) -> tuple[str, bool]:
+    """``": a, b"`` for a few names (``""`` for more), and whether any were left unsaid."""
+    if len(names) <= _SUMMARY_NAMES:
+        return ": " + ", ".join(names), False
+    return "", True
 
 
 @attrs.frozen
@@ -239,7 +278,7 @@ def shorten(text: str, limit: int) -> str:
 # One listable skill, neutralised, with its lengths worked out once: a plain tuple of
 # strings and integers (the garbage collector stops tracking those, so ten thousand of
 # them do not set off full collections) indexed by these constants.
-_Entry = tuple[str, str, str, int, int, int, bool, int]
+_Entry = tuple[str, str, str, int, int, int, bool, int, int]
 _NAME = 0
 _DESC = 1  # description - when_to_use, neutralised and within the entry cap
 _LOCATION = 2  # only filled in for the agentskills format, the one that shows it
@@ -248,16 +287,39 @@ _FIXED = 4  # length of the entry without its description
 _FULL = 5  # length of the entry with the whole description
 _CAPPED = 6  # the entry cap cut the description
 _INDEX = 7  # position in listing order
+_RANK = 8  # origin_rank: who wrote the skill
 
 
-def _entry_text(fmt: str, name: str, desc: str, location: str) -> str:
+def origin_rank(skill: Skill) -> int:
+    """Who wrote ``skill``, for the budget's keep order: ``0`` the user or the
+    project (on disk at level ``user``, ``project`` or ``managed``), ``1`` a
+    package (skill packs, bundled skills, Claude Code plugins, MCP servers),
+    ``2`` generated (auto-learned skills, provider ``managed``)."""
+    src = skill.source
+    if src.provider == "managed":
+        return 2
+    if (
+        src.loaded_from in ("disk", "commands")
+        and src.level in ("user", "project", "managed")
+        and src.provider != "claude-plugins"
+    ):
+        return 0
+    return 1
+
+
+def _entry_text(fmt: str, name: str, desc: str, location: str, bare: bool = False) -> str:
+    """One entry; ``bare`` lists the name only (no description element in XML)."""
     if fmt == "agentskills":
+        described = "" if bare else f"<description>\n{html.escape(desc)}\n</description>\n"
         return (
-            f"<skill>\n<name>\n{html.escape(name)}\n</name>\n"
-            f"<description>\n{html.escape(desc)}\n</description>\n"
+            f"<skill>\n<name>\n{html.escape(name)}\n</name>\n{described}"
             f"<location>\n{html.escape(location)}\n</location>\n</skill>"
         )
-    return f"- {name}: {desc}" if desc else f"- {name}"
+    return f"- {name}: {desc}" if desc and not bare else f"- {name}"
+
+
+#: What listing an XML entry by name only saves: its empty description element.
+_XML_EMPTY_DESC = len("<description>\n\n</description>\n")
 
 
 def _frame(fmt: str) -> tuple[str, str]:
@@ -268,20 +330,29 @@ def _frame(fmt: str) -> tuple[str, str]:
     return _SKILLS_HEAD, _SKILLS_TAIL
 
 
-def _notice(fmt: str, dropped: int, budget: int) -> str:
-    if dropped <= 0:
+def _notice(fmt: str, bare: int, dropped: int, budget: int) -> str:
+    """The line telling the model what it does not see and how to reach it."""
+    if bare <= 0 and dropped <= 0:
         return ""
-    what = "skill" if dropped == 1 else "skills"
-    text = (
-        f"Skills list trimmed: {dropped} more {what} not listed (budget {budget} chars). "
-        "Skills the user names can still be used."
-    )
+    if dropped > 0:
+        what = "skill" if dropped == 1 else "skills"
+        head = f"Skills list trimmed: {dropped} more {what} not listed"
+        if bare > 0:
+            head = f"Skills list trimmed: {bare} listed by name only and {dropped} more not listed"
+    else:
+        what = "skill" if bare == 1 else "skills"
+        head = f"Skills list shortened: {bare} {what} listed by name only"
+    if fmt == "claude":
+        reach = "The Skill tool's list of names holds every skill."
+    else:
+        reach = "Read skill://<name> for what a skill does; skill:// lists every skill."
+    text = f"{head} (budget {budget} chars). {reach} Skills the user names can still be used."
     return f"<!-- {text} -->" if fmt == "agentskills" else text
 
 
-def _measure(fmt: str, entry_lengths: int, count: int, dropped: int, budget: int) -> int:
+def _measure(fmt: str, entry_lengths: int, count: int, bare: int, dropped: int, budget: int) -> int:
     head, tail = _frame(fmt)
-    notice = _notice(fmt, dropped, budget)
+    notice = _notice(fmt, bare, dropped, budget)
     items = count + (1 if notice else 0)
     if items == 0:
         return 0
@@ -374,7 +445,8 @@ def _make_entries(
             location = ""
             fixed = 2 + len(name)
             full = fixed + len(text) + 2 if text else fixed
-        entries.append((name, text, location, skill.priority, fixed, full, capped, index))
+        rank = origin_rank(skill)
+        entries.append((name, text, location, skill.priority, fixed, full, capped, index, rank))
         if bad:
             flagged.append(raw_name)
     return entries, flagged, ties
@@ -394,14 +466,24 @@ def _lengths_at(fmt: str, entries: list[_Entry], cap: int | None) -> list[int]:
     return [_length_at(fmt, e, cap) for e in entries]
 
 
-def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int | None:
-    """The largest description cap that fits, or ``None`` when even the minimum does not."""
+def _bare_length(fmt: str, entry: _Entry) -> int:
+    """Length of ``entry`` listed by name only."""
+    return entry[_FIXED] - (_XML_EMPTY_DESC if fmt == "agentskills" else 0)
+
+
+def _best_cap(
+    fmt: str, described: list[_Entry], rest: tuple[int, int, int, int], budget: int
+) -> int | None:
+    """The largest description cap at which ``described`` fits, or ``None`` when even
+    the minimum does not; ``rest`` is ``(length, count, bare, dropped)`` of the
+    entries listed by name only and left out."""
+    length, count, bare, dropped = rest
 
     def fits(cap: int | None) -> bool:
-        total = sum(_lengths_at(fmt, entries, cap))
-        return _measure(fmt, total, len(entries), dropped, budget) <= budget
+        total = length + sum(_lengths_at(fmt, described, cap))
+        return _measure(fmt, total, count + len(described), bare, dropped, budget) <= budget
 
-    longest = max((len(e[_DESC]) for e in entries), default=0)
+    longest = max((len(e[_DESC]) for e in described), default=0)
     if fits(None):
         return longest
     lo, hi = MIN_DESCRIPTION, longest - 1
@@ -417,6 +499,70 @@ def _best_cap(fmt: str, entries: list[_Entry], budget: int, dropped: int) -> int
         else:
             hi = mid - 1
     return best
+
+
+def _keep_key(entry: _Entry) -> tuple[int, int, int]:
+    """The keep order: who wrote it, then higher priority, then the name order."""
+    return entry[_RANK], -entry[_PRIORITY], entry[_INDEX]
+
+
+#: Entries tried above the bisection's answer: the notice line's length moves by
+#: less than their shortest possible length (4 characters each), so the largest
+#: count that fits is among them even where fitting is not monotonic.
+_WINDOW = 64
+
+
+def _degrade(
+    fmt: str, entries: list[_Entry], budget: int
+) -> tuple[list[_Entry], list[_Entry], list[_Entry]]:
+    """Split over-budget ``entries`` into described, name-only and dropped ones.
+
+    Along the keep order: first the most entries that fit with every one listed
+    by name only (the rest are left out; usually none is), then the most of
+    those, from the front, that fit with their description cut to
+    :data:`MIN_DESCRIPTION`. Prefix sums make every try one measurement; the
+    count kept is found by bisection, then checked over :data:`_WINDOW` more
+    entries, so it is the largest count that fits whatever the notice's
+    length does.
+    """
+    order = sorted(entries, key=_keep_key)
+    n = len(order)
+    bare = [0]
+    has_desc = [0]
+    for e in order:
+        bare.append(bare[-1] + _bare_length(fmt, e))
+        has_desc.append(has_desc[-1] + (1 if e[_DESC] else 0))
+
+    def fits_bare(kept: int) -> bool:
+        return _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget) <= budget
+
+    kept = n
+    if not fits_bare(n):
+        lo, hi = 0, n - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits_bare(mid):
+                lo = mid
+            else:
+                hi = mid - 1
+        kept = lo
+        for k in range(min(n - 1, lo + _WINDOW), lo, -1):
+            if fits_bare(k):
+                kept = k
+                break
+    at_min = [0]
+    for e in order[:kept]:
+        at_min.append(at_min[-1] + _length_at(fmt, e, MIN_DESCRIPTION))
+
+    def fits(described: int) -> bool:
+        total = at_min[described] + bare[kept] - bare[described]
+        names_only = has_desc[kept] - has_desc[described]
+        return _measure(fmt, total, kept, names_only, n - kept, budget) <= budget
+
+    described = kept
+    while described > 0 and not fits(described):
+        described -= 1
+    return order[:described], order[described:kept], order[kept:][::-1]
 
 
 def render_listing(
@@ -457,24 +603,37 @@ def render_listing(
                 limit, 0, len(visible), 0, hidden=hidden, omitted=reason, entry_cap=cap_each
             ),
         )
-    entries, flagged, ties = _make_entries(fmt, visible, cap_each)
+    entries, flagged, _ties = _make_entries(fmt, visible, cap_each)
 
-    kept = entries
+    described = entries
+    bare: list[_Entry] = []
     dropped: list[_Entry] = []
     cap: int | None = None
     if limit > 0:
-        if _measure(fmt, sum(e[_FIXED] for e in entries), len(entries), 0, limit) > limit:
-            cap = None  # even with every description empty the entries do not fit
-        else:
-            cap = _best_cap(fmt, kept, limit, 0)
-        if cap is None:
-            kept, dropped = _drop(fmt, entries, ties, limit)
-            cap = _best_cap(fmt, kept, limit, len(dropped)) if kept else None
-    descriptions = [e[_DESC] if cap is None else shorten(e[_DESC], cap) for e in kept]
-    shortened = tuple(
-        e[_NAME] for e, d in zip(kept, descriptions, strict=True) if e[_CAPPED] or d != e[_DESC]
-    )
-    capped = tuple(e[_NAME] for e in kept if e[_CAPPED])
+        full = sum(e[_FULL] for e in entries)
+        if _measure(fmt, full, len(entries), 0, 0, limit) > limit:
+            described, bare, dropped = _degrade(fmt, entries, limit)
+            named = sum(1 for e in bare if e[_DESC])
+            rest = (sum(_bare_length(fmt, e) for e in bare), len(bare), named, len(dropped))
+            cap = _best_cap(fmt, described, rest, limit) if described else None
+    kept = sorted(described + bare, key=_by_index) if described is not entries else entries
+    plain = {e[_INDEX] for e in bare}
+    texts: list[str] = []
+    shortened: list[str] = []
+    capped: list[str] = []
+    names_only: list[str] = []
+    for e in kept:
+        if e[_INDEX] in plain:
+            texts.append(_entry_text(fmt, e[_NAME], "", e[_LOCATION], bare=True))
+            if e[_DESC]:
+                names_only.append(e[_NAME])
+            continue
+        desc = e[_DESC] if cap is None else shorten(e[_DESC], cap)
+        texts.append(_entry_text(fmt, e[_NAME], desc, e[_LOCATION]))
+        if e[_CAPPED] or desc != e[_DESC]:
+            shortened.append(e[_NAME])
+        if e[_CAPPED]:
+            capped.append(e[_NAME])
     dropped_names = tuple(e[_NAME] for e in dropped)
     if not kept:
         report = BudgetReport(
@@ -492,64 +651,25 @@ def render_listing(
         )
         return Listing("", report)
     head, tail = _frame(fmt)
-    items = [
-        _entry_text(fmt, e[_NAME], d, e[_LOCATION]) for e, d in zip(kept, descriptions, strict=True)
-    ]
-    notice = _notice(fmt, len(dropped), limit)
+    notice = _notice(fmt, len(names_only), len(dropped), limit)
     if notice:
-        items.append(notice)
-    text = head + "\n".join(items) + tail
+        texts.append(notice)
+    text = head + "\n".join(texts) + tail
     report = BudgetReport(
         limit,
         len(text),
         len(visible),
         len(kept),
-        shortened,
+        tuple(shortened),
         dropped_names,
         hidden,
         tuple(flagged),
         None,
-        capped,
+        tuple(capped),
         cap_each,
+        tuple(names_only),
     )
     return Listing(text, report)
-
-
-def _drop(
-    fmt: str, entries: list[_Entry], ties: list[int], budget: int
-) -> tuple[list[_Entry], list[_Entry]]:
-    """Drop entries in the documented order until the rest fits at the minimum cap.
-
-    Called when all of ``entries`` (in listing order, ``ties`` as from
-    :func:`_make_entries`) do not fit. From the first drop on, every further drop
-    makes the listing shorter (an entry and its line break are at least three
-    characters, the notice grows by at most one), so the entries kept are the
-    longest tail of the drop order that fits: it is found from the end, measuring
-    only the entries that stay.
-    """
-    # the name that sorts last goes first; skills with the same sort key keep their order
-    if ties:
-        group = list(range(len(entries)))
-        for i in ties:
-            group[i] = group[i - 1]
-        order = sorted(entries, key=lambda e: -group[e[_INDEX]])
-    else:
-        order = entries[::-1]
-    order.sort(key=_drop_rank)
-    count = len(order)
-    gone = count
-    total = 0
-    while gone > 1:
-        length = _length_at(fmt, order[gone - 1], MIN_DESCRIPTION)
-        if _measure(fmt, total + length, count - gone + 1, gone - 1, budget) > budget:
-            break
-        total += length
-        gone -= 1
-    return sorted(order[gone:], key=_by_index), order[:gone]
-
-
-def _drop_rank(entry: _Entry) -> tuple[int, int]:
-    return entry[_PRIORITY], -len(entry[_DESC])
 
 
 _by_index = operator.itemgetter(_INDEX)

@@ -4,7 +4,8 @@
 2. Pass 1: every provider's ``discover_skills`` result except late ones
    (managed), in priority order.
 3. Pass 2: the ``SKILLPATH`` environment variable's directories (level ``user``),
-   then ``skills.custom_directories`` (one level deep, description required,
+   then ``skills.custom_directories`` (both with glob patterns expanded by
+   :func:`expand_directory_entries`; one level deep, description required,
    provider ``custom``, no source toggle; level ``project`` when the project's
    config set them, ``user`` when the user config or arguments did).
 4. Pass 3: late results — installed skill packs, then managed skills — so any
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import glob as _glob
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -56,6 +58,7 @@ from skillpath.scan import scan_skills_dir
 __all__ = [
     "BUILTIN_ORDER",
     "CUSTOM_PRIORITY",
+    "expand_directory_entries",
     "load_skills",
     "merge_results",
     "order_results",
@@ -125,6 +128,13 @@ def skillpath_entries(ctx: SkillContext) -> tuple[list[Path], list[Diagnostic]]:
             path = Path(entry)
             if not path.is_absolute():
                 path = ctx.cwd / path
+        if not _GLOB_CHARS.isdisjoint(entry):
+            found, pdiags = expand_directory_entries([os.fspath(path)], ctx)
+            out.extend(found)
+            diags.extend(
+                attrs.evolve(d, message=f"SKILLPATH entry {position}: {d.message}") for d in pdiags
+            )
+            continue
         if not os.path.isdir(path):
             what = "does not exist" if not os.path.lexists(path) else "is not a directory"
             diags.append(
@@ -154,9 +164,15 @@ def _custom_results(ctx: SkillContext) -> DiscoveryResult:
     from_project = ctx.settings.origin("skills", "custom_directories") == "project"
     entries: list[tuple[Path, str, str]] = [(root, "user", "SKILLPATH") for root in env_roots]
     level = "project" if from_project else "user"
-    for raw in ctx.settings.skills["custom_directories"]:
-        entries.append((ctx.expand(raw), level, "custom_directories"))
+    roots_found, edias = expand_directory_entries(ctx.settings.skills["custom_directories"], ctx)
+    diags.extend(edias)
+    entries.extend((root, level, "custom_directories") for root in roots_found)
+    seen: set[str] = set()
     for root, root_level, via in entries:
+        key = os.path.normpath(os.fspath(root))
+        if key in seen:  # a directory named twice is scanned once, at its first place
+            continue
+        seen.add(key)
         res = scan_skills_dir(
             root,
             SkillSource("custom", root_level, root, detail={"via": via}),
@@ -181,6 +197,76 @@ def _missing_providers(ctx: SkillContext) -> list[Diagnostic]:
         else []
     )
     return missing_provider_diagnostics(ctx, installed, packs)
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def expand_directory_entries(
+    entries: Iterable[str], ctx: SkillContext
+) -> tuple[list[Path], list[Diagnostic]]:
+    """The skills roots named by directory entries (``custom_directories``, ``SKILLPATH``).
+
+    Each entry is expanded by :meth:`SkillContext.expand` (``~``, relative to
+    the project root). An entry holding a glob pattern (``*``, ``?``, ``[…]``;
+    ``**`` matches any number of folders) stands for every existing directory
+    it matches, in sorted order: ``"~/src/claude-skills/plugins/*/skills"``
+    makes each plugin's ``skills`` folder a root. As in a shell, ``*`` does not
+    match names starting with ``.``. A pattern that matches no directory gets
+    an info diagnostic; a plain entry is kept as is (a missing root is silent).
+    A directory reached by two entries is scanned once, at its first place.
+    """
+    out: list[Path] = []
+    diags: list[Diagnostic] = []
+    seen: set[str] = set()
+    for raw in entries:
+        path = ctx.expand(raw)
+        text = os.fspath(path)
+        if _GLOB_CHARS.isdisjoint(text):
+            matches = [path]
+        else:
+            matches = [
+                Path(m) for m in sorted(_glob.glob(text, recursive=True)) if os.path.isdir(m)
+            ]
+            if not matches:
+                diags.append(
+                    Diagnostic(
+                        "info",
+                        "pattern-no-match",
+                        f"directory pattern {raw!r} matches no directory",
+                        path,
+                        None,
+                        "custom",
+                    )
+                )
+        for m in matches:
+            key = os.path.normpath(os.fspath(m))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(m)
+    return out, diags
+
+
+_NESTED_CODES = frozenset({"nested-skills-ignored", "nested-skills-group"})
+
+
+def _fix_of(d: Diagnostic) -> str:
+    return d.message.rpartition("; fix: ")[2]
+
+
+def _drop_found_elsewhere(diags: list[Diagnostic], found: set[Path]) -> list[Diagnostic]:
+    """Drop the nested-skill notes of one root about files another root loaded.
+
+    A ``SKILL.md`` two levels below ``.claude/skills`` that a
+    ``custom_directories`` pattern loads is accounted for by that load; the
+    note of its group goes when none of the group's files is left.
+    """
+    if not found or not any(d.code in _NESTED_CODES for d in diags):
+        return diags
+    kept = [d for d in diags if not (d.code == "nested-skills-ignored" and d.path in found)]
+    open_fixes = {_fix_of(d) for d in kept if d.code == "nested-skills-ignored"}
+    return [d for d in kept if d.code != "nested-skills-group" or _fix_of(d) in open_fixes]
 
 
 def _describe(skill: Skill) -> str:
@@ -261,11 +347,15 @@ def merge_results(
             merger.by_file[skill.file_id] = skill
     diags: list[Diagnostic] = []
     roots: list[RootScan] = []
+    results_paths: set[Path] = set()
     for result in results:
         diags.extend(result.diagnostics)
         roots.extend(result.roots)
         for skill in result.skills:
+            if skill.path is not None:
+                results_paths.add(skill.path)
             merger.offer(skill)
+    diags = _drop_found_elsewhere(diags, results_paths)
     existing_names = {s.name for s in existing}
     kept = [s for n, s in merger.by_name.items() if n not in existing_names]
     active = sorted((s for s in kept if not s.conditional), key=sort_key)

@@ -385,14 +385,18 @@ class LoadResult:
     roots: tuple[RootScan, ...] = ()
 
     def get(self, name: str) -> Skill | None:
-        """The active or conditional skill called exactly ``name``, if any."""
+        """The active or conditional skill called exactly ``name``, if any; else the
+        one whose folder is called ``name`` when its frontmatter name differs
+        (:func:`skillpath.suggest.by_folder`)."""
         for skill in self.skills:
             if skill.name == name:
                 return skill
         for skill in self.conditional:
             if skill.name == name:
                 return skill
-        return None
+        from skillpath.suggest import by_folder
+
+        return by_folder(name, (*self.skills, *self.conditional))
 
     @property
     def names(self) -> list[str]:

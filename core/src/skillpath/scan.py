@@ -114,19 +114,61 @@ def check_name(name: str) -> str | None:
     return None
 
 
+_RULE_OR_UNDERLINE = re.compile(r"(?:[-*_]\s*){3,}|=+|-+")
+
+
+def has_text(value: str) -> bool:
+    """Whether ``value`` holds a letter or digit (a description of only
+    punctuation, ``"..."`` or ``"-"``, counts as missing)."""
+    return any(ch.isalnum() for ch in value)
+
+
 def _first_paragraph(body: str | None) -> str:
+    """The description fallback: the first prose paragraph of ``body``.
+
+    Never a Markdown rule (``---``), a heading (``#`` or underlined), a code
+    fence and what it holds, an HTML comment, or a table; a paragraph of only
+    punctuation is passed over. Cut to 250 characters at a word boundary.
+    """
     if not body:
         return ""
-    for block in re.split(r"\n\s*\n", body):
-        text = block.strip()
-        if not text or text.startswith(("#", "```", "<!--")):
+    para: list[str] = []
+    fence = ""
+    comment = False
+    for line in body.splitlines():
+        text = line.strip()
+        if fence:
+            if text.startswith(fence):
+                fence = ""
             continue
-        text = " ".join(line.strip() for line in text.splitlines())
-        if len(text) > 250:
-            cut = text[:250].rsplit(" ", 1)[0]
-            text = cut + "…"
-        return text
-    return ""
+        if comment:
+            comment = "-->" not in text
+            continue
+        if para and _RULE_OR_UNDERLINE.fullmatch(text) and not text.startswith(("*", "_")):
+            para = []  # the paragraph was a heading (setext underline)
+            continue
+        prose = text and not text.startswith(("```", "~~~", "<!--", "#", "|"))
+        if prose and not _RULE_OR_UNDERLINE.fullmatch(text):
+            para.append(text)
+            continue
+        found = _paragraph_text(para)
+        if found:
+            return found
+        para = []
+        if text.startswith(("```", "~~~")):
+            fence = text[:3]
+        elif text.startswith("<!--"):
+            comment = "-->" not in text[4:]
+    return _paragraph_text(para)
+
+
+def _paragraph_text(lines: list[str]) -> str:
+    text = " ".join(lines)
+    if not has_text(text):
+        return ""
+    if len(text) > 250:
+        text = text[:250].rsplit(" ", 1)[0] + "…"
+    return text
 
 
 #: What the scanner derives from one ``SKILL.md`` (and the discovery index stores):
@@ -175,6 +217,18 @@ def _derive(
             )
         )
     description = values.get("description") or ""
+    if description and not has_text(description):
+        diags.append(
+            Diagnostic(
+                "warning",
+                "description-no-text",
+                f"description {description!r} holds no letter or digit; treated as missing",
+                path,
+                None,
+                provider,
+            )
+        )
+        description = ""
     if not description:
         if require_description:
             diags.append(
@@ -256,9 +310,9 @@ def _read_record(
         if os.path.islink(path):
             diags.append(
                 Diagnostic(
-                    "warning",
+                    "error",
                     "broken-symlink",
-                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}",
+                    f"SKILL.md is a dangling symlink -> {os.readlink(path)}; the skill cannot load",
                     path,
                     None,
                     source.provider,
@@ -492,9 +546,13 @@ def scan_skills_dir(
         ready = _read_ahead(
             pool, entries, root, prefix, src, priority, require_description, state, build, keys
         )
+    survey = _Survey(root, provider)
     for name, kind in entries:
         if kind == "f":
             _note_flat_file(root, name, src, diags)
+            continue
+        if kind == "h":
+            survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
         if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
@@ -529,7 +587,7 @@ def scan_skills_dir(
                 if skill is not None:
                     skills.append(skill)
                 elif not sdiags:
-                    _note_nested(base_dir, src, diags)
+                    _note_nested(base_dir, src, diags, survey)
                 continue
             else:
                 idx.stats.misses += 1
@@ -553,7 +611,7 @@ def scan_skills_dir(
             if st is not None:
                 file_id = (st.st_dev, st.st_ino)
         if record is None:
-            _note_nested(base_dir, src, diags)
+            _note_nested(base_dir, src, diags, survey)
             continue
         if pre is not None and pre[3] is not None:
             skill, sdiags = pre[3]  # built while the worker was reading
@@ -563,7 +621,8 @@ def scan_skills_dir(
         if skill is not None:
             skills.append(skill)
         elif not sdiags:
-            _note_nested(base_dir, src, diags)
+            _note_nested(base_dir, src, diags, survey)
+    survey.report(diags)
     return ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
@@ -754,6 +813,12 @@ def _list_root(
     for entry in found:
         name = entry.name
         if name.startswith("."):
+            if name not in _SURVEY_SKIP:
+                try:
+                    if entry.is_dir():
+                        entries.append((name, "h"))
+                except OSError:
+                    pass
             continue
         if entry.is_symlink():
             entries.append((name, "l"))
@@ -868,17 +933,19 @@ def _note_flat_file(root: Path, name: str, source: SkillSource, diags: list[Diag
     )
 
 
-def _note_nested(folder: Path, source: SkillSource, diags: list[Diagnostic]) -> None:
+def _note_nested(
+    folder: Path, source: SkillSource, diags: list[Diagnostic], survey: _Survey | None = None
+) -> None:
     """A folder without SKILL.md: say why it is not a skill.
 
     A ``skill.md`` in other letter case, nested skills (not discovered: one level
-    deep only), or simply no ``SKILL.md`` — each an info diagnostic, so ``doctor``
-    and ``explain`` can answer "why is my skill missing?".
+    deep only; ``survey`` walks the folder and reports each ``SKILL.md`` it
+    holds, see :class:`_Survey`), or simply no ``SKILL.md`` — each an info
+    diagnostic, so ``doctor`` and ``explain`` can answer "why is my skill missing?".
     """
     try:
         with os.scandir(folder) as it:
             names = sorted(e.name for e in it if not e.name.startswith("."))
-        nested = [n for n in names if os.path.isfile(os.path.join(folder, n, SKILL_FILE))]
     except OSError as exc:
         diags.append(
             Diagnostic(
@@ -904,20 +971,17 @@ def _note_nested(folder: Path, source: SkillSource, diags: list[Diagnostic]) -> 
                 source.provider,
             )
         )
-    elif nested:
-        diags.append(
-            Diagnostic(
-                "info",
-                "nested-skills-ignored",
-                f"folder has no SKILL.md but holds nested skills ({', '.join(nested[:5])}); "
-                "skills are found one level deep only — add this folder to "
-                "skills.custom_directories to load them",
-                folder,
-                None,
-                source.provider,
-            )
-        )
-    elif folder.name != "__pycache__":
+        return
+    if SKILL_FILE in names:
+        return  # the file itself was reported when it was read
+    if survey is None:
+        survey = _Survey(folder.parent, source.provider)
+        if survey.walk(folder):
+            survey.report(diags)
+            return
+    elif survey.walk(folder):
+        return
+    if folder.name != "__pycache__":
         what = "it is empty" if not names else f"it holds {', '.join(names[:3])}"
         if len(names) > 3:
             what += f" and {len(names) - 3} more"
@@ -1066,4 +1130,197 @@ def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> l
                     provider if provider is not None else r.provider,
                 )
             )
+    return out
+
+
+# -- the survey: SKILL.md files below a root that the one-level scan does not load --
+
+#: How far below a skills root the scan looks for ``SKILL.md`` files it does not
+#: load (folder levels below the root) and how many directories it lists per root.
+SURVEY_DEPTH = 6
+SURVEY_MAX_DIRS = 2000
+#: Directories the survey never enters (version control, dependencies, caches).
+_SURVEY_SKIP = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "site-packages"}
+)
+
+
+@attrs.define(eq=False)
+class _Survey:
+    """Walks the folders of one root that are not skills, bounded and loop-safe.
+
+    Every folder visited counts against :data:`SURVEY_MAX_DIRS`; a folder
+    reached twice (a symlink loop, a mirror made of symlinks) is entered once.
+    A folder holding a ``SKILL.md`` is recorded and not entered (what lies
+    below it belongs to that skill).
+    """
+
+    root: Path
+    provider: str
+    budget: int = attrs.field(factory=lambda: SURVEY_MAX_DIRS)
+    seen: set[tuple[int, int]] = attrs.field(factory=set)
+    found: list[Path] = attrs.field(factory=list)
+    cut: int = 0
+    truncated: bool = False
+
+    def walk(self, folder: Path) -> int:
+        """Survey ``folder`` (an entry of the root); how many skill folders it holds."""
+        before = len(self.found)
+        stack: list[tuple[str, int]] = [(os.fspath(folder), 1)]
+        while stack:
+            path, depth = stack.pop()
+            if self.budget <= 0:
+                self.truncated = True
+                break
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            ident = (st.st_dev, st.st_ino)
+            if ident in self.seen:
+                self.cut += 1
+                continue
+            self.seen.add(ident)
+            self.budget -= 1
+            try:
+                with os.scandir(path) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            if any(e.name == SKILL_FILE for e in entries):
+                self.found.append(Path(path))
+                continue
+            if depth >= SURVEY_DEPTH:
+                continue
+            subdirs = []
+            for e in entries:
+                if e.name in _SURVEY_SKIP:
+                    continue
+                try:
+                    if e.is_dir():
+                        subdirs.append(e.path)
+                except OSError:
+                    continue
+            stack.extend((p, depth + 1) for p in reversed(subdirs))
+        return len(self.found) - before
+
+    def report(self, diags: list[Diagnostic]) -> None:
+        """One ``nested-skills-ignored`` entry per ``SKILL.md`` found, one
+        ``nested-skills-group`` entry per fix, and a note when the walk was cut."""
+        groups = nested_fix_patterns(self.root, self.found)
+        for pattern, folders in groups:
+            fix = _fix_text(self.root, pattern)
+            diags.append(
+                Diagnostic(
+                    "info",
+                    "nested-skills-group",
+                    f"{len(folders)} skill folder(s) here are not loaded: skills root "
+                    f"{self.root} is scanned one level deep (<root>/<name>/{SKILL_FILE}); "
+                    f"fix: {fix}",
+                    Path(pattern) if pattern != os.fspath(self.root) else self.root,
+                    None,
+                    self.provider,
+                )
+            )
+            for folder in folders:
+                rel = folder.relative_to(self.root).as_posix()
+                if folder.parent == self.root:
+                    why = f"folder {rel!r} of skills root {self.root} starts with '.'"
+                else:
+                    why = (
+                        f"skill folder {rel!r} is {rel.count('/') + 1} levels below skills "
+                        f"root {self.root} (skills are found one level deep)"
+                    )
+                diags.append(
+                    Diagnostic(
+                        "info",
+                        "nested-skills-ignored",
+                        f"not loaded: {why}; fix: {fix}",
+                        folder / SKILL_FILE,
+                        None,
+                        self.provider,
+                    )
+                )
+        if self.cut:
+            diags.append(
+                Diagnostic(
+                    "info",
+                    "survey-loop",
+                    f"{self.cut} folder(s) below this skills root were reached twice "
+                    "(symlink loop or mirror) and entered once",
+                    self.root,
+                    None,
+                    self.provider,
+                )
+            )
+        if self.truncated:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "survey-truncated",
+                    f"stopped looking for nested SKILL.md files after {SURVEY_MAX_DIRS} "
+                    "folders; SKILL.md files further down are not reported (move unrelated "
+                    "folders out of the skills root)",
+                    self.root,
+                    None,
+                    self.provider,
+                )
+            )
+
+
+def _fix_text(root: Path, pattern: str) -> str:
+    if pattern == os.fspath(root):
+        return (
+            "folders whose name starts with '.' are not scanned; rename the folder "
+            "without the leading dot"
+        )
+    return f'add "{pattern}" to skills.custom_directories'
+
+
+def nested_fix_patterns(root: Path, skill_dirs: Iterable[Path]) -> list[tuple[str, list[Path]]]:
+    """The ``custom_directories`` entries that would load ``skill_dirs``, with the
+    folders each one loads, in sorted order.
+
+    Each skill folder's parent is the directory to add. Parents below the same
+    entry of ``root`` at the same depth are merged into one glob pattern: the
+    path components that differ become ``*`` (``<root>/repo/plugins/*/skills``
+    for a plugin marketplace, ``<root>/repo/skills/*`` for category folders),
+    unless one of the differing names starts with ``.`` (``*`` does not match
+    those). A skill folder directly in a dot folder of the root (``<root>/.x/SKILL.md``)
+    has the root itself as parent; its fix is a rename, not a pattern.
+    """
+    by_parent: dict[tuple[str, ...], list[Path]] = {}
+    for d in skill_dirs:
+        rel = d.parent.relative_to(root).parts
+        by_parent.setdefault(rel, []).append(d)
+    clusters: dict[tuple[Any, ...], list[tuple[str, ...]]] = {}
+    for rel in sorted(by_parent):
+        key: tuple[Any, ...] = (rel[:1], len(rel))
+        clusters.setdefault(key, []).append(rel)
+    out: list[tuple[str, list[Path]]] = []
+    for rels in clusters.values():
+        merged: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = []
+        if len(rels) > 1:
+            glob_parts = []
+            ok = True
+            for column in zip(*rels, strict=True):
+                values = set(column)
+                if len(values) == 1:
+                    glob_parts.append(column[0])
+                elif any(v.startswith(".") for v in values):
+                    ok = False
+                    break
+                else:
+                    glob_parts.append("*")
+            if ok:
+                merged.append((tuple(glob_parts), rels))
+            else:
+                merged.extend((rel, [rel]) for rel in rels)
+        else:
+            merged.append((rels[0], rels))
+        for parts, members in merged:
+            pattern = os.fspath(root.joinpath(*parts)) if parts else os.fspath(root)
+            folders = sorted(d for rel in members for d in by_parent[rel])
+            out.append((pattern, folders))
+    out.sort(key=lambda item: item[0])
     return out

@@ -58,7 +58,13 @@ from skillpath.plugins import PluginHost, get_plugin_host
 from skillpath.resources import Resource
 from skillpath.settings import Settings
 from skillpath.shell import shell_spans
-from skillpath.suggest import conditional_message
+from skillpath.suggest import (
+    by_folder,
+    conditional_message,
+    folder_matches,
+    near_names,
+    unknown_skill_message,
+)
 from skillpath.urls import UnknownSkillURLError
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
@@ -146,8 +152,14 @@ class SkillSession:
             return tuple(sorted(self._active.values(), key=sort_key))
 
     def get(self, name: str) -> Skill | None:
-        """The active skill called exactly ``name`` (hidden ones included)."""
-        return self._active.get(name)
+        """The active skill called exactly ``name`` (hidden ones included), or the
+        one active skill whose folder is called ``name`` when its frontmatter name
+        differs (:func:`skillpath.suggest.by_folder`)."""
+        skill = self._active.get(name)
+        if skill is None:
+            with self._lock:
+                skill = by_folder(name, list(self._active.values()))
+        return skill
 
     def add_skills(self, skills: Iterable[Skill]) -> list[Skill]:
         """Make ``skills`` active; a name already active keeps its skill.
@@ -301,8 +313,12 @@ class SkillSession:
         """
         skill = self.get(name)
         if skill is None:
+            skills = self.skills()
             raise unknown_skill(
-                name, [s.name for s in self.skills()], conditional=self._pending_named(name)
+                name,
+                [s.name for s in skills],
+                conditional=self._pending_named(name),
+                first=folder_matches(name, skills),
             )
         return SkillCommand(skill)
 
@@ -327,7 +343,20 @@ class SkillSession:
         slash = parse_slash_command(message, names)
         if slash is None or slash.known:
             return slash
-        active = self._active.get(slash.name)
+        active = self.get(slash.name)
+        if active is not None and active.frontmatter.user_invocable and slash.name != active.name:
+            # the folder name of a skill named otherwise
+            return attrs.evolve(slash, name=active.name, known=True, suggestions=(), error=None)
+        if active is None:
+            invocable = [s for s in self._active.values() if s.frontmatter.user_invocable]
+            first = folder_matches(slash.name, invocable)
+            if first:
+                near = near_names(slash.name, names, first=first)
+                slash = attrs.evolve(
+                    slash,
+                    suggestions=near,
+                    error=unknown_skill_message(slash.name, names, first=first),
+                )
         if active is not None:  # user-invocable: false
             error = (
                 f"Skill {slash.name!r} cannot be run as a command (user-invocable: false); "

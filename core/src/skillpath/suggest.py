@@ -12,7 +12,11 @@ Used by the unknown-skill errors of :meth:`SkillSession.invoke
   the names themselves when there are at most :data:`LIST_ALL_UP_TO`, else
   only their count;
 * :func:`conditional_message`: for a skill that exists but waits for a
-  matching file (``paths`` frontmatter).
+  matching file (``paths`` frontmatter);
+* :func:`by_folder` and :func:`folder_matches`: a skill's folder name is an
+  alias for lookups when its frontmatter ``name`` differs (``Ahrefs
+  Automation`` in ``ahrefs-automation/``); the catalog keeps the name. An
+  alias two skills share resolves to neither; both are offered first.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ if TYPE_CHECKING:
 __all__ = [
     "LIST_ALL_UP_TO",
     "MAX_SUGGESTIONS",
+    "by_folder",
     "conditional_message",
     "echo_name",
+    "folder_matches",
     "near_names",
     "unknown_skill_message",
 ]
@@ -45,11 +51,39 @@ def echo_name(text: str) -> str:
     return repr(text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO] + "…")
 
 
-def near_names(name: str, names: Iterable[str], *, limit: int = MAX_SUGGESTIONS) -> tuple[str, ...]:
-    """The names closest to ``name`` (``name`` itself excluded), best first."""
+def folder_matches(name: str, skills: Iterable[Skill]) -> list[str]:
+    """Names of the skills whose folder is called exactly ``name`` but whose own
+    name differs, sorted."""
+    return sorted(
+        s.name
+        for s in skills
+        if s.base_dir is not None and s.base_dir.name == name and s.name != name
+    )
+
+
+def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
+    """The one skill whose folder is called ``name`` (and whose name is not),
+    or ``None`` when none or several are."""
+    hit: Skill | None = None
+    for s in skills:
+        if s.base_dir is not None and s.base_dir.name == name and s.name != name:
+            if hit is not None:
+                return None
+            hit = s
+    return hit
+
+
+def near_names(
+    name: str, names: Iterable[str], *, limit: int = MAX_SUGGESTIONS, first: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The names closest to ``name`` (``name`` itself excluded), best first.
+
+    ``first`` (exact folder matches, :func:`folder_matches`) lead the list.
+    """
     pool = sorted(set(names) - {name})
     folded = name.casefold()
-    near = [n for n in pool if n.casefold() == folded]
+    near = [n for n in first if n != name]
+    near += [n for n in pool if n.casefold() == folded and n not in near]
     import difflib  # here: start-up imports this module, only errors need difflib
 
     for n in difflib.get_close_matches(name, pool, n=limit, cutoff=0.6):
@@ -58,14 +92,17 @@ def near_names(name: str, names: Iterable[str], *, limit: int = MAX_SUGGESTIONS)
     return tuple(near[:limit])
 
 
-def unknown_skill_message(name: str, names: Iterable[str]) -> str:
-    """The one-line error for ``name``, which is not in ``names`` (see the module docstring)."""
+def unknown_skill_message(name: str, names: Iterable[str], *, first: Iterable[str] = ()) -> str:
+    """The one-line error for ``name``, which is not in ``names`` (see the module docstring).
+
+    ``first``: names to offer before any other (exact folder matches).
+    """
     pool = sorted(set(names), key=lambda n: (n.casefold(), n))
     shown = echo_name(name)
     if not pool:
         return f"Unknown skill {shown}: no skills are available"
     count = f"{len(pool)} skill{'s' if len(pool) != 1 else ''} available; `skillpath list`"
-    near = near_names(name, pool)
+    near = near_names(name, pool, first=first)
     if near:
         return f"Unknown skill {shown}. Did you mean: {', '.join(near)}? ({count})"
     if len(pool) <= LIST_ALL_UP_TO:

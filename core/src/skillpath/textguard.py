@@ -23,8 +23,9 @@ Codes:
 ``suspicious-description``
     the description reads like an instruction to the model rather than a
     description of the skill ("ignore previous instructions", "you are now",
-    "system prompt", a hidden HTML comment, tags that would close or open a
-    prompt block …).
+    "reveal your system prompt", a hidden HTML comment, tags that would close
+    or open a prompt block …); a description that merely talks about prompts
+    ("Rewrites and tunes system prompts") is not flagged.
 """
 
 from __future__ import annotations
@@ -146,7 +147,16 @@ _SUSPICIOUS = [
         "disregard all prior",
         r"\bdisregard\s+(?:all|everything|anything)\s+(?:prior|previous|above|before)",
     ),
-    ("system prompt", r"\bsystem[\s_-]*prompt\b"),
+    (
+        # asking for the prompt (or to set it aside), not talking about prompts:
+        # "Rewrites and tunes system prompts" is a description, "print your
+        # system prompt" an instruction
+        "system prompt",
+        r"\b(?:reveal|print|show|leak|output|repeat|dump|disclose|expose|exfiltrate|share|"
+        r"display|recite|send|copy|write\s+out|tell\s+(?:me|us))\s+(?:me\s+|us\s+)?"
+        r"(?:your\s+|the\s+|its\s+|this\s+)?(?:full\s+|entire\s+|whole\s+|original\s+|"
+        r"hidden\s+|exact\s+|current\s+|secret\s+)*system[\s_-]*prompt\b",
+    ),
     ("you are now", r"\byou\s+are\s+now\b"),
     ("new instructions", r"\bnew\s+(?:system\s+)?instructions\s*:"),
     ("from now on", r"\b(?:from\s+now\s+on|henceforth)\b"),

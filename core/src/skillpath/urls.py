@@ -24,7 +24,10 @@ Rules:
   binary;
 * content type: ``text/markdown`` for ``.md``/``.markdown``/``.mdx``,
   ``application/json`` for ``.json``, else ``text/plain``;
-* there is no fallback search of any kind.
+* ``skill://`` alone is the index of every skill the model may use
+  (:func:`skill_index`), where a listing trimmed by its budget sends the model;
+* a skill's folder name finds it when its frontmatter name differs
+  (:func:`skillpath.suggest.by_folder`); there is no other fallback search.
 
 The resolver is registered ``trylast``, so any plugin can handle ``skill://``
 URLs first (for example to extract pack files lazily) or add schemes.
@@ -44,13 +47,14 @@ from skillpath.errors import ResolveError
 from skillpath.hookspecs import hookimpl
 from skillpath.resources import Resource
 from skillpath.safety import resolve_inside
-from skillpath.suggest import echo_name, unknown_skill_message
+from skillpath.suggest import by_folder, echo_name, folder_matches, unknown_skill_message
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.model import Skill
 
 __all__ = [
+    "INDEX_DESCRIPTION",
     "MAX_READ_BYTES",
     "SCHEME",
     "UnknownSkillURLError",
@@ -58,6 +62,7 @@ __all__ = [
     "read_text_file",
     "resolve_skill_url",
     "resolve_url",
+    "skill_index",
 ]
 
 SCHEME = "skill://"
@@ -125,7 +130,8 @@ def _echo(text: str) -> str:
 
 
 def _unknown(name: str, skills: Mapping[str, Skill]) -> UnknownSkillURLError:
-    return UnknownSkillURLError(unknown_skill_message(name, skills), name)
+    first = folder_matches(name, skills.values())
+    return UnknownSkillURLError(unknown_skill_message(name, skills, first=first), name)
 
 
 def _decode(part: str, what: str) -> str:
@@ -167,6 +173,29 @@ def _read(url: str, path: Path, skill: Skill) -> Resource:
     return Resource(url, content, mime_type_for(path), path, skill.name, False)
 
 
+#: Descriptions in the ``skill://`` index are cut to this many characters.
+INDEX_DESCRIPTION = 200
+
+
+def skill_index(url: str, skills: Mapping[str, Skill]) -> Resource:
+    """The index of every skill the model may use (``skill://``): one ``- name:
+    description`` line each (hidden skills left out, descriptions cut to
+    :data:`INDEX_DESCRIPTION` characters), sorted by name.
+
+    It is where the listing sends the model when the budget left skills out.
+    """
+    from skillpath.listing import neutralise, shorten
+    from skillpath.model import sort_key
+
+    visible = sorted((s for s in skills.values() if not s.hidden), key=sort_key)
+    lines = [f"# Skills ({len(visible)}); read skill://<name> for one\n"]
+    for skill in visible:
+        name = neutralise(skill.name)[0]
+        desc = shorten(neutralise(skill.description or "")[0], INDEX_DESCRIPTION)
+        lines.append(f"- {name}: {desc}" if desc else f"- {name}")
+    return Resource(url, "\n".join(lines) + "\n", "text/markdown", None, None, False)
+
+
 def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
     """Resolve a ``skill://`` URL against ``skills`` (name → skill).
 
@@ -179,9 +208,13 @@ def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
     if url[: len(SCHEME)].lower() != SCHEME:
         raise ResolveError(f"not a skill:// URL: {_echo(url)}")
     rest = url[len(SCHEME) :]
+    if rest in ("", "/"):
+        return skill_index(url, skills)
     raw_name, sep, raw_rel = rest.partition("/")
     name = _decode(raw_name, "skill name")
     skill = skills.get(name)
+    if skill is None:
+        skill = by_folder(name, skills.values())  # the folder name of a skill named otherwise
     if skill is None:
         raise _unknown(name, skills)
     rel = _decode(raw_rel, "path") if sep else ""

@@ -65,7 +65,7 @@ def test_invocation_has_no_base_directory_line(world: Layout) -> None:
 
 def test_show_lists_no_resources(world: Layout) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "skillpath", "show", "fix-issue", "--json", "--cwd", world.cwd],
+        [sys.executable, "-m", "skillpath", "show", "--json", "--cwd", world.cwd, "fix-issue"],
         capture_output=True,
         text=True,
         env=dict(world.env),

@@ -73,7 +73,10 @@ def test_description_empty_after_sanitising_is_skipped(world: Layout) -> None:
     path = write_skill(managed_root(world), "empty", '"<>``"')
     result = discover("managed", world)
     assert result.skills == ()
-    assert [(d.code, d.path) for d in result.diagnostics] == [("missing-description", path)]
+    assert [(d.code, d.path) for d in result.diagnostics] == [
+        ("description-no-text", path),
+        ("missing-description", path),
+    ]
 
 
 def test_sanitize_description_function() -> None:

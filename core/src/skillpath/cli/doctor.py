@@ -111,6 +111,20 @@ def _diag_lines(d: Diagnostic, ctx: SkillContext) -> list[str]:
     return wrap(_diag_line(d, ctx), None, "  ", "    ")
 
 
+def _fold_nested(diags: Sequence[Diagnostic]) -> tuple[list[Diagnostic], int]:
+    """The diagnostics to print, and how many per-file nested-skill notes a group
+    entry (``nested-skills-group``: its count and fix) stands for."""
+    groups = {d.message.rpartition("; fix: ")[2] for d in diags if d.code == "nested-skills-group"}
+    shown: list[Diagnostic] = []
+    folded = 0
+    for d in diags:
+        if d.code == "nested-skills-ignored" and d.message.rpartition("; fix: ")[2] in groups:
+            folded += 1
+            continue
+        shown.append(d)
+    return shown, folded
+
+
 @click.command("doctor")
 @common_options
 def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
@@ -142,8 +156,15 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         if report.skills:
             echo("\n".join(_skills_block(report.skills, ctx)))
         echo(f"\nDiagnostics: {len(report.diagnostics)}")
-        for d in report.diagnostics:
+        shown, folded = _fold_nested(report.diagnostics)
+        for d in shown:
             echo("\n".join(_diag_lines(d, ctx)))
+        if folded:
+            note = (
+                f"({folded} nested-skills-ignored entries, one per SKILL.md, are summed up "
+                "in their groups above; `skillpath list --all --json` names each file)"
+            )
+            echo("\n".join(wrap(note, None, "  ", "  ")))
         parts = [
             f"{counts[s]} {s}" for s in ("loaded", "hidden", "conditional", "shadowed", "skipped")
         ]

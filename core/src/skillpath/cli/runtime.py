@@ -100,9 +100,9 @@ def read_cmd(cwd: Path | None, as_json: bool, url: str) -> None:
     echo(res.content, nl=False)
 
 
-@click.command("invoke")
+@click.command("invoke", context_settings={"allow_interspersed_args": False})
 @click.argument("name", shell_complete=complete_skill_names)
-@click.argument("args", nargs=-1)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option(
     "--tool",
     "as_tool",
@@ -121,6 +121,8 @@ def invoke_cmd(
 ) -> None:
     """Render skill NAME as `/skill:NAME ARGS…` injects it (or, with --tool, as the Skill tool).
 
+    Options go before NAME; everything after NAME is passed through verbatim,
+    words starting with `-` included (skillpath invoke fix-issue --max 3).
     ARGS are joined with single spaces into the argument string, exactly as if
     typed after the command; quote inside one argument to group words
     (skillpath invoke fix '"two words" next'). Inline shell runs only where the

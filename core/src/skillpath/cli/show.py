@@ -113,13 +113,14 @@ def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
     )
 
 
-@click.command("show")
+@click.command("show", context_settings={"allow_interspersed_args": False})
 @click.argument("name", shell_complete=complete_skill_names)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option(
     "--body", is_flag=True, help="Also print the body (the Markdown after the frontmatter)."
 )
 @common_options
-def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
+def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_json: bool) -> None:
     """Show every field of skill NAME: source, priority, path, size, the files in its
     folder and the copies it shadows.
 
@@ -128,6 +129,10 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
     size, frontmatter, resources: [{path, size}], resources_truncated, shadowed:
     [same shape as in `list --json`]}, plus "body" with --body. A name that is not
     loaded exits 1 (see `skillpath explain NAME`).
+
+    Options go before NAME; words after NAME are passed through verbatim, as
+    `invoke` takes them (`show fix-issue --max 3`): they are shown as the
+    argument string the skill would receive ("args" in JSON, present only then).
     """
     result, _ctx = load(cwd)
     skill = result.get(name)
@@ -147,6 +152,8 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
             error="not-found",
         )
     data = skill_details(skill, result)
+    if args:
+        data["args"] = " ".join(args)
     if body:
         data["body"] = skill.body
     if as_json:
@@ -162,6 +169,7 @@ def show_cmd(name: str, body: bool, cwd: Path | None, as_json: bool) -> None:
         ("root", data["root"]),
         ("loaded from", data["loaded_from"]),
         ("size", f"{data['size']} bytes" if data["size"] is not None else None),
+        ("arguments", data.get("args")),
     ]
     if data["paths"]:
         fields.append(("paths", ", ".join(data["paths"])))

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
-from skillpath.lint import TARGETS, Finding, iter_skill_dirs, lint_paths
+from skillpath.lint import DEFAULT_TARGET, TARGETS, Finding, iter_skill_dirs, lint_paths
 
 __all__ = ["project_skill_dirs", "validate_cmd"]
 
@@ -56,7 +56,8 @@ def project_skill_dirs(cwd: Path | None, base: Path) -> tuple[list[Path], list[P
     "targets",
     multiple=True,
     type=click.Choice(TARGETS),
-    help="Agent whose rules apply (repeatable; default: agentskills, the open standard).",
+    help="Agent whose rules apply (repeatable; default: agents, what the agents skillpath "
+    "supports would load; agentskills is the strict open standard).",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @common_options
@@ -81,7 +82,7 @@ def validate_cmd(
     targets}], "summary": {errors, warnings, infos, skills}, "targets": [...]}.
     """
     base = (cwd if cwd is not None else Path.cwd()).absolute()
-    chosen = tuple(dict.fromkeys(targets)) or ("agentskills",)
+    chosen = tuple(dict.fromkeys(targets)) or (DEFAULT_TARGET,)
     if paths:
         resolved = [p if p.is_absolute() else base / p for p in paths]
         findings = lint_paths(resolved, chosen)
