@@ -13,11 +13,11 @@ from skillpath.session import SkillSession
 CAPS = {"max_items": 100, "max_description": 200, "max_content": 100_000}
 
 
-def _hostile(world: Any, **caps: int) -> SkillSession:
+def _hostile(world: Any, content: int = 300_000, **caps: int) -> SkillSession:
     env = {
         "HOSTILE_PROMPTS": "300",
         "HOSTILE_DESCRIPTION": "5000",
-        "HOSTILE_CONTENT": "300000",
+        "HOSTILE_CONTENT": str(content),
         "HOSTILE_RESOURCES": "120",
     }
     text = world.toml_servers([world.server("evil", "hostile_server.py", env=env)], timeout=60)
@@ -67,3 +67,19 @@ def test_the_caps_have_generous_defaults(world: Any) -> None:
     assert "x" * 300_000 in text
     # a long description, cut the same way in the listing and in the file: the body loads
     assert "b" * 300_000 in session.invoke("s0").content
+
+
+def test_an_oversized_message_is_not_read(world: Any) -> None:
+    """Over ``max(4 × max_content, 8 MiB)`` bytes, a message is skipped as it arrives
+    (before: read whole — a 50 MB line cost tens of seconds and hundreds of MB —
+    and only then checked)."""
+    session = _hostile(world, content=10_000_000, **CAPS)
+    with pytest.raises(PromptError) as error:
+        session.invoke("p0")
+    message = str(error.value)
+    assert "MCP server 'evil'" in message
+    assert "a message over 8388608 bytes ([mcp] max_content); not read" in message
+    # the connection stays usable: the next request is answered (and refused by size)
+    with pytest.raises(PromptError) as again:
+        session.invoke("p1")
+    assert "not read" in str(again.value)
