@@ -268,7 +268,9 @@ class _Connection:
                             streamable_http_client(str(config.url), http_client=http)
                         )
                     else:
-                        from mcp.client.stdio import StdioServerParameters, stdio_client
+                        from mcp.client.stdio import StdioServerParameters
+
+                        from skillpath_mcp._stdio_client import bounded_stdio_client
 
                         params = StdioServerParameters(
                             command=str(config.command),
@@ -278,7 +280,9 @@ class _Connection:
                             encoding_error_handler="replace",
                         )
                         read, write = await stack.enter_async_context(
-                            stdio_client(params, errlog=errlog)
+                            bounded_stdio_client(
+                                params, errlog=errlog, max_bytes=message_bytes(config)
+                            )
                         )
                     session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=self._on_message)
@@ -467,7 +471,16 @@ def _run(
     return _POOL.submit(_POOL.call(config, env, op), 2 * config.timeout + _CLOSE_SECONDS)
 
 
+def message_bytes(config: ServerConfig) -> int:
+    """Bytes of one message a stdio server may send: ``4 × max_content``, at least 8 MiB."""
+    return max(4 * config.max_content, 8 * 1024 * 1024)
+
+
 def _garbage(exc: Exception) -> str:
+    from skillpath_mcp._stdio_client import MessageTooLarge
+
+    if isinstance(exc, MessageTooLarge):
+        return f"sent {exc}"
     text = str(exc).strip().splitlines()
     detail = next((line.strip() for line in text if "input_value" in line), text[0] if text else "")
     return f"sent data that is not JSON-RPC ({detail[:200]})"
