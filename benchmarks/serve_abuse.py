@@ -223,6 +223,12 @@ def bench_hostile(tmp: Path, env: dict[str, str]) -> None:
         "a server with 100,000 prompts (one page)",
         f"list: {kept} kept, {spent:.1f} s, peak RSS of skillpath {peak} MB",
     )
+    config.write_text(
+        '[mcp]\ntimeout = 120\n[[mcp.servers]]\nname = "evil"\n'
+        f"command = {json.dumps(sys.executable)}\nargs = [{server}]\n"
+        'env = {HOSTILE_PROMPTS = "1", HOSTILE_SKILLS = "0", '
+        'HOSTILE_CONTENT = "50000000", HOSTILE_RESOURCES = "0"}\n'
+    )
     invoke = [sys.executable, "-m", "skillpath", "invoke", "--cwd", str(project), "p0"]
     spent, peak, _out, err = _peak_rss(invoke, child_env)
     row(
