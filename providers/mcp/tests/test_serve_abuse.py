@@ -431,3 +431,36 @@ def test_stdio_client_that_never_reads_gets_backpressure(world: Any) -> None:
         proc.kill()
         writer.join(LIMIT)
     assert not done.is_set()
+
+
+def test_stdio_cancelled_request_frees_its_place(world: Any, tmp_path: Path) -> None:
+    """A request the client cancels is no longer waited for: with one request in flight
+    allowed, a cancelled request that never answers must not stop the server reading."""
+    project = _project(world.project)
+    fifo = tmp_path / "gate"
+    os.mkfifo(fifo)
+    world.config("[shell]\ntimeout = 600\n")
+    _write(
+        world.home / ".skillpath" / "skills" / "gated" / "SKILL.md",
+        f"---\ndescription: Waits for the test.\n---\nNow: !`cat '{fifo}'`\n",
+    )
+    gate = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # the command's open never blocks
+    try:
+        with _stdio_server(project, world.env, "--poll", "0", "--limit", "max_in_flight=1") as proc:
+            _handshake(proc)
+            get = {"jsonrpc": "2.0", "id": 2, "method": "prompts/get", "params": {"name": "gated"}}
+            _send(proc, get)
+            _send(
+                proc,
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": 2, "reason": "test"},
+                },
+            )
+            _send(proc, {"jsonrpc": "2.0", "id": 3, "method": "ping"})
+            answer = json.loads(_readline(proc.stdout))
+            assert answer["id"] == 3 and "result" in answer
+            os.write(gate, b"done\n")
+    finally:
+        os.close(gate)
