@@ -251,6 +251,16 @@ def _request_id(message: Any) -> Any:
     return message.id if isinstance(message, JSONRPCRequest) else None
 
 
+def _cancelled_id(message: Any) -> Any:
+    from mcp_types import JSONRPCNotification
+
+    if isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled":
+        params = message.params or {}
+        key = params.get("requestId") if isinstance(params, dict) else None
+        return key if isinstance(key, (int, str)) else None
+    return None
+
+
 def _response_id(message: Any) -> Any:
     from mcp_types import JSONRPCError, JSONRPCResponse
 
@@ -316,9 +326,18 @@ async def stdio_transport(
     read_send, read_recv = create_context_streams[SessionMessage | Exception](0)
     write_send, write_recv = create_context_streams[SessionMessage](0)
     slots = anyio.Semaphore(limits.max_in_flight)
-    pending: set[Any] = set()
+    pending: dict[Any, int] = {}  # request id -> requests with that id awaiting an answer
     writing = anyio.Event()  # set while a write to the client has not completed
     stalled = [False]
+
+    def done_with(key: Any) -> None:
+        count = pending.get(key, 0)
+        if count:
+            if count == 1:
+                del pending[key]
+            else:
+                pending[key] = count - 1
+            slots.release()
 
     async def deliver(item: bytes | Exception) -> None:
         if isinstance(item, Exception):
@@ -340,7 +359,12 @@ async def stdio_transport(
                     flush=True,
                 )
             await slots.acquire()  # wait until fewer requests await their answer
-            pending.add(key)
+            pending[key] = pending.get(key, 0) + 1
+        else:
+            # a request the client cancelled may never be answered: stop waiting for it
+            cancelled = _cancelled_id(message)
+            if cancelled is not None:
+                done_with(cancelled)
         await read_send.send(SessionMessage(message))
 
     async def finish() -> None:
@@ -399,9 +423,8 @@ async def stdio_transport(
                 writing = anyio.Event()
                 stalled[0] = False
                 key = _response_id(wire)
-                if key is not None and key in pending:
-                    pending.discard(key)
-                    slots.release()
+                if key is not None:
+                    done_with(key)
                 if not result[0]:
                     return  # the client closed its end
 
