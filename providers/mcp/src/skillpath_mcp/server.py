@@ -86,6 +86,8 @@ MAX_FILES_PER_SKILL = 500
 #: Directory depth walked below a skill's folder.
 MAX_DEPTH = 8
 _SKILL_FILE = "SKILL.md"
+#: Seconds a client may take to accept a ``list_changed`` notification.
+NOTIFY_SECONDS = 10.0
 
 
 @attrs.frozen
@@ -361,14 +363,24 @@ class SkillServer:
                 await self.notify_changed()
 
     async def notify_changed(self) -> None:
-        """Send prompts and resources ``list_changed`` to every live client."""
-        for key, client in list(self._clients.items()):
-            for send in (client.send_prompt_list_changed, client.send_resource_list_changed):
-                try:
-                    await send()
-                except Exception:  # noqa: BLE001 - a gone client must not stop the others
-                    self._clients.pop(key, None)
-                    break
+        """Send prompts and resources ``list_changed`` to every live client.
+
+        The clients are notified concurrently; one that cannot take a
+        notification within :data:`NOTIFY_SECONDS` (it stopped reading) is
+        forgotten, and never delays the others.
+        """
+
+        async def notify(key: int, client: Any) -> None:
+            try:
+                with anyio.fail_after(NOTIFY_SECONDS):
+                    await client.send_prompt_list_changed()
+                    await client.send_resource_list_changed()
+            except Exception:  # noqa: BLE001 - a gone client must not stop the others
+                self._clients.pop(key, None)
+
+        async with anyio.create_task_group() as tg:
+            for key, client in list(self._clients.items()):
+                tg.start_soon(notify, key, client)
         await self._bus.publish(PromptsListChanged())
         await self._bus.publish(ResourcesListChanged())
 
