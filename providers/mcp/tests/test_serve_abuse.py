@@ -270,8 +270,8 @@ def test_http_signal_is_one_line(world: Any, sig: signal.Signals) -> None:
     project = _project(world.project)
     with _http_server(project, world.env, "--poll", "0") as (proc, _port):
         proc.send_signal(sig)
-        rest = proc.stderr.read().decode()
         assert proc.wait(LIMIT) == 128 + sig
+        rest = proc.stderr.read().decode()
     assert rest.strip().splitlines() == [f"skillpath: error: serve stopped by {sig.name}"], rest
 
 
