@@ -61,7 +61,7 @@ def _serve(project: Path, *extra: str) -> list[str]:
 
 
 def _readline(stream: Any) -> bytes:
-    """One line from ``stream`` (a binary pipe), waiting at most ``LIMIT`` seconds."""
+    """One line from ``stream`` (an unbuffered pipe), waiting at most ``LIMIT`` seconds."""
     fd = stream.fileno()
     ready, _, _ = select.select([fd], [], [], LIMIT)
     assert ready, "no output within the limit"
@@ -77,6 +77,7 @@ def _http_server(project: Path, env: dict[str, str], *extra: str) -> Iterator[An
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        bufsize=0,  # unbuffered: select() sees every byte not yet read
     )
     try:
         assert proc.stderr is not None
@@ -89,7 +90,7 @@ def _http_server(project: Path, env: dict[str, str], *extra: str) -> Iterator[An
                 port = int(line.rsplit(":", 1)[1].split("/")[0])
                 break
         assert port is not None, "the server did not report its port"
-        proc.stderr.readline()  # the shell note
+        _readline(proc.stderr)  # the shell note
         yield proc, port
     finally:
         if proc.poll() is None:
@@ -322,6 +323,7 @@ def _stdio_server(project: Path, env: dict[str, str], *extra: str) -> Iterator[A
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        bufsize=0,  # unbuffered: select() sees every byte not yet read
     )
     try:
         yield proc
