@@ -466,3 +466,25 @@ def test_stdio_cancelled_request_frees_its_place(world: Any, tmp_path: Path) -> 
             os.write(gate, b"done\n")
     finally:
         os.close(gate)
+
+
+@pytest.mark.parametrize(
+    ("limit", "message"),
+    [
+        ("max_sesions=4", "unknown limit 'max_sesions=4'"),
+        ("max_sessions=0", "max_sessions must be a positive number"),
+        ("request_timeout=soon", "limit request_timeout: 'soon' is not a number"),
+    ],
+)
+def test_a_bad_limit_is_one_line(world: Any, limit: str, message: str) -> None:
+    proc = subprocess.run(
+        _serve(world.project, "--http", "0", "--limit", limit),
+        capture_output=True,
+        text=True,
+        env=world.env,
+        timeout=LIMIT,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
