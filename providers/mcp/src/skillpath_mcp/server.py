@@ -409,8 +409,8 @@ class SkillServer:
         session, _catalog = self._state()
         skill = session.get(params.name)
         if skill is None or not skill.frontmatter.user_invocable:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r}")
-        self._check_size(f"prompt {params.name!r}", (params.arguments or {}).values())
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r:.200}")
+        self._check_size(f"prompt {params.name!r:.200}", (params.arguments or {}).values())
         cmd = session.command(params.name)
         args = cmd.args_from_mapping(params.arguments or {})
 
@@ -547,7 +547,7 @@ class SkillServer:
                 structured_content=data,
             )
         if params.name != "load_skill":
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r:.200}")
         name = arguments.get("name")
         args = arguments.get("args") or ""
         if not isinstance(name, str) or not isinstance(args, str):
