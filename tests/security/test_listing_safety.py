@@ -97,7 +97,11 @@ def test_agentskills_xml_is_well_formed_and_faithful(
     assert root.tag == "available_skills"
     entries = list(root)
     assert all(e.tag == "skill" for e in entries)
-    assert [c.tag for e in entries for c in e] == ["name", "description", "location"] * len(entries)
+    # an entry listed by name only (the budget's second resort) has no description
+    # element; every other entry has all three
+    for e in entries:
+        tags = [c.tag for c in e]
+        assert tags in (["name", "description", "location"], ["name", "location"]), tags
     assert len(entries) == listing.report.listed
     by_name = {s.name: s for s in skills}
     for e in entries:
@@ -105,6 +109,9 @@ def test_agentskills_xml_is_well_formed_and_faithful(
         shown = (e.findtext("description") or "").strip()
         original = next(s for s in skills if neutralise(s.name)[0] == name)
         clean, _ = neutralise(original.description)
+        if e.find("description") is None:
+            assert original.name in listing.report.names_only or not clean.strip()
+            continue
         if original.name not in listing.report.shortened:
             assert shown == clean
         else:

@@ -30,7 +30,20 @@ RAW = [b"\x1b", b"\x07", b"\x00", b"\x7f", b"\r", "\x9b".encode(), "\u202e".enco
 
 
 def _argv(env: Env, *args: str) -> list[str]:
-    return [sys.executable, "-m", "skillpath", *args, "--cwd", str(env.project)]
+    """The command line, options first: ``invoke`` and ``show`` pass every word after
+    the skill's name through to the skill."""
+    command, *rest = args
+    options: list[str] = []
+    words: list[str] = []
+    it = iter(rest)
+    for word in it:
+        if word in ("--json", "--tool", "--body"):
+            options.append(word)
+        elif word == "--session-id":
+            options += [word, next(it)]
+        else:
+            words.append(word)
+    return [sys.executable, "-m", "skillpath", command, "--cwd", str(env.project), *options, *words]
 
 
 def _environ(env: Env, plugins: str = "native") -> dict[str, str]:

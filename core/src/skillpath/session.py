@@ -76,6 +76,8 @@ ALREADY_LOADED = (
 )
 #: Triggers whose full render puts the skill's text into the conversation.
 _RECORD_TRIGGERS = ("command", "tool")
+#: Invocations remembered for the "already loaded" note (the oldest are forgotten first).
+MAX_REMEMBERED = 1024
 
 
 @attrs.define(eq=False)
@@ -390,7 +392,8 @@ class SkillSession:
         # Inline shell output can change between runs: such a skill is never deduplicated.
         volatile = bool(shell_spans(source))
         digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
-        key = (name, args)
+        # the argument string is remembered by digest: a long one is not kept alive
+        key = (name, hashlib.sha256(args.encode("utf-8", "surrogatepass")).hexdigest())
         if trigger == "tool" and not force and not volatile:
             with self._lock:
                 seen = self._loaded.get(key)
@@ -419,7 +422,10 @@ class SkillSession:
         self.diagnostics.extend(rendered.diagnostics)
         if trigger in _RECORD_TRIGGERS and not volatile:
             with self._lock:
-                self._loaded[key] = digest
+                self._loaded.pop(key, None)
+                self._loaded[key] = digest  # most recent last
+                while len(self._loaded) > MAX_REMEMBERED:
+                    del self._loaded[next(iter(self._loaded))]
         return rendered
 
     def forget_invocations(self, name: str | None = None) -> int:

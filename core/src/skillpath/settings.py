@@ -157,6 +157,25 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             scope="trusted",
         ),
         "timeout": SettingSpec(int, 15, "Seconds to wait for one MCP server."),
+        "max_items": SettingSpec(
+            int,
+            1000,
+            "Prompts, skills, and files per skill kept from one MCP server (each); "
+            "the rest are cut and the cut reported.",
+            scope="trusted",
+        ),
+        "max_description": SettingSpec(
+            int,
+            1024,
+            "Characters kept of a description or title from an MCP server.",
+            scope="trusted",
+        ),
+        "max_content": SettingSpec(
+            int,
+            8 * 1024 * 1024,
+            "Characters of a prompt or file an MCP server may return; a larger one is refused.",
+            scope="trusted",
+        ),
     },
     "plugins": {
         "blocked": SettingSpec(

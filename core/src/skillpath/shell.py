@@ -534,6 +534,29 @@ class _Reader(threading.Thread):
             pass
 
 
+# Commands running now (killed as groups by stop_commands) and whether new ones may start.
+_RUNNING: set[subprocess.Popen[bytes]] = set()
+_RUNNING_LOCK = threading.Lock()
+_STOPPED = False
+
+
+def stop_commands() -> int:
+    """Kill the process group of every inline command running now; start no new one.
+
+    For a process that is stopping (a server that received SIGTERM): a
+    command running or about to start raises :class:`PromptError` instead.
+
+    :returns: how many commands were killed.
+    """
+    global _STOPPED
+    with _RUNNING_LOCK:
+        _STOPPED = True
+        running = list(_RUNNING)
+    for proc in running:
+        _kill_group(proc)
+    return len(running)
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     import signal
 
@@ -563,17 +586,34 @@ def run_shell(
     import subprocess  # here: listing skills never runs a command
 
     try:
-        proc = subprocess.Popen(
-            [_SHELL, "-c", command],
-            cwd=os.fspath(cwd),
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        with _RUNNING_LOCK:  # registered before stop_commands can look
+            if _STOPPED:
+                raise PromptError(f"inline shell command not run (stopping): {command!r}")
+            proc = subprocess.Popen(
+                [_SHELL, "-c", command],
+                cwd=os.fspath(cwd),
+                env=dict(env),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # its own session and process group
+            )
+            _RUNNING.add(proc)
     except OSError as exc:
         raise PromptError(f"inline shell command could not start ({exc}): {command!r}") from exc
+    try:
+        return _collect(proc, command, timeout=timeout, max_output=max_output)
+    finally:
+        with _RUNNING_LOCK:
+            _RUNNING.discard(proc)
+
+
+def _collect(
+    proc: subprocess.Popen[bytes], command: str, *, timeout: float, max_output: int
+) -> str:
+    """Wait for ``proc`` (killing its group at the timeout) and return its output."""
+    import subprocess
+
     assert proc.stdout is not None and proc.stderr is not None
     out = _Reader(proc.stdout, max(0, max_output) * 4 + 4)
     err = _Reader(proc.stderr, _STDERR_KEEP * 4)

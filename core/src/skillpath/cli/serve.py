@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -45,8 +46,22 @@ _MISSING = (
     is_flag=True,
     help="With --http: run inline shell as [shell] allows (off over HTTP by default).",
 )
+@click.option(
+    "--limit",
+    "limits",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Change a bound (repeatable): max_connections, request_timeout, keep_alive, "
+    "max_sessions, session_idle_timeout, max_request_bytes, max_argument_chars, "
+    "max_in_flight, max_line_bytes (see the MCP guide).",
+)
 def serve_cmd(
-    cwd: Path | None, http_port: int | None, poll: float, no_shell: bool, allow_shell: bool
+    cwd: Path | None,
+    http_port: int | None,
+    poll: float,
+    no_shell: bool,
+    allow_shell: bool,
+    limits: tuple[str, ...],
 ) -> None:
     """Serve the project's skills over MCP: prompts, skill:// resources, skills/list,
     a load_skill tool, and list_changed notifications when skills change.
@@ -60,7 +75,7 @@ def serve_cmd(
     if no_shell and allow_shell:
         fail("--no-shell and --allow-shell contradict each other", error="bad-option")
     try:
-        from skillpath_mcp.server import serve
+        from skillpath_mcp.server import ServeLimits, serve
     except ImportError as exc:
         if (exc.name or "").split(".")[0] in ("skillpath_mcp", "mcp", "uvicorn", "anyio"):
             fail(_MISSING, error="missing-dependency")
@@ -68,9 +83,16 @@ def serve_cmd(
     from skillpath.errors import SkillpathError
 
     try:
+        bounds = ServeLimits.parse(limits)
+    except ValueError as exc:
+        fail(f"--limit: {exc}", code=2, error="usage")
+    try:
         shell = False if no_shell else (True if allow_shell else None)
-        serve(cwd, http=http_port, poll=poll, shell=shell)
+        stopped_by = serve(cwd, http=http_port, poll=poll, shell=shell, limits=bounds)
     except SkillpathError as exc:
         fail(str(exc), error=error_code(exc))
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # before the server's own handler was in place
+        stopped_by = signal.SIGINT
+    if stopped_by is not None:
+        name = signal.Signals(stopped_by).name
+        fail(f"serve stopped by {name}", code=128 + int(stopped_by), error="stopped")

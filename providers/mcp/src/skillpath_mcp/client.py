@@ -8,6 +8,13 @@ managers (transport, ``ClientSession``); :func:`close_connections` closes them
 all cleanly (stdio servers get EOF and are stopped), and runs at interpreter
 exit.
 
+What a server hands over is capped (``[mcp] max_items``, ``max_description``,
+``max_content``; see :mod:`skillpath_mcp.config`): lists stop at the cap,
+descriptions are cut, and each cut is one line of :attr:`Catalog.problems`;
+a prompt or file over ``max_content`` is a :class:`ServerFailure`. Each whole
+exchange (a listing with all its pages, an invocation, a read) is bounded by
+the server's ``timeout``.
+
 Every failure becomes a :class:`ServerFailure` with a one-line reason: the
 command cannot be started, the server exits, does not answer within its
 timeout, or sends bytes that are not JSON-RPC (noticed at the first such line,
@@ -21,6 +28,7 @@ import atexit
 import concurrent.futures
 import contextlib
 import functools
+import json
 import logging
 import re
 import tempfile
@@ -260,7 +268,9 @@ class _Connection:
                             streamable_http_client(str(config.url), http_client=http)
                         )
                     else:
-                        from mcp.client.stdio import StdioServerParameters, stdio_client
+                        from mcp.client.stdio import StdioServerParameters
+
+                        from skillpath_mcp._stdio_client import bounded_stdio_client
 
                         params = StdioServerParameters(
                             command=str(config.command),
@@ -270,7 +280,9 @@ class _Connection:
                             encoding_error_handler="replace",
                         )
                         read, write = await stack.enter_async_context(
-                            stdio_client(params, errlog=errlog)
+                            bounded_stdio_client(
+                                params, errlog=errlog, max_bytes=message_bytes(config)
+                            )
                         )
                     session = await stack.enter_async_context(
                         ClientSession(read, write, message_handler=self._on_message)
@@ -459,7 +471,16 @@ def _run(
     return _POOL.submit(_POOL.call(config, env, op), 2 * config.timeout + _CLOSE_SECONDS)
 
 
+def message_bytes(config: ServerConfig) -> int:
+    """Bytes of one message a stdio server may send: ``4 × max_content``, at least 8 MiB."""
+    return max(4 * config.max_content, 8 * 1024 * 1024)
+
+
 def _garbage(exc: Exception) -> str:
+    from skillpath_mcp._stdio_client import MessageTooLarge
+
+    if isinstance(exc, MessageTooLarge):
+        return f"sent {exc}"
     text = str(exc).strip().splitlines()
     detail = next((line.strip() for line in text if "input_value" in line), text[0] if text else "")
     return f"sent data that is not JSON-RPC ({detail[:200]})"
@@ -468,19 +489,38 @@ def _garbage(exc: Exception) -> str:
 # -- listing ------------------------------------------------------------------
 
 
-async def _paged(fetch: Callable[[Any], Awaitable[Any]], attr: str) -> list[Any]:
+async def _paged(
+    fetch: Callable[[Any], Awaitable[Any]], attr: str, limit: int
+) -> tuple[list[Any], str | None]:
+    """Up to ``limit`` items of a paginated list: ``(items, what was cut or None)``.
+
+    No page is fetched once ``limit`` items are in hand.
+    """
     from mcp import types
 
     items: list[Any] = []
+    seen = 0
     cursor: str | None = None
     for _ in range(MAX_PAGES):
         params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
         page = await fetch(params)
-        items.extend(getattr(page, attr))
+        got = getattr(page, attr)
+        seen += len(got)
+        items.extend(got[: max(0, limit - len(items))])
         cursor = page.next_cursor
-        if not cursor:
+        if not cursor or seen > limit:
             break
-    return items
+    if seen <= limit and not (cursor and len(items) >= limit):
+        return items, None
+    more = "more than " if cursor else ""
+    return items, f"{more}{seen} {attr}; the first {limit} kept ([mcp] max_items)"
+
+
+def _cut(text: str | None, limit: int) -> tuple[str | None, bool]:
+    """``text`` cut to ``limit`` characters (an ellipsis last), and whether it was."""
+    if text is None or len(text) <= limit:
+        return text, False
+    return text[: max(0, limit - 1)] + "…", True
 
 
 @functools.cache
@@ -546,6 +586,45 @@ def _parse_skill_entry(entry: Any) -> tuple[RemoteSkill | None, str | None]:
     return RemoteSkill(uri, path, dict(fm), resources, "skills/list"), None
 
 
+def cap_frontmatter(fm: Mapping[str, Any], limit: int) -> tuple[dict[str, Any], bool]:
+    """``fm`` with its ``description`` and ``title`` cut to ``limit``; whether any was."""
+    out = dict(fm)
+    cut = False
+    for key in ("description", "title"):
+        if isinstance(out.get(key), str):
+            out[key], was_cut = _cut(out[key], limit)
+            cut = cut or was_cut
+    return out, cut
+
+
+#: Characters of one skills/list entry's frontmatter (as JSON), like a local file's.
+MAX_FRONTMATTER = 256 * 1024
+
+
+def _capped_skill(skill: RemoteSkill, config: ServerConfig) -> tuple[RemoteSkill | None, set[str]]:
+    """``skill`` within the caps: ``(skill or None when refused, {what was cut})``."""
+    cut: set[str] = set()
+    fm = dict(skill.frontmatter)
+    if len(json.dumps(fm, default=str)) > MAX_FRONTMATTER:
+        return None, {"frontmatter"}
+    fm, was_cut = cap_frontmatter(fm, config.max_description)
+    if was_cut:
+        cut.add("description")
+    resources = skill.resources
+    if resources is not None and len(resources) > config.max_items:
+        keep = [skill.uri] if skill.uri in resources else []
+        keep += [u for u in resources if u != skill.uri][: config.max_items - len(keep)]
+        resources = {u: resources[u] for u in keep}
+        cut.add("files")
+    files = skill.files
+    if len(files) > config.max_items:
+        files = files[: config.max_items]
+        cut.add("files")
+    if not cut:
+        return skill, cut
+    return attrs.evolve(skill, frontmatter=fm, resources=resources, files=files), cut
+
+
 async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog:
     from mcp import MCPError
     from mcp.types import METHOD_NOT_FOUND
@@ -556,20 +635,26 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
     problems: list[str] = []
     prompts: list[RemotePrompt] = []
     skills: list[RemoteSkill] = []
+    limit = config.max_description
+    cut_descriptions = 0
     if caps is None or caps.prompts is not None:
         try:
-            for p in await _paged(lambda c: session.list_prompts(params=c), "prompts"):
-                prompts.append(
-                    RemotePrompt(
-                        name=p.name,
-                        title=p.title,
-                        description=p.description,
-                        arguments=tuple(
-                            PromptArg(a.name, a.description, bool(a.required))
-                            for a in (p.arguments or ())
-                        ),
-                    )
-                )
+            found, cut = await _paged(
+                lambda c: session.list_prompts(params=c), "prompts", config.max_items
+            )
+            if cut:
+                problems.append(cut)
+            for p in found:
+                title, cut_title = _cut(p.title, limit)
+                description, cut_description = _cut(p.description, limit)
+                args: list[PromptArg] = []
+                cut_arg = False
+                for a in (p.arguments or ())[: config.max_items]:
+                    text, was_cut = _cut(a.description, limit)
+                    cut_arg = cut_arg or was_cut
+                    args.append(PromptArg(a.name, text, bool(a.required)))
+                cut_descriptions += cut_title or cut_description or cut_arg
+                prompts.append(RemotePrompt(p.name, title, description, tuple(args)))
         except (MCPError, ValidationError) as exc:
             problems.append(f"prompts/list failed: {_one_line(exc)}")
     declared = {
@@ -583,10 +668,26 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
         # ``experimental`` (handshake era, where ``extensions`` is not carried);
         # a server with resources is asked too, and METHOD_NOT_FOUND means no.
         try:
-            found, why = await _skills_list(session)
-            skills.extend(found)
+            found, why = await _skills_list(session, config)
             problems.extend(why)
             listed = True
+            cut_files = 0
+            for remote in found:
+                capped, cut_kinds = _capped_skill(remote, config)
+                if capped is None:
+                    problems.append(
+                        f"skills/list entry {remote.uri!r:.200}: frontmatter over "
+                        f"{MAX_FRONTMATTER} characters; not used"
+                    )
+                    continue
+                cut_descriptions += "description" in cut_kinds
+                cut_files += "files" in cut_kinds
+                skills.append(capped)
+            if cut_files:
+                problems.append(
+                    f"files of {cut_files} skills cut to the first {config.max_items} "
+                    "([mcp] max_items)"
+                )
         except MCPError as exc:
             if exc.error.code != METHOD_NOT_FOUND or SKILLS_EXTENSION in declared:
                 problems.append(f"skills/list failed: {_one_line(exc)}")
@@ -594,20 +695,42 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
             problems.append(f"skills/list failed: {_one_line(exc)}")
     if not listed and has_resources:
         try:
-            resources = await _paged(lambda c: session.list_resources(params=c), "resources")
+            # every file of every skill is one resource: room for max_items skills' worth
+            resources, cut = await _paged(
+                lambda c: session.list_resources(params=c), "resources", 10 * config.max_items
+            )
+            if cut:
+                problems.append(cut)
             uris = sorted(str(r.uri) for r in resources)
             for r in resources:
                 path = _skill_path(str(r.uri))
                 if path is None:
                     continue
+                if len(skills) >= config.max_items:
+                    problems.append(
+                        f"more than {config.max_items} skills; the first {config.max_items} "
+                        "kept ([mcp] max_items)"
+                    )
+                    break
                 fm: dict[str, Any] = {"name": r.name or path.rsplit("/", 1)[-1]}
                 if r.description:
                     fm["description"] = r.description
                 base = str(r.uri)[: -len("SKILL.md")]
                 files = tuple(u for u in uris if u.startswith(base))
-                skills.append(RemoteSkill(str(r.uri), path, fm, None, "resources/list", files))
+                remote, cut_kinds = _capped_skill(
+                    RemoteSkill(str(r.uri), path, fm, None, "resources/list", files), config
+                )
+                if remote is None:
+                    continue
+                cut_descriptions += "description" in cut_kinds
+                skills.append(remote)
         except (MCPError, ValidationError) as exc:
             problems.append(f"resources/list failed: {_one_line(exc)}")
+    if cut_descriptions:
+        problems.append(
+            f"descriptions of {cut_descriptions} prompts and skills cut to {limit} characters "
+            "([mcp] max_description)"
+        )
     return Catalog(
         server=config.name,
         server_name=info.name if info is not None else None,
@@ -618,29 +741,42 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
     )
 
 
-async def _skills_list(session: ClientSession) -> tuple[list[RemoteSkill], list[str]]:
-    """Every ``skills/list`` page (bounded): the valid entries and what was wrong."""
+async def _skills_list(
+    session: ClientSession, config: ServerConfig
+) -> tuple[list[RemoteSkill], list[str]]:
+    """``skills/list`` pages up to ``max_items`` entries: the valid ones and what was wrong."""
     from pydantic import TypeAdapter
 
     skills: list[RemoteSkill] = []
     problems: list[str] = []
     cursor: str | None = None
     adapter = TypeAdapter(dict[str, Any])
+    limit = config.max_items
+    seen = 0
+    bad = 0
     for _ in range(MAX_PAGES):
         page = await session.send_request(_skills_list_request(cursor), adapter)
         entries = page.get("skills")
         if not isinstance(entries, list):
             problems.append("skills/list result has no 'skills' list")
             break
-        for entry in entries:
+        seen += len(entries)
+        for entry in entries[: max(0, limit - len(skills) - bad)]:
             skill, why = _parse_skill_entry(entry)
             if skill is not None:
                 skills.append(skill)
             else:
-                problems.append(str(why))
+                bad += 1
+                if bad <= 20:  # a few examples; the count says the rest
+                    problems.append(str(why))
         cursor = page.get("nextCursor")
-        if not isinstance(cursor, str) or not cursor:
+        if not isinstance(cursor, str) or not cursor or seen > limit:
             break
+    if bad > 20:
+        problems.append(f"{bad} skills/list entries not used in all")
+    if seen > limit or (cursor and seen >= limit):
+        more = "more than " if cursor else ""
+        problems.append(f"{more}{seen} skills; the first {limit} kept ([mcp] max_items)")
     return skills, problems
 
 
@@ -712,7 +848,14 @@ def get_prompt(
             result = await session.get_prompt(name, dict(arguments) or None)
         except MCPError as exc:
             raise ServerFailure(config.name, f"prompts/get {name!r} failed: {exc}") from None
-        return _render_messages(result)
+        text = _render_messages(result)
+        if len(text) > config.max_content:
+            raise ServerFailure(
+                config.name,
+                f"prompts/get {name!r} returned {len(text)} characters; the limit is "
+                f"{config.max_content} ([mcp] max_content)",
+            )
+        return text
 
     return _run(config, env, op)
 
@@ -736,8 +879,17 @@ def read_resource(
         item = result.contents[0]
         mime = getattr(item, "mime_type", None)
         text = getattr(item, "text", None)
+        blob = getattr(item, "blob", "") or ""
+        size = len(text) if text is not None else len(blob) // 4 * 3
+        if size > config.max_content:
+            raise ServerFailure(
+                config.name,
+                f"resources/read {uri!r:.200} returned {size} "
+                f"{'characters' if text is not None else 'bytes'}; the limit is "
+                f"{config.max_content} ([mcp] max_content)",
+            )
         if text is not None:
             return text, mime
-        return base64.b64decode(getattr(item, "blob", "") or ""), mime
+        return base64.b64decode(blob), mime
 
     return _run(config, env, op)

@@ -9,6 +9,13 @@ to over stdio, or ``url`` (with optional ``headers``) for a streamable HTTP
 server. Optional keys for both: ``enabled`` (default true), ``timeout``
 (seconds, overrides ``[mcp] timeout``) and ``prefix`` (prepended to every
 skill name from that server, e.g. ``"docs-"``).
+
+What one server may hand over is capped by ``[mcp]`` settings that apply to
+every server: ``max_items`` (prompts, skills, and files per skill, each;
+default 1000), ``max_description`` (characters of a description or title;
+default 1024) and ``max_content`` (characters of a rendered prompt or of a
+file read; default 8 MiB). Lists and descriptions beyond them are cut and the
+cut is reported; a content beyond ``max_content`` is refused.
 """
 
 from __future__ import annotations
@@ -50,6 +57,9 @@ class ServerConfig:
     headers: tuple[tuple[str, str], ...] = ()
     timeout: float = 15.0
     prefix: str = ""
+    max_items: int = 1000
+    max_description: int = 1024
+    max_content: int = 8 * 1024 * 1024
     origin: Path | None = attrs.field(default=None, eq=False)
 
     @property
@@ -200,6 +210,7 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
     default_timeout = float(ctx.settings.get("mcp", "timeout", 15) or 15)
     out: list[ServerConfig] = []
     diags: list[Diagnostic] = []
+    caps = _caps(ctx, diags) if raw else {}
     seen: set[str] = set()
     for index, entry in enumerate(raw):
         where = f"[[mcp.servers]] entry {index + 1}"
@@ -246,8 +257,33 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
             )
             continue
         seen.add(config.name)
-        out.append(attrs.evolve(config, origin=_origin(ctx, entry)))
+        out.append(attrs.evolve(config, origin=_origin(ctx, entry), **caps))
     return out, diags
+
+
+#: ``[mcp]`` caps on what one server may hand over, with their defaults.
+CAPS = {"max_items": 1000, "max_description": 1024, "max_content": 8 * 1024 * 1024}
+
+
+def _caps(ctx: SkillContext, diags: list[Diagnostic]) -> dict[str, int]:
+    """The ``[mcp]`` caps; a value that is not a positive integer keeps the default."""
+    out: dict[str, int] = {}
+    for key, default in CAPS.items():
+        value = ctx.settings.get("mcp", key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "mcp-config",
+                    f"[mcp] {key} must be a positive integer, got {value!r}; using {default}",
+                    ctx.settings.origin_path("mcp", key),
+                    None,
+                    PROVIDER_ID,
+                )
+            )
+            value = default
+        out[key] = value
+    return out
 
 
 def server_by_name(ctx: SkillContext, name: str) -> ServerConfig | None:

@@ -139,7 +139,9 @@ def _skill_body_loader(
         text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
         if remote.via == "skills/list":
             parsed = parse_frontmatter(text)
-            if json.dumps(dict(parsed.data), sort_keys=True, default=str) != json.dumps(
+            # compared as listed, descriptions cut to [mcp] max_description the same way
+            written, _cut = client.cap_frontmatter(parsed.data, config.max_description)
+            if json.dumps(written, sort_keys=True, default=str) != json.dumps(
                 dict(remote.frontmatter), sort_keys=True, default=str
             ):
                 raise PromptError(

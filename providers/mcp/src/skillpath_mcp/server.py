@@ -27,6 +27,12 @@ What a client sees:
   ``notifications/resources/list_changed`` (and, on 2026-07-28 connections,
   the same events on ``subscriptions/listen`` streams).
 
+Bounds (:class:`~skillpath_mcp._guard.ServeLimits`, ``--limit NAME=VALUE``): HTTP
+connections, request deadlines, sessions (the least recently used idle one is
+evicted, never a lockout), argument size, and requests read ahead over stdio
+(backpressure on a client that does not read). SIGINT and SIGTERM stop the
+server with one line, killing the process groups of running inline commands.
+
 Inline shell: over stdio the client is the agent that started the server, and
 prompts run inline shell as the ``[shell]`` policy allows. A loopback HTTP port
 can be reached by any local process, so over HTTP no command runs unless the
@@ -36,10 +42,13 @@ caller opts in (``serve(..., shell=True)``, ``skillpath serve --allow-shell``).
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
+import itertools
 import json
 import mimetypes
 import os
+import signal
 import sys
 import threading
 from collections.abc import Mapping
@@ -64,19 +73,21 @@ from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
 from skillpath.safety import ContainmentError, is_inside, resolve_inside
 from skillpath.session import SkillSession
+from skillpath.shell import stop_commands
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
 
+from skillpath_mcp._guard import ServeLimits, guarded_protocol, make_lru, stdio_transport
 from skillpath_mcp.client import SKILLS_EXTENSION
 
-__all__ = ["SkillServer", "serve"]
+__all__ = ["ServeLimits", "SkillServer", "serve"]
 
 #: Files listed per skill at most (walk order: sorted, breadth by directory).
 MAX_FILES_PER_SKILL = 500
 #: Directory depth walked below a skill's folder.
 MAX_DEPTH = 8
-#: Clients remembered for list_changed notifications (oldest dropped first).
-MAX_CLIENTS = 64
 _SKILL_FILE = "SKILL.md"
+#: Seconds a client may take to accept a ``list_changed`` notification.
+NOTIFY_SECONDS = 10.0
 
 
 @attrs.frozen
@@ -311,7 +322,9 @@ class SkillServer:
     """The MCP server for one project: a :class:`SkillSession` kept fresh by polling.
 
     ``settings`` are overrides as for :meth:`SkillSession.open`; ``poll`` is the
-    number of seconds between checks for changed skills (``0`` turns it off).
+    number of seconds between checks for changed skills (``0`` turns it off);
+    ``limits`` bound what clients can make the server hold (see
+    :class:`ServeLimits`).
     """
 
     def __init__(
@@ -322,7 +335,11 @@ class SkillServer:
         env: Mapping[str, str] | None = None,
         settings: Mapping[str, Any] | None = None,
         poll: float = 2.0,
+        limits: ServeLimits | None = None,
     ) -> None:
+        self.limits = limits if limits is not None else ServeLimits()
+        #: The signal that stopped the server (``None`` while running or after EOF).
+        self.stopped_by: int | None = None
         self._open_args: dict[str, Any] = {
             "home": home,
             "env": env,
@@ -334,7 +351,9 @@ class SkillServer:
         self._lock = threading.Lock()
         self.session = SkillSession.open(cwd, **self._open_args)
         self.catalog = build_catalog(self.session, self._digests)
-        self._clients: collections.deque[Any] = collections.deque(maxlen=MAX_CLIENTS)
+        # every live client connection (each forgets itself when it closes)
+        self._clients: dict[int, Any] = {}
+        self._client_ids = itertools.count()
         self._bus = InMemorySubscriptionBus()
         self.server = self._build()
 
@@ -367,23 +386,43 @@ class SkillServer:
                 await self.notify_changed()
 
     async def notify_changed(self) -> None:
-        """Send prompts and resources ``list_changed`` to every known client."""
-        for client in list(self._clients):
-            for send in (client.send_prompt_list_changed, client.send_resource_list_changed):
-                try:
-                    await send()
-                except Exception:  # noqa: BLE001 - a gone client must not stop the others
-                    try:
-                        self._clients.remove(client)
-                    except ValueError:
-                        pass
-                    break
+        """Send prompts and resources ``list_changed`` to every live client.
+
+        The clients are notified concurrently; one that cannot take a
+        notification within :data:`NOTIFY_SECONDS` (it stopped reading) is
+        forgotten, and never delays the others.
+        """
+
+        async def notify(key: int, client: Any) -> None:
+            try:
+                with anyio.fail_after(NOTIFY_SECONDS):
+                    await client.send_prompt_list_changed()
+                    await client.send_resource_list_changed()
+            except Exception:  # noqa: BLE001 - a gone client must not stop the others
+                self._clients.pop(key, None)
+
+        async with anyio.create_task_group() as tg:
+            for key, client in list(self._clients.items()):
+                tg.start_soon(notify, key, client)
         await self._bus.publish(PromptsListChanged())
         await self._bus.publish(ResourcesListChanged())
 
     # -- handlers -----------------------------------------------------------
     async def _on_initialized(self, ctx: Any, params: Any) -> None:
-        self._clients.append(ctx.session)
+        key = next(self._client_ids)
+        self._clients[key] = ctx.session
+        # forgotten when its connection closes (an evicted or ended session)
+        ctx.connection.exit_stack.callback(self._clients.pop, key, None)
+
+    def _check_size(self, what: str, values: Any) -> None:
+        """Refuse arguments longer than ``limits.max_argument_chars`` (all together)."""
+        limit = self.limits.max_argument_chars
+        total = sum(len(v) for v in values if isinstance(v, str))
+        if total > limit:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"{what}: arguments too large ({total} characters; the limit is {limit})",
+            )
 
     async def _list_prompts(self, ctx: Any, params: Any) -> types.ListPromptsResult:
         _session, catalog = self._state()
@@ -393,7 +432,8 @@ class SkillServer:
         session, _catalog = self._state()
         skill = session.get(params.name)
         if skill is None or not skill.frontmatter.user_invocable:
-            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r:.200}")
+        self._check_size(f"prompt {params.name!r:.200}", (params.arguments or {}).values())
         cmd = session.command(params.name)
         args = cmd.args_from_mapping(params.arguments or {})
 
@@ -530,12 +570,23 @@ class SkillServer:
                 structured_content=data,
             )
         if params.name != "load_skill":
-            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}")
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r:.200}")
         name = arguments.get("name")
         args = arguments.get("args") or ""
         if not isinstance(name, str) or not isinstance(args, str):
             return types.CallToolResult(
                 content=[_text("load_skill needs a string 'name' (and an optional string 'args')")],
+                is_error=True,
+            )
+        limit = self.limits.max_argument_chars
+        if len(args) > limit:
+            return types.CallToolResult(
+                content=[
+                    _text(
+                        f"load_skill {name!r:.200}: arguments too large ({len(args)} "
+                        f"characters; the limit is {limit})"
+                    )
+                ],
                 is_error=True,
             )
 
@@ -581,32 +632,65 @@ class SkillServer:
         return self.server.create_initialization_options()
 
     # -- transports ---------------------------------------------------------
-    async def run_stdio(self) -> None:
-        """Serve one client on stdin/stdout until it disconnects."""
-        from mcp.server.stdio import stdio_server
+    async def _stop_on_signal(self, stop: Any) -> None:
+        """On SIGINT or SIGTERM: kill running inline commands, then ``stop()``."""
+        if threading.current_thread() is not threading.main_thread():
+            return  # signals reach the main thread only
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for signum in signals:
+                self.stopped_by = signum
+                stop_commands()  # their process groups, and no new command starts
+                stop()
+                return
 
-        async with stdio_server() as (read, write), anyio.create_task_group() as tg:
+    async def run_stdio(self) -> None:
+        """Serve one client on stdin/stdout until it disconnects or a signal arrives."""
+        async with (
+            stdio_transport(self.limits) as (read, write),
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(self._stop_on_signal, tg.cancel_scope.cancel)
             tg.start_soon(self.watch)
             await self.server.run(read, write, self.initialization_options())
             tg.cancel_scope.cancel()
 
     async def run_http(self, port: int) -> None:
-        """Serve streamable HTTP on ``127.0.0.1:port`` (``0``: a free port) until stopped."""
+        """Serve streamable HTTP on ``127.0.0.1:port`` (``0``: a free port) until stopped.
+
+        :raises SkillpathError: when the port cannot be bound (in use, not allowed).
+        """
         import uvicorn
 
-        app = self.server.streamable_http_app(host="127.0.0.1")
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        limits = self.limits
+        sock = _listen(port)
+        app = self.server.streamable_http_app(
+            host="127.0.0.1",
+            session_idle_timeout=limits.session_idle_timeout,
+            max_request_body_size=limits.max_request_bytes,
         )
-        web = uvicorn.Server(config)
+        make_lru(self.server._session_manager, limits)
+        config = uvicorn.Config(
+            app,
+            http=guarded_protocol(limits),
+            log_level="warning",
+            lifespan="on",
+            timeout_keep_alive=limits.keep_alive,
+            timeout_graceful_shutdown=2,
+        )
+        web = _uvicorn_server()(config)
+
+        def stop() -> None:
+            web.should_exit = True
+
         async with anyio.create_task_group() as tg:
-            tg.start_soon(web.serve)
+            tg.start_soon(self._stop_on_signal, stop)
+            tg.start_soon(web.serve, [sock])
             while not web.started:
                 if web.should_exit:
                     tg.cancel_scope.cancel()
                     return
                 await anyio.sleep(0.05)
-            bound = web.servers[0].sockets[0].getsockname()[1] if web.servers else port
+            bound = sock.getsockname()[1]
             print(f"skillpath serve: listening on http://127.0.0.1:{bound}/mcp", file=sys.stderr)
             shell = self._state()[0].ctx.settings.get("shell", "enabled")
             print(
@@ -618,7 +702,37 @@ class SkillServer:
             tg.start_soon(self.watch)
             while not web.should_exit:
                 await anyio.sleep(0.2)
+            stop_commands()
             tg.cancel_scope.cancel()
+
+
+def _listen(port: int) -> Any:
+    """A socket bound to ``127.0.0.1:port``; a :class:`SkillpathError` when that fails."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        raise SkillpathError(f"cannot listen on 127.0.0.1:{port}: {reason}") from None
+    sock.set_inheritable(False)
+    return sock
+
+
+def _uvicorn_server() -> type:
+    import uvicorn
+
+    class Quiet(uvicorn.Server):
+        """uvicorn's server without its own signal handlers (the caller handles signals)."""
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            yield
+
+    return Quiet
 
 
 def serve(
@@ -627,8 +741,12 @@ def serve(
     http: int | None = None,
     poll: float = 2.0,
     shell: bool | None = None,
-) -> None:
+    limits: ServeLimits | None = None,
+) -> int | None:
     """Run the server for the project at ``cwd`` (stdio unless ``http`` is a port).
+
+    Returns the signal number that stopped it (SIGINT, SIGTERM), or ``None``
+    when the stdio client disconnected.
 
     ``shell`` decides whether rendering a prompt may run inline shell: ``False``
     never, ``True`` as the ``[shell]`` policy allows, ``None`` (the default) as
@@ -638,8 +756,9 @@ def serve(
     if shell is None:
         shell = http is None
     settings = None if shell else {"shell": {"enabled": False}}
-    app = SkillServer(cwd, settings=settings, poll=poll)
+    app = SkillServer(cwd, settings=settings, poll=poll, limits=limits)
     if http is None:
         anyio.run(app.run_stdio)
     else:
         anyio.run(app.run_http, http)
+    return app.stopped_by
