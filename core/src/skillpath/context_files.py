@@ -30,6 +30,7 @@ import attrs
 
 from skillpath.context import find_repo_root, is_relative_to
 from skillpath.model import Diagnostic
+from skillpath.safety import describe_oserror, outside_area
 from skillpath.urls import read_text_file
 
 __all__ = ["CONTEXT_FILE_NAMES", "ContextFile", "context_dirs", "discover_context_files"]
@@ -92,9 +93,20 @@ def context_dirs(cwd: Path, home: Path, repo_root: Path | None) -> list[Path]:
     return out
 
 
+def _area(folder: Path, repo: Path | None, home: Path) -> str | None:
+    """Where a context file found in ``folder`` must resolve: the repository, a
+    folder outside home and outside any repository itself; ``None`` (anywhere)
+    for the user's own folders (home and the workspace folders below it)."""
+    if repo is not None and is_relative_to(folder, repo):
+        return os.path.realpath(repo)
+    if is_relative_to(folder, home):
+        return None
+    return os.path.realpath(folder)
+
+
 def _unreadable(path: Path, exc: OSError) -> Diagnostic:
     return Diagnostic(
-        "warning", "unreadable-context-file", f"cannot read: {exc.strerror or exc}", path
+        "warning", "unreadable-context-file", f"cannot read: {describe_oserror(exc)}", path
     )
 
 
@@ -133,19 +145,16 @@ def discover_context_files(
             ident = (st.st_dev, st.st_ino)
             if ident in seen:
                 continue
-            if (
-                repo is not None
-                and is_relative_to(folder, repo)
-                and os.path.islink(path)
-                and not is_relative_to(_resolve(path), repo)
-            ):
+            area = _area(folder, repo, home_path)
+            outside = outside_area(path, area) if area is not None else None
+            if outside is not None:
                 # a cloned repository must not pull a file from elsewhere on the
                 # machine (a key, a token) into the model's context
                 diags.append(
                     Diagnostic(
                         "warning",
                         "context-file-outside",
-                        f"skipped: a symlink to {_resolve(path)}, outside the repository {repo}",
+                        f"skipped: a symlink to {outside}, outside the project {area}",
                         path,
                     )
                 )

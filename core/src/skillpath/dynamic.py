@@ -40,6 +40,7 @@ from skillpath.context import SkillContext
 from skillpath.loader import merge_results
 from skillpath.model import Diagnostic, DiscoveryResult, LoadResult, RootScan, Skill, SkillSource
 from skillpath.plugins import PluginHost
+from skillpath.safety import MAX_CONFIG_BYTES, describe_oserror, read_bounded
 from skillpath.scan import scan_skills_dir
 
 __all__ = ["NESTED_ROOTS", "GitignoreMatcher", "NestedDirs", "discover_dirs_for_paths"]
@@ -72,12 +73,14 @@ class GitignoreMatcher:
         spec = None
         path = folder / ".gitignore"
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
         except FileNotFoundError:
             pass
         except OSError as exc:
             self.diagnostics.append(
-                Diagnostic("warning", "gitignore-unreadable", f"cannot read: {exc.strerror}", path)
+                Diagnostic(
+                    "warning", "gitignore-unreadable", f"cannot read: {describe_oserror(exc)}", path
+                )
             )
         else:
             spec = GitIgnoreSpec.from_lines(text.splitlines())

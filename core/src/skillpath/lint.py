@@ -44,8 +44,9 @@ from typing import Any
 
 import attrs
 
-from skillpath.frontmatter import coerce_bool, parse_frontmatter, split_frontmatter
+from skillpath.frontmatter import MAX_FILE_BYTES, coerce_bool, parse_frontmatter, split_frontmatter
 from skillpath.model import Level
+from skillpath.safety import read_bounded
 
 __all__ = [
     "CODES",
@@ -260,7 +261,7 @@ class _Linter:
                 self.add("no-skill-file", "no SKILL.md in this folder", folder)
             return self.findings
         try:
-            raw = skill_file.read_bytes()
+            raw = read_bounded(skill_file, MAX_FILE_BYTES)
         except OSError as exc:
             self.add("unreadable", f"cannot read: {exc.strerror or exc}", skill_file)
             return self.findings

@@ -41,6 +41,7 @@ missing install path is a diagnostic naming the file; the rest still loads.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -50,7 +51,14 @@ from typing import Any
 import attrs
 from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
 from skillpath.context import is_relative_to
-from skillpath.safety import ContainmentError, check_relative
+from skillpath.safety import (
+    ContainmentError,
+    check_relative,
+    describe_oserror,
+    outside_area,
+    project_area,
+    read_bounded,
+)
 from skillpath.scan import check_name
 
 __all__ = [
@@ -152,22 +160,18 @@ def settings_files(ctx: SkillContext) -> list[Path]:
 def _read_json(path: Path, d: Discovery, what: str, level: str = "error") -> tuple[bool, Any]:
     """``(found, data)``; a missing file is ``(False, None)``, a bad one a diagnostic."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_JSON_BYTES + 1)
+        raw = read_bounded(path, MAX_JSON_BYTES)
     except FileNotFoundError:
         return False, None
-    except IsADirectoryError:
-        d.diagnostic(level, f"unreadable-{what}", f"cannot read {what}: is a directory", path)
-        return True, None
     except OSError as exc:
-        d.diagnostic(
-            level, f"unreadable-{what}", f"cannot read {what}: {exc.strerror or exc}", path
-        )
-        return True, None
-    if len(raw) > MAX_JSON_BYTES:
-        d.diagnostic(
-            level, f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
-        )
+        if exc.errno == errno.EFBIG:
+            d.diagnostic(
+                level, f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
+            )
+        else:
+            d.diagnostic(
+                level, f"unreadable-{what}", f"cannot read {what}: {describe_oserror(exc)}", path
+            )
         return True, None
     try:
         return True, json.loads(raw.decode("utf-8-sig"))
@@ -186,7 +190,20 @@ def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
     in the same file still counts.
     """
     switches: dict[str, PluginSwitch] = {}
+    user_file = settings_files(ctx)[0]
     for path in settings_files(ctx):
+        if path != user_file:
+            area = project_area(path.parent, ctx.home)
+            outside = outside_area(path, area)
+            if outside is not None:
+                d.diagnostic(
+                    "warning",
+                    "settings-outside-project",
+                    f"project settings not read: they resolve to {outside}, outside the "
+                    f"project {area}",
+                    path,
+                )
+                continue
         found, data = _read_json(path, d, "claude-settings", "warning")
         if not found or data is None:
             continue
