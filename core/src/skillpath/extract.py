@@ -54,7 +54,7 @@ import attrs
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.hookspecs import hookimpl
 from skillpath.plugins import step
-from skillpath.safety import ContainmentError, check_relative, resolve_inside
+from skillpath.safety import ContainmentError, check_relative, read_bounded, resolve_inside
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -317,14 +317,11 @@ def _sha256_file(path: str) -> str | None:
     import hashlib
 
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        # not a symlink, not a FIFO or device, never more than a pack may hold
+        data = read_bounded(path, MAX_TOTAL_BYTES, follow=False)
     except OSError:
         return None
-    h = hashlib.sha256()
-    with os.fdopen(fd, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return hashlib.sha256(data).hexdigest()
 
 
 def verify_tree(tree: LazyTree) -> str | None:
@@ -346,9 +343,7 @@ def verify_tree(tree: LazyTree) -> str | None:
 
     manifest_path = os.path.join(target, MANIFEST)
     try:
-        fd = os.open(manifest_path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            manifest = json.loads(fh.read(4 * 1024 * 1024))
+        manifest = json.loads(read_bounded(manifest_path, 4 * 1024 * 1024, follow=False))
     except (OSError, ValueError):
         return "manifest missing or unreadable"
     expected = tree.manifest
