@@ -202,6 +202,7 @@ def test_replaced_file_same_size_same_times_is_caught_by_inode(tree: tuple[Path,
 
 
 def test_symlinked_folder_retargeted(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # project skills may link within their repository
     root = tmp_path / "skills"
     store = tmp_path / "store"
     write_skill(store, "v1", "Version one.")

@@ -15,8 +15,12 @@ an empty (or whitespace-only) file claims nothing and is left out; the same
 file reached twice (symlinks) is kept once, nearest first. A file inside the
 repository that is a symlink to a file outside it is skipped with a
 ``context-file-outside`` warning (a cloned repository must not pull, say, a
-private key into the context). A file that cannot be read is a diagnostic,
-never an exception.
+private key into the context); outside a repository and outside home, a
+file that is a symlink out of its own directory is skipped the same way. A
+directory other users can write to or own (``/tmp``; see
+:func:`skillpath.context.unsafe_dir_reason`) supplies nothing, with an
+``unsafe-project-dir`` warning. A file that cannot be read (a FIFO, a device,
+over :data:`MAX_CONTEXT_BYTES`) is a diagnostic, never an exception or a hang.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from typing import Any
 
 import attrs
 
-from skillpath.context import find_repo_root, is_relative_to
+from skillpath.context import find_repo_root, is_relative_to, unsafe_dir_reason
 from skillpath.model import Diagnostic
 from skillpath.safety import describe_oserror, outside_area
 from skillpath.urls import read_text_file
@@ -132,6 +136,20 @@ def discover_context_files(
     seen: set[tuple[int, int]] = set()
     for depth, folder in enumerate(context_dirs(cwd_path, home_path, repo)):
         if folder.name.startswith("."):
+            continue
+        why = unsafe_dir_reason(folder)
+        if why is not None:
+            # other users could have planted it (git's safe.directory rule)
+            for name in names:
+                if os.path.lexists(folder / name):
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            "unsafe-project-dir",
+                            f"skipped: the directory is {why}; other users could have planted it",
+                            folder / name,
+                        )
+                    )
             continue
         for name in names:
             path = folder / name

@@ -505,7 +505,7 @@ def scan_skills_dir(
     skills: list[Skill] = []
     root_str = os.fspath(root)
     area = project_area(root) if src.level == "project" else None
-    if area is not None:
+    if area is not None and os.path.exists(root_str):
         outside = outside_area(root_str, area)
         if outside is not None:
             diags.append(outside_project(root, outside, area, provider))

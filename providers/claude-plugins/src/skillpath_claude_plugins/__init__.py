@@ -50,7 +50,7 @@ from typing import Any
 
 import attrs
 from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
-from skillpath.context import is_relative_to
+from skillpath.context import is_relative_to, unsafe_dir_reason
 from skillpath.safety import (
     ContainmentError,
     check_relative,
@@ -185,14 +185,31 @@ def _read_json(path: Path, d: Discovery, what: str, level: str = "error") -> tup
 def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
     """``enabledPlugins`` merged over :func:`settings_files` (a later file wins a key).
 
-    A missing file is silent. Unreadable or invalid JSON, a value of the wrong
-    shape and a non-boolean entry are warnings naming the file; what is valid
-    in the same file still counts.
+    A project's files may disable a plugin but not enable one the user's file
+    disabled, unless the user trusts the project (``[trust] projects``): such
+    an entry is ignored with a ``settings-untrusted`` warning. A project's
+    files are not read at all when its directory is unsafe
+    (:func:`skillpath.context.unsafe_dir_reason`). A missing file is silent.
+    Unreadable or invalid JSON, a value of the wrong shape and a non-boolean
+    entry are warnings naming the file; what is valid in the same file still
+    counts.
     """
     switches: dict[str, PluginSwitch] = {}
     user_file = settings_files(ctx)[0]
+    user_off: dict[str, PluginSwitch] = {}
     for path in settings_files(ctx):
-        if path != user_file:
+        if path == user_file:
+            pass
+        elif (why := unsafe_dir_reason(ctx.cwd)) is not None:
+            if os.path.lexists(path):
+                d.diagnostic(
+                    "warning",
+                    "unsafe-project-dir",
+                    f"project settings not read: {ctx.cwd} is {why}",
+                    path,
+                )
+            continue
+        else:
             area = project_area(path.parent, ctx.home)
             outside = outside_area(path, area)
             if outside is not None:
@@ -229,6 +246,8 @@ def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
             continue
         for key, value in enabled.items():
             if isinstance(value, bool):
+                if path == user_file and not value:
+                    user_off[key] = PluginSwitch(value, path)
                 switches[key] = PluginSwitch(value, path)
             else:
                 d.diagnostic(
@@ -238,6 +257,21 @@ def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
                     f"{type(value).__name__}; ignored",
                     path,
                 )
+    if ctx.settings.trusted_by is None:
+        # a project may turn plugins off, never back on against the user's say
+        for key, off in user_off.items():
+            switch = switches.get(key)
+            if switch is not None and switch.enabled:
+                d.diagnostic(
+                    "warning",
+                    "settings-untrusted",
+                    f"enabledPlugins[{key!r}] = true ignored: the user disabled the plugin in "
+                    f"{off.settings}, and a project's settings may enable it only when the "
+                    "user trusts the project (add its root to [trust] projects in "
+                    f"{ctx.skillpath_home / 'config.toml'})",
+                    switch.settings,
+                )
+                switches[key] = off
     return switches
 
 

@@ -98,7 +98,7 @@ def scan_commands(d: Discovery, folder: Path, level: str) -> None:
     # a project's command files, and the folders holding them, must resolve
     # inside its repository: a link to ~/.git-credentials is never read
     area = project_area(folder) if level == "project" else None
-    if area is not None:
+    if area is not None and os.path.exists(folder):
         outside = outside_area(folder, area)
         if outside is not None:
             d.diagnostics.append(outside_project(folder, outside, area, PROVIDER_ID))
@@ -139,7 +139,7 @@ def _scan_command_entries(
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
-        if area is not None and entry.is_symlink():
+        if area is not None and entry.is_symlink() and os.path.exists(entry.path):
             outside = outside_area(path, area)
             if outside is not None:
                 if entry.is_dir() or entry.name.endswith(".md"):
