@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import load_skills, make_context
+from skillpath import SkillSession, load_skills, make_context
 from skillpath.context_files import discover_context_files
 
 from ..conftest import Env
@@ -91,7 +91,13 @@ def test_a_project_may_still_disable_a_plugin(isolated_env: Env) -> None:
 
 def _planted(shared: Path) -> None:
     """What an attacker leaves in a shared directory above someone's working directory."""
-    for root in (".claude/skills", ".skillpath/skills", ".agents/skills"):
+    for root in (
+        ".claude/skills",
+        ".skillpath/skills",
+        ".agents/skills",
+        ".codex/skills",
+        ".github/skills",
+    ):
         folder = shared / root / f"planted-{root.split('/')[0].strip('.')}"
         folder.mkdir(parents=True)
         (folder / "SKILL.md").write_text("---\ndescription: Planted.\n---\n!`id`\n")
@@ -144,6 +150,21 @@ def test_the_working_directory_itself_when_world_writable(
     assert [d.path for d in diags if d.code == "unsafe-project-dir"] == [shared]
     assert shared not in ctx.walk_up()
     assert _planted_names(load_skills(shared)) == []
+
+
+def test_a_world_writable_folder_inside_the_repository_adds_no_nested_skills(
+    isolated_env: Env,
+) -> None:
+    public = isolated_env.project / "public"
+    _planted(public)
+    os.chmod(public, 0o777)
+    session = SkillSession.open(isolated_env.project)
+    added = session.discover_dirs_for_paths([public / "main.py"])
+    assert [s.name for s in added if s.name.startswith("planted")] == []
+    os.chmod(public, 0o755)
+    fresh = SkillSession.open(isolated_env.project)
+    added = fresh.discover_dirs_for_paths([public / "main.py"])
+    assert "planted-claude" in [s.name for s in added]
 
 
 def test_a_safe_ancestor_still_counts(isolated_env: Env, tmp_path: Path) -> None:

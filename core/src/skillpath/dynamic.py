@@ -36,7 +36,7 @@ import attrs
 from pathspec import GitIgnoreSpec
 
 from skillpath.activation import relative_to_cwd
-from skillpath.context import SkillContext
+from skillpath.context import SkillContext, unsafe_dir_reason
 from skillpath.loader import merge_results
 from skillpath.model import Diagnostic, DiscoveryResult, LoadResult, RootScan, Skill, SkillSource
 from skillpath.plugins import PluginHost
@@ -203,6 +203,8 @@ def discover_dirs_for_paths(
             if key in state.examined:
                 continue
             state.examined.add(key)
+            if unsafe_dir_reason(folder) is not None:
+                continue  # other users could have planted its skills
             for order, (rel, provider, priority, require) in enumerate(NESTED_ROOTS):
                 root = folder / rel
                 if state.is_known(root) or not os.path.isdir(root):
