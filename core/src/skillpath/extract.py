@@ -54,7 +54,13 @@ import attrs
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.hookspecs import hookimpl
 from skillpath.plugins import step
-from skillpath.safety import ContainmentError, check_relative, read_bounded, resolve_inside
+from skillpath.safety import (
+    ContainmentError,
+    check_relative,
+    open_regular,
+    read_bounded,
+    resolve_inside,
+)
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -318,10 +324,22 @@ def _sha256_file(path: str) -> str | None:
 
     try:
         # not a symlink, not a FIFO or device, never more than a pack may hold
-        data = read_bounded(path, MAX_TOTAL_BYTES, follow=False)
+        fd, _st = open_regular(path, follow=False)
     except OSError:
         return None
-    return hashlib.sha256(data).hexdigest()
+    h = hashlib.sha256()
+    total = 0
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            total += len(chunk)
+            if total > MAX_TOTAL_BYTES:
+                return None
+            h.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return h.hexdigest()
 
 
 def verify_tree(tree: LazyTree) -> str | None:
