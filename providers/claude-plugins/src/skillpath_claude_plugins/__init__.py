@@ -33,7 +33,9 @@ Which installs apply:
   an earlier one key by key: ``<CLAUDE_CONFIG_DIR or ~/.claude>/settings.json``,
   ``<cwd>/.claude/settings.json``, ``<cwd>/.claude/settings.local.json`` (like
   Claude Code, project settings are read from the working directory only). A
-  plugin that no file mentions is enabled.
+  plugin that no file mentions is enabled. A project's files may disable a
+  plugin but not enable one the user's file disabled, unless the user trusts
+  the project (``settings-untrusted`` warning otherwise).
 
 A broken registry, manifest or settings file, an entry of the wrong shape or a
 missing install path is a diagnostic naming the file; the rest still loads.

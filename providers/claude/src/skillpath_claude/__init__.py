@@ -20,6 +20,10 @@ sub-folder is named after the folders and the file joined by ``:``, as Claude
 Code does (``commands/frontend/component.md`` is ``frontend:component``), down
 to :data:`MAX_COMMAND_DEPTH` folders.
 
+In a project, a command file or folder that resolves outside the repository (a
+symlink to ``~/.git-credentials``) is refused unread with a ``file-outside-project``
+error (:func:`skillpath.safety.project_area`).
+
 A command is one file, not a skill folder: its ``base_dir`` is ``None``, so it
 has no resources (the other command files next to it are not its files),
 ``skill://<command>/<file>`` is refused, and its prompt gets no "Base directory
