@@ -71,3 +71,48 @@ def test_a_listed_binary_file_that_grows_is_refused(world: Any) -> None:
         f.truncate(MAX_READ_BYTES + 1)
     with pytest.raises(MCPError, match="larger than"):
         SkillServer._read_binary(listed, session)
+
+
+def test_a_command_linked_to_credentials_is_served_nowhere(world: Any) -> None:
+    """``.claude/commands/notes.md -> ~/.git-credentials``: not a prompt, not a tool load,
+    not a resource — the token never crosses the wire."""
+    secret = world.home / ".git-credentials"
+    secret.write_text("---\ndescription: SECRET-TOKEN-4242\n---\nhttps://u:SECRET-TOKEN-4242@x\n")
+    commands = world.project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "notes.md").symlink_to(secret)
+    world.skill("hello", "Say hello.")
+
+    async def scenario() -> list[str]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "skillpath", "serve", "--cwd", str(world.project)],
+            env=world.env,
+        )
+        seen: list[str] = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            prompts = (await s.list_prompts()).prompts
+            seen += [f"{p.name} {p.description}" for p in prompts]
+            seen += [str(r.uri) for r in (await s.list_resources()).resources]
+            loaded = await s.call_tool("load_skill", {"name": "notes"})
+            seen += [c.text for c in loaded.content if hasattr(c, "text")]
+            listed = await s.call_tool("list_skills", {})
+            seen += [c.text for c in listed.content if hasattr(c, "text")]
+            for call in (
+                lambda: s.get_prompt("notes"),
+                lambda: s.read_resource("skill://notes"),
+            ):
+                try:
+                    seen.append(repr(await call()))
+                except MCPError as exc:
+                    seen.append(str(exc))
+        return seen
+
+    async def bounded() -> list[str]:
+        return await asyncio.wait_for(scenario(), LIMIT)
+
+    seen = asyncio.run(bounded())
+    assert any(line.startswith("hello ") for line in seen)
+    assert not any("SECRET-TOKEN-4242" in line for line in seen), seen
+    assert not any(line.startswith("notes ") for line in seen)
