@@ -164,5 +164,5 @@ def test_wrong_declarations_fail(outcomes: dict[str, dict[str, str]]) -> None:
 
 def test_right_declarations_pass(outcomes: dict[str, dict[str, str]]) -> None:
     right = outcomes["TestNativeDeclaredRight"]
-    assert len(right) == 14
+    assert len(right) == 15
     assert set(right.values()) <= {"passed", "skipped"}

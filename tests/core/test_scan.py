@@ -49,6 +49,7 @@ def test_name_defaults_to_directory_and_frontmatter_name_wins(tmp_path: Path) ->
 
 
 def test_symlinked_skill_dir_is_followed(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # project skills may link within their repository
     real = tmp_path / "elsewhere" / "linked"
     _write(real, "---\ndescription: via link\n---\n")
     root = tmp_path / "skills"

@@ -202,6 +202,7 @@ def test_replaced_file_same_size_same_times_is_caught_by_inode(tree: tuple[Path,
 
 
 def test_symlinked_folder_retargeted(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # project skills may link within their repository
     root = tmp_path / "skills"
     store = tmp_path / "store"
     write_skill(store, "v1", "Version one.")
@@ -221,6 +222,7 @@ def test_symlinked_folder_retargeted(tmp_path: Path) -> None:
 
 def test_symlink_chain_retargeted_outside_the_root(tmp_path: Path) -> None:
     """The root and the link in it stay untouched; a link further along the chain moves."""
+    (tmp_path / ".git").mkdir()  # project skills may link within their repository
     root = tmp_path / "skills"
     store = tmp_path / "store"
     write_skill(store, "v1", "Version one.")
@@ -256,6 +258,7 @@ def test_symlinked_skill_file_retargeted(tmp_path: Path) -> None:
 
 
 def test_dangling_symlink_that_comes_alive(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # project skills may link within their repository
     root = tmp_path / "skills"
     root.mkdir()
     (root / "later").symlink_to(tmp_path / "store" / "later", target_is_directory=True)

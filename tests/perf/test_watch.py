@@ -207,8 +207,8 @@ def test_skill_file_added_to_an_existing_folder(watcher: Watcher, isolated_env: 
     assert _named(events, SkillAdded, "gamma")
 
 
-def test_edit_through_a_symlinked_folder(isolated_env: Any, tmp_path: Any) -> None:
-    store = tmp_path / "store"
+def test_edit_through_a_symlinked_folder(isolated_env: Any) -> None:
+    store = isolated_env.project / "store"  # project skills may link within the repository
     isolated_env.skill(store, "linked", "Linked.")
     root = isolated_env.project / ROOT
     root.mkdir(parents=True)

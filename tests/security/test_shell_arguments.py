@@ -205,7 +205,7 @@ def _entry_skill(env: Env) -> tuple[Path, str]:
 def test_cli_invoke(isolated_env: Env) -> None:
     marker, args = _entry_skill(isolated_env)
     proc = subprocess.run(
-        [sys.executable, "-m", "skillpath", "invoke", "entry", args, "--tool"],
+        [sys.executable, "-m", "skillpath", "invoke", "--tool", "entry", args],
         cwd=isolated_env.project,
         env={**isolated_env.env, "SKILLPATH_PLUGINS": "native"},
         capture_output=True,

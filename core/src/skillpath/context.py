@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,131 @@ from skillpath.settings import SCHEMA, Settings, load_settings
 if TYPE_CHECKING:
     from skillpath.plugins import PluginHost
 
-__all__ = ["SkillContext", "find_repo_root", "is_relative_to", "make_context", "walk_up_dirs"]
+__all__ = [
+    "PROJECT_ENTRIES",
+    "SkillContext",
+    "find_repo_root",
+    "is_relative_to",
+    "make_context",
+    "unsafe_dir_diagnostics",
+    "unsafe_dir_reason",
+    "walk_up_dirs",
+]
+
+#: Entries through which a directory supplies project skills, settings or
+#: context; an unsafe directory holding one of them is reported.
+PROJECT_ENTRIES = (
+    ".claude",
+    ".skillpath",
+    ".agents",
+    ".codex",
+    ".opencode",
+    ".github",
+    "AGENTS.md",
+)
+
+
+def _trusted_owners() -> set[int]:
+    """The uids whose directories count as the user's: the user, root and, for a
+    ``sudo`` run, the user who ran ``sudo`` (``SUDO_UID``, as git does)."""
+    euid = os.geteuid()
+    owners = {euid, 0}
+    if euid == 0:
+        sudo = os.environ.get("SUDO_UID", "")
+        if sudo.isdigit():
+            owners.add(int(sudo))
+    return owners
+
+
+def _private_group(gid: int) -> bool:
+    """``gid`` is the user's own private group (named after the user, no other member)."""
+    try:
+        import grp
+        import pwd
+
+        user = pwd.getpwuid(os.geteuid())
+        group = grp.getgrgid(gid)
+    except (ImportError, KeyError, OSError):
+        return False
+    return (
+        gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
+    )
+
+
+def _writable_by_others(st: os.stat_result) -> str | None:
+    mode = st.st_mode
+    if mode & stat.S_IWOTH:
+        return f"writable by others (mode {oct(stat.S_IMODE(mode))})"
+    if mode & stat.S_IWGRP and not _private_group(st.st_gid):
+        return f"writable by group {st.st_gid} (mode {oct(stat.S_IMODE(mode))})"
+    return None
+
+
+def unsafe_dir_reason(directory: Path | str) -> str | None:
+    """Why ``directory`` must not supply project skills, settings or context (``None``: it may).
+
+    Unsafe, as git's ``safe.directory`` rule has it: a directory owned by
+    another user (not the user, root, or the ``SUDO_UID`` of a ``sudo`` run),
+    or one that other users can write to — world-writable, or group-writable
+    for a group other than the user's private one — where they could plant a
+    ``.claude`` folder. A sticky directory (like ``/tmp``) is safe only when
+    every hidden entry and ``AGENTS.md`` in it belongs to the user (or root)
+    and is not writable by others. A directory that cannot be inspected is
+    not reported (there is nothing to load from it). Always ``None`` where
+    there are no uids (Windows).
+    """
+    if not hasattr(os, "geteuid"):
+        return None
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return None
+    owners = _trusted_owners()
+    if st.st_uid not in owners:
+        return f"owned by uid {st.st_uid}, not by you"
+    writable = _writable_by_others(st)
+    if writable is None:
+        return None
+    if not st.st_mode & stat.S_ISVTX:
+        return writable
+    try:
+        with os.scandir(directory) as it:
+            names = sorted(e.name for e in it if e.name.startswith(".") or e.name == "AGENTS.md")
+    except OSError as exc:
+        return f"{writable}, sticky, and cannot be listed ({exc.strerror})"
+    for name in names:
+        try:
+            est = os.lstat(os.path.join(directory, name))
+        except OSError:
+            continue
+        if est.st_uid not in owners:
+            return f"{writable}, sticky, and its {name} is owned by uid {est.st_uid}"
+        if not stat.S_ISLNK(est.st_mode) and _writable_by_others(est) is not None:
+            return f"{writable}, sticky, and its {name} is writable by others"
+    return None
+
+
+def unsafe_dir_diagnostics(dirs: list[Path]) -> list[Diagnostic]:
+    """An ``unsafe-project-dir`` warning for each of ``dirs`` that is unsafe and
+    holds one of :data:`PROJECT_ENTRIES` (an empty unsafe directory is not news)."""
+    out: list[Diagnostic] = []
+    for folder in dirs:
+        why = unsafe_dir_reason(folder)
+        if why is None:
+            continue
+        held = [n for n in PROJECT_ENTRIES if os.path.lexists(os.path.join(folder, n))]
+        if not held:
+            continue
+        out.append(
+            Diagnostic(
+                "warning",
+                "unsafe-project-dir",
+                f"project skills, settings and context not loaded from here ({', '.join(held)}): "
+                f"the directory is {why}; other users could have planted them",
+                folder,
+            )
+        )
+    return out
 
 
 def find_repo_root(start: Path) -> Path | None:
@@ -101,9 +226,12 @@ class SkillContext:
     def walk_up(self, *, skip_home: bool = False) -> list[Path]:
         """Project directories from ``cwd`` up to the boundary, nearest first.
 
-        See :func:`walk_up_dirs`.
+        See :func:`walk_up_dirs`; directories other users can write to or own
+        (:func:`unsafe_dir_reason`) are left out — :func:`make_context`
+        reports them (``unsafe-project-dir``).
         """
-        return walk_up_dirs(self.cwd, self.home, self.repo_root, skip_home=skip_home)
+        dirs = walk_up_dirs(self.cwd, self.home, self.repo_root, skip_home=skip_home)
+        return [d for d in dirs if unsafe_dir_reason(d) is None]
 
     def expand(self, value: str) -> Path:
         """Expand ``~`` (against :attr:`home`); resolve relative paths against the project root."""
@@ -172,7 +300,9 @@ def make_context(
     else:
         sw_home_env = env_map.get("SKILLPATH_HOME")
         sw_home = Path(sw_home_env).expanduser() if sw_home_env else home_path / ".skillpath"
-        project = repo_root if repo_root is not None else cwd_path
+        project: Path | None = repo_root if repo_root is not None else cwd_path
+        if project is not None and unsafe_dir_reason(project) is not None:
+            project = None  # its config could be anyone's (reported below)
         merged, diags = load_settings(sw_home, project, settings, home=home_path)
         if any(section not in SCHEMA for section in merged.data):
             if host is None:
@@ -189,6 +319,7 @@ def make_context(
                     sw_home, project, settings, home=home_path, plugin_schema=declared
                 )
             diags.extend(hdiags)
+    diags.extend(unsafe_dir_diagnostics(walk_up_dirs(cwd_path, home_path, repo_root)))
     ctx = SkillContext(
         cwd=cwd_path,
         home=home_path,

@@ -15,8 +15,12 @@ an empty (or whitespace-only) file claims nothing and is left out; the same
 file reached twice (symlinks) is kept once, nearest first. A file inside the
 repository that is a symlink to a file outside it is skipped with a
 ``context-file-outside`` warning (a cloned repository must not pull, say, a
-private key into the context). A file that cannot be read is a diagnostic,
-never an exception.
+private key into the context); outside a repository and outside home, a
+file that is a symlink out of its own directory is skipped the same way. A
+directory other users can write to or own (``/tmp``; see
+:func:`skillpath.context.unsafe_dir_reason`) supplies nothing, with an
+``unsafe-project-dir`` warning. A file that cannot be read (a FIFO, a device,
+over :data:`MAX_CONTEXT_BYTES`) is a diagnostic, never an exception or a hang.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from typing import Any
 
 import attrs
 
-from skillpath.context import find_repo_root, is_relative_to
+from skillpath.context import find_repo_root, is_relative_to, unsafe_dir_reason
 from skillpath.model import Diagnostic
+from skillpath.safety import describe_oserror, outside_area
 from skillpath.urls import read_text_file
 
 __all__ = ["CONTEXT_FILE_NAMES", "ContextFile", "context_dirs", "discover_context_files"]
@@ -92,9 +97,20 @@ def context_dirs(cwd: Path, home: Path, repo_root: Path | None) -> list[Path]:
     return out
 
 
+def _area(folder: Path, repo: Path | None, home: Path) -> str | None:
+    """Where a context file found in ``folder`` must resolve: the repository, a
+    folder outside home and outside any repository itself; ``None`` (anywhere)
+    for the user's own folders (home and the workspace folders below it)."""
+    if repo is not None and is_relative_to(folder, repo):
+        return os.path.realpath(repo)
+    if is_relative_to(folder, home):
+        return None
+    return os.path.realpath(folder)
+
+
 def _unreadable(path: Path, exc: OSError) -> Diagnostic:
     return Diagnostic(
-        "warning", "unreadable-context-file", f"cannot read: {exc.strerror or exc}", path
+        "warning", "unreadable-context-file", f"cannot read: {describe_oserror(exc)}", path
     )
 
 
@@ -121,6 +137,20 @@ def discover_context_files(
     for depth, folder in enumerate(context_dirs(cwd_path, home_path, repo)):
         if folder.name.startswith("."):
             continue
+        why = unsafe_dir_reason(folder)
+        if why is not None:
+            # other users could have planted it (git's safe.directory rule)
+            for name in names:
+                if os.path.lexists(folder / name):
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            "unsafe-project-dir",
+                            f"skipped: the directory is {why}; other users could have planted it",
+                            folder / name,
+                        )
+                    )
+            continue
         for name in names:
             path = folder / name
             try:
@@ -133,19 +163,16 @@ def discover_context_files(
             ident = (st.st_dev, st.st_ino)
             if ident in seen:
                 continue
-            if (
-                repo is not None
-                and is_relative_to(folder, repo)
-                and os.path.islink(path)
-                and not is_relative_to(_resolve(path), repo)
-            ):
+            area = _area(folder, repo, home_path)
+            outside = outside_area(path, area) if area is not None else None
+            if outside is not None:
                 # a cloned repository must not pull a file from elsewhere on the
                 # machine (a key, a token) into the model's context
                 diags.append(
                     Diagnostic(
                         "warning",
                         "context-file-outside",
-                        f"skipped: a symlink to {_resolve(path)}, outside the repository {repo}",
+                        f"skipped: a symlink to {outside}, outside the project {area}",
                         path,
                     )
                 )

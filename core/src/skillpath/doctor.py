@@ -93,8 +93,11 @@ _NOT_LOADED_CODES = frozenset(
         "frontmatter-invalid",
         "frontmatter-too-complex",
         "skill-file-outside",
+        "file-outside-project",
     }
 )
+#: Diagnostic codes for files refused unread: their name is never taken from the file.
+_UNREAD_CODES = frozenset({"skill-file-outside", "file-outside-project"})
 
 
 @attrs.frozen
@@ -331,8 +334,12 @@ def build_report(result: LoadResult, *, include_loaded: bool = True) -> Report:
         if d.code not in _NOT_LOADED_CODES and not generic:
             continue
         known.add(d.path)
-        if d.code == "broken-symlink":  # a skill folder, or the SKILL.md in one
+        if d.code == "broken-symlink" or d.code in _UNREAD_CODES:
+            # a skill folder, or the SKILL.md in one; a refused file is never
+            # read, not even for the name in its frontmatter
             name = d.path.parent.name if d.path.name == "SKILL.md" else d.path.name
+            if d.code in _UNREAD_CODES and d.path.suffix == ".md" and d.path.name != "SKILL.md":
+                name = d.path.stem
         else:
             name = _name_from_file(d.path)
         entries.append(

@@ -36,10 +36,11 @@ import attrs
 from pathspec import GitIgnoreSpec
 
 from skillpath.activation import relative_to_cwd
-from skillpath.context import SkillContext
+from skillpath.context import SkillContext, unsafe_dir_reason
 from skillpath.loader import merge_results
 from skillpath.model import Diagnostic, DiscoveryResult, LoadResult, RootScan, Skill, SkillSource
 from skillpath.plugins import PluginHost
+from skillpath.safety import MAX_CONFIG_BYTES, describe_oserror, read_bounded
 from skillpath.scan import scan_skills_dir
 
 __all__ = ["NESTED_ROOTS", "GitignoreMatcher", "NestedDirs", "discover_dirs_for_paths"]
@@ -72,12 +73,14 @@ class GitignoreMatcher:
         spec = None
         path = folder / ".gitignore"
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
         except FileNotFoundError:
             pass
         except OSError as exc:
             self.diagnostics.append(
-                Diagnostic("warning", "gitignore-unreadable", f"cannot read: {exc.strerror}", path)
+                Diagnostic(
+                    "warning", "gitignore-unreadable", f"cannot read: {describe_oserror(exc)}", path
+                )
             )
         else:
             spec = GitIgnoreSpec.from_lines(text.splitlines())
@@ -200,6 +203,8 @@ def discover_dirs_for_paths(
             if key in state.examined:
                 continue
             state.examined.add(key)
+            if unsafe_dir_reason(folder) is not None:
+                continue  # other users could have planted its skills
             for order, (rel, provider, priority, require) in enumerate(NESTED_ROOTS):
                 root = folder / rel
                 if state.is_known(root) or not os.path.isdir(root):

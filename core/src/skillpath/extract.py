@@ -55,7 +55,13 @@ import attrs
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.hookspecs import hookimpl
 from skillpath.plugins import step
-from skillpath.safety import ContainmentError, check_relative, resolve_inside
+from skillpath.safety import (
+    ContainmentError,
+    check_relative,
+    open_regular,
+    read_bounded,
+    resolve_inside,
+)
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -402,13 +408,22 @@ def _sha256_file(path: str) -> str | None:
     import hashlib
 
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
+        # not a symlink, not a FIFO or device, never more than a pack may hold
+        fd, _st = open_regular(path, follow=False)
     except OSError:
         return None
     h = hashlib.sha256()
-    with os.fdopen(fd, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
+    total = 0
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            total += len(chunk)
+            if total > MAX_TOTAL_BYTES:
+                return None
             h.update(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return h.hexdigest()
 
 
@@ -431,9 +446,7 @@ def verify_tree(tree: LazyTree) -> str | None:
 
     manifest_path = os.path.join(target, MANIFEST)
     try:
-        fd = os.open(manifest_path, os.O_RDONLY | _NOFOLLOW | _CLOEXEC)
-        with os.fdopen(fd, "rb") as fh:
-            manifest = json.loads(fh.read(4 * 1024 * 1024))
+        manifest = json.loads(read_bounded(manifest_path, 4 * 1024 * 1024, follow=False))
     except (OSError, ValueError):
         return "manifest missing or unreadable"
     expected = tree.manifest

@@ -12,7 +12,6 @@ import datetime as _dt
 import errno
 import os
 import re
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import attrs
 
 from skillpath._yamlfast import parse_simple
 from skillpath.model import Diagnostic, Frontmatter
+from skillpath.safety import open_regular
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -667,7 +667,7 @@ def frontmatter_values(
     return out, diags
 
 
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW_FLAG = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _open_regular(path: Path) -> int:
@@ -677,19 +677,7 @@ def _open_regular(path: Path) -> int:
 
 def _open_regular_stat(path: Path | str, flags: int = 0) -> tuple[int, os.stat_result]:
     """:func:`_open_regular` that also returns the ``fstat`` it checked."""
-    fd = os.open(path, _OPEN_FLAGS | flags)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise (
-                IsADirectoryError(f"not a regular file: {path}")
-                if stat.S_ISDIR(st.st_mode)
-                else OSError(f"not a regular file: {path}")
-            )
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
+    return open_regular(path, follow=not (flags & _NOFOLLOW_FLAG))
 
 
 def read_head(path: Path) -> tuple[bytes, os.stat_result]:
@@ -708,12 +696,20 @@ def read_head(path: Path) -> tuple[bytes, os.stat_result]:
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _read_head_linked(path: Path | str) -> tuple[bytes, os.stat_result, bool]:
+class LinkedOutside(OSError):
+    """A symlinked file that points out of its folder, refused before it is opened."""
+
+
+def _read_head_linked(
+    path: Path | str, *, contained: bool = False
+) -> tuple[bytes, os.stat_result, bool]:
     """:func:`read_head`, plus whether ``path`` itself is a symlink.
 
     The common case (a regular file) is opened with ``O_NOFOLLOW``, which
     answers the question without a separate ``lstat``; a symlink refuses that
-    open and is opened again, following the link.
+    open and is opened again, following the link — unless ``contained`` is
+    set and the link leaves the file's folder: then :class:`LinkedOutside`
+    is raised and the target is never opened.
     """
     linked = not _NOFOLLOW
     try:
@@ -721,6 +717,11 @@ def _read_head_linked(path: Path | str) -> tuple[bytes, os.stat_result, bool]:
     except OSError as exc:
         if not _NOFOLLOW or exc.errno not in (errno.ELOOP, errno.EMLINK):
             raise
+        if contained:
+            real = os.path.realpath(path)
+            folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+            if not real.startswith(folder.rstrip(os.sep) + os.sep) and os.path.exists(real):
+                raise LinkedOutside(errno.EPERM, f"a symlink to {real}", os.fspath(path)) from None
         fd, st = _open_regular_stat(path)  # a symlink (a loop raises again)
         linked = True
     try:

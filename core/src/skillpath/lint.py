@@ -52,9 +52,9 @@ from typing import Any
 
 import attrs
 
-from skillpath.frontmatter import coerce_bool, parse_frontmatter, split_frontmatter
+from skillpath.frontmatter import MAX_FILE_BYTES, coerce_bool, parse_frontmatter, split_frontmatter
 from skillpath.model import Level
-from skillpath.safety import is_inside
+from skillpath.safety import is_inside, read_bounded
 
 __all__ = [
     "AGENTS_FIELDS",
@@ -326,7 +326,7 @@ class _Linter:
                 self.add("no-skill-file", "no SKILL.md in this folder", folder)
             return self.findings
         try:
-            raw = skill_file.read_bytes()
+            raw = read_bounded(skill_file, MAX_FILE_BYTES)
         except OSError as exc:
             self.add("unreadable", f"cannot read: {exc.strerror or exc}", skill_file)
             return self.findings

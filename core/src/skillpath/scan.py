@@ -22,6 +22,7 @@ import attrs
 from skillpath import _parallel, _replay
 from skillpath import index as _index
 from skillpath.frontmatter import (
+    LinkedOutside,
     _parse_frontmatter,
     _read_head_linked,
     frontmatter_values,
@@ -36,7 +37,7 @@ from skillpath.model import (
     Skill,
     SkillSource,
 )
-from skillpath.safety import is_inside
+from skillpath.safety import is_inside, outside_area, project_area
 from skillpath.textguard import text_findings
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "load_skill_file",
     "load_skills_from_dir",
     "near_miss_roots",
+    "outside_project",
     "scan_skills_dir",
     "skill_from_text",
 ]
@@ -304,8 +306,23 @@ def _read_record(
 ) -> tuple[Record | None, os.stat_result | None]:
     """Read and derive one ``SKILL.md``: ``(record, stat)``; ``(None, None)`` when absent."""
     diags: list[Diagnostic] = []
+    project = source.level == "project"
     try:
-        head, st, linked = _read_head_linked(path)
+        head, st, linked = _read_head_linked(path, contained=project and path.name == SKILL_FILE)
+    except LinkedOutside as exc:
+        # refused before the target is opened: its text never reaches anything
+        diags.append(
+            Diagnostic(
+                "error",
+                "skill-file-outside",
+                f"{path.name} is {exc.strerror}, outside its folder; skipped (project skills "
+                "must stay inside their folder)",
+                path,
+                None,
+                source.provider,
+            )
+        )
+        return (None, "", "", diags), None
     except FileNotFoundError:
         if os.path.islink(path):
             diags.append(
@@ -334,8 +351,7 @@ def _read_record(
     if linked and path.name == SKILL_FILE and not is_inside(path, path.parent):
         # a symlinked SKILL.md that leaves its folder would put an arbitrary
         # file (a key, a password store) into the prompt; refused for project
-        # content, reported for the user's own folders
-        project = source.level == "project"
+        # content (above, unread), reported for the user's own folders
         diags.append(
             Diagnostic(
                 "error" if project else "warning",
@@ -491,6 +507,20 @@ class ScanResult:
     root: RootScan
 
 
+def outside_project(path: Path, real: str, area: str, provider: str | None = None) -> Diagnostic:
+    """The ``file-outside-project`` error for project content at ``path`` that resolves
+    to ``real``, outside the project ``area`` (see :func:`skillpath.safety.project_area`)."""
+    return Diagnostic(
+        "error",
+        "file-outside-project",
+        f"skipped: resolves to {real}, outside the project {area} "
+        "(a project's files must stay inside its repository)",
+        path,
+        None,
+        provider,
+    )
+
+
 def _describe_oserror(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
         return "symlink loop"
@@ -528,6 +558,12 @@ def scan_skills_dir(
     diags: list[Diagnostic] = []
     skills: list[Skill] = []
     root_str = os.fspath(root)
+    area = project_area(root) if src.level == "project" else None
+    if area is not None and os.path.exists(root_str):
+        outside = outside_area(root_str, area)
+        if outside is not None:
+            diags.append(outside_project(root, outside, area, provider))
+            return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
     idx = _index.current()
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
@@ -557,6 +593,11 @@ def scan_skills_dir(
         folder = prefix + name
         if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
             continue
+        if area is not None and kind == "l":
+            outside = outside_area(folder, area)
+            if outside is not None:
+                diags.append(outside_project(Path(folder), outside, area, provider))
+                continue
         skill_path = folder + _SEP_SKILL_FILE
         pre = ready.get(name)
         if pre is not None and pre[2] is not None:

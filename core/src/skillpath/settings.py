@@ -35,6 +35,13 @@ from typing import Any
 import attrs
 
 from skillpath.model import Diagnostic
+from skillpath.safety import (
+    MAX_CONFIG_BYTES,
+    describe_oserror,
+    outside_area,
+    project_area,
+    read_bounded,
+)
 
 __all__ = [
     "SCHEMA",
@@ -349,7 +356,8 @@ def _line_finder(path: Path | None) -> Any:
             return None
         if not cache:
             try:
-                cache.append(path.read_bytes().decode("utf-8-sig", errors="replace"))
+                raw = read_bounded(path, MAX_CONFIG_BYTES)
+                cache.append(raw.decode("utf-8-sig", errors="replace"))
             except OSError:
                 cache.append("")
         return _toml_key_line(cache[0], section, key)
@@ -602,7 +610,7 @@ def trusted_pattern(
 
 def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -610,7 +618,7 @@ def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, A
             Diagnostic(
                 "error",
                 "settings-unreadable",
-                f"cannot read {origin} config: {exc.strerror}",
+                f"cannot read {origin} config: {describe_oserror(exc)}",
                 path,
             )
         )
@@ -683,6 +691,20 @@ def load_settings(
     for origin, path in settings_paths(home_dir, project_root):
         if origin == "project" and _same_file(path, user_path):
             continue  # the project is the skillpath home's parent: the user's own file
+        if origin == "project":
+            area = project_area(path.parent, home)
+            outside = outside_area(path, area)
+            if outside is not None:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "settings-outside-project",
+                        f"project config not read: it resolves to {outside}, outside the "
+                        f"project {area}",
+                        path,
+                    )
+                )
+                continue
         layer = _read_layer(origin, path, diags)
         if layer is None:
             continue

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,7 +45,7 @@ from urllib.parse import unquote
 from skillpath.errors import ResolveError
 from skillpath.hookspecs import hookimpl
 from skillpath.resources import Resource
-from skillpath.safety import resolve_inside
+from skillpath.safety import read_bounded, resolve_inside
 from skillpath.suggest import by_folder, echo_name, folder_matches, unknown_skill_message
 
 if TYPE_CHECKING:
@@ -84,32 +83,12 @@ def mime_type_for(path: Path | str) -> str:
 def read_text_file(path: Path | str, *, limit: int = MAX_READ_BYTES) -> str:
     """Read a regular UTF-8 text file (invalid bytes replaced).
 
-    Does not block on FIFOs. :raises OSError: ``FileNotFoundError``,
-    ``IsADirectoryError``, a non-regular file, or a file over ``limit`` bytes
-    (``EFBIG``).
+    Read with :func:`skillpath.safety.read_bounded`: never blocks on a FIFO,
+    never reads past ``limit``. :raises OSError: ``FileNotFoundError``,
+    ``IsADirectoryError``, a non-regular file, a file over ``limit`` bytes
+    (``EFBIG``), or a binary file (NUL bytes in the first 8 KiB).
     """
-    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", os.fspath(path))
-        if st.st_size > limit:
-            raise OSError(errno.EFBIG, f"file is larger than {limit} bytes", os.fspath(path))
-        chunks = []
-        total = 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > limit:
-                raise OSError(errno.EFBIG, f"file is larger than {limit} bytes", os.fspath(path))
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    data = b"".join(chunks)
+    data = read_bounded(path, limit)
     if b"\x00" in data[:8192]:
         raise OSError(errno.EINVAL, "binary file", os.fspath(path))
     if data.startswith(b"\xef\xbb\xbf"):

@@ -372,6 +372,19 @@ def test_project_settings_override_user_settings_key_by_key(world: Layout) -> No
         "c@m": project / "settings.json",
     }
     write_json(project / "settings.local.json", {"enabledPlugins": {"b@m": True}})
+    # a project cannot switch back on what the user switched off ...
+    result = discover("claude-plugins", world)
+    assert result.skills == ()
+    untrusted = {
+        d.message.split("'")[1]: d.path
+        for d in result.diagnostics
+        if d.code == "settings-untrusted"
+    }
+    assert untrusted == {"a@m": project / "settings.json", "b@m": local}
+    # ... unless the user trusts the project
+    config = world.home / ".skillpath" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f"[trust]\nprojects = [{json.dumps(str(world.project))}]\n")
     result = discover("claude-plugins", world)
     assert [s.name for s in result.skills] == ["from-a", "from-b"]
 

@@ -92,12 +92,16 @@ def test_command_folder_rules(world: Layout) -> None:
     command(folder / "nested", "deeper", "Found as nested:deeper.\n")
     (folder / "dir.md").mkdir()
     (folder / "gone.md").symlink_to(world.tmp / "missing.md")
-    target = command(world.tmp / "shared", "linked-source", "Linked.\n")
-    (folder / "linked.md").symlink_to(target)
+    target = command(world.project / "shared", "linked-source", "Linked.\n")
+    (folder / "linked.md").symlink_to(target)  # inside the repository: followed
+    outside = command(world.tmp / "shared", "outside-source", "Outside.\n")
+    (folder / "escaped.md").symlink_to(outside)  # out of the repository: refused unread
     result = discover("claude", world)
     assert [s.name for s in result.skills] == ["good", "linked", "nested:deeper"]
-    (diag,) = result.diagnostics
-    assert diag.path == folder / "gone.md" and diag.code == "broken-symlink"
+    assert sorted((d.path.name, d.code) for d in result.diagnostics if d.path) == [
+        ("escaped.md", "file-outside-project"),
+        ("gone.md", "broken-symlink"),
+    ]
 
 
 def test_command_folder_that_is_a_file_is_a_diagnostic(world: Layout) -> None:

@@ -448,9 +448,11 @@ class ProviderConformance:
         assert not others, [d.message for d in others]
 
     def test_symlinked_skill_dirs_followed(self, layout: Layout, roots: list[Root]) -> None:
-        """A symlink to a skill folder is a skill, named after the link."""
+        """A symlink to a skill folder is a skill, named after the link (a project
+        root's link stays inside the project: see the next test)."""
         for i, root in enumerate(roots):
-            target = write_skill(layout.tmp / "elsewhere" / str(i), "real", f"linked {i}").parent
+            base = layout.project if root.level == "project" else layout.tmp
+            target = write_skill(base / "elsewhere" / str(i), "real", f"linked {i}").parent
             root.path.mkdir(parents=True, exist_ok=True)
             (root.path / f"linked-{i}").symlink_to(target, target_is_directory=True)
         result = self.discover(layout)
@@ -460,6 +462,26 @@ class ProviderConformance:
             assert skill.description == f"linked {i}"
             assert skill.path == root.path / f"linked-{i}" / "SKILL.md"
             assert skill.source.level == root.level
+
+    def test_project_links_out_of_the_project_are_refused(
+        self, layout: Layout, roots: list[Root]
+    ) -> None:
+        """A project root's symlinked skill folder that resolves outside the project
+        (the repository) is refused unread, with a ``file-outside-project`` error."""
+        project_roots = [r for r in roots if r.level == "project"]
+        if not project_roots:
+            pytest.skip("the provider has no project-level roots")
+        for i, root in enumerate(project_roots):
+            target = write_skill(layout.tmp / "outside" / str(i), "real", f"OUTSIDE {i}").parent
+            root.path.mkdir(parents=True, exist_ok=True)
+            (root.path / f"escaped-{i}").symlink_to(target, target_is_directory=True)
+        result = self.discover(layout)
+        for i, root in enumerate(project_roots):
+            link = root.path / f"escaped-{i}"
+            assert self._skill(result, f"escaped-{i}") is None, f"{link} was loaded"
+            codes = {d.code for d in _mine(result.diagnostics, link)}
+            assert "file-outside-project" in codes, f"no file-outside-project for {link}"
+        assert not any("OUTSIDE" in s.description for s in result.skills)
 
     def test_dangling_symlink_is_a_diagnostic(self, layout: Layout, roots: list[Root]) -> None:
         """A dangling symlink is reported with its path; the skills next to it still load."""

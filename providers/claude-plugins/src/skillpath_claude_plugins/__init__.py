@@ -33,7 +33,9 @@ Which installs apply:
   an earlier one key by key: ``<CLAUDE_CONFIG_DIR or ~/.claude>/settings.json``,
   ``<cwd>/.claude/settings.json``, ``<cwd>/.claude/settings.local.json`` (like
   Claude Code, project settings are read from the working directory only). A
-  plugin that no file mentions is enabled.
+  plugin that no file mentions is enabled. A project's files may disable a
+  plugin but not enable one the user's file disabled, unless the user trusts
+  the project (``settings-untrusted`` warning otherwise).
 
 A broken registry, manifest or settings file, an entry of the wrong shape or a
 missing install path is a diagnostic naming the file; the rest still loads.
@@ -41,6 +43,7 @@ missing install path is a diagnostic naming the file; the rest still loads.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Iterator
@@ -49,8 +52,15 @@ from typing import Any
 
 import attrs
 from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
-from skillpath.context import is_relative_to
-from skillpath.safety import ContainmentError, check_relative
+from skillpath.context import is_relative_to, unsafe_dir_reason
+from skillpath.safety import (
+    ContainmentError,
+    check_relative,
+    describe_oserror,
+    outside_area,
+    project_area,
+    read_bounded,
+)
 from skillpath.scan import check_name
 
 __all__ = [
@@ -152,22 +162,18 @@ def settings_files(ctx: SkillContext) -> list[Path]:
 def _read_json(path: Path, d: Discovery, what: str, level: str = "error") -> tuple[bool, Any]:
     """``(found, data)``; a missing file is ``(False, None)``, a bad one a diagnostic."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_JSON_BYTES + 1)
+        raw = read_bounded(path, MAX_JSON_BYTES)
     except FileNotFoundError:
         return False, None
-    except IsADirectoryError:
-        d.diagnostic(level, f"unreadable-{what}", f"cannot read {what}: is a directory", path)
-        return True, None
     except OSError as exc:
-        d.diagnostic(
-            level, f"unreadable-{what}", f"cannot read {what}: {exc.strerror or exc}", path
-        )
-        return True, None
-    if len(raw) > MAX_JSON_BYTES:
-        d.diagnostic(
-            level, f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
-        )
+        if exc.errno == errno.EFBIG:
+            d.diagnostic(
+                level, f"bad-{what}", f"{what} is larger than {MAX_JSON_BYTES} bytes; ignored", path
+            )
+        else:
+            d.diagnostic(
+                level, f"unreadable-{what}", f"cannot read {what}: {describe_oserror(exc)}", path
+            )
         return True, None
     try:
         return True, json.loads(raw.decode("utf-8-sig"))
@@ -181,12 +187,42 @@ def _read_json(path: Path, d: Discovery, what: str, level: str = "error") -> tup
 def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
     """``enabledPlugins`` merged over :func:`settings_files` (a later file wins a key).
 
-    A missing file is silent. Unreadable or invalid JSON, a value of the wrong
-    shape and a non-boolean entry are warnings naming the file; what is valid
-    in the same file still counts.
+    A project's files may disable a plugin but not enable one the user's file
+    disabled, unless the user trusts the project (``[trust] projects``): such
+    an entry is ignored with a ``settings-untrusted`` warning. A project's
+    files are not read at all when its directory is unsafe
+    (:func:`skillpath.context.unsafe_dir_reason`). A missing file is silent.
+    Unreadable or invalid JSON, a value of the wrong shape and a non-boolean
+    entry are warnings naming the file; what is valid in the same file still
+    counts.
     """
     switches: dict[str, PluginSwitch] = {}
+    user_file = settings_files(ctx)[0]
+    user_off: dict[str, PluginSwitch] = {}
     for path in settings_files(ctx):
+        if path == user_file:
+            pass
+        elif (why := unsafe_dir_reason(ctx.cwd)) is not None:
+            if os.path.lexists(path):
+                d.diagnostic(
+                    "warning",
+                    "unsafe-project-dir",
+                    f"project settings not read: {ctx.cwd} is {why}",
+                    path,
+                )
+            continue
+        else:
+            area = project_area(path.parent, ctx.home)
+            outside = outside_area(path, area)
+            if outside is not None:
+                d.diagnostic(
+                    "warning",
+                    "settings-outside-project",
+                    f"project settings not read: they resolve to {outside}, outside the "
+                    f"project {area}",
+                    path,
+                )
+                continue
         found, data = _read_json(path, d, "claude-settings", "warning")
         if not found or data is None:
             continue
@@ -212,6 +248,8 @@ def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
             continue
         for key, value in enabled.items():
             if isinstance(value, bool):
+                if path == user_file and not value:
+                    user_off[key] = PluginSwitch(value, path)
                 switches[key] = PluginSwitch(value, path)
             else:
                 d.diagnostic(
@@ -221,6 +259,21 @@ def plugin_switches(ctx: SkillContext, d: Discovery) -> dict[str, PluginSwitch]:
                     f"{type(value).__name__}; ignored",
                     path,
                 )
+    if ctx.settings.trusted_by is None:
+        # a project may turn plugins off, never back on against the user's say
+        for key, off in user_off.items():
+            switch = switches.get(key)
+            if switch is not None and switch.enabled:
+                d.diagnostic(
+                    "warning",
+                    "settings-untrusted",
+                    f"enabledPlugins[{key!r}] = true ignored: the user disabled the plugin in "
+                    f"{off.settings}, and a project's settings may enable it only when the "
+                    "user trusts the project (add its root to [trust] projects in "
+                    f"{ctx.skillpath_home / 'config.toml'})",
+                    switch.settings,
+                )
+                switches[key] = off
     return switches
 
 

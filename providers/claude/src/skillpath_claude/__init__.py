@@ -20,6 +20,10 @@ sub-folder is named after the folders and the file joined by ``:``, as Claude
 Code does (``commands/frontend/component.md`` is ``frontend:component``), down
 to :data:`MAX_COMMAND_DEPTH` folders.
 
+In a project, a command file or folder that resolves outside the repository (a
+symlink to ``~/.git-credentials``) is refused unread with a ``file-outside-project``
+error (:func:`skillpath.safety.project_area`).
+
 A command is one file, not a skill folder: its ``base_dir`` is ``None``, so it
 has no resources (the other command files next to it are not its files),
 ``skill://<command>/<file>`` is refused, and its prompt gets no "Base directory
@@ -34,7 +38,8 @@ from pathlib import Path
 
 import attrs
 from skillpath import Discovery, DiscoveryResult, RootScan, SkillContext, SkillSource, hookimpl
-from skillpath.scan import load_skill_file
+from skillpath.safety import outside_area, project_area
+from skillpath.scan import load_skill_file, outside_project
 
 __all__ = [
     "COMMAND_IGNORED_KEYS",
@@ -94,6 +99,15 @@ def scan_commands(d: Discovery, folder: Path, level: str) -> None:
     skill folder).
     """
     source = SkillSource(PROVIDER_ID, level, folder, "commands")
+    # a project's command files, and the folders holding them, must resolve
+    # inside its repository: a link to ~/.git-credentials is never read
+    area = project_area(folder) if level == "project" else None
+    if area is not None and os.path.exists(folder):
+        outside = outside_area(folder, area)
+        if outside is not None:
+            d.diagnostics.append(outside_project(folder, outside, area, PROVIDER_ID))
+            d.roots.append(RootScan(PROVIDER_ID, level, folder, True))
+            return
     try:
         with os.scandir(folder) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -107,7 +121,7 @@ def scan_commands(d: Discovery, folder: Path, level: str) -> None:
         d.roots.append(RootScan(PROVIDER_ID, level, folder, True))
         return
     seen = {os.path.realpath(folder)}
-    count = _scan_command_entries(d, entries, source, (), seen)
+    count = _scan_command_entries(d, entries, source, (), seen, area)
     d.roots.append(RootScan(PROVIDER_ID, level, folder, True, count))
 
 
@@ -117,13 +131,24 @@ def _scan_command_entries(
     source: SkillSource,
     namespace: tuple[str, ...],
     seen: set[str],
+    area: str | None,
 ) -> int:
-    """Add the commands among ``entries`` (recursing into folders); return how many."""
+    """Add the commands among ``entries`` (recursing into folders); return how many.
+
+    With ``area`` (a project's), a symlinked file or folder resolving outside
+    it is skipped, unread, with a ``file-outside-project`` error.
+    """
     count = 0
     for entry in entries:
         if entry.name.startswith("."):
             continue
         path = Path(entry.path)
+        if area is not None and entry.is_symlink() and os.path.exists(entry.path):
+            outside = outside_area(path, area)
+            if outside is not None:
+                if entry.is_dir() or entry.name.endswith(".md"):
+                    d.diagnostics.append(outside_project(path, outside, area, PROVIDER_ID))
+                continue
         try:
             is_dir = entry.is_dir()
             is_file = not is_dir and entry.is_file()
@@ -131,7 +156,7 @@ def _scan_command_entries(
             d.diagnostic("error", "unreadable-entry", f"cannot inspect: {_reason(exc)}", path)
             continue
         if is_dir:
-            count += _scan_command_folder(d, path, source, (*namespace, entry.name), seen)
+            count += _scan_command_folder(d, path, source, (*namespace, entry.name), seen, area)
             continue
         if not entry.name.endswith(".md"):
             continue
@@ -159,7 +184,12 @@ def _scan_command_entries(
 
 
 def _scan_command_folder(
-    d: Discovery, folder: Path, source: SkillSource, namespace: tuple[str, ...], seen: set[str]
+    d: Discovery,
+    folder: Path,
+    source: SkillSource,
+    namespace: tuple[str, ...],
+    seen: set[str],
+    area: str | None,
 ) -> int:
     """Commands in sub-folder ``folder`` (namespace ``namespace``); return how many."""
     real = os.path.realpath(folder)
@@ -183,7 +213,7 @@ def _scan_command_folder(
             "warning", "unreadable-entry", f"cannot scan command folder: {_reason(exc)}", folder
         )
         return 0
-    return _scan_command_entries(d, entries, source, namespace, seen)
+    return _scan_command_entries(d, entries, source, namespace, seen, area)
 
 
 @hookimpl

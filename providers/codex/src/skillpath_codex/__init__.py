@@ -24,6 +24,7 @@ import os
 from pathlib import Path
 
 from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath.context import unsafe_dir_reason
 
 __all__ = [
     "ADMIN_DIR",
@@ -109,7 +110,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     admin = admin_dir(ctx)
     scanned = {user}
     d.scan(user, "user")
-    if project not in scanned:
+    if project not in scanned and unsafe_dir_reason(ctx.cwd) is None:
         d.scan(project, "project")
         scanned.add(project)
     if admin not in scanned:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath.context import unsafe_dir_reason
 
 __all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills", "project_dirs", "user_dir"]
 
@@ -27,12 +28,16 @@ PRIORITY = 30
 
 
 def project_dirs(ctx: SkillContext) -> list[Path]:
-    """``<cwd>/.github/skills`` and, below the repository root, the root's one (nearest first)."""
-    dirs = [ctx.cwd / ".github" / "skills"]
+    """``<cwd>/.github/skills`` and, below the repository root, the root's one (nearest first).
+
+    A directory other users can write to or own supplies none
+    (:func:`skillpath.context.unsafe_dir_reason`).
+    """
+    bases = [ctx.cwd]
     root = ctx.repo_root
     if root is not None and root != ctx.cwd:
-        dirs.append(root / ".github" / "skills")
-    return dirs
+        bases.append(root)
+    return [base / ".github" / "skills" for base in bases if unsafe_dir_reason(base) is None]
 
 
 def user_dir(ctx: SkillContext) -> Path:

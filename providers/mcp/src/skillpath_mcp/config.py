@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 from skillpath import Diagnostic, SkillContext
+from skillpath.safety import MAX_CONFIG_BYTES, read_bounded
 
 __all__ = ["ServerConfig", "parse_servers", "server_by_name"]
 
@@ -90,7 +91,7 @@ def _origin(ctx: SkillContext, entry: Any) -> Path | None:
     found: Path | None = None
     for path in ctx.settings.files:
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+            data = tomllib.loads(read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8-sig"))
         except (OSError, ValueError):
             continue
         servers = data.get("mcp", {}).get("servers", []) if isinstance(data, dict) else []

@@ -71,7 +71,13 @@ from mcp.shared.exceptions import MCPError
 from skillpath import __version__
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
-from skillpath.safety import ContainmentError, is_inside, resolve_inside
+from skillpath.safety import (
+    ContainmentError,
+    describe_oserror,
+    is_inside,
+    read_bounded,
+    resolve_inside,
+)
 from skillpath.session import SkillSession
 from skillpath.shell import stop_commands
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
@@ -153,13 +159,10 @@ class _Digests:
             return hit
         h = hashlib.sha256()
         binary = False
-        with open(path, "rb") as f:
-            first = True
-            while chunk := f.read(1 << 20):
-                if first:
-                    binary = b"\x00" in chunk[:8192]
-                    first = False
-                h.update(chunk)
+        # non-blocking, regular files only, never more than the listing bound
+        data = read_bounded(path, MAX_READ_BYTES)
+        binary = b"\x00" in data[:8192]
+        h.update(data)
         value = ("sha256:" + h.hexdigest(), binary)
         with self._lock:
             if len(self._cache) > 20000:
@@ -513,7 +516,15 @@ class SkillServer:
         if skill is None or skill.base_dir is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {listed.uri!r}")
         path = resolve_inside(skill.base_dir, listed.rel)
-        return base64.b64encode(path.read_bytes()).decode("ascii")
+        try:
+            # checked again at read time: the file may have grown or been
+            # replaced by a FIFO or a device since it was listed
+            data = read_bounded(path, MAX_READ_BYTES)
+        except OSError as exc:
+            raise MCPError(
+                types.INVALID_PARAMS, f"Cannot read {listed.uri}: {describe_oserror(exc)}"
+            ) from None
+        return base64.b64encode(data).decode("ascii")
 
     async def _skills_list(self, ctx: Any, params: Any) -> dict[str, Any]:
         _session, catalog = self._state()

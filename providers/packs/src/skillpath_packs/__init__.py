@@ -59,7 +59,7 @@ from skillpath.extract import (
     register_tree,
 )
 from skillpath.model import SkillSource
-from skillpath.safety import ContainmentError
+from skillpath.safety import ContainmentError, read_bounded
 from skillpath.scan import SKILL_FILE, check_name, skill_from_text
 
 __all__ = [
@@ -85,7 +85,6 @@ PACK_GROUP = "skillpath.packs"
 #: Deepest directory nesting read inside one skill folder.
 MAX_DEPTH = 32
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _SKIP = {"__pycache__"}
 
 
@@ -282,9 +281,8 @@ def _real_path(trav: Any) -> Path | None:
 
 def _path_reader(path: Path) -> Any:
     def read() -> bytes:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read()
+        # not a symlink, not a FIFO or device, never more than a whole pack may hold
+        return read_bounded(path, MAX_TOTAL_BYTES, follow=False)
 
     return read
 
