@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator
-from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -19,15 +17,10 @@ from google.genai import types
 from pydantic import Field
 from skillpath.shell import DISABLED_TEXT
 from skillpath_adk import SkillpathSkillToolset, adk_skills, to_adk_skill
-from skillpath_testing.adapters import PACK_SKILL, PROJECT_SKILL, AdapterWorld, adapter_world
+from skillpath_testing.adapters import PACK_SKILL, PROJECT_SKILL, AdapterWorld
 from skillpath_testing.offline import run_offline
 
 Call = tuple[str, dict[str, Any]]
-
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AdapterWorld:
-    return adapter_world(monkeypatch, tmp_path)
 
 
 class ScriptedLlm(BaseLlm):

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-import pytest
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -24,15 +22,10 @@ from skillpath_pydantic_ai import (
     SkillpathToolset,
     skill_capabilities,
 )
-from skillpath_testing.adapters import PACK_SKILL, PROJECT_SKILL, AdapterWorld, adapter_world
+from skillpath_testing.adapters import PACK_SKILL, PROJECT_SKILL, AdapterWorld
 from skillpath_testing.offline import run_offline
 
 Call = tuple[str, dict[str, Any]]
-
-
-@pytest.fixture
-def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AdapterWorld:
-    return adapter_world(monkeypatch, tmp_path)
 
 
 class Script:
