@@ -183,3 +183,29 @@ def test_skills_without_a_folder_are_written_from_their_text(tmp_path: Path) -> 
     assert text == (
         f"---\nname: remote-one\ndescription: From a server.\n---\nRemote body: {DISABLED_TEXT}\n"
     )
+
+
+def test_unchanged_skills_are_not_read_again(
+    rt: Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import skillpath.plugin_writer as writer
+
+    rt.project_skill("same", description="Same.")
+    rt.project_skill("grows", description="Grows.", body="short\n")
+    env = {"SKILLPATH_INDEX_RACY_MS": "0"}  # trust the stamps at once
+    dest = tmp_path / "plugin"
+    write_claude_plugin(dest, rt.session().skills(), env=env)
+    rendered: list[str] = []
+    real = writer._skill_md
+    monkeypatch.setattr(writer, "_skill_md", lambda s, p: rendered.append(s.name) or real(s, p))
+
+    again = write_claude_plugin(dest, rt.session().skills(), env=env)
+    assert rendered == [] and again.unchanged == ("grows", "same") and not again.changed
+    rt.project_skill("grows", description="Grows.", body="a longer body now\n")
+    (rt.project / ".skillpath" / "skills" / "same" / "extra.md").write_text("new file\n")
+    out = write_claude_plugin(dest, rt.session().skills(), env=env)
+    assert sorted(rendered) == ["grows", "same"] and out.written == ("grows", "same")
+    assert (dest / "skills" / "same" / "extra.md").read_text() == "new file\n"
+    rendered.clear()
+    write_claude_plugin(dest, rt.session().skills())  # default window: just written, not trusted
+    assert sorted(rendered) == ["grows", "same"]

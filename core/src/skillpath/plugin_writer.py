@@ -13,7 +13,9 @@ plugin folder::
 :func:`write_claude_plugin` is idempotent and safe to run again and again:
 
 - **content hash**: each skill's exported files are hashed; a skill whose
-  hash is the one in the manifest is left alone (``unchanged``);
+  hash is the one in the manifest is left alone (``unchanged``); a skill
+  whose files (size, times, inode) and record have not changed since the
+  last run is not even read again (its stamp is in the manifest);
 - **atomic**: a skill folder is built next to its final place and renamed in
   (the old one is renamed away first and removed after), every file (the
   manifest and ``plugin.json`` too) is written to a temporary file and renamed;
@@ -43,13 +45,15 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 import yaml
 
+from skillpath._cachefile import racy_window_ns
 from skillpath.commands import read_source
 from skillpath.errors import SkillpathError
 from skillpath.frontmatter import strip_frontmatter
@@ -73,6 +77,7 @@ _NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 _SKIP_DIRS = {"__pycache__", ".git"}
 _VARIABLE = re.compile(r"(?<!\\)\$\{(SKILL_DIR|SESSION_ID|PROJECT_DIR)\}")
 _SKIP_SUFFIXES = (".pyc", ".pyo")
+_STAMP_VERSION = 1
 
 
 @attrs.frozen
@@ -109,6 +114,12 @@ def claude_skill_name_problem(name: str) -> str | None:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file (nothing when it holds it already)."""
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
@@ -146,21 +157,18 @@ def _skill_md(skill: Skill, policy: ShellPolicy) -> str:
 def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
     """The other files of a skill's folder (relative POSIX path -> bytes), links skipped."""
     base = skill.base_dir
-    if skill.path is None or skill.source.loaded_from == "mcp" or base is None:
+    if skill.source.loaded_from == "mcp" or base is None or not _is_skill_folder(skill):
         return {}
     if not base.is_dir():
         return {}
     files: dict[str, bytes] = {}
-    main = skill.path.resolve() if skill.path.exists() else None
     for top, dirs, names in os.walk(base, followlinks=False):
         linked = [d for d in dirs if (Path(top) / d).is_symlink()]
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and d not in linked)
         for name in sorted(names + linked):
             full = Path(top) / name
             rel = full.relative_to(base).as_posix()
-            if name.endswith(_SKIP_SUFFIXES) or (main is not None and full.resolve() == main):
-                continue
-            if rel == "SKILL.md":
+            if name.endswith(_SKIP_SUFFIXES) or rel == "SKILL.md":
                 continue
             if full.is_symlink():
                 diags.append(
@@ -244,8 +252,93 @@ def _read_manifest(root: Path, diags: list[Diagnostic]) -> dict[str, str] | None
     return clean
 
 
-def _write_manifest(root: Path, plugin: str, hashes: dict[str, str]) -> None:
-    record = {"format": _MANIFEST_FORMAT, "plugin": plugin, "skills": dict(sorted(hashes.items()))}
+def _read_stamps(root: Path) -> dict[str, str]:
+    """The manifest's ``{name: stamp}`` (empty when missing or unusable)."""
+    try:
+        data = json.loads((root / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    stamps = data.get("stamps") if isinstance(data, dict) else None
+    if not isinstance(stamps, dict):
+        return {}
+    return {k: v for k, v in stamps.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def _stamp(skill: Skill, policy: ShellPolicy, racy_ns: int) -> str | None:
+    """What the exported folder of ``skill`` depends on, hashed (``None``: always render).
+
+    The skill's record (name, description, frontmatter, path), whether the
+    shell policy lets it run commands, and the size, ``mtime_ns``, inode and
+    ``ctime_ns`` of every file in its folder. A file changed within the racy
+    window (two seconds; ``SKILLPATH_INDEX_RACY_MS``) gives no stamp: an edit
+    in the same clock tick could go unseen.
+    """
+    path = skill.path
+    if path is None or skill.source.loaded_from == "mcp":
+        return None
+    base = skill.base_dir if _is_skill_folder(skill) else None
+    entries: list[tuple[str, int, int, int, int]] = []
+    try:
+        st = path.stat()
+        entries.append(("", st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+        if base is not None:
+            root = os.fspath(base)
+            cut = len(root) + 1
+            pending = [root]
+            while pending:
+                with os.scandir(pending.pop()) as it:
+                    for entry in it:
+                        est = entry.stat(follow_symlinks=False)
+                        entries.append(
+                            (
+                                entry.path[cut:],
+                                est.st_size,
+                                est.st_mtime_ns,
+                                est.st_ino,
+                                est.st_ctime_ns,
+                            )
+                        )
+                        if entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_DIRS:
+                            pending.append(entry.path)
+    except OSError:
+        return None
+    now = time.time_ns()
+    if any(now - max(e[2], e[4]) < racy_ns for e in entries):
+        return None
+    fm = skill.frontmatter.raw
+    record = repr(
+        (
+            _STAMP_VERSION,
+            skill.name,
+            skill.description,
+            str(path),
+            sorted((str(k), repr(v)) for k, v in fm.items()),
+            policy.allows(skill),
+            sorted(entries),
+        )
+    )
+    return hashlib.sha256(record.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _is_skill_folder(skill: Skill) -> bool:
+    """True when the skill is ``<base_dir>/SKILL.md`` (its other files belong to it)."""
+    return (
+        skill.path is not None
+        and skill.base_dir is not None
+        and skill.path.name == "SKILL.md"
+        and skill.path.parent == skill.base_dir
+    )
+
+
+def _write_manifest(
+    root: Path, plugin: str, hashes: dict[str, str], stamps: dict[str, str]
+) -> None:
+    record = {
+        "format": _MANIFEST_FORMAT,
+        "plugin": plugin,
+        "skills": dict(sorted(hashes.items())),
+        "stamps": dict(sorted(stamps.items())),
+    }
     data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     _atomic_write(root / MANIFEST_FILE, data.encode("utf-8"))
 
@@ -281,6 +374,7 @@ def write_claude_plugin(
     version: str = "0.1.0",
     author: str = "skillpath",
     shell_policy: ShellPolicy | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> PluginExport:
     """Write ``skills`` as the Claude Code plugin ``dest`` (created when missing).
 
@@ -291,6 +385,9 @@ def write_claude_plugin(
 
     :param shell_policy: the ``[shell]`` policy (default: skillpath's
         defaults); inline shell it would refuse is neutralised in the export.
+    :param env: the environment (default ``os.environ``) for
+        ``SKILLPATH_INDEX_RACY_MS``: a skill whose files are older than that
+        window and unchanged since the last run is not read again.
     :raises SkillpathError: when ``name`` is not a plugin name, ``dest`` is
         not a folder, or ``dest`` holds a plugin this writer did not write.
     """
@@ -300,6 +397,7 @@ def write_claude_plugin(
     if root.exists() and not root.is_dir():
         raise SkillpathError(f"{root}: not a folder")
     policy = shell_policy if shell_policy is not None else ShellPolicy()
+    racy_ns = racy_window_ns(os.environ if env is None else env)
     diags: list[Diagnostic] = []
     previous = _read_manifest(root, diags)
     plugin_json = root / ".claude-plugin" / "plugin.json"
@@ -314,14 +412,41 @@ def write_claude_plugin(
         if inner.is_symlink():
             raise SkillpathError(f"{inner}: is a symbolic link; refusing to write through it")
 
+    stamps_before = _read_stamps(root)
     wanted: dict[str, dict[str, bytes]] = {}
+    kept: dict[str, str] = {}  # unchanged since the last run (same stamp): not rendered
+    stamps: dict[str, str] = {}
+    seen: set[str] = set()
     for skill in sorted(skills, key=sort_key):
         problem = claude_skill_name_problem(skill.name)
         if problem is not None:
             diags.append(Diagnostic("warning", "export-name", problem, skill.path))
             continue
-        if skill.name in wanted:
+        if skill.name in seen:
             continue
+        seen.add(skill.name)
+        folder = skills_dir / skill.name
+        if skill.name not in previous and (folder.exists() or folder.is_symlink()):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-folder-in-the-way",
+                    f"skills/{skill.name} exists and was not written by skillpath; left as it is",
+                    folder,
+                )
+            )
+            continue
+        stamp = _stamp(skill, policy, racy_ns)
+        if stamp is not None:
+            stamps[skill.name] = stamp
+            if (
+                skill.name in previous
+                and previous[skill.name]
+                and stamps_before.get(skill.name) == stamp
+                and folder.is_dir()
+            ):
+                kept[skill.name] = previous[skill.name]
+                continue
         try:
             text = _skill_md(skill, policy)
         except (SkillpathError, yaml.YAMLError) as exc:
@@ -333,34 +458,20 @@ def write_claude_plugin(
         files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
         wanted[skill.name] = files
 
-    mine = set(previous)
-    for skill_name in list(wanted):
-        folder = skills_dir / skill_name
-        if skill_name not in mine and (folder.exists() or folder.is_symlink()):
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "export-folder-in-the-way",
-                    f"skills/{skill_name} exists and was not written by skillpath; left as it is",
-                    folder,
-                )
-            )
-            del wanted[skill_name]
     # Claim the new folders before writing them: if this run stops half-way, the
     # next one knows they are its own (their hash does not match: written again).
     claimed = {**previous, **{n: previous.get(n, "") for n in wanted}}
     if claimed != previous or not (root / MANIFEST_FILE).exists():
-        _write_manifest(root, name, claimed)
+        _write_manifest(root, name, claimed, {})
 
     written: list[str] = []
-    unchanged: list[str] = []
-    hashes: dict[str, str] = {}
+    unchanged: list[str] = list(kept)
+    hashes: dict[str, str] = dict(kept)
     for skill_name, files in wanted.items():
         digest = _digest(files)
         folder = skills_dir / skill_name
-        ours = skill_name in previous
         hashes[skill_name] = digest
-        if ours and previous[skill_name] == digest and folder.is_dir():
+        if previous.get(skill_name) == digest and folder.is_dir():
             unchanged.append(skill_name)
             continue
         _replace_dir(folder, files)
@@ -384,12 +495,12 @@ def write_claude_plugin(
     _atomic_write(
         plugin_json, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     )
-    _write_manifest(root, name, hashes)
+    _write_manifest(root, name, hashes, {n: st for n, st in stamps.items() if n in hashes})
     return PluginExport(
         root=root,
         skills=tuple(sorted(hashes)),
-        written=tuple(written),
-        unchanged=tuple(unchanged),
+        written=tuple(sorted(written)),
+        unchanged=tuple(sorted(unchanged)),
         removed=tuple(removed),
         diagnostics=tuple(diags),
     )

@@ -43,6 +43,7 @@ from skillpath.adapters import model_skills
 from skillpath.commands import unknown_skill
 from skillpath.errors import SkillpathError
 from skillpath.listing import shorten
+from skillpath.plugin_writer import claude_skill_name_problem
 
 __all__ = [
     "SkillpathRegistry",
@@ -312,12 +313,16 @@ class SkillpathSkillToolset(SkillToolset):
         """The catalog: the listed skills' frontmatter (instructions are loaded on demand)."""
         out: list[AdkSkill] = []
         for skill in _listed(self.session, self.listing_format, self.budget):
-            try:
-                front = _frontmatter(skill)
-            except ValidationError:
-                continue
+            if claude_skill_name_problem(skill.name) is not None:
+                continue  # ADK's rule is the same: kebab-case, at most 64
+            # Only name and description are read from catalog entries: built
+            # without validation (both already meet ADK's rules).
+            front = Frontmatter.model_construct(
+                name=skill.name,
+                description=shorten(skill.description, _ADK_DESCRIPTION_MAX) or skill.name,
+            )
             out.append(
-                AdkSkill(
+                AdkSkill.model_construct(
                     frontmatter=front,
                     instructions="",
                     resources=SkillpathResources.of(self.session, skill.name),

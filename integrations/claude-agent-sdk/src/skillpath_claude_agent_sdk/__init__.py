@@ -126,6 +126,7 @@ class SkillpathPlugin:
                 name=self.name,
                 description="Skills found and served by skillpath.",
                 shell_policy=ShellPolicy.from_settings(self.session.ctx.settings),
+                env=self.session.ctx.env,
             )
             return self.last
 
