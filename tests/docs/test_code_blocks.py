@@ -63,7 +63,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 PAGES = [REPO / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_hooks" not in p.parts)]
 BIN = Path(sys.executable).parent
-LANGUAGES = {"python", "sh", "toml", "json", "yaml", "markdown", "text"}
+LANGUAGES = {"python", "sh", "bash", "toml", "json", "yaml", "markdown", "text"}
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`]*)(.*)$")
 _MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 _SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
@@ -260,7 +260,7 @@ def test_python_blocks_run(block: Block, tmp_path: Path) -> None:
 # -- sh --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("block", by("sh"))
+@pytest.mark.parametrize("block", by("sh", "bash"))
 def test_shell_blocks_run(block: Block, tmp_path: Path) -> None:
     _skip_fragment(block)
     box = sandbox(block, tmp_path)

@@ -13,12 +13,12 @@ def test_refresh_sees_added_edited_and_removed_skills(rt: Runtime) -> None:
     rt.project_skill("keep", description="Keep.")
     gone = rt.project_skill("gone", description="Gone soon.")
     s = rt.session()
-    assert s.refresh() is False  # nothing changed on disk
+    assert s.refresh() == ()  # nothing changed on disk
     rt.project_skill("new", description="New.")
     rt.project_skill("keep", description="Kept, edited.")
     gone.unlink()
     gone.parent.rmdir()
-    assert s.refresh() is True
+    assert s.refresh()
     assert [x.name for x in s.skills()] == ["keep", "new"]
     assert s.get("keep").description == "Kept, edited."  # type: ignore[union-attr]
     assert set(s.ctx.skills) == {"keep", "new"}
@@ -34,7 +34,7 @@ def test_refresh_keeps_activated_conditional_skills(rt: Runtime) -> None:
     s = rt.session()
     assert [x.name for x in s.activate_for_paths(["src/a.py"])] == ["py"]
     rt.project_skill("py", description="Python rules, edited.", paths='"**/*.py"')
-    assert s.refresh() is True
+    assert s.refresh()
     assert s.get("py").description == "Python rules, edited."  # type: ignore[union-attr]
     assert [x.name for x in s.pending()] == ["js"]  # still waiting
     assert [x.name for x in s.activate_for_paths(["web/a.js"])] == ["js"]

@@ -202,7 +202,7 @@ class AgentSkills:
     # -- freshness ----------------------------------------------------------
     def refresh(self) -> bool:
         """Load the skills again now; whether the active skills changed."""
-        changed = self.session.refresh()
+        changed = bool(self.session.refresh())
         self._state = self._disk_state()
         return changed
 

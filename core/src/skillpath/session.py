@@ -32,7 +32,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -66,6 +66,9 @@ from skillpath.suggest import (
     unknown_skill_message,
 )
 from skillpath.urls import UnknownSkillURLError
+
+if TYPE_CHECKING:
+    from skillpath.watch import SkillEvent
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -214,7 +217,7 @@ class SkillSession:
             self._activator.add(res.conditional)
             return self.add_skills(res.skills)
 
-    def refresh(self) -> bool:
+    def refresh(self) -> tuple[SkillEvent, ...]:
         """Load the catalog again from disk (through the discovery index: cheap).
 
         Skills added, edited or removed since the last load show in the
@@ -224,8 +227,12 @@ class SkillSession:
         config files are read again; ``settings`` given to :meth:`open` still
         apply. The new load's problems are in :attr:`result` (``diagnostics``).
 
-        :returns: whether the set of active skills or any of their records changed.
+        :returns: what changed in the loaded catalog (see
+            :func:`skillpath.watch.diff_results`): empty when nothing did, so it is
+            false then.
         """
+        from skillpath.watch import diff_results
+
         settings = self.settings_arg if self.settings_arg is not None else self.ctx.settings
         ctx, sdiags = make_context(
             self.ctx.cwd,
@@ -238,6 +245,7 @@ class SkillSession:
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
         with self._lock:
+            before_result = self.result
             before = dict(self._active)
             loaded = {s.name for s in self.result.skills}
             fresh: dict[str, Skill] = {s.name: s for s in result.skills}
@@ -261,7 +269,7 @@ class SkillSession:
             self._activator = PathActivator.of(still_pending)
             self._active = fresh
             self._sync()
-            return fresh != before
+            return diff_results(before_result, result)
 
     # -- what the model sees ------------------------------------------------
     def listing(
