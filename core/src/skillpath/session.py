@@ -30,7 +30,7 @@ import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -58,6 +58,9 @@ from skillpath.settings import Settings
 from skillpath.shell import shell_spans
 from skillpath.suggest import conditional_message
 from skillpath.urls import UnknownSkillURLError
+
+if TYPE_CHECKING:
+    from skillpath.watch import SkillEvent
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -194,6 +197,44 @@ class SkillSession:
             self.diagnostics.extend(res.diagnostics)
             self._activator.add(res.conditional)
             return self.add_skills(res.skills)
+
+    def refresh(self) -> tuple[SkillEvent, ...]:
+        """Load the catalog again (through the discovery index) and apply what changed.
+
+        For a long-running agent: skills added, edited or removed on disk since
+        :meth:`open` (or the last refresh) are seen at once by the listing, the
+        Skill tool and ``skill://`` without restarting. Skills that joined
+        during the session stay: a conditional skill activated by a touched
+        path stays active (with its new text when it was edited), and skills
+        from nested directories stay until they are gone from the catalog's
+        roots. The "already loaded" record is kept (it compares the source
+        text, so an edited skill renders in full again).
+
+        :returns: what changed in the loaded catalog (see
+            :func:`skillpath.watch.diff_results`).
+        """
+        from skillpath.watch import diff_results
+
+        with self._lock:
+            ctx = attrs.evolve(self.ctx, skills=MappingProxyType({}))
+            result = load_skills(ctx=ctx, host=self.host)
+            before = self.result
+            start = {s.name for s in before.skills}
+            joined = [s for n, s in self._active.items() if n not in start]
+            activated = {s.name for s in joined if s.conditional}
+            self.result = result
+            self._active = {s.name: s for s in result.skills}
+            self._activator = PathActivator.of(
+                s for s in result.conditional if s.name not in activated
+            )
+            for skill in result.conditional:
+                if skill.name in activated:
+                    self._active.setdefault(skill.name, skill)
+            for skill in joined:
+                if skill.name not in activated and skill.path is not None and skill.path.exists():
+                    self._active.setdefault(skill.name, skill)
+            self._sync()
+            return diff_results(before, result)
 
     # -- what the model sees ------------------------------------------------
     def listing(

@@ -1,0 +1,85 @@
+"""Helpers shared by the agent-framework adapters (``integrations/``).
+
+An adapter maps a :class:`~skillpath.session.SkillSession` onto one
+framework's tools and instructions. What every adapter needs lives here once:
+
+- :func:`call_skill_tool` answers the model's Skill tool call with text: the
+  rendered skill, or, for a name that is not a skill the model may use, a
+  refused trigger, a failed render or bad arguments, an error *message* the
+  model can act on (nearest names, why it was refused). A model's mistake
+  never becomes a Python exception in the agent loop.
+- :func:`read_skill_url` does the same for ``skill://`` reads (containment and
+  every other refusal are the resolver's; the refusal comes back as text).
+- :func:`model_skills` is the skills the model may call: listed (not
+  ``hide``), model-invocable (no ``disable-model-invocation``).
+
+Nothing here discovers, parses or caches skills: it only calls the session.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from skillpath.commands import SKILL_TOOL_NAME
+from skillpath.errors import SkillpathError
+
+if TYPE_CHECKING:
+    from skillpath.model import Skill
+    from skillpath.session import SkillSession
+
+__all__ = [
+    "READ_TOOL_DESCRIPTION",
+    "SKILL_TOOL_NAME",
+    "call_skill_tool",
+    "model_skills",
+    "read_skill_url",
+    "tool_error",
+]
+
+#: The description of an adapter's ``skill://`` read tool.
+READ_TOOL_DESCRIPTION = (
+    "Read a skill's file by URL: skill://<name> is the skill's instructions, "
+    "skill://<name>/<path> a file inside the skill's folder (a folder URL lists its files)."
+)
+
+
+def tool_error(message: str) -> str:
+    """The text a tool returns to the model instead of raising (``Error: …``)."""
+    return f"Error: {message}"
+
+
+def model_skills(session: SkillSession) -> tuple[Skill, ...]:
+    """The active skills the model may call: not hidden and model-invocable, sorted by name."""
+    return tuple(s for s in session.skills() if not s.hidden)
+
+
+def call_skill_tool(
+    session: SkillSession, skill: Any, args: Any = "", *, force: bool = False
+) -> str:
+    """Answer a model's Skill tool call: the skill's rendered instructions or an error text.
+
+    ``skill`` and ``args`` are what the model sent (anything; a non-string
+    name or arguments give an error text). The render is
+    ``session.invoke(skill, args, trigger="tool")``: argument substitution,
+    the inline-shell policy and the "already loaded" note are the session's.
+    """
+    if not isinstance(skill, str) or not skill.strip():
+        return tool_error("`skill` must be the name of a skill (a non-empty string)")
+    if args is None:
+        args = ""
+    if not isinstance(args, str):
+        return tool_error("`args` must be a string")
+    try:
+        return session.invoke(skill.strip(), args, trigger="tool", force=force).content
+    except SkillpathError as exc:  # unknown skill, refused trigger, failed render
+        return tool_error(str(exc))
+
+
+def read_skill_url(session: SkillSession, url: Any) -> str:
+    """Answer a model's ``skill://`` read: the file's text, a folder listing or an error text."""
+    if not isinstance(url, str) or not url.startswith("skill://"):
+        return tool_error("the URL must start with skill:// (for example skill://<name>)")
+    try:
+        return session.resolve(url).content
+    except SkillpathError as exc:  # unknown skill, containment, missing file
+        return tool_error(str(exc))

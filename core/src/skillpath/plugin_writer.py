@@ -1,0 +1,395 @@
+"""Write skills as a local Claude Code plugin, and keep it in sync.
+
+Tools that read skills only from disk (the Claude Agent SDK, Claude Code
+itself) get every skillpath skill — packs, MCP, any provider — through a
+plugin folder::
+
+    <dest>/
+      .claude-plugin/plugin.json      {"name", "description", "version", "author"}
+      skills/<name>/SKILL.md          frontmatter + body
+      skills/<name>/<files…>          every other file of the skill's folder
+      .skillpath-export.json          what this writer wrote (its manifest)
+
+:func:`write_claude_plugin` is idempotent and safe to run again and again:
+
+- **content hash**: each skill's exported files are hashed; a skill whose
+  hash is the one in the manifest is left alone (``unchanged``);
+- **atomic**: a skill folder is built next to its final place and renamed in
+  (the old one is renamed away first and removed after), every file (the
+  manifest and ``plugin.json`` too) is written to a temporary file and renamed;
+- **never deletes what it did not write**: only folders listed in the
+  manifest are replaced or removed; a ``skills/<name>`` folder the manifest
+  does not list is reported and left as it is, and a destination that holds a
+  plugin the manifest does not describe is refused;
+- **no path escape**: names must be Claude Code skill names (lowercase
+  letters, digits and ``-``, at most 64) and are checked again when read back
+  from the manifest; symbolic links in a skill's folder are not followed or
+  copied; nothing is written outside ``dest``;
+- **variables**: ``${SKILL_DIR}``, ``${SESSION_ID}`` and ``${PROJECT_DIR}``
+  are written in Claude Code's spelling (``${CLAUDE_SKILL_DIR}``, …);
+- **the inline-shell policy stays skillpath's**: a `` !`cmd` `` the
+  ``[shell]`` policy would not run for that skill is replaced by
+  :data:`~skillpath.shell.DISABLED_TEXT` in the exported text, so the reader
+  cannot run it either.
+
+The reusable core of ``skillpath export --to claude-plugin`` and of the
+Claude Agent SDK adapter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import yaml
+
+from skillpath.commands import read_source
+from skillpath.errors import SkillpathError
+from skillpath.frontmatter import strip_frontmatter
+from skillpath.model import Diagnostic, Skill, sort_key
+from skillpath.shell import DISABLED_TEXT, SHELL_RE, ShellPolicy
+
+__all__ = [
+    "MANIFEST_FILE",
+    "MAX_FILE_BYTES",
+    "PluginExport",
+    "claude_skill_name_problem",
+    "write_claude_plugin",
+]
+
+#: The writer's record of what it wrote, at the plugin's root.
+MANIFEST_FILE = ".skillpath-export.json"
+#: Sibling files larger than this are not copied (reported instead).
+MAX_FILE_BYTES = 10 * 1024 * 1024
+_MANIFEST_FORMAT = 1
+_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
+_SKIP_DIRS = {"__pycache__", ".git"}
+_VARIABLE = re.compile(r"(?<!\\)\$\{(SKILL_DIR|SESSION_ID|PROJECT_DIR)\}")
+_SKIP_SUFFIXES = (".pyc", ".pyo")
+
+
+@attrs.frozen
+class PluginExport:
+    """What one :func:`write_claude_plugin` run did.
+
+    ``skills`` are the names in the plugin now (sorted); ``written`` the ones
+    whose folder was (re)written, ``unchanged`` the ones already up to date,
+    ``removed`` the folders this writer had written before that are gone now;
+    ``diagnostics`` say what was skipped and why (path and reason).
+    """
+
+    root: Path
+    skills: tuple[str, ...]
+    written: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    removed: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def changed(self) -> bool:
+        """True when this run wrote or removed a skill folder."""
+        return bool(self.written or self.removed)
+
+
+def claude_skill_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a skill folder in a Claude Code plugin, or ``None``."""
+    if isinstance(name, str) and _NAME.fullmatch(name) and "--" not in name:
+        return None
+    return (
+        f"name {name!r} is not a Claude Code skill name "
+        "(lowercase letters, digits and single hyphens, at most 64)"
+    )
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _neutralise_shell(text: str, skill: Skill, policy: ShellPolicy) -> str:
+    if policy.allows(skill):
+        return text
+    return SHELL_RE.sub(DISABLED_TEXT, text)
+
+
+def _claude_spellings(text: str) -> str:
+    """``${SKILL_DIR}`` and friends in the spelling Claude Code substitutes (``${CLAUDE_…}``)."""
+    return _VARIABLE.sub(lambda m: "${CLAUDE_" + m.group(1) + "}", text) if "${" in text else text
+
+
+def _skill_md(skill: Skill, policy: ShellPolicy) -> str:
+    source = read_source(skill)
+    on_disk = skill.path is not None and skill.source.loaded_from != "mcp"
+    body = strip_frontmatter(source) if on_disk else source
+    front: dict[str, Any] = {"name": skill.name, "description": skill.description}
+    for key, value in skill.frontmatter.raw.items():
+        if key not in front:
+            front[key] = value
+    head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
+    return f"---\n{head}---\n{_claude_spellings(_neutralise_shell(body, skill, policy))}"
+
+
+def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
+    """The other files of a skill's folder (relative POSIX path -> bytes), links skipped."""
+    base = skill.base_dir
+    if skill.path is None or skill.source.loaded_from == "mcp" or base is None:
+        return {}
+    if not base.is_dir():
+        return {}
+    files: dict[str, bytes] = {}
+    main = skill.path.resolve() if skill.path.exists() else None
+    for top, dirs, names in os.walk(base, followlinks=False):
+        linked = [d for d in dirs if (Path(top) / d).is_symlink()]
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and d not in linked)
+        for name in sorted(names + linked):
+            full = Path(top) / name
+            rel = full.relative_to(base).as_posix()
+            if name.endswith(_SKIP_SUFFIXES) or (main is not None and full.resolve() == main):
+                continue
+            if rel == "SKILL.md":
+                continue
+            if full.is_symlink():
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "export-symlink-skipped",
+                        f"skill {skill.name!r}: symbolic link {rel!r} is not copied",
+                        path=full,
+                    )
+                )
+                continue
+            try:
+                if not full.is_file():
+                    continue
+                if full.stat().st_size > MAX_FILE_BYTES:
+                    diags.append(
+                        Diagnostic(
+                            "warning",
+                            "export-file-too-large",
+                            f"skill {skill.name!r}: {rel!r} is larger than "
+                            f"{MAX_FILE_BYTES} bytes and is not copied",
+                            path=full,
+                        )
+                    )
+                    continue
+                files[rel] = full.read_bytes()
+            except OSError as exc:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "export-file-unreadable",
+                        f"skill {skill.name!r}: cannot read {rel!r}: {exc.strerror or exc}",
+                        path=full,
+                    )
+                )
+    return files
+
+
+def _digest(files: dict[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        data = files[rel]
+        h.update(rel.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()
+
+
+def _read_manifest(root: Path, diags: list[Diagnostic]) -> dict[str, str] | None:
+    """The manifest's ``{name: hash}``; ``None`` when there is none (or it is unusable)."""
+    path = root / MANIFEST_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        diags.append(
+            Diagnostic(
+                "warning", "export-manifest-unreadable", f"cannot read the manifest: {exc}", path
+            )
+        )
+        return None
+    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(skills, dict):
+        diags.append(
+            Diagnostic("warning", "export-manifest-invalid", "the manifest has no skills", path)
+        )
+        return None
+    clean: dict[str, str] = {}
+    for name, digest in skills.items():
+        if claude_skill_name_problem(name) is None and isinstance(digest, str):
+            clean[name] = digest
+        else:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-manifest-entry",
+                    f"manifest entry {name!r} is ignored (not a skill name this writer uses)",
+                    path,
+                )
+            )
+    return clean
+
+
+def _write_manifest(root: Path, plugin: str, hashes: dict[str, str]) -> None:
+    record = {"format": _MANIFEST_FORMAT, "plugin": plugin, "skills": dict(sorted(hashes.items()))}
+    data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    _atomic_write(root / MANIFEST_FILE, data.encode("utf-8"))
+
+
+def _replace_dir(final: Path, files: dict[str, bytes]) -> None:
+    """Build ``final`` from ``files`` next to it and swap it in."""
+    parent = final.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    token = f"{os.getpid()}.{os.urandom(4).hex()}"
+    stage = parent / f".{final.name}.{token}.new"
+    trash = parent / f".{final.name}.{token}.old"
+    try:
+        stage.mkdir()
+        for rel, data in files.items():
+            target = stage / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "xb") as f:
+                f.write(data)
+        if final.exists() or final.is_symlink():
+            os.replace(final, trash)
+        os.replace(stage, final)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def write_claude_plugin(
+    dest: str | os.PathLike[str],
+    skills: Iterable[Skill],
+    *,
+    name: str = "skillpath",
+    description: str = "Skills found and served by skillpath.",
+    version: str = "0.1.0",
+    author: str = "skillpath",
+    shell_policy: ShellPolicy | None = None,
+) -> PluginExport:
+    """Write ``skills`` as the Claude Code plugin ``dest`` (created when missing).
+
+    Skills that cannot be exported (a name Claude Code does not accept, a
+    source that cannot be read, a folder in the way that this writer did not
+    write) are skipped with a diagnostic; skills this writer wrote earlier
+    that are not in ``skills`` now are removed.
+
+    :param shell_policy: the ``[shell]`` policy (default: skillpath's
+        defaults); inline shell it would refuse is neutralised in the export.
+    :raises SkillpathError: when ``name`` is not a plugin name, ``dest`` is
+        not a folder, or ``dest`` holds a plugin this writer did not write.
+    """
+    if claude_skill_name_problem(name) is not None:
+        raise SkillpathError(f"plugin name {name!r} must be lowercase letters, digits and '-'")
+    root = Path(dest).absolute()
+    if root.exists() and not root.is_dir():
+        raise SkillpathError(f"{root}: not a folder")
+    policy = shell_policy if shell_policy is not None else ShellPolicy()
+    diags: list[Diagnostic] = []
+    previous = _read_manifest(root, diags)
+    plugin_json = root / ".claude-plugin" / "plugin.json"
+    if previous is None and (plugin_json.exists() or (root / "skills").exists()):
+        raise SkillpathError(
+            f"{root}: holds a plugin that skillpath did not write (no {MANIFEST_FILE}); "
+            "choose an empty or new folder"
+        )
+    previous = previous or {}
+    skills_dir = root / "skills"
+    for inner in (skills_dir, plugin_json.parent, root / MANIFEST_FILE, plugin_json):
+        if inner.is_symlink():
+            raise SkillpathError(f"{inner}: is a symbolic link; refusing to write through it")
+
+    wanted: dict[str, dict[str, bytes]] = {}
+    for skill in sorted(skills, key=sort_key):
+        problem = claude_skill_name_problem(skill.name)
+        if problem is not None:
+            diags.append(Diagnostic("warning", "export-name", problem, skill.path))
+            continue
+        if skill.name in wanted:
+            continue
+        try:
+            text = _skill_md(skill, policy)
+        except (SkillpathError, yaml.YAMLError) as exc:
+            diags.append(
+                Diagnostic("error", "export-unreadable", f"skill {skill.name!r}: {exc}", skill.path)
+            )
+            continue
+        files = _sibling_files(skill, diags)
+        files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
+        wanted[skill.name] = files
+
+    mine = set(previous)
+    for skill_name in list(wanted):
+        folder = skills_dir / skill_name
+        if skill_name not in mine and (folder.exists() or folder.is_symlink()):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-folder-in-the-way",
+                    f"skills/{skill_name} exists and was not written by skillpath; left as it is",
+                    folder,
+                )
+            )
+            del wanted[skill_name]
+    # Claim the new folders before writing them: if this run stops half-way, the
+    # next one knows they are its own (their hash does not match: written again).
+    claimed = {**previous, **{n: previous.get(n, "") for n in wanted}}
+    if claimed != previous or not (root / MANIFEST_FILE).exists():
+        _write_manifest(root, name, claimed)
+
+    written: list[str] = []
+    unchanged: list[str] = []
+    hashes: dict[str, str] = {}
+    for skill_name, files in wanted.items():
+        digest = _digest(files)
+        folder = skills_dir / skill_name
+        ours = skill_name in previous
+        hashes[skill_name] = digest
+        if ours and previous[skill_name] == digest and folder.is_dir():
+            unchanged.append(skill_name)
+            continue
+        _replace_dir(folder, files)
+        written.append(skill_name)
+
+    removed: list[str] = []
+    for old in sorted(set(previous) - set(hashes)):
+        folder = skills_dir / old
+        if folder.is_symlink():
+            folder.unlink()
+        elif folder.is_dir():
+            shutil.rmtree(folder)
+        removed.append(old)
+
+    manifest = {
+        "name": name,
+        "description": description,
+        "version": version,
+        "author": {"name": author},
+    }
+    _atomic_write(
+        plugin_json, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    )
+    _write_manifest(root, name, hashes)
+    return PluginExport(
+        root=root,
+        skills=tuple(sorted(hashes)),
+        written=tuple(written),
+        unchanged=tuple(unchanged),
+        removed=tuple(removed),
+        diagnostics=tuple(diags),
+    )

@@ -1,0 +1,332 @@
+"""skillpath for Google ADK: every skill the user has, for ADK's ``SkillToolset``.
+
+ADK's :class:`~google.adk.tools.skill_toolset.SkillToolset` gives the model
+its skill tools — ``list_skills``, ``load_skill``, ``load_skill_resource``
+and ``run_skill_script`` (plus ``search_skills`` with a registry) — over ADK
+:class:`~google.adk.skills.Skill` objects. This package makes those objects
+from a :class:`skillpath.SkillSession`:
+
+- :func:`to_adk_skill` turns one skillpath skill into an ADK ``Skill`` whose
+  instructions are the session's render (inline-shell policy, variables) and
+  whose resources are read lazily through the session's ``skill://``
+  resolver (containment included);
+- :class:`SkillpathRegistry` is an ADK ``SkillRegistry`` over the session:
+  every ``load_skill`` fetches the skill afresh (an edit is seen on the next
+  turn), and a name that is not a skill the model may use fails with
+  skillpath's message (nearest names, user-only, not active yet);
+- :class:`SkillpathSkillToolset` is a ``SkillToolset`` wired to both: its
+  catalog (``list_skills``, or the system instruction in ``EAGER`` mode) is
+  skillpath's listing, budget applied, re-read on every request.
+
+Example::
+
+    from google.adk.agents import LlmAgent
+    from skillpath_adk import SkillpathSkillToolset
+
+    agent = LlmAgent(name="dev", model="gemini-flash-latest",
+                     tools=[SkillpathSkillToolset.open(".")])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import anyio.to_thread
+from google.adk.skills import Frontmatter, Resources, Script, SkillRegistry
+from google.adk.skills import Skill as AdkSkill
+from google.adk.tools.skill_toolset import SkillToolset
+from pydantic import PrivateAttr, ValidationError
+from skillpath import Skill, SkillSession
+from skillpath.adapters import model_skills
+from skillpath.commands import unknown_skill
+from skillpath.errors import SkillpathError
+from skillpath.listing import shorten
+
+__all__ = [
+    "SkillpathRegistry",
+    "SkillpathResources",
+    "SkillpathSkillToolset",
+    "adk_skills",
+    "to_adk_skill",
+]
+
+#: ADK's limit on a skill description.
+_ADK_DESCRIPTION_MAX = 1024
+_SUBDIRS = ("references", "assets", "scripts")
+
+
+class SkillpathResources(Resources):
+    """An ADK ``Resources`` that reads a skill's files through the session, on demand.
+
+    ``references/<id>`` is the file ``references/<id>`` of the skill's
+    folder, or else ``<id>`` (so files beside ``SKILL.md`` and in other
+    folders are reachable too); ``assets/`` and ``scripts/`` are those
+    folders. Every read goes through :meth:`SkillSession.resolve`: a path
+    that leaves the skill's folder is refused (the resource is "not found").
+    """
+
+    _session: SkillSession = PrivateAttr()
+    _skill: str = PrivateAttr()
+    _files: list[str] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, session: SkillSession, name: str) -> SkillpathResources:
+        """The resources of skill ``name`` in ``session``."""
+        res = cls()
+        res._session = session
+        res._skill = name
+        return res
+
+    def _read(self, rel: str) -> str | None:
+        if not rel or rel.startswith("/"):
+            return None
+        try:
+            found = self._session.resolve(f"skill://{self._skill}/{rel}")
+        except SkillpathError:
+            return None
+        return None if found.is_directory else found.content
+
+    def _all_files(self) -> list[str]:
+        """Every file of the skill's folder (relative paths, sorted), read once."""
+        if self._files is None:
+            files: list[str] = []
+            pending = ["."]
+            while pending:
+                rel = pending.pop()
+                try:
+                    listing = self._session.resolve(f"skill://{self._skill}/{rel}")
+                except SkillpathError:
+                    continue
+                if not listing.is_directory:
+                    continue
+                for entry in listing.content.splitlines():
+                    path = entry if rel == "." else f"{rel}/{entry}"
+                    if entry.endswith("/"):
+                        pending.append(path.rstrip("/"))
+                    elif entry:
+                        files.append(path)
+            self._files = sorted(f for f in files if f != "SKILL.md")
+        return self._files
+
+    def _under(self, folder: str) -> list[str]:
+        prefix = f"{folder}/"
+        return [f[len(prefix) :] for f in self._all_files() if f.startswith(prefix)]
+
+    def get_reference(self, reference_id: str) -> str | None:
+        """``references/<id>``, else ``<id>`` in the skill's folder."""
+        return self._read(f"references/{reference_id}") or self._read(reference_id)
+
+    def get_asset(self, asset_id: str) -> str | None:
+        """``assets/<id>`` in the skill's folder."""
+        return self._read(f"assets/{asset_id}")
+
+    def get_script(self, script_id: str) -> Script | None:
+        """``scripts/<id>`` in the skill's folder."""
+        text = self._read(f"scripts/{script_id}")
+        return None if text is None else Script(src=text)
+
+    def list_references(self) -> list[str]:
+        """Files in ``references/`` and every other file outside ``assets/`` and ``scripts/``."""
+        refs = self._under("references")
+        others = [
+            f for f in self._all_files() if f.split("/", 1)[0] not in _SUBDIRS and f not in refs
+        ]
+        return refs + others
+
+    def list_assets(self) -> list[str]:
+        """Files in ``assets/``."""
+        return self._under("assets")
+
+    def list_scripts(self) -> list[str]:
+        """Files in ``scripts/``."""
+        return self._under("scripts")
+
+
+def _frontmatter(skill: Skill) -> Frontmatter:
+    fm = skill.frontmatter
+    return Frontmatter(
+        name=skill.name,
+        description=shorten(skill.description, _ADK_DESCRIPTION_MAX) or skill.name,
+        license=fm.license if isinstance(fm.license, str) else None,
+        compatibility=shorten(fm.compatibility, 500) if isinstance(fm.compatibility, str) else None,
+        allowed_tools=" ".join(fm.allowed_tools) or None,
+        metadata={"skillpath": {"provider": skill.source.provider, "level": skill.source.level}},
+    )
+
+
+def to_adk_skill(session: SkillSession, name: str) -> AdkSkill:
+    """The ADK ``Skill`` for the skill ``name`` the model may use in ``session``.
+
+    Its instructions are rendered now, as the Skill tool renders them
+    (trigger ``tool``, no arguments, always in full); its resources are
+    :class:`SkillpathResources`.
+
+    :raises SkillpathError: for a name that is not an active skill the model
+        may use (the message offers the nearest names or says why), a skill
+        that cannot be rendered, or a name or description ADK does not accept.
+    """
+    rendered = session.invoke(name, "", trigger="tool", force=True)
+    skill = session.get(name)
+    assert skill is not None  # invoke() raised otherwise
+    try:
+        front = _frontmatter(skill)
+    except ValidationError as exc:
+        problems = "; ".join(str(e.get("msg", e)) for e in exc.errors())
+        raise SkillpathError(f"skill {name!r} cannot be an ADK skill: {problems}") from exc
+    adk = AdkSkill(
+        frontmatter=front,
+        instructions=rendered.content,
+        resources=SkillpathResources.of(session, name),
+    )
+    return adk
+
+
+def _listed(session: SkillSession, listing_format: str | None, budget: int | None) -> list[Skill]:
+    """The skills the budgeted listing shows (model-callable, not hidden)."""
+    dropped = set(session.listing(format=listing_format, budget=budget).report.dropped)
+    return [s for s in model_skills(session) if s.name not in dropped]
+
+
+def adk_skills(
+    session: SkillSession, *, listing_format: str | None = None, budget: int | None = None
+) -> list[AdkSkill]:
+    """ADK ``Skill`` objects for the skills the listing shows (budget applied).
+
+    A snapshot (instructions rendered now): for a toolset that follows the
+    disk, use :class:`SkillpathSkillToolset`. Skills ADK cannot take (a name
+    that is not kebab-case) are left out; see :func:`to_adk_skill`.
+    """
+    out: list[AdkSkill] = []
+    for skill in _listed(session, listing_format, budget):
+        try:
+            out.append(to_adk_skill(session, skill.name))
+        except SkillpathError:
+            continue
+    return out
+
+
+class SkillpathRegistry(SkillRegistry):
+    """An ADK ``SkillRegistry`` over a skillpath session.
+
+    ``get_skill`` renders the skill afresh on every call; ``search_skills``
+    matches every word of the query against the listed skills' names and
+    descriptions.
+    """
+
+    def __init__(
+        self,
+        session: SkillSession,
+        *,
+        listing_format: str | None = None,
+        budget: int | None = None,
+    ) -> None:
+        self.session = session
+        self.listing_format = listing_format
+        self.budget = budget
+
+    async def get_skill(self, *, name: str) -> AdkSkill:
+        """The skill ``name`` (rendered in a worker thread).
+
+        :raises SkillpathError: with skillpath's message for a name the model
+            may not use (ADK passes it to the model as the tool's error).
+        """
+        if not isinstance(name, str) or not name.strip():
+            raise unknown_skill(str(name), [s.name for s in model_skills(self.session)])
+        return await anyio.to_thread.run_sync(to_adk_skill, self.session, name.strip())
+
+    async def search_skills(self, *, query: str) -> list[Frontmatter]:
+        """The listed skills whose name or description holds every word of ``query``."""
+        words = [w.casefold() for w in str(query).split()]
+        out: list[Frontmatter] = []
+        for skill in _listed(self.session, self.listing_format, self.budget):
+            text = f"{skill.name} {skill.description}".casefold()
+            if all(w in text for w in words):
+                try:
+                    out.append(_frontmatter(skill))
+                except ValidationError:
+                    continue
+        return out
+
+    def search_tool_description(self) -> str | None:
+        """How the model should use ``search_skills`` here."""
+        return (
+            "Searches the available skills: every word of the query must appear in a "
+            "skill's name or description."
+        )
+
+
+class SkillpathSkillToolset(SkillToolset):
+    """ADK's ``SkillToolset`` over every skillpath skill, following the disk.
+
+    The catalog the model sees (``list_skills``, or the system instruction
+    in ``EAGER`` discovery mode) is skillpath's listing, budget applied,
+    re-read on every request; ``load_skill`` and ``load_skill_resource``
+    fetch through :class:`SkillpathRegistry`, so edits are seen on the next
+    turn and an unknown name gets skillpath's helpful message.
+
+    :param session: the skillpath session to serve.
+    :param listing_format: the listing format whose budget decides the catalog.
+    :param budget: the listing budget (default: the ``[listing]`` setting).
+    :param refresh_each_request: call :meth:`SkillSession.refresh` before
+        every model request, so skills added on disk join without restarting.
+    :param toolset_options: further ``SkillToolset`` arguments
+        (``code_executor``, ``discovery_mode``, …).
+    """
+
+    def __init__(
+        self,
+        session: SkillSession,
+        *,
+        listing_format: str | None = None,
+        budget: int | None = None,
+        refresh_each_request: bool = False,
+        **toolset_options: Any,
+    ) -> None:
+        self.session = session
+        self.listing_format = listing_format
+        self.budget = budget
+        self.refresh_each_request = refresh_each_request
+        registry = SkillpathRegistry(session, listing_format=listing_format, budget=budget)
+        super().__init__(registry=registry, **toolset_options)
+
+    @classmethod
+    def open(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> SkillpathSkillToolset:
+        """Open a :class:`SkillSession` for ``cwd`` and wrap it (``options`` as for the class)."""
+        return cls(SkillSession.open(cwd, home=home, env=env, settings=settings), **options)
+
+    def refresh(self) -> None:
+        """Load the skills again now (see :meth:`skillpath.SkillSession.refresh`)."""
+        self.session.refresh()
+
+    def _list_skills(self) -> list[AdkSkill]:  # ADK's catalog hook
+        """The catalog: the listed skills' frontmatter (instructions are loaded on demand)."""
+        out: list[AdkSkill] = []
+        for skill in _listed(self.session, self.listing_format, self.budget):
+            try:
+                front = _frontmatter(skill)
+            except ValidationError:
+                continue
+            out.append(
+                AdkSkill(
+                    frontmatter=front,
+                    instructions="",
+                    resources=SkillpathResources.of(self.session, skill.name),
+                )
+            )
+        return out
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: Any) -> None:
+        """Refresh first when ``refresh_each_request`` is set, then ADK's own work."""
+        if self.refresh_each_request:
+            await anyio.to_thread.run_sync(self.session.refresh)
+        await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)

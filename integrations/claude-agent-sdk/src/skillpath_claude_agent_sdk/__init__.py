@@ -1,0 +1,189 @@
+"""skillpath for the Claude Agent SDK: every skill, as a local Claude plugin.
+
+The Claude Agent SDK (and the Claude Code CLI it drives) reads skills only
+from disk. :class:`SkillpathPlugin` writes the skills of a
+:class:`skillpath.SkillSession` — packs, MCP skills, any provider's — as a
+local Claude plugin (``.claude-plugin/plugin.json`` + ``skills/<name>/``,
+through :mod:`skillpath.plugin_writer`: atomic, hashed, never touching
+folders it did not write) and builds the ``ClaudeAgentOptions`` that enable
+it::
+
+    from claude_agent_sdk import query
+    from skillpath_claude_agent_sdk import SkillpathPlugin
+
+    plugin = SkillpathPlugin.open(".")
+    async for message in query(prompt="…", options=plugin.options()):
+        ...
+
+What stays skillpath's:
+
+- **which skills the model sees**: ``options().skills`` names exactly the
+  skills skillpath's listing shows (its budget applied; ``hide`` and
+  ``disable-model-invocation`` skills left out), plugin-qualified
+  (``skillpath:<name>``), so Claude Code's own copy of a ``.claude/skills``
+  skill does not show twice and every other skill is hidden from the model
+  and refused by its Skill tool;
+- **user-only skills** keep ``disable-model-invocation`` in their exported
+  frontmatter;
+- **inline shell** the ``[shell]`` policy would not run is replaced in the
+  exported text, so Claude Code cannot run it either;
+- **freshness**: :meth:`SkillpathPlugin.sync` writes what changed;
+  ``options()`` syncs, and its ``SessionStart`` hook syncs again (loading
+  the catalog again when ``refresh`` is set) and asks Claude Code to re-scan
+  skills, so a skill added or edited on disk is seen by the next session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+from skillpath import SkillSession
+from skillpath.adapters import model_skills
+from skillpath.extract import cache_root
+from skillpath.plugin_writer import PluginExport, write_claude_plugin
+from skillpath.shell import ShellPolicy
+
+__all__ = ["DEFAULT_PLUGIN_NAME", "SkillpathPlugin", "default_plugin_dir"]
+
+#: The plugin's name: Claude Code shows its skills as ``skillpath:<name>``.
+DEFAULT_PLUGIN_NAME = "skillpath"
+
+
+def default_plugin_dir(session: SkillSession, name: str = DEFAULT_PLUGIN_NAME) -> Path:
+    """``<skillpath cache>/claude-plugins/<name>-<hash of the session's cwd>``."""
+    key = hashlib.sha256(os.fsencode(session.ctx.cwd)).hexdigest()[:16]
+    return cache_root(session.ctx.env) / "claude-plugins" / f"{name}-{key}"
+
+
+class SkillpathPlugin:
+    """The session's skills as a local Claude plugin, and the SDK options that enable it.
+
+    :param session: the skillpath session to serve.
+    :param path: the plugin folder (default: :func:`default_plugin_dir`); it
+        must be new, empty, or written by skillpath before.
+    :param name: the plugin's name (its skills are ``<name>:<skill>``).
+    :param listing_format: the listing format whose budget decides which
+        skills are enabled (default: the ``[listing]`` setting).
+    :param budget: the listing budget (default: the ``[listing]`` setting).
+    :param refresh: load the catalog again (:meth:`SkillSession.refresh`)
+        before every :meth:`sync`.
+    """
+
+    def __init__(
+        self,
+        session: SkillSession,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        name: str = DEFAULT_PLUGIN_NAME,
+        listing_format: str | None = None,
+        budget: int | None = None,
+        refresh: bool = False,
+    ) -> None:
+        self.session = session
+        self.name = name
+        self.path = Path(path) if path is not None else default_plugin_dir(session, name)
+        self.listing_format = listing_format
+        self.budget = budget
+        self.refresh = refresh
+        self.last: PluginExport | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(
+        cls,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> SkillpathPlugin:
+        """Open a :class:`SkillSession` for ``cwd`` and wrap it (``options`` as for the class)."""
+        return cls(SkillSession.open(cwd, home=home, env=env, settings=settings), **options)
+
+    def sync(self) -> PluginExport:
+        """Write the session's active skills into the plugin folder (only what changed).
+
+        Every active skill is written (hidden and user-only ones too, so
+        ``/skillpath:<name>`` works for the user); which ones the model may
+        use is :meth:`skill_names`. Problems (a name Claude Code does not
+        accept, an unreadable skill) are in the returned export's
+        ``diagnostics``.
+        """
+        with self._lock:
+            if self.refresh:
+                self.session.refresh()
+            self.last = write_claude_plugin(
+                self.path,
+                self.session.skills(),
+                name=self.name,
+                description="Skills found and served by skillpath.",
+                shell_policy=ShellPolicy.from_settings(self.session.ctx.settings),
+            )
+            return self.last
+
+    def skill_names(self) -> list[str]:
+        """The plugin-qualified names the model may use: those skillpath's listing shows."""
+        listing = self.session.listing(format=self.listing_format, budget=self.budget)
+        dropped = set(listing.report.dropped)
+        exported = set(self.last.skills) if self.last is not None else None
+        return [
+            f"{self.name}:{s.name}"
+            for s in model_skills(self.session)
+            if s.name not in dropped and (exported is None or s.name in exported)
+        ]
+
+    def plugin_config(self) -> dict[str, str]:
+        """The ``plugins`` entry: ``{"type": "local", "path": <plugin folder>}``."""
+        return {"type": "local", "path": str(self.path)}
+
+    async def _on_session_start(
+        self, hook_input: Any, tool_use_id: str | None, context: Any
+    ) -> dict[str, Any]:
+        import anyio.to_thread
+
+        await anyio.to_thread.run_sync(self.sync)
+        return {
+            "hookSpecificOutput": {"hookEventName": "SessionStart", "reloadSkills": True},
+        }
+
+    def options(self, base: ClaudeAgentOptions | None = None, **fields: Any) -> ClaudeAgentOptions:
+        """Sync the plugin and return ``base`` (or new options) with it enabled.
+
+        Adds the plugin to ``plugins``, sets ``skills`` to :meth:`skill_names`
+        (names already in a ``skills`` list of ``base`` are kept; ``"all"``
+        stays ``"all"``), defaults
+        ``cwd`` to the session's cwd and adds a ``SessionStart`` hook that
+        syncs again and asks for a skills re-scan. ``fields`` are further
+        ``ClaudeAgentOptions`` fields.
+        """
+        self.sync()
+        opts = base if base is not None else ClaudeAgentOptions()
+        if fields:
+            opts = dataclasses.replace(opts, **fields)
+        plugins = [p for p in opts.plugins if p.get("path") != str(self.path)]
+        plugins.append(self.plugin_config())  # type: ignore[arg-type]
+        names: list[str] | str = self.skill_names()
+        if isinstance(opts.skills, list):
+            names = [*opts.skills, *(n for n in names if n not in opts.skills)]
+        elif opts.skills == "all":
+            names = "all"  # the caller asked for every skill Claude Code finds
+        hooks = dict(opts.hooks or {})
+        hooks["SessionStart"] = [
+            *hooks.get("SessionStart", []),
+            HookMatcher(hooks=[self._on_session_start]),
+        ]
+        return dataclasses.replace(
+            opts,
+            plugins=plugins,
+            skills=names,
+            cwd=opts.cwd if opts.cwd is not None else str(self.session.ctx.cwd),
+            hooks=hooks,
+        )

@@ -1,0 +1,81 @@
+"""A shared world for the tests of framework adapters (``integrations/``).
+
+:func:`adapter_world` builds a private home and project with skills in
+Claude Code's ``.claude/skills`` (one with arguments and a sibling file, one
+the model may not call, one hidden, one conditional) and uses the installed
+example pack ``acme-skills`` (``code-review``, ``release-checklist``) through
+the ``packs`` provider. Only the ``claude`` and ``packs`` providers load, so
+nothing else installed on the machine leaks into the catalog.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import attrs
+import pytest
+from skillpath import SkillSession
+
+from skillpath_testing.conformance import isolate_environment
+
+__all__ = ["PACK_SKILL", "PROJECT_SKILL", "AdapterWorld", "adapter_world"]
+
+#: The ``.claude/skills`` skill every adapter test calls (it takes ``$ARGUMENTS``).
+PROJECT_SKILL = "pdf-notes"
+#: The pip-installed pack's skill every adapter test calls.
+PACK_SKILL = "code-review"
+
+
+def _skill_md(description: str, body: str, **fields: str) -> str:
+    extra = "".join(f"{k}: {v}\n" for k, v in fields.items())
+    return f"---\ndescription: {description}\n{extra}---\n{body}"
+
+
+@attrs.define
+class AdapterWorld:
+    """A private home and project; ``env`` is the environment to hand skillpath."""
+
+    home: Path
+    project: Path
+    env: dict[str, str]
+
+    @property
+    def skills_dir(self) -> Path:
+        """The project's ``.claude/skills`` folder."""
+        return self.project / ".claude" / "skills"
+
+    def write(self, name: str, description: str, body: str = "Body.\n", **fields: str) -> Path:
+        """Write ``.claude/skills/<name>/SKILL.md`` (``fields`` are frontmatter, kebab-case)."""
+        folder = self.skills_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "SKILL.md"
+        kebab = {k.replace("_", "-"): v for k, v in fields.items()}
+        path.write_text(_skill_md(description, body, **kebab), encoding="utf-8")
+        return path
+
+    def session(self, **settings: object) -> SkillSession:
+        """A new session over the project (``settings`` as ``{"section": {...}}``)."""
+        return SkillSession.open(
+            self.project, home=self.home, env=self.env, settings=settings or None
+        )
+
+
+def adapter_world(monkeypatch: pytest.MonkeyPatch, tmp: Path) -> AdapterWorld:
+    """Build the world in ``tmp`` (environment isolated through ``monkeypatch``)."""
+    home, project = isolate_environment(monkeypatch, tmp, cache_dir=tmp / "cache")
+    monkeypatch.setenv("SKILLPATH_PLUGINS", "claude,packs")
+    world = AdapterWorld(home=home, project=project, env=dict(os.environ))
+    world.write(
+        PROJECT_SKILL,
+        "Take notes from a PDF file. Use when the user hands over a PDF.",
+        "Read the PDF $ARGUMENTS and write notes; see reference.md for the format.\n",
+        argument_hint="<file>",
+    )
+    (world.skills_dir / PROJECT_SKILL / "reference.md").write_text(
+        "Notes are bullet points.\n", encoding="utf-8"
+    )
+    world.write("manual-deploy", "Deploy by hand.", "Deploy.\n", disable_model_invocation="true")
+    world.write("quiet", "A hidden helper.", "Quiet.\n", hide="true")
+    world.write("py-style", "Python style rules.", "Style.\n", paths='"**/*.py"')
+    return world
