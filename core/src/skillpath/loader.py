@@ -66,6 +66,7 @@ BUILTIN_ORDER = (
     "native",
     "bundled",
     "packs",
+    "libraries",
     "claude",
     "claude-plugins",
     "agents",
