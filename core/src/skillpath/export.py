@@ -580,7 +580,7 @@ def export_skills(
                 actions.append(ExportAction(skill.name, "skip", target, source["source"]))
                 continue
             entry = entries.get(skill.name) if isinstance(entries.get(skill.name), dict) else {}
-            recorded = entry.get("computedHash") if mine is not None else None
+            recorded = _recorded(entry, mine) if mine is not None else None
             current = folder_hash(target) if mine is not None else None
             mode = "link" if planned.link_to is not None else "copy"
             same_link = (
@@ -614,10 +614,10 @@ def export_skills(
             new_entry.update({k: v for k, v in source.items() if k != "provider"})
             if "ref" not in source:
                 new_entry.pop("ref", None)
-            new_entry["computedHash"] = planned.digest
             old_mine = entry.get("skillpath") if isinstance(entry.get("skillpath"), dict) else {}
             targets = dict(old_mine.get("targets", {})) if isinstance(old_mine, dict) else {}
-            targets[to] = {"path": _shown(target, ctx, user), "mode": mode}
+            targets[to] = {"path": _shown(target, ctx, user), "mode": mode, "hash": planned.digest}
+            new_entry["computedHash"] = _main_hash(targets)
             new_entry["skillpath"] = {"provider": source["provider"], "targets": targets}
             entries[skill.name] = new_entry
         if prune:
@@ -626,7 +626,7 @@ def export_skills(
                 if mine is None or name in chosen_names:
                     continue
                 target = folder / name
-                recorded = entries[name].get("computedHash")
+                recorded = _recorded(entries[name], mine)
                 current = folder_hash(target)
                 if current is not None and current != recorded and mine.get("mode") != "link":
                     actions.append(
@@ -652,12 +652,26 @@ def export_skills(
                 if targets:
                     skillpath_rec["targets"] = targets
                     entry["skillpath"] = skillpath_rec
+                    entry["computedHash"] = _main_hash(targets)
                     entries[name] = entry
                 else:
                     del entries[name]
         if not dry_run and any(a.action in ("write", "prune") for a in actions):
             _write_lock(lock_file, {**lock, "skills": entries})
     return ExportReport(to, scope, folder, lock_file, tuple(actions), (), tuple(diags), dry_run)
+
+
+def _recorded(entry: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
+    """The hash recorded for one target's folder (older entries: ``computedHash``)."""
+    value = target.get("hash") or entry.get("computedHash")
+    return value if isinstance(value, str) else None
+
+
+def _main_hash(targets: Mapping[str, Any]) -> str:
+    """The entry's ``computedHash``: the ``.agents/skills`` copy's (the folder ``npx
+    skills`` installs into and hashes), else the first target's in name order."""
+    order = sorted(targets, key=lambda agent: (agent != "agents", agent))
+    return str(targets[order[0]].get("hash", ""))
 
 
 def _shown(target: Path, ctx: SkillContext, user: bool) -> str:
@@ -697,7 +711,7 @@ def check_export(
         if mine is None:
             continue
         target = folder / name
-        recorded = entries[name].get("computedHash")
+        recorded = _recorded(entries[name], mine)
         current = folder_hash(target)
         if current is None:
             drift.append(DriftItem(name, "copy-missing", target, "the exported folder is gone"))
