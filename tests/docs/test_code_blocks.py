@@ -8,7 +8,7 @@ Each fenced block is taken by its language:
     project and ``root`` a skills root inside it. A block that defines hook
     implementations is also registered as a plugin and a load must report no plugin
     error.
-``sh``
+``sh`` (or ``bash``)
     run by ``bash -euo pipefail`` in the same sandbox, ``skillpath`` on ``PATH``; it
     must exit 0 (or the status a marker names).
 ``toml``
@@ -63,7 +63,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 PAGES = [REPO / "README.md", *sorted(p for p in DOCS.rglob("*.md") if "_hooks" not in p.parts)]
 BIN = Path(sys.executable).parent
-LANGUAGES = {"python", "sh", "toml", "json", "yaml", "markdown", "text"}
+LANGUAGES = {"python", "sh", "bash", "toml", "json", "yaml", "markdown", "text"}
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^\s`]*)(.*)$")
 _MARKER = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 _SNIPPET = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
@@ -190,6 +190,7 @@ def sandbox(block: Block, tmp_path: Path) -> Sandbox:
         "PYTHONPATH": str(DOCS / "examples"),
         "DOCS_PROJECT": str(project),
         "PYTHONDONTWRITEBYTECODE": "1",
+        "SKILLPATH_LIBRARIES": "",  # the test environment's own libraries stay out
     }
     box = Sandbox(home, project, env)
     _SANDBOXES[block.page] = box
@@ -254,7 +255,7 @@ def test_python_blocks_run(block: Block, tmp_path: Path) -> None:
 # -- sh --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("block", by("sh"))
+@pytest.mark.parametrize("block", by("sh", "bash"))
 def test_shell_blocks_run(block: Block, tmp_path: Path) -> None:
     _skip_fragment(block)
     box = sandbox(block, tmp_path)
