@@ -8,7 +8,7 @@ Each fenced block is taken by its language:
     project and ``root`` a skills root inside it. A block that defines hook
     implementations is also registered as a plugin and a load must report no plugin
     error.
-``sh``
+``sh`` (or ``bash``)
     run by ``bash -euo pipefail`` in the same sandbox, ``skillpath`` on ``PATH``; it
     must exit 0 (or the status a marker names).
 ``toml``
@@ -196,6 +196,7 @@ def sandbox(block: Block, tmp_path: Path) -> Sandbox:
         ),
         "DOCS_PROJECT": str(project),
         "PYTHONDONTWRITEBYTECODE": "1",
+        "SKILLPATH_LIBRARIES": "",  # the test environment's own libraries stay out
     }
     box = Sandbox(home, project, env)
     _SANDBOXES[block.page] = box

@@ -6,7 +6,8 @@
 4. matched by an ``include`` glob when any is given (empty keeps all).
 
 Source toggles: ``native``, ``claude`` and ``agents`` have a user and a project
-switch, ``codex`` one switch for all its skills. Claude Code's managed-policy
+switch, ``codex`` one switch for all its skills, ``libraries`` (skills installed
+Python libraries ship) ``enable_libraries``. Claude Code's managed-policy
 level follows ``enable_claude_user``. A provider with no switch of its own is
 enabled when any of the native, claude or codex switches is on (the agents
 switches do not count, and turning the others off never turns agents off).
@@ -42,6 +43,8 @@ def source_enabled(provider: str, level: str, skills: Mapping[str, Any]) -> tupl
         return True, ""
     if provider == "codex":
         return bool(skills["enable_codex_user"]), "enable_codex_user"
+    if provider == "libraries":
+        return bool(skills["enable_libraries"]), "enable_libraries"
     if provider in ("claude", "native", "agents"):
         which = "project" if level == "project" else "user"
         key = f"enable_{provider}_{which}"

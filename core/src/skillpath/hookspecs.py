@@ -39,7 +39,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult | Sequence[DiscoveryRe
 
     Semantics: *collect all*. Every implementation is called; results are then
     ordered by ``priority`` (higher first), ties broken by the fixed built-in
-    order (``native, bundled, packs, claude, claude-plugins, agents, codex,
+    order (``native, bundled, packs, libraries, claude, claude-plugins, agents, codex,
     opencode, github, mcp, managed``) and then by provider id. Within a result, skill
     order is the provider's own (it decides which copy of a name wins inside
     the provider). Results with ``late=True`` are merged after custom

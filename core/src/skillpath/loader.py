@@ -8,8 +8,9 @@
    :func:`expand_directory_entries`; one level deep, description required,
    provider ``custom``, no source toggle; level ``project`` when the project's
    config set them, ``user`` when the user config or arguments did).
-4. Pass 3: late results — installed skill packs, then managed skills — so any
-   hand-written skill wins over a package's or an auto-learned one.
+4. Pass 3: late results — installed skill packs, the skills installed libraries
+   ship, then managed skills — so any hand-written skill wins over a package's or
+   an auto-learned one.
 
 Each candidate goes through the ``filter_skill`` veto chain, then the same file
 reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
@@ -77,6 +78,7 @@ BUILTIN_ORDER = (
     "github",
     "mcp",
     "packs",
+    "libraries",
     "managed",
 )
 #: Priority recorded on custom-directory skills (they merge in pass 2).

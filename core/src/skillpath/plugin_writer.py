@@ -46,7 +46,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +63,10 @@ from skillpath.shell import DISABLED_TEXT, SHELL_RE, ShellPolicy
 __all__ = [
     "MANIFEST_FILE",
     "MAX_FILE_BYTES",
+    "VARIABLE_RE",
     "PluginExport",
     "claude_skill_name_problem",
+    "skill_files",
     "write_claude_plugin",
 ]
 
@@ -76,6 +78,8 @@ _MANIFEST_FORMAT = 1
 _NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 _SKIP_DIRS = {"__pycache__", ".git"}
 _VARIABLE = re.compile(r"(?<!\\)\$\{(SKILL_DIR|SESSION_ID|PROJECT_DIR)\}")
+#: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}`` (group 1: the name).
+VARIABLE_RE = _VARIABLE
 _SKIP_SUFFIXES = (".pyc", ".pyo")
 _STAMP_VERSION = 1
 
@@ -142,7 +146,10 @@ def _claude_spellings(text: str) -> str:
     return _VARIABLE.sub(lambda m: "${CLAUDE_" + m.group(1) + "}", text) if "${" in text else text
 
 
-def _skill_md(skill: Skill, policy: ShellPolicy) -> str:
+def _skill_md(
+    skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | None = None
+) -> str:
+    spell = _claude_spellings if spell is None else spell
     source = read_source(skill)
     on_disk = skill.path is not None and skill.source.loaded_from != "mcp"
     body = strip_frontmatter(source) if on_disk else source
@@ -151,7 +158,7 @@ def _skill_md(skill: Skill, policy: ShellPolicy) -> str:
         if key not in front:
             front[key] = value
     head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
-    return f"---\n{head}---\n{_claude_spellings(_neutralise_shell(body, skill, policy))}"
+    return f"---\n{head}---\n{spell(_neutralise_shell(body, skill, policy))}"
 
 
 def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
@@ -204,6 +211,27 @@ def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
                         path=full,
                     )
                 )
+    return files
+
+
+def skill_files(
+    skill: Skill,
+    policy: ShellPolicy,
+    diags: list[Diagnostic],
+    spell: Callable[[str], str] | None = None,
+) -> dict[str, bytes]:
+    """Every file of ``skill`` as written out: ``SKILL.md`` (frontmatter and body,
+    inline shell the ``policy`` refuses for it neutralised, variables respelled by
+    ``spell`` — default: Claude Code's ``${CLAUDE_…}``) and its sibling files.
+
+    :raises SkillpathError: when the skill's text cannot be read.
+    """
+    try:
+        text = _skill_md(skill, policy, spell)
+    except yaml.YAMLError as exc:
+        raise SkillpathError(f"skill {skill.name!r}: {exc}") from exc
+    files = _sibling_files(skill, diags)
+    files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
     return files
 
 

@@ -102,6 +102,9 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         "enable_codex_user": SettingSpec(bool, True, "Load Codex skills."),
         "enable_agents_user": SettingSpec(bool, True, "Load `~/.agent(s)/skills`."),
         "enable_agents_project": SettingSpec(bool, True, "Load `.agent(s)/skills` in the project."),
+        "enable_libraries": SettingSpec(
+            bool, True, "Load the skills installed Python libraries ship in `.agents/skills`."
+        ),
         "namespace_plugin_skills": SettingSpec(
             bool,
             False,

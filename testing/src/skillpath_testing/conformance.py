@@ -100,6 +100,7 @@ def isolate_environment(
     Creates ``tmp/home`` and ``tmp/project`` (a git repository root outside
     home), clears :data:`ENVIRONMENT_VARS`, sets ``HOME`` and the XDG dirs under
     home, moves Claude Code's and Codex's system skills dirs into ``tmp``, sets
+    ``SKILLPATH_LIBRARIES`` to nothing (the installed libraries' skills stay out),
     ``SKILLPATH_CACHE_DIR`` when ``cache_dir`` is given, and forgets the cached
     plugin host. monkeypatch undoes the variables after the test.
     """
@@ -115,6 +116,8 @@ def isolate_environment(
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("SKILLPATH_CLAUDE_POLICY_DIR", str(tmp / "etc-claude-skills"))
     monkeypatch.setenv("SKILLPATH_CODEX_ADMIN_DIR", str(tmp / "etc-codex-skills"))
+    # the libraries installed in the test environment (and their skills) stay out
+    monkeypatch.setenv("SKILLPATH_LIBRARIES", "")
     if cache_dir is not None:
         monkeypatch.setenv("SKILLPATH_CACHE_DIR", str(cache_dir))
     reset_plugin_host()
@@ -189,6 +192,7 @@ def make_layout(tmp: Path, env: Mapping[str, str] | None = None) -> Layout:
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "SKILLPATH_LIBRARIES": "",
     }
     full.update(env or {})
     return Layout(tmp=tmp, home=home, project=project, cwd=project, env=full)

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "serve": "skillpath.cli.serve:serve_cmd",
     "cache": "skillpath.cli.cache:cache_cmd",
     "completion": "skillpath.cli.completion:completion_cmd",
+    "export": "skillpath.cli.export:export_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}

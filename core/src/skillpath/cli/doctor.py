@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import click
 
 from skillpath.cli._common import (
@@ -143,10 +144,23 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     hidden, conditional, shadowed, skipped, errors, warnings}}.
     """
     result, ctx = load(cwd)
+    from skillpath.provenance import ProvenanceIndex
+
+    provenance = ProvenanceIndex.build(ctx)
+    loaded = [*result.skills, *result.conditional, *(s.skill for s in result.shadowed)]
+    origins = [(s, o) for s in loaded if (o := provenance.origin(s, verify=True)) is not None]
+    extra = provenance.diagnostics + provenance.drift_diagnostics(s for s, _o in origins)
+    if extra:
+        result = attrs.evolve(result, diagnostics=result.diagnostics + tuple(extra))
     report = build_report(result)
     counts = report.counts()
     if as_json:
-        emit_json(report.to_json())
+        data = report.to_json()
+        data["origins"] = [
+            {"name": s.name, "path": str(s.path) if s.path else None, **o.to_json()}
+            for s, o in origins
+        ]
+        emit_json(data)
     else:
         exist = sum(1 for r in report.roots if r.exists)
         echo(f"Roots: {len(report.roots)} scanned, {exist} exist")
@@ -155,6 +169,19 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         echo(f"\nSkills: {len(report.skills)} found")
         if report.skills:
             echo("\n".join(_skills_block(report.skills, ctx)))
+        if origins:
+            echo(f"\nProvenance: {len(origins)} skill(s) with a recorded origin")
+            rows = [
+                [
+                    s.name,
+                    f"{s.source.provider}/{s.source.level}",
+                    o.kind,
+                    o.source + (f" {o.ref}" if o.ref else ""),
+                    o.drift or "-",
+                ]
+                for s, o in origins
+            ]
+            echo(table(["NAME", "FROM", "KIND", "SOURCE", "DRIFT"], rows))
         echo(f"\nDiagnostics: {len(report.diagnostics)}")
         shown, folded = _fold_nested(report.diagnostics)
         for d in shown:

@@ -152,7 +152,8 @@ def list_cmd(
     """List the skills an agent started in the project would see.
 
     JSON shape (a contract): {"skills": [{name, description, path, base_dir,
-    provider, level, hidden}], "shadowed": [{name, path, provider, level,
+    provider, level, hidden, origin (when known: {kind, source, ref, installed_at,
+    record, hash, drift, detail})}], "shadowed": [{name, path, provider, level,
     shadowed_by, shadowed_by_provider, reason}], "diagnostics": [{level, code,
     message, path, line}]}. With --all two keys are added: "conditional" (same
     shape as "skills") and "skipped" ([{name, path, line, provider, level,
@@ -197,8 +198,19 @@ def list_cmd(
 
         report = build_report(result)
     if as_json:
+        from skillpath.provenance import ProvenanceIndex
+
+        origins = ProvenanceIndex.build(ctx)
+
+        def with_origin(skill: Any) -> dict[str, Any]:
+            entry: dict[str, Any] = skill.to_json()
+            origin = origins.origin(skill)
+            if origin is not None:
+                entry["origin"] = origin.to_json()
+            return entry
+
         data: dict[str, Any] = {
-            "skills": [s.to_json() for s in skills],
+            "skills": [with_origin(s) for s in skills],
             "shadowed": [s.to_json() for s in shadowed],
             "diagnostics": [d.to_json() for d in result.diagnostics],
         }

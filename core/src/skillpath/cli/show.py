@@ -127,14 +127,18 @@ def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_
     JSON shape (a contract): {name, description, status, path, base_dir, provider,
     level, root, loaded_from, source_detail, priority, hidden, conditional, paths,
     size, frontmatter, resources: [{path, size}], resources_truncated, shadowed:
-    [same shape as in `list --json`]}, plus "body" with --body. A name that is not
+    [same shape as in `list --json`], origin: {kind, source, ref, installed_at,
+    record, hash, drift, detail} or null}, plus "body" with --body. The origin is
+    read from what installed the skill (a distribution, `npx skills` and
+    `skillpath export` locks, `.openskills.json`, Claude's plugin registry); a
+    recorded hash is checked (drift: "none" or "changed"). A name that is not
     loaded exits 1 (see `skillpath explain NAME`).
 
     Options go before NAME; words after NAME are passed through verbatim, as
     `invoke` takes them (`show fix-issue --max 3`): they are shown as the
     argument string the skill would receive ("args" in JSON, present only then).
     """
-    result, _ctx = load(cwd)
+    result, ctx = load(cwd)
     skill = result.get(name)
     if skill is None:
         ex = explain(build_report(result), name)
@@ -154,6 +158,10 @@ def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_
     data = skill_details(skill, result)
     if args:
         data["args"] = " ".join(args)
+    from skillpath.provenance import ProvenanceIndex
+
+    origin = ProvenanceIndex.build(ctx).origin(skill, verify=True)
+    data["origin"] = origin.to_json() if origin is not None else None
     if body:
         data["body"] = skill.body
     if as_json:
@@ -170,6 +178,7 @@ def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_
         ("loaded from", data["loaded_from"]),
         ("size", f"{data['size']} bytes" if data["size"] is not None else None),
         ("arguments", data.get("args")),
+        ("origin", origin.summary() if origin is not None else None),
     ]
     if data["paths"]:
         fields.append(("paths", ", ".join(data["paths"])))

@@ -1,0 +1,764 @@
+"""``skillpath export``: put skills other agents cannot see into their own folders.
+
+Claude Code, Codex, OpenCode and Copilot read skills only from their own folders, so
+a skill from a pip-installed pack, a library's ``.agents/skills``, an MCP server, a
+bundled skill or a custom directory is invisible to them. :func:`export_skills`
+writes such skills into an agent's folder and records what it wrote in a lock file:
+
+========  ==================  ==========================================
+``--to``  project folder      user folder (``--user``)
+========  ==================  ==========================================
+claude    ``.claude/skills``  ``$CLAUDE_CONFIG_DIR/skills`` (``~/.claude/skills``)
+agents    ``.agents/skills``  ``~/.agents/skills``
+codex     ``.codex/skills``   ``$CODEX_HOME/skills`` (``~/.codex/skills``)
+opencode  ``.opencode/skills`` ``$XDG_CONFIG_HOME/opencode/skills``
+github    ``.github/skills``  ``~/.copilot/skills``
+========  ==================  ==========================================
+
+The project is the repository root (or the working directory outside a repository).
+
+**The lock.** In the project, ``skills-lock.json`` at the project root, in the format
+``npx skills`` writes (``{"version": 1, "skills": {name: {"source", "ref",
+"sourceType", "computedHash"}}}``; ``computedHash`` is a SHA-256 over each file's
+relative path and bytes, in path order, as ``npx skills`` computes it). skillpath adds
+one field of its own to the entries it writes, ``"skillpath": {"provider",
+"targets": {agent: {"path", "mode"}}, …}``, and never touches other entries. In the
+user scope the lock is ``<skillpath home>/export-lock.json``, same format.
+
+**Safety.** A folder skillpath did not write (not in the lock as its own) is never
+overwritten or deleted: the clash is an error naming both. Each skill folder is
+built next to its place and renamed in; the lock is written to a temporary file and
+renamed; one export at a time per lock file (an inter-process lock). ``dry_run``
+changes nothing. ``prune`` removes only folders this tool wrote that are no longer
+selected, and keeps (with a warning) a copy that was edited since.
+
+**What lands.** Copies by default. ``link`` makes a symbolic link to the skill's own
+folder instead, for skills that live on disk outside skillpath's cache (an extracted
+pack could be pruned and the link would dangle). Inline shell that the ``[shell]``
+policy would not run for the skill (packs and libraries: level ``package``) is
+replaced by the policy placeholder in the copy, with a warning: the agent reading the
+copy would otherwise run it. ``${SKILL_DIR}`` is written ``${CLAUDE_SKILL_DIR}`` for
+Claude Code; for the other agents, which substitute nothing, it becomes the folder's
+path (relative to the project root in the project scope, absolute in the user scope).
+Sibling files are copied, symbolic links inside a skill are not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillpath.context import SkillContext
+from skillpath.errors import SkillpathError
+from skillpath.model import Diagnostic, Skill, sort_key
+from skillpath.shell import SHELL_RE, ShellPolicy
+
+__all__ = [
+    "AGENTS",
+    "DEFAULT_PROVIDERS",
+    "LOCK_FILE",
+    "USER_LOCK_FILE",
+    "DriftItem",
+    "ExportAction",
+    "ExportReport",
+    "check_export",
+    "export_skills",
+    "folder_hash",
+    "read_lock",
+    "skill_source",
+]
+
+#: Agents ``export`` writes for: id -> (project folder, user folder relative to home).
+AGENTS: dict[str, tuple[str, str]] = {
+    "claude": (".claude/skills", ".claude/skills"),
+    "agents": (".agents/skills", ".agents/skills"),
+    "codex": (".codex/skills", ".codex/skills"),
+    "opencode": (".opencode/skills", ".config/opencode/skills"),
+    "github": (".github/skills", ".copilot/skills"),
+}
+#: Providers whose skills the agents above cannot see themselves (the default selection).
+DEFAULT_PROVIDERS = ("packs", "libraries", "mcp", "bundled", "custom")
+#: The project's lock file, as ``npx skills`` names it.
+LOCK_FILE = "skills-lock.json"
+#: The user scope's lock file, in the skillpath home.
+USER_LOCK_FILE = "export-lock.json"
+_LOCK_VERSION = 1
+_SKIP_DIRS = {".git", "node_modules"}
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+# -- records -------------------------------------------------------------------------
+
+
+@attrs.frozen
+class ExportAction:
+    """What happened (or, in a dry run, would happen) to one skill.
+
+    ``action`` is ``write`` (created or replaced), ``unchanged``, ``prune`` (an
+    earlier export removed), ``keep-edited`` (not pruned: the copy was edited),
+    ``clash`` (a folder skillpath did not write is in the way) or ``skip``.
+    """
+
+    name: str
+    action: str
+    path: Path
+    source: str = ""
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``skillpath export --json``."""
+        return {
+            "name": self.name,
+            "action": self.action,
+            "path": str(self.path),
+            "source": self.source,
+            "detail": self.detail,
+        }
+
+
+@attrs.frozen
+class DriftItem:
+    """One difference ``--check`` found: ``kind`` is ``source-changed``,
+    ``copy-edited``, ``copy-missing``, ``source-gone`` or ``not-exported``."""
+
+    name: str
+    kind: str
+    path: Path
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape used by ``skillpath export --check --json``."""
+        return {"name": self.name, "kind": self.kind, "path": str(self.path), "detail": self.detail}
+
+
+@attrs.frozen
+class ExportReport:
+    """What one export (or check) did: the agent folder, the lock, each skill's fate."""
+
+    agent: str
+    scope: str
+    folder: Path
+    lock: Path
+    actions: tuple[ExportAction, ...] = ()
+    drift: tuple[DriftItem, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    dry_run: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """No clash, no error diagnostic and no drift."""
+        return (
+            not self.drift
+            and not any(a.action == "clash" for a in self.actions)
+            and not any(d.level == "error" for d in self.diagnostics)
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON shape of ``skillpath export --json``."""
+        return {
+            "agent": self.agent,
+            "scope": self.scope,
+            "folder": str(self.folder),
+            "lock": str(self.lock),
+            "dry_run": self.dry_run,
+            "actions": [a.to_json() for a in self.actions],
+            "drift": [d.to_json() for d in self.drift],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
+        }
+
+
+# -- sources, hashes, locks ------------------------------------------------------------
+
+
+def skill_source(skill: Skill) -> dict[str, str]:
+    """Where a skill comes from, in the lock's words: ``source``, ``sourceType`` and
+    ``ref`` (a distribution's version), plus ``provider``."""
+    detail = skill.source.detail
+    provider = skill.source.provider
+    out = {"provider": provider}
+    dist = detail.get("distribution")
+    if dist:
+        out.update(source=str(dist), sourceType="python-package")
+        if detail.get("version"):
+            out["ref"] = str(detail["version"])
+    elif provider == "mcp" or skill.source.loaded_from == "mcp":
+        out.update(source=str(detail.get("server") or "mcp"), sourceType="mcp")
+    elif skill.source.loaded_from == "bundled" or provider == "bundled":
+        out.update(source=f"bundled:{skill.name}", sourceType="bundled")
+    else:
+        where = skill.base_dir if skill.base_dir is not None else skill.source.root
+        out.update(source=str(where) if where is not None else provider, sourceType="local")
+    return out
+
+
+def files_hash(files: Mapping[str, bytes]) -> str:
+    """``computedHash`` of a folder given as ``{relative path: bytes}`` (what ``npx
+    skills`` computes: SHA-256 over each relative path then its bytes, in path order)."""
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        h.update(rel.encode("utf-8", "surrogatepass"))
+        h.update(files[rel])
+    return h.hexdigest()
+
+
+def _folder_files(folder: Path) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for top, dirs, names in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not Path(top, d).is_symlink()]
+        for name in names:
+            full = Path(top, name)
+            if full.is_symlink() or not full.is_file():
+                continue
+            files[full.relative_to(folder).as_posix()] = full.read_bytes()
+    return files
+
+
+def folder_hash(folder: Path) -> str | None:
+    """``computedHash`` of a folder on disk (a symbolic link to a folder is followed
+    once), or ``None`` when it cannot be read."""
+    try:
+        target = folder.resolve() if folder.is_symlink() else folder
+        if not target.is_dir():
+            return None
+        return files_hash(_folder_files(target))
+    except OSError:
+        return None
+
+
+def read_lock(path: Path, diags: list[Diagnostic] | None = None) -> dict[str, Any]:
+    """A lock file as ``{"version", "skills"}``; an empty one when missing or unusable
+    (reported in ``diags``). Size-bounded, regular files only."""
+    from skillpath.urls import read_text_file
+
+    empty: dict[str, Any] = {"version": _LOCK_VERSION, "skills": {}}
+    try:
+        if not path.exists():
+            return empty
+        data = json.loads(read_text_file(path))
+    except (OSError, ValueError, SkillpathError) as exc:
+        if diags is not None:
+            diags.append(
+                Diagnostic("warning", "lock-unreadable", f"cannot read the lock: {exc}", path)
+            )
+        return empty
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
+        if diags is not None:
+            diags.append(
+                Diagnostic("warning", "lock-invalid", "not a skills lock (no skills map)", path)
+            )
+        return empty
+    return data
+
+
+def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
+    skills = lock.get("skills", {})
+    ordered: dict[str, Any] = {
+        "version": lock.get("version", _LOCK_VERSION),
+        "skills": dict(sorted(skills.items())),
+    }
+    for key, value in lock.items():
+        if key not in ordered:
+            ordered[key] = value
+    data = (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def _exclusive(lock_path: Path, ctx: SkillContext) -> Iterator[None]:
+    """One export at a time per lock file, across processes."""
+    import filelock
+
+    from skillpath.extract import cache_root
+
+    key = hashlib.sha256(os.fsencode(os.path.abspath(lock_path))).hexdigest()[:24]
+    where = cache_root(ctx.env) / "locks"
+    where.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with filelock.FileLock(os.fspath(where / f"export-{key}.lock"), timeout=300, mode=0o600):
+        yield
+
+
+# -- where things go -------------------------------------------------------------------
+
+
+def agent_folder(agent: str, ctx: SkillContext, *, user: bool = False) -> Path:
+    """The skills folder of ``agent`` in the project (or the user's, with ``user``)."""
+    if agent not in AGENTS:
+        raise SkillpathError(f"unknown agent {agent!r} (known: {', '.join(AGENTS)})")
+    project_rel, user_rel = AGENTS[agent]
+    if not user:
+        return ctx.project_root / project_rel
+    if agent == "claude":
+        base = ctx.env_dir("CLAUDE_CONFIG_DIR")
+        if base is not None:
+            return base / "skills"
+    if agent == "codex":
+        base = ctx.env_dir("CODEX_HOME")
+        if base is not None:
+            return base / "skills"
+    if agent == "opencode":
+        base = ctx.env_dir("XDG_CONFIG_HOME")
+        if base is not None:
+            return base / "opencode" / "skills"
+    return ctx.home / user_rel
+
+
+def lock_path(ctx: SkillContext, *, user: bool = False) -> Path:
+    """The lock file of the project (``skills-lock.json``) or of the user scope."""
+    return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / LOCK_FILE
+
+
+def select_skills(
+    skills: Iterable[Skill],
+    providers: Sequence[str] = (),
+    patterns: Sequence[str] = (),
+) -> list[Skill]:
+    """The skills to export: those of ``providers`` (default:
+    :data:`DEFAULT_PROVIDERS`) whose name matches one of ``patterns`` (default: all)."""
+    wanted = set(providers or DEFAULT_PROVIDERS)
+    out = []
+    names: set[str] = set()
+    for skill in sorted(skills, key=sort_key):
+        if skill.source.provider not in wanted or skill.name in names:
+            continue
+        if patterns and not any(fnmatchcase(skill.name, p) for p in patterns):
+            continue
+        names.add(skill.name)
+        out.append(skill)
+    return out
+
+
+def _spelling(agent: str, folder: Path, ctx: SkillContext, user: bool) -> Callable[[str], str]:
+    from skillpath.plugin_writer import VARIABLE_RE
+
+    if agent == "claude":
+        return lambda text: VARIABLE_RE.sub(lambda m: "${CLAUDE_" + m.group(1) + "}", text)
+
+    def spell(text: str) -> str:
+        if "${" not in text:
+            return text
+
+        def sub(m: re.Match[str]) -> str:
+            if m.group(1) != "SKILL_DIR":
+                return m.group(0)
+            if user:
+                return str(folder)
+            try:
+                return folder.relative_to(ctx.project_root).as_posix()
+            except ValueError:
+                return str(folder)
+
+        text = re.sub(r"(?<!\\)\$\{CLAUDE_SKILL_DIR\}", "${SKILL_DIR}", text)
+        return VARIABLE_RE.sub(sub, text)
+
+    return spell
+
+
+def _on_disk(skill: Skill, ctx: SkillContext) -> bool:
+    """Whether ``skill``'s folder is a real folder outside skillpath's cache."""
+    from skillpath.extract import cache_root
+
+    base = skill.base_dir
+    if base is None or skill.path is None or skill.source.loaded_from in ("mcp", "bundled"):
+        return False
+    if skill.source.loaded_from == "pack":
+        return False
+    try:
+        real = base.resolve()
+        cache = cache_root(ctx.env).resolve()
+    except OSError:
+        return False
+    return real.is_dir() and cache not in real.parents
+
+
+def _replace(final: Path, files: Mapping[str, bytes] | None, link_to: Path | None) -> None:
+    parent = final.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    token = f"{os.getpid()}.{os.urandom(4).hex()}"
+    stage = parent / f".{final.name}.{token}.new"
+    trash = parent / f".{final.name}.{token}.old"
+    try:
+        if link_to is not None:
+            os.symlink(link_to, stage, target_is_directory=True)
+        else:
+            stage.mkdir()
+            for rel, data in (files or {}).items():
+                target = stage / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with open(target, "xb") as fh:
+                    fh.write(data)
+                if data.startswith(b"#!"):  # scripts stay runnable
+                    os.chmod(target, 0o755)  # noqa: S103 - as a checked-out script
+        if final.exists() or final.is_symlink():
+            os.replace(final, trash)
+        os.replace(stage, final)
+    finally:
+        if stage.is_symlink():
+            stage.unlink()
+        shutil.rmtree(stage, ignore_errors=True)
+        if trash.is_symlink():
+            trash.unlink()
+        shutil.rmtree(trash, ignore_errors=True)
+
+
+def _remove(folder: Path) -> None:
+    if folder.is_symlink():
+        folder.unlink()
+    elif folder.is_dir():
+        aside = folder.with_name(f".{folder.name}.{os.getpid()}.{os.urandom(4).hex()}.old")
+        os.replace(folder, aside)
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def _ours(entry: Any, agent: str) -> dict[str, Any] | None:
+    """The target record of ``agent`` in a lock entry skillpath wrote, else ``None``."""
+    if not isinstance(entry, dict):
+        return None
+    mine = entry.get("skillpath")
+    if not isinstance(mine, dict):
+        return None
+    targets = mine.get("targets")
+    if not isinstance(targets, dict):
+        return None
+    target = targets.get(agent)
+    return target if isinstance(target, dict) else None
+
+
+# -- export --------------------------------------------------------------------------
+
+
+@attrs.frozen
+class _Planned:
+    skill: Skill
+    files: dict[str, bytes] | None
+    link_to: Path | None
+    digest: str
+
+
+def _render(
+    skill: Skill,
+    agent: str,
+    folder: Path,
+    ctx: SkillContext,
+    *,
+    user: bool,
+    link: bool,
+    policy: ShellPolicy,
+    diags: list[Diagnostic],
+) -> _Planned | None:
+    from skillpath.plugin_writer import skill_files
+
+    if link:
+        if not _on_disk(skill, ctx):
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-link-refused",
+                    f"skill {skill.name!r} ({skill.source.provider}) does not live in a folder "
+                    "of its own outside skillpath's cache; copied instead of linked",
+                    skill.path,
+                )
+            )
+        else:
+            assert skill.base_dir is not None
+            digest = folder_hash(skill.base_dir) or ""
+            return _Planned(skill, None, skill.base_dir.resolve(), digest)
+    try:
+        files = skill_files(skill, policy, diags, _spelling(agent, folder / skill.name, ctx, user))
+    except SkillpathError as exc:
+        diags.append(
+            Diagnostic("error", "export-unreadable", f"skill {skill.name!r}: {exc}", skill.path)
+        )
+        return None
+    return _Planned(skill, files, None, files_hash(files))
+
+
+def _shell_warning(skill: Skill, policy: ShellPolicy, diags: list[Diagnostic]) -> None:
+    if policy.allows(skill):
+        return
+    try:
+        from skillpath.commands import read_source
+
+        text = read_source(skill)
+    except SkillpathError:
+        return
+    if SHELL_RE.search(text):
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-shell-neutralised",
+                f"skill {skill.name!r}: its inline shell is replaced by the policy placeholder "
+                f"in the copy ([shell] does not let {skill.source.level} skills run commands, "
+                "and the agent reading the copy would run them)",
+                skill.path,
+            )
+        )
+
+
+def export_skills(
+    skills: Iterable[Skill],
+    ctx: SkillContext,
+    *,
+    to: str,
+    user: bool = False,
+    providers: Sequence[str] = (),
+    select: Sequence[str] = (),
+    link: bool = False,
+    dry_run: bool = False,
+    prune: bool = False,
+) -> ExportReport:
+    """Export the selected ``skills`` into ``to``'s skills folder and record them.
+
+    :param skills: the catalog (``LoadResult.skills``, ``conditional`` and the shadowed
+        copies: a skill already exported is shadowed by its copy).
+    :param to: an agent id of :data:`AGENTS`.
+    :param providers: export skills of these providers (default
+        :data:`DEFAULT_PROVIDERS`); ``select`` narrows by name globs.
+    :raises SkillpathError: for an unknown agent, or when the folder is a symlink.
+    """
+    folder = agent_folder(to, ctx, user=user)
+    lock_file = lock_path(ctx, user=user)
+    scope = "user" if user else "project"
+    if folder.is_symlink():
+        raise SkillpathError(f"{folder}: is a symbolic link; refusing to write through it")
+    policy = ShellPolicy.from_settings(ctx.settings)
+    chosen = select_skills(skills, providers, select)
+    diags: list[Diagnostic] = []
+    actions: list[ExportAction] = []
+    guard = contextlib.nullcontext() if dry_run else _exclusive(lock_file, ctx)
+    with guard:
+        lock = read_lock(lock_file, diags)
+        entries: dict[str, Any] = dict(lock.get("skills", {}))
+        chosen_names = set()
+        for skill in chosen:
+            if not _NAME.fullmatch(skill.name) or skill.name in chosen_names:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "export-name",
+                        f"skill {skill.name!r} cannot be a folder name here; skipped",
+                        skill.path,
+                    )
+                )
+                continue
+            chosen_names.add(skill.name)
+            target = folder / skill.name
+            source = skill_source(skill)
+            mine = _ours(entries.get(skill.name), to)
+            if mine is None and (target.exists() or target.is_symlink()):
+                actions.append(
+                    ExportAction(
+                        skill.name,
+                        "clash",
+                        target,
+                        source["source"],
+                        f"{target} exists and was not written by skillpath; "
+                        f"not replaced by {skill.name!r} from {skill.source.provider} "
+                        f"({skill.path})",
+                    )
+                )
+                continue
+            _shell_warning(skill, policy, diags)
+            planned = _render(
+                skill, to, folder, ctx, user=user, link=link, policy=policy, diags=diags
+            )
+            if planned is None:
+                actions.append(ExportAction(skill.name, "skip", target, source["source"]))
+                continue
+            entry = entries.get(skill.name) if isinstance(entries.get(skill.name), dict) else {}
+            recorded = _recorded(entry, mine) if mine is not None else None
+            current = folder_hash(target) if mine is not None else None
+            mode = "link" if planned.link_to is not None else "copy"
+            same_link = (
+                planned.link_to is not None
+                and target.is_symlink()
+                and Path(os.readlink(target)) == planned.link_to
+            )
+            if (
+                mine is not None
+                and recorded == planned.digest
+                and current == planned.digest
+                and mine.get("mode", "copy") == mode
+                and (mode == "copy" or same_link)
+            ):
+                actions.append(ExportAction(skill.name, "unchanged", target, source["source"]))
+                continue
+            if mine is not None and current is not None and current != recorded:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "export-overwrote-edit",
+                        f"{target} was edited since it was exported; replaced by the source",
+                        target,
+                    )
+                )
+            actions.append(ExportAction(skill.name, "write", target, source["source"], mode))
+            if dry_run:
+                continue
+            _replace(target, planned.files, planned.link_to)
+            new_entry = {k: v for k, v in entry.items() if k not in ("skillpath",)}
+            new_entry.update({k: v for k, v in source.items() if k != "provider"})
+            if "ref" not in source:
+                new_entry.pop("ref", None)
+            old_mine = entry.get("skillpath") if isinstance(entry.get("skillpath"), dict) else {}
+            targets = dict(old_mine.get("targets", {})) if isinstance(old_mine, dict) else {}
+            targets[to] = {"path": _shown(target, ctx, user), "mode": mode, "hash": planned.digest}
+            new_entry["computedHash"] = _main_hash(targets)
+            new_entry["skillpath"] = {"provider": source["provider"], "targets": targets}
+            entries[skill.name] = new_entry
+        if prune:
+            for name in sorted(entries):
+                mine = _ours(entries[name], to)
+                if mine is None or name in chosen_names:
+                    continue
+                target = folder / name
+                recorded = _recorded(entries[name], mine)
+                current = folder_hash(target)
+                if current is not None and current != recorded and mine.get("mode") != "link":
+                    actions.append(
+                        ExportAction(
+                            name,
+                            "keep-edited",
+                            target,
+                            str(entries[name].get("source", "")),
+                            "edited since it was exported; remove it by hand",
+                        )
+                    )
+                    continue
+                actions.append(
+                    ExportAction(name, "prune", target, str(entries[name].get("source", "")))
+                )
+                if dry_run:
+                    continue
+                _remove(target)
+                entry = dict(entries[name])
+                skillpath_rec = dict(entry["skillpath"])
+                targets = dict(skillpath_rec["targets"])
+                targets.pop(to, None)
+                if targets:
+                    skillpath_rec["targets"] = targets
+                    entry["skillpath"] = skillpath_rec
+                    entry["computedHash"] = _main_hash(targets)
+                    entries[name] = entry
+                else:
+                    del entries[name]
+        if not dry_run and any(a.action in ("write", "prune") for a in actions):
+            _write_lock(lock_file, {**lock, "skills": entries})
+    return ExportReport(to, scope, folder, lock_file, tuple(actions), (), tuple(diags), dry_run)
+
+
+def _recorded(entry: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
+    """The hash recorded for one target's folder (older entries: ``computedHash``)."""
+    value = target.get("hash") or entry.get("computedHash")
+    return value if isinstance(value, str) else None
+
+
+def _main_hash(targets: Mapping[str, Any]) -> str:
+    """The entry's ``computedHash``: the ``.agents/skills`` copy's (the folder ``npx
+    skills`` installs into and hashes), else the first target's in name order."""
+    order = sorted(targets, key=lambda agent: (agent != "agents", agent))
+    return str(targets[order[0]].get("hash", ""))
+
+
+def _shown(target: Path, ctx: SkillContext, user: bool) -> str:
+    if user:
+        return str(target)
+    try:
+        return target.relative_to(ctx.project_root).as_posix()
+    except ValueError:
+        return str(target)
+
+
+# -- check ---------------------------------------------------------------------------
+
+
+def check_export(
+    skills: Iterable[Skill],
+    ctx: SkillContext,
+    *,
+    to: str,
+    user: bool = False,
+    providers: Sequence[str] = (),
+    select: Sequence[str] = (),
+) -> ExportReport:
+    """Compare what the lock records for ``to`` with the copies on disk and their
+    sources now: every difference is a :class:`DriftItem` (``ok`` is false then)."""
+    folder = agent_folder(to, ctx, user=user)
+    lock_file = lock_path(ctx, user=user)
+    policy = ShellPolicy.from_settings(ctx.settings)
+    diags: list[Diagnostic] = []
+    lock = read_lock(lock_file, diags)
+    entries = lock.get("skills", {})
+    every = list(skills)
+    chosen_skills = select_skills(every, providers, select)
+    chosen = {s.name for s in chosen_skills}
+    by_name: dict[str, list[Skill]] = {}
+    for s in every:
+        by_name.setdefault(s.name, []).append(s)
+    drift: list[DriftItem] = []
+    for name in sorted(entries):
+        mine = _ours(entries[name], to)
+        if mine is None:
+            continue
+        target = folder / name
+        recorded = _recorded(entries[name], mine)
+        current = folder_hash(target)
+        if current is None:
+            drift.append(DriftItem(name, "copy-missing", target, "the exported folder is gone"))
+        elif current != recorded and mine.get("mode") != "link":
+            drift.append(
+                DriftItem(name, "copy-edited", target, "the copy differs from what was exported")
+            )
+        recorded_provider = entries[name].get("skillpath", {}).get("provider")
+        skill = next(
+            (s for s in by_name.get(name, ()) if s.source.provider == recorded_provider), None
+        )
+        if skill is None:
+            drift.append(
+                DriftItem(name, "source-gone", target, "no such skill from that source any more")
+            )
+            continue
+        scratch: list[Diagnostic] = []
+        planned = _render(
+            skill,
+            to,
+            folder,
+            ctx,
+            user=user,
+            link=mine.get("mode") == "link",
+            policy=policy,
+            diags=scratch,
+        )
+        if planned is not None and planned.digest != recorded:
+            now = skill_source(skill)
+            was = entries[name].get("ref")
+            what = (
+                f"{now['source']} {was} -> {now.get('ref')}"
+                if was and now.get("ref") and was != now.get("ref")
+                else "the source's files changed"
+            )
+            drift.append(DriftItem(name, "source-changed", target, what))
+    for name in sorted(chosen - {n for n in entries if _ours(entries[n], to) is not None}):
+        drift.append(
+            DriftItem(name, "not-exported", folder / name, "selected but not exported yet")
+        )
+    return ExportReport(
+        to, "user" if user else "project", folder, lock_file, (), tuple(drift), tuple(diags)
+    )

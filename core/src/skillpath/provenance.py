@@ -1,0 +1,273 @@
+"""Where a skill came from, read from what the tools that installed it recorded.
+
+Nothing here is guessed: each origin names the record it was read from.
+
+======================  ===============================================================
+``kind``                record
+======================  ===============================================================
+``python-package``      the distribution behind a pack or library skill (name, version)
+``mcp``                 the MCP server a skill was fetched from
+``claude-plugin``       Claude Code's ``installed_plugins.json`` (plugin, marketplace,
+                        version, commit, last update)
+``skillpath-export``    this project's ``skills-lock.json`` (or the user export lock)
+                        entry that ``skillpath export`` wrote
+``npx-skills``          ``skills-lock.json`` in the project, or ``~/.agents/.skill-lock.json``
+                        (``npx skills``: source, ref, type, hash, install time)
+``openskills``          ``.openskills.json`` in the skill's folder (openskills)
+======================  ===============================================================
+
+A lock entry's ``computedHash`` is compared with the folder on disk when asked
+(:meth:`ProvenanceIndex.origin` with ``verify=True``): ``drift`` is then ``"none"`` or
+``"changed"``; ``None`` means not checked (``list --json`` does not hash folders).
+Every file is read through the bounded, regular-file-only reader.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillpath.context import SkillContext
+from skillpath.model import Diagnostic, Skill
+
+__all__ = ["Origin", "ProvenanceIndex"]
+
+#: Providers whose skills live in agent folders that installers write into.
+_AGENT_FOLDER_PROVIDERS = frozenset({"claude", "agents", "codex", "opencode", "github", "native"})
+
+
+@attrs.frozen
+class Origin:
+    """Where one skill came from (see the module docstring for ``kind``)."""
+
+    kind: str
+    source: str
+    ref: str | None = None
+    installed_at: str | None = None
+    record: Path | None = None
+    hash: str | None = None
+    drift: str | None = None
+    detail: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``origin`` object of ``list --json``, ``show --json`` and ``doctor --json``."""
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "ref": self.ref,
+            "installed_at": self.installed_at,
+            "record": str(self.record) if self.record is not None else None,
+            "hash": self.hash,
+            "drift": self.drift,
+            "detail": dict(self.detail),
+        }
+
+    def summary(self) -> str:
+        """One line for people: ``acme-skills 1.0.0 (python-package)``."""
+        text = self.source + (f" {self.ref}" if self.ref else "")
+        text += f" ({self.kind}"
+        if self.installed_at:
+            text += f", installed {self.installed_at}"
+        text += ")"
+        if self.drift == "changed":
+            text += "; its files changed since (the recorded hash differs)"
+        return text
+
+
+def _read_json(path: Path, diags: list[Diagnostic]) -> Any:
+    from skillpath.errors import SkillpathError
+    from skillpath.urls import read_text_file
+
+    try:
+        if not path.exists():
+            return None
+        return json.loads(read_text_file(path))
+    except (OSError, ValueError, SkillpathError) as exc:
+        diags.append(Diagnostic("warning", "provenance-unreadable", f"cannot read: {exc}", path))
+        return None
+
+
+def _skills_map(data: Any) -> dict[str, Any]:
+    if isinstance(data, dict) and isinstance(data.get("skills"), dict):
+        return {k: v for k, v in data["skills"].items() if isinstance(v, dict)}
+    return {}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+@attrs.define(eq=False)
+class ProvenanceIndex:
+    """The installers' records for one context, read once; :meth:`origin` per skill."""
+
+    ctx: SkillContext
+    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    _project_lock: dict[str, Any] = attrs.field(factory=dict)
+    _project_lock_path: Path | None = None
+    _user_lock: dict[str, Any] = attrs.field(factory=dict)
+    _user_lock_path: Path | None = None
+    _global_lock: dict[str, Any] = attrs.field(factory=dict)
+    _global_lock_path: Path | None = None
+
+    @classmethod
+    def build(cls, ctx: SkillContext) -> ProvenanceIndex:
+        """Read the lock files that apply to ``ctx`` (missing ones are simply absent)."""
+        from skillpath.export import LOCK_FILE, USER_LOCK_FILE
+
+        index = cls(ctx)
+        diags = index.diagnostics
+        project = ctx.project_root / LOCK_FILE
+        index._project_lock = _skills_map(_read_json(project, diags))
+        index._project_lock_path = project
+        user = ctx.skillpath_home / USER_LOCK_FILE
+        index._user_lock = _skills_map(_read_json(user, diags))
+        index._user_lock_path = user
+        glob = ctx.home / ".agents" / ".skill-lock.json"
+        index._global_lock = _skills_map(_read_json(glob, diags))
+        index._global_lock_path = glob
+        return index
+
+    def origin(self, skill: Skill, *, verify: bool = False) -> Origin | None:
+        """Where ``skill`` came from, or ``None`` when nothing recorded it; with
+        ``verify``, a recorded content hash is compared with the folder now."""
+        src = skill.source
+        detail = src.detail
+        if detail.get("distribution"):
+            return Origin(
+                "python-package",
+                str(detail["distribution"]),
+                _str(detail.get("version")),
+                detail={"provider": src.provider, "package": detail.get("package")},
+            )
+        if src.provider == "mcp" or src.loaded_from == "mcp":
+            return Origin("mcp", str(detail.get("server") or "?"), detail=dict(detail))
+        if detail.get("plugin") and detail.get("registry"):
+            return self._claude_plugin(detail)
+        if src.provider not in _AGENT_FOLDER_PROVIDERS or skill.base_dir is None:
+            return None
+        base = skill.base_dir
+        found = self._from_lock(skill, base, verify)
+        if found is not None:
+            return found
+        return self._openskills(base)
+
+    def _claude_plugin(self, detail: Mapping[str, Any]) -> Origin:
+        registry = Path(str(detail["registry"]))
+        extra: dict[str, Any] = {"marketplace": detail.get("marketplace")}
+        installed = None
+        data = _read_json(registry, self.diagnostics) if registry.is_file() else None
+        plugins = data.get("plugins") if isinstance(data, dict) else None
+        key = f"{detail['plugin']}@{detail.get('marketplace')}"
+        entries = plugins.get(key) if isinstance(plugins, dict) else None
+        if isinstance(entries, dict):
+            entries = [entries]
+        for entry in entries or []:
+            if isinstance(entry, dict) and str(entry.get("installPath")) == str(
+                detail.get("plugin_root")
+            ):
+                installed = _str(entry.get("installedAt"))
+                extra["last_updated"] = _str(entry.get("lastUpdated"))
+                extra["commit"] = _str(entry.get("gitCommitSha"))
+                break
+        return Origin(
+            "claude-plugin",
+            str(detail["plugin"]),
+            _str(detail.get("version")),
+            installed,
+            registry,
+            detail=extra,
+        )
+
+    def _from_lock(self, skill: Skill, base: Path, verify: bool) -> Origin | None:
+        project_root = self.ctx.project_root
+        inside_project = project_root == base or project_root in base.parents
+        candidates: list[tuple[dict[str, Any], Path | None, bool]] = []
+        if inside_project:
+            candidates.append((self._project_lock, self._project_lock_path, True))
+        else:
+            candidates.append((self._user_lock, self._user_lock_path, True))
+            candidates.append((self._global_lock, self._global_lock_path, False))
+        folder = base.name
+        for lock, path, local in candidates:
+            entry = lock.get(folder) or lock.get(skill.name)
+            if entry is None:
+                continue
+            ours = isinstance(entry.get("skillpath"), dict)
+            if ours and not self._exported_here(entry, base):
+                continue
+            recorded = _str(entry.get("computedHash")) if local else None
+            drift = None
+            if verify and recorded is not None:
+                from skillpath.export import folder_hash
+
+                drift = "none" if folder_hash(base) == recorded else "changed"
+            return Origin(
+                "skillpath-export" if ours else "npx-skills",
+                str(entry.get("source", "?")),
+                _str(entry.get("ref")) or (_str(entry.get("skillPath")) if not local else None),
+                _str(entry.get("installedAt")),
+                path,
+                recorded or _str(entry.get("skillFolderHash")),
+                drift,
+                {
+                    "source_type": entry.get("sourceType"),
+                    "source_url": entry.get("sourceUrl"),
+                    "updated_at": entry.get("updatedAt"),
+                    "provider": (entry.get("skillpath") or {}).get("provider") if ours else None,
+                },
+            )
+        return None
+
+    def _exported_here(self, entry: Mapping[str, Any], base: Path) -> bool:
+        targets = entry["skillpath"].get("targets")
+        if not isinstance(targets, dict):
+            return False
+        for target in targets.values():
+            where = target.get("path") if isinstance(target, dict) else None
+            if not isinstance(where, str):
+                continue
+            full = Path(where) if os.path.isabs(where) else self.ctx.project_root / where
+            if full == base:
+                return True
+        return False
+
+    def _openskills(self, base: Path) -> Origin | None:
+        record = base / ".openskills.json"
+        if not os.path.lexists(record):
+            return None
+        data = _read_json(record, self.diagnostics)
+        if not isinstance(data, dict):
+            return None
+        return Origin(
+            "openskills",
+            str(data.get("source") or data.get("repoUrl") or "?"),
+            _str(data.get("subpath")),
+            _str(data.get("installedAt")),
+            record,
+            detail={"source_type": data.get("sourceType"), "repo_url": data.get("repoUrl")},
+        )
+
+    def drift_diagnostics(self, skills: Iterable[Skill]) -> list[Diagnostic]:
+        """A warning for every skill whose lock entry's content hash no longer matches."""
+        out = []
+        for skill in skills:
+            origin = self.origin(skill, verify=True)
+            if origin is not None and origin.drift == "changed":
+                out.append(
+                    Diagnostic(
+                        "warning",
+                        "lock-hash-mismatch",
+                        f"skill {skill.name!r}: its folder no longer matches the hash "
+                        f"{origin.record} recorded ({origin.kind}, {origin.source})",
+                        skill.path,
+                        None,
+                        skill.source.provider,
+                    )
+                )
+        return out
