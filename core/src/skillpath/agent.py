@@ -199,6 +199,15 @@ class AgentSkills:
             self._cache[key] = make()
         return self._cache[key]  # type: ignore[no-any-return]
 
+    def memo(self, key: str, make: Callable[[], _T]) -> _T:
+        """``make()`` once per catalog state: an adapter's own derived objects (cached).
+
+        The value is kept until the skills change (a refresh that changed
+        them, an activation); ``key`` names it (prefix it with the
+        adapter's id). The value is shared: do not modify it.
+        """
+        return self._cached(f"memo:{key}", make)
+
     # -- freshness ----------------------------------------------------------
     def refresh(self) -> bool:
         """Load the skills again now; whether the active skills changed."""
