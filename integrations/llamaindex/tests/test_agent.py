@@ -8,7 +8,7 @@ import socket
 from typing import Any
 
 import pytest
-from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
 from skillpath import SkillSession
 from skillpath.agent import AgentSkills
 from skillpath_llamaindex import SkillpathSkills
@@ -133,3 +133,48 @@ def test_no_network_at_import_or_construction(
     importlib.reload(skillpath_llamaindex)
     s = skillpath_llamaindex.SkillpathSkills(cwd=world.project)
     s.attach(FunctionAgent(tools=[s.tool], llm=Script().llm()))
+
+
+def test_react_agent_reads_the_listing_and_calls_the_tool(world: World) -> None:
+    script = Script(
+        final(
+            "Thought: I need the greet skill.\nAction: Skill\n"
+            'Action Input: {"skill": "greet", "args": "Ada"}'
+        ),
+        final("Thought: I can answer without using any more tools.\nAnswer: done"),
+    )
+    s = SkillpathSkills(cwd=world.project)
+    agent = s.attach(ReActAgent(tools=[s.tool], llm=script.llm(), system_prompt="You help."))
+
+    async def go() -> str:
+        return str(await agent.run(user_msg="greet Ada"))
+
+    assert asyncio.run(go()) == "done"
+    first = " ".join(str(m.content) for m in script.seen[0])
+    assert "You help.\n\nThe following skills are available" in first
+    assert "- greet: Greet someone by name." in first
+    assert first.count("The following skills are available") == 1
+    assert "Observation: Base directory for this skill" in " ".join(
+        str(m.content) for m in script.seen[1]
+    )
+    assert "Say hello to Ada." in " ".join(str(m.content) for m in script.seen[1])
+
+
+def test_react_agent_without_a_system_prompt_sees_new_skills_next_run(world: World) -> None:
+    script = Script(
+        final("Thought: I can answer.\nAnswer: one"), final("Thought: I can answer.\nAnswer: two")
+    )
+    s = SkillpathSkills(cwd=world.project)
+    agent = s.attach(ReActAgent(tools=[s.tool], llm=script.llm()))
+
+    async def go() -> None:
+        await agent.run(user_msg="hi")
+
+    asyncio.run(go())
+    world.skill("fresh", "Added between runs.")
+    asyncio.run(go())
+    first = " ".join(str(m.content) for m in script.seen[0])
+    second = " ".join(str(m.content) for m in script.seen[1])
+    assert "- greet: Greet someone by name." in first and "fresh" not in first
+    assert "- fresh: Added between runs." in second
+    assert second.count("The following skills are available") == 1

@@ -22,6 +22,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from llama_index.core.agent.react.prompts import CONTEXT_REACT_CHAT_SYSTEM_HEADER
 from llama_index.core.agent.workflow.base_agent import BaseWorkflowAgent
 from llama_index.core.tools import FunctionTool
 from pydantic import BaseModel, Field
@@ -66,6 +67,21 @@ def skills_for(
 def _tool_name(tool: Any) -> str | None:
     metadata = getattr(tool, "metadata", None)
     return getattr(metadata, "name", None)
+
+
+def _set_system_prompt(agent: BaseWorkflowAgent, previous: str | None, text: str) -> None:
+    """Set ``agent``'s system prompt; a ReAct agent keeps it in its formatter's context too."""
+    agent.system_prompt = text
+    formatter = getattr(agent, "formatter", None)
+    context = getattr(formatter, "context", None)
+    if formatter is None or not isinstance(context, str):
+        return
+    if previous and previous in context:
+        formatter.context = context.replace(previous, text, 1)
+    else:
+        formatter.context = f"{text}\n\n{context.strip()}" if context.strip() else text
+    if formatter.context and "{context}" not in formatter.system_header:
+        formatter.system_header = CONTEXT_REACT_CHAT_SYSTEM_HEADER
 
 
 class SkillpathSkills:
@@ -131,12 +147,18 @@ class SkillpathSkills:
             raise ValueError("add SkillpathSkills.tool to the agent's tools before attach()")
         base = agent.system_prompt
         run = agent.run
+        shown = [base]
+
+        def apply() -> None:
+            text = self.system_prompt(base)
+            _set_system_prompt(agent, shown[0], text)
+            shown[0] = text
 
         def run_with_skills(*args: Any, **kwargs: Any) -> Any:
-            agent.system_prompt = self.system_prompt(base)
+            apply()
             return run(*args, **kwargs)
 
-        agent.system_prompt = self.system_prompt(base)
+        apply()
         # the instance's run, so that only this agent is affected
         object.__setattr__(agent, "run", run_with_skills)
         return agent
