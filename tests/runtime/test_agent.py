@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 from skillpath import SkillpathError
-from skillpath.agent import AgentSkills, disk_state, unknown_for_model, watch_paths
+from skillpath.agent import (
+    AgentSkills,
+    disk_state,
+    paths_in_arguments,
+    unknown_for_model,
+    watch_paths,
+)
 
 from .conftest import Runtime
 
@@ -141,3 +147,12 @@ def test_memo_keeps_a_value_until_the_skills_change(rt: Runtime) -> None:
     rt.project_skill("b", description="B.")
     assert skills.begin_turn() is True
     assert skills.memo("test:names", make) == ("a", "b") and len(made) == 2
+
+
+def test_paths_in_arguments() -> None:
+    assert paths_in_arguments({"file_path": "a.py", "paths": ["b.py", 3, ""], "x": "c"}) == [
+        "a.py",
+        "b.py",
+    ]
+    assert paths_in_arguments({"path": "skill://greet/notes.md"}) == []
+    assert paths_in_arguments("a.py") == [] and paths_in_arguments(None) == []

@@ -9,7 +9,7 @@ import pytest
 from skillpath import SkillSession
 from skillpath.agent import AgentSkills
 from skillpath_smolagents import SkillpathSkills
-from smolagents import CodeAgent, ToolCallingAgent
+from smolagents import CodeAgent, Tool, ToolCallingAgent
 from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, MessageRole
 
@@ -186,3 +186,33 @@ def test_no_network_at_import_or_construction(
     importlib.reload(skillpath_smolagents)
     s = skillpath_smolagents.SkillpathSkills(cwd=world.project)
     s.attach(ToolCallingAgent(tools=[s.tool], model=ScriptedModel()))
+
+
+class ReadFile(Tool):
+    name = "read_file"
+    description = "Read a file."
+    inputs = {"file_path": {"type": "string", "description": "The file."}}  # noqa: RUF012
+    output_type = "string"
+
+    def forward(self, file_path: str) -> str:
+        return "print('hi')"
+
+
+def test_file_tools_activate_conditional_skills(world: World) -> None:
+    world.skill("py-style", "Python style rules.", paths='"**/*.py"')
+    model = ScriptedModel(
+        calls(("Skill", {"skill": "py-style"})),
+        calls(("read_file", {"file_path": "src/app.py"})),
+        calls(("Skill", {"skill": "py-style"})),
+        final(),
+    )
+    s = SkillpathSkills(cwd=world.project)
+    agent = s.attach(
+        ToolCallingAgent(tools=[s.tool, ReadFile()], model=model, instructions="You help.")
+    )
+    agent.run("go")
+    seen = observations(agent)
+    assert seen[0].startswith("Error: ") and "is conditional" in seen[0]
+    assert "py-style" not in system(model, 0)
+    assert "- py-style: Python style rules." in system(model, 2)
+    assert seen[2].endswith("Body.")

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillpath import SkillSession
-from skillpath.agent import SKILL_TOOL_NAME, AgentSkills
+from skillpath.agent import SKILL_TOOL_NAME, AgentSkills, paths_in_arguments
 from smolagents import Tool
 from smolagents.agents import MultiStepAgent
 from smolagents.memory import ActionStep, PlanningStep, SystemPromptStep
@@ -108,6 +108,7 @@ class SkillpathSkills:
         refresh: str = "turn",
         budget: int | None = None,
         format: str | None = None,
+        track_files: bool = True,
     ) -> None:
         self.skills = skills_for(
             skills,
@@ -119,6 +120,7 @@ class SkillpathSkills:
             budget=budget,
             format=format,
         )
+        self.track_files = track_files
         self.tool = SkillTool(self.skills)
 
     def refresh(self) -> bool:
@@ -138,7 +140,10 @@ class SkillpathSkills:
         The agent's own ``instructions`` come first. When a run starts (the
         agent builds its system prompt) and after every step, the skills on
         disk are checked; when they changed, the system prompt of the running
-        agent is rebuilt, so its next model call sees the new listing.
+        agent is rebuilt, so its next model call sees the new listing. After a
+        step whose tool calls name files (``file_path``, ``path``, ``paths``,
+        ``filename``), nested skills directories load and conditional skills
+        activate (``track_files=False`` turns that off).
         """
         if SKILL_TOOL_NAME not in agent.tools:
             raise ValueError(
@@ -153,9 +158,14 @@ class SkillpathSkills:
             return build()
 
         def after_step(step: Any, agent: MultiStepAgent | None = None, **_: Any) -> None:
-            if agent is None or not self.skills.begin_turn():
+            if agent is None:
                 return
-            agent.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
+            changed = self.skills.begin_turn()
+            if self.track_files and isinstance(step, ActionStep):
+                paths = [p for c in step.tool_calls or () for p in paths_in_arguments(c.arguments)]
+                changed = bool(paths and self.skills.files_touched(paths)) or changed
+            if changed:
+                agent.memory.system_prompt = SystemPromptStep(system_prompt=agent.system_prompt)
 
         agent.initialize_system_prompt = initialize_system_prompt  # type: ignore[method-assign]
         agent.step_callbacks.register(ActionStep, after_step)
