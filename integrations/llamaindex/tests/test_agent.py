@@ -109,6 +109,21 @@ def test_attach_needs_the_tool(world: World) -> None:
         s.attach(FunctionAgent(tools=[], llm=Script().llm()))
 
 
+def test_attach_twice_keeps_one_listing(world: World) -> None:
+    s = SkillpathSkills(cwd=world.project)
+    script = Script(final())
+    agent = FunctionAgent(tools=[s.tool], llm=script.llm(), system_prompt="You help.")
+    assert s.attach(s.attach(agent)) is agent
+    with pytest.raises(ValueError, match="already has skillpath skills"):
+        SkillpathSkills(cwd=world.project).attach(agent)
+
+    async def go() -> None:
+        await agent.run(user_msg="go")
+
+    asyncio.run(go())
+    assert system_text(script.seen[0]).count("The following skills are available") == 1
+
+
 def test_listing_respects_the_budget(world: World) -> None:
     for i in range(40):
         world.skill(f"extra-{i:02d}", "A long description. " * 20)

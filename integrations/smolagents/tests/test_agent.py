@@ -160,6 +160,17 @@ def test_attach_needs_the_tool(world: World) -> None:
         s.attach(ToolCallingAgent(tools=[], model=ScriptedModel()))
 
 
+def test_attach_twice_keeps_one_listing(world: World) -> None:
+    s = SkillpathSkills(cwd=world.project)
+    model = ScriptedModel(final())
+    agent = ToolCallingAgent(tools=[s.tool], model=model, instructions="You help.")
+    assert s.attach(s.attach(agent)) is agent
+    with pytest.raises(ValueError, match="already has skillpath skills"):
+        SkillpathSkills(cwd=world.project).attach(agent)
+    agent.run("go")
+    assert system(model).count("The following skills are available") == 1
+
+
 def test_listing_respects_the_budget(world: World) -> None:
     for i in range(40):
         world.skill(f"extra-{i:02d}", "A long description. " * 20)

@@ -31,6 +31,8 @@ from skillpath.agent import SKILL_TOOL_NAME, AgentSkills
 
 __all__ = ["SkillpathSkills", "skills_for"]
 
+_ATTACHED = "_skillpath_skills"
+
 _DESCRIPTION = (
     "Load a skill: its instructions are returned for you to follow. Use it when the task "
     "matches one of the skills listed in your instructions, before doing the work. Pass the "
@@ -141,10 +143,17 @@ class SkillpathSkills:
 
         The agent's own ``system_prompt`` comes first. Each ``agent.run(...)``
         checks the skills on disk before the run starts and rewrites the
-        listing when they changed.
+        listing when they changed. Attaching again is a no-op; attaching
+        another :class:`SkillpathSkills` is refused.
         """
         if SKILL_TOOL_NAME not in {_tool_name(t) for t in agent.tools or []}:
             raise ValueError("add SkillpathSkills.tool to the agent's tools before attach()")
+        attached = getattr(agent, _ATTACHED, None)
+        if attached is self:
+            return agent
+        if attached is not None:
+            raise ValueError("the agent already has skillpath skills attached")
+        object.__setattr__(agent, _ATTACHED, self)
         base = agent.system_prompt
         run = agent.run
         shown = [base]

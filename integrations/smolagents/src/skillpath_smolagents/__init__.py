@@ -31,6 +31,8 @@ from smolagents.memory import ActionStep, PlanningStep, SystemPromptStep
 
 __all__ = ["SkillTool", "SkillpathSkills", "skills_for"]
 
+_ATTACHED = "_skillpath_skills"
+
 _DESCRIPTION = (
     "Load a skill: its instructions are returned for you to follow. Use it when the task "
     "matches one of the skills listed in your instructions, before doing the work. Pass the "
@@ -143,13 +145,20 @@ class SkillpathSkills:
         agent is rebuilt, so its next model call sees the new listing. After a
         step whose tool calls name files (``file_path``, ``path``, ``paths``,
         ``filename``), nested skills directories load and conditional skills
-        activate (``track_files=False`` turns that off).
+        activate (``track_files=False`` turns that off). Attaching again is a
+        no-op; attaching another :class:`SkillpathSkills` is refused.
         """
         if SKILL_TOOL_NAME not in agent.tools:
             raise ValueError(
                 f"add SkillpathSkills.tool to the agent's tools before attach() "
                 f"(the agent has: {', '.join(agent.tools) or 'no tools'})"
             )
+        attached = getattr(agent, _ATTACHED, None)
+        if attached is self:
+            return agent
+        if attached is not None:
+            raise ValueError("the agent already has skillpath skills attached")
+        setattr(agent, _ATTACHED, self)
         base = agent.instructions
         build = agent.initialize_system_prompt
 
