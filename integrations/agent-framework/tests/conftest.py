@@ -48,11 +48,11 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     reset_plugin_host()
 
 
-def calls(*pairs: tuple[str, dict[str, Any]]) -> ChatResponse:
-    """One assistant message calling each ``(tool, arguments)`` in order."""
+def calls(*pairs: tuple[str, dict[str, Any]], first: int = 1) -> ChatResponse:
+    """One assistant message calling each ``(tool, arguments)`` in order (ids c<first>, …)."""
     contents = [
         Content.from_function_call(call_id=f"c{i}", name=name, arguments=args)
-        for i, (name, args) in enumerate(pairs, 1)
+        for i, (name, args) in enumerate(pairs, first)
     ]
     return ChatResponse(messages=Message(role="assistant", contents=contents))
 
@@ -62,11 +62,12 @@ def final(text: str = "done") -> ChatResponse:
     return ChatResponse(messages=Message("assistant", [Content.from_text(text)]))
 
 
-class ScriptedClient(ChatMiddlewareLayer[Any], FunctionInvocationLayer[Any], BaseChatClient[Any]):
+class ScriptedClient(FunctionInvocationLayer[Any], ChatMiddlewareLayer[Any], BaseChatClient[Any]):
     """A chat client answering with ``replies`` in order; it records every request.
 
-    Composed like Agent Framework's own clients (middleware and function
-    invocation layers over ``BaseChatClient``), so the agent's real tool loop runs.
+    The function-invocation layer over the chat-middleware layer over
+    ``BaseChatClient``, so the agent's real tool loop and its function
+    middleware run.
     """
 
     def __init__(self, *replies: ChatResponse) -> None:

@@ -8,7 +8,7 @@ import socket
 from typing import Any
 
 import pytest
-from agent_framework import Agent, ChatResponse, SkillsProvider
+from agent_framework import Agent, ChatResponse, SkillsProvider, tool
 from skillpath import SkillSession
 from skillpath.agent import AgentSkills
 from skillpath_agent_framework import SkillpathSkillsProvider, SkillpathSkillsSource
@@ -153,3 +153,37 @@ def test_no_network_at_import_or_construction(
     importlib.reload(skillpath_agent_framework)
     skills = skillpath_agent_framework.SkillpathSkillsProvider(cwd=world.project)
     Agent(ScriptedClient(), instructions="x", context_providers=[skills])
+
+
+def test_file_tools_activate_conditional_skills(world: World) -> None:
+    world.skill("py-style", "Python style rules.", paths='"**/*.py"')
+
+    @tool(approval_mode="never_require")
+    def read_file(file_path: str) -> str:
+        """Read a file."""
+        return "print('hi')"
+
+    skills = provider(world)
+    client = ScriptedClient(
+        calls(load("py-style")),
+        calls(("read_file", {"file_path": "src/app.py"}), first=2),
+        calls(load("py-style"), first=3),
+        final("one"),
+        final("two"),
+    )
+    agent = Agent(
+        client,
+        instructions="You help.",
+        tools=[read_file],
+        context_providers=[skills],
+        middleware=[skills.file_tracker],
+    )
+    asyncio.run(agent.run("first"))
+    answers = tool_results(client.seen[3])
+    assert answers["c1"].startswith("Error: ") and "is conditional" in answers["c1"]
+    assert "py-style" not in system_text(client, 0)
+    # loadable in the same run once a file tool touched a matching path
+    assert answers["c3"].endswith("Body.\n")
+    # and listed by Agent Framework's prompt from the next run
+    asyncio.run(agent.run("second"))
+    assert "<name>py-style</name>" in system_text(client, 4)

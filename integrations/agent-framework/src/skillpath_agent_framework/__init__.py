@@ -27,11 +27,13 @@ here discovers, parses or filters skills (:class:`skillpath.agent.AgentSkills`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
 from agent_framework import (
+    FunctionInvocationContext,
+    FunctionMiddleware,
     Skill,
     SkillFrontmatter,
     SkillResource,
@@ -40,11 +42,12 @@ from agent_framework import (
     SkillsSourceContext,
 )
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills
+from skillpath.agent import AgentSkills, paths_in_arguments
 from skillpath.listing import neutralise
 from skillpath.model import Skill as SkillRecord
 
 __all__ = [
+    "SkillpathFileTracker",
     "SkillpathResource",
     "SkillpathSkill",
     "SkillpathSkillsProvider",
@@ -176,6 +179,35 @@ class SkillpathSkillsSource(SkillsSource):
         return list(self.skills.memo("agent-framework:skills", self._build))
 
 
+class SkillpathFileTracker(FunctionMiddleware):
+    """Function middleware: the files the agent's tools touch activate skills.
+
+    After a tool call with a ``file_path``, ``path``, ``paths`` or ``filename``
+    argument, nested skills directories above those paths load and
+    conditional skills (``paths:`` frontmatter) that match activate. Such a
+    skill can be loaded at once; Agent Framework's prompt lists it from the
+    next run. Pass it in the agent's ``middleware``
+    (:attr:`SkillpathSkillsProvider.file_tracker`).
+    """
+
+    def __init__(self, skills: AgentSkills) -> None:
+        self.skills = skills
+
+    async def process(
+        self,
+        context: FunctionInvocationContext,
+        call_next: Callable[[], Awaitable[None]],
+    ) -> None:
+        """Run the tool, then hand the paths its arguments name to skillpath."""
+        await call_next()
+        args: Any = context.arguments
+        if hasattr(args, "model_dump"):
+            args = args.model_dump()
+        paths = paths_in_arguments(args)
+        if paths:
+            self.skills.files_touched(paths)
+
+
 class SkillpathSkillsProvider(SkillsProvider):
     """Agent Framework's ``SkillsProvider`` over a :class:`SkillpathSkillsSource`.
 
@@ -220,6 +252,7 @@ class SkillpathSkillsProvider(SkillsProvider):
             )
         self.source = source
         self.skills = source.skills
+        self.file_tracker = SkillpathFileTracker(self.skills)
         super().__init__(
             source,
             instruction_template=instruction_template,
