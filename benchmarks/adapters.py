@@ -10,6 +10,11 @@ of ``--runs`` turns after a warm-up):
   (the handler returns at once);
 * ``skillpath-openai-agents``: the dynamic instructions callable the SDK awaits every turn;
 * ``SkillpathBackend`` (deepagents): ``ls("/")`` (deepagents' index reads it once per thread).
+* ``skillpath-agent-framework``: ``SkillpathSkillsSource.get_skills`` (Agent Framework asks
+  once per run; its own prompt and tools are built from the result);
+* ``skillpath-smolagents``: ``SkillpathSkills.instructions`` (a run's start; after each step
+  only the disk check runs);
+* ``skillpath-llamaindex``: ``SkillpathSkills.system_prompt`` (before every run).
 
 Import time (new processes, median of ``--import-runs``): the framework modules
 the adapter uses are imported first, then the adapter, timed inside the process.
@@ -110,6 +115,25 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     def deep_index() -> None:
         backend.ls("/")
 
+    from skillpath_agent_framework import SkillpathSkillsSource
+    from skillpath_llamaindex import SkillpathSkills as LlamaSkills
+    from skillpath_smolagents import SkillpathSkills as SmolSkills
+
+    af_source = SkillpathSkillsSource(SkillSession.open(project))
+
+    def agent_framework_run() -> None:
+        loop.run_until_complete(af_source.get_skills(None))  # type: ignore[arg-type]
+
+    smol = SmolSkills(SkillSession.open(project))
+
+    def smolagents_turn() -> None:
+        smol.instructions("You help.")
+
+    llama = LlamaSkills(SkillSession.open(project))
+
+    def llamaindex_run() -> None:
+        llama.system_prompt("You help.")
+
     rows = [("baseline: SkillSession listing + tool schema", median_ms(baseline, runs))]
     rows.append(("AgentSkills turn (disk check + listing + schema)", median_ms(agent_skills, runs)))
     rows.append(
@@ -117,6 +141,11 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     )
     rows.append(("skillpath-openai-agents dynamic instructions", median_ms(openai_turn, runs)))
     rows.append(("skillpath-langchain SkillpathBackend.ls('/')", median_ms(deep_index, runs)))
+    rows.append(
+        ("skillpath-agent-framework SkillsSource.get_skills", median_ms(agent_framework_run, runs))
+    )
+    rows.append(("skillpath-smolagents instructions", median_ms(smolagents_turn, runs)))
+    rows.append(("skillpath-llamaindex system_prompt", median_ms(llamaindex_run, runs)))
     loop.close()
     print(f"skills: {n}")
     return rows
@@ -154,6 +183,19 @@ IMPORTS = {
     "skillpath-openai-agents (sandbox source)": (
         "import agents, agents.sandbox.capabilities.skills",
         "import skillpath_openai_agents.sandbox",
+    ),
+    "skillpath-agent-framework": (
+        "from agent_framework import Agent, Skill, SkillFrontmatter, SkillResource, "
+        "SkillsProvider, SkillsSource, SkillsSourceContext",
+        "import skillpath_agent_framework",
+    ),
+    "skillpath-smolagents": (
+        "import smolagents, smolagents.agents, smolagents.memory",
+        "import skillpath_smolagents",
+    ),
+    "skillpath-llamaindex": (
+        "import llama_index.core.agent.workflow.base_agent, llama_index.core.tools, pydantic",
+        "import skillpath_llamaindex",
     ),
 }
 

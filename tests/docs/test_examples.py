@@ -185,7 +185,17 @@ def test_the_examples_pass_mypy_strict() -> None:
     """What the docs teach is typed: ``docs/examples/*.py`` pass ``mypy --strict``."""
     files = sorted(str(p) for p in EXAMPLES.glob("*.py"))
     done = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", os.devnull, *files],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--config-file",
+            str(EXAMPLES.parents[1] / "pyproject.toml"),
+            "--cache-dir",
+            os.devnull,
+            *files,
+        ],
         cwd=EXAMPLES,
         capture_output=True,
         text=True,

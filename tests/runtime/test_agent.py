@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 from skillpath import SkillpathError
-from skillpath.agent import AgentSkills, disk_state, unknown_for_model, watch_paths
+from skillpath.agent import (
+    AgentSkills,
+    disk_state,
+    paths_in_arguments,
+    unknown_for_model,
+    watch_paths,
+)
 
 from .conftest import Runtime
 
@@ -124,3 +130,29 @@ def test_instructions_name_the_tool_and_keep_the_budget(rt: Runtime) -> None:
     assert AgentSkills(rt.session(), format="skills").instructions().startswith("<skills>")
     with pytest.raises(SkillpathError, match="unknown refresh mode"):
         AgentSkills(rt.session(), refresh="sometimes")
+
+
+def test_memo_keeps_a_value_until_the_skills_change(rt: Runtime) -> None:
+    rt.project_skill("a", description="A.")
+    skills = AgentSkills(rt.session())
+    made: list[tuple[str, ...]] = []
+
+    def make() -> tuple[str, ...]:
+        made.append(tuple(skills.model_skill_names()))
+        return made[-1]
+
+    first = skills.memo("test:names", make)
+    assert skills.memo("test:names", make) is first and len(made) == 1
+    assert skills.begin_turn() is False and skills.memo("test:names", make) is first
+    rt.project_skill("b", description="B.")
+    assert skills.begin_turn() is True
+    assert skills.memo("test:names", make) == ("a", "b") and len(made) == 2
+
+
+def test_paths_in_arguments() -> None:
+    assert paths_in_arguments({"file_path": "a.py", "paths": ["b.py", 3, ""], "x": "c"}) == [
+        "a.py",
+        "b.py",
+    ]
+    assert paths_in_arguments({"path": "skill://greet/notes.md"}) == []
+    assert paths_in_arguments("a.py") == [] and paths_in_arguments(None) == []

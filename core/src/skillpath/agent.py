@@ -39,11 +39,13 @@ from skillpath.session import SkillSession
 from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, near_names
 
 __all__ = [
+    "FILE_PATH_ARGS",
     "REFRESH_MODES",
     "SKILL_TOOL_NAME",
     "AgentSkills",
     "disk_state",
     "error_text",
+    "paths_in_arguments",
     "unknown_for_model",
     "watch_paths",
 ]
@@ -110,6 +112,27 @@ def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
 def error_text(exc: BaseException | str) -> str:
     """How a refused skill call or ``skill://`` read is shown to the model."""
     return f"Error: {exc}"
+
+
+#: Tool-call arguments that name files an agent's tool touched (``paths``: a list).
+FILE_PATH_ARGS = ("file_path", "path", "paths", "filename")
+
+
+def paths_in_arguments(args: Any) -> list[str]:
+    """The file paths a tool call's ``args`` name (see :data:`FILE_PATH_ARGS`).
+
+    For frameworks that show an adapter the arguments of the agent's tool
+    calls: pass the result to :meth:`AgentSkills.files_touched`. Anything but
+    a mapping gives no paths; ``skill://`` URLs are not files.
+    """
+    if not isinstance(args, Mapping):
+        return []
+    out: list[str] = []
+    for key in FILE_PATH_ARGS:
+        value = args.get(key)
+        values = value if isinstance(value, list | tuple) else [value]
+        out += [v for v in values if isinstance(v, str) and v and not v.startswith("skill://")]
+    return out
 
 
 def unknown_for_model(name: str, names: Iterable[str]) -> str:
@@ -198,6 +221,15 @@ class AgentSkills:
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]  # type: ignore[no-any-return]
+
+    def memo(self, key: str, make: Callable[[], _T]) -> _T:
+        """``make()`` once per catalog state: an adapter's own derived objects (cached).
+
+        The value is kept until the skills change (a refresh that changed
+        them, an activation); ``key`` names it (prefix it with the
+        adapter's id). The value is shared: do not modify it.
+        """
+        return self._cached(f"memo:{key}", make)
 
     # -- freshness ----------------------------------------------------------
     def refresh(self) -> bool:
