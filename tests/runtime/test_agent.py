@@ -124,3 +124,18 @@ def test_instructions_name_the_tool_and_keep_the_budget(rt: Runtime) -> None:
     assert AgentSkills(rt.session(), format="skills").instructions().startswith("<skills>")
     with pytest.raises(SkillpathError, match="unknown refresh mode"):
         AgentSkills(rt.session(), refresh="sometimes")
+
+
+def test_listed_skills_follow_the_budget_and_change_only_with_the_catalog(rt: Runtime) -> None:
+    for i in range(30):
+        rt.project_skill(f"s{i:02d}", description="A fairly long description. " * 8)
+    rt.project_skill("quiet", description="Hidden.", hide="true")
+    skills = AgentSkills(rt.session(), budget=900)
+    listed = skills.listed_skills()
+    assert [s.name for s in listed] == skills.listed_names()
+    assert 0 < len(listed) < 30 and "quiet" not in skills.listed_names()
+    assert skills.begin_turn() is False and skills.listed_skills() is listed  # same object
+    rt.project_skill("a-new", description="New.")
+    assert skills.begin_turn() is True
+    assert skills.listed_skills() is not listed
+    assert "a-new" in [s.name for s in skills.listed_skills()]
