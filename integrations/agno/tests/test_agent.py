@@ -127,7 +127,7 @@ def test_skill_added_and_edited_on_disk_is_seen_next_run(world: World) -> None:
     agent_model = ScriptedModel()
     agent = Agent(model=agent_model, instructions="You help.", skills=skills, telemetry=False)
     agent.run("one")
-    assert "fresh" not in agent_model.turns[0].system
+    assert "<name>fresh</name>" not in agent_model.turns[0].system
     world.skill("fresh", "Added while the agent runs.", body="Fresh body.\n")
     world.skill("greet", "Greet warmly.")
     agent_model.script.append([call("get_skill_instructions", "c1", skill_name="fresh")])
