@@ -1,4 +1,4 @@
-"""``SkillpathAgentSkills`` end to end through Strands' real ``Agent`` loop, with a scripted model."""
+"""``SkillpathAgentSkills`` end to end through Strands' real ``Agent`` loop, scripted model."""
 
 from __future__ import annotations
 
