@@ -9,7 +9,11 @@ of ``--runs`` turns after a warm-up):
 * ``skillpath-langchain``: ``SkillsMiddleware.wrap_model_call`` on a real ``ModelRequest``
   (the handler returns at once);
 * ``skillpath-openai-agents``: the dynamic instructions callable the SDK awaits every turn;
-* ``SkillpathBackend`` (deepagents): ``ls("/")`` (deepagents' index reads it once per thread).
+* ``SkillpathBackend`` (deepagents): ``ls("/")`` (deepagents' index reads it once per thread);
+* ``skillpath-strands``: the plugin's before-invocation hook (disk check, catalog sync and
+  Strands' own ``<available_skills>`` injection) on a stand-in agent;
+* ``skillpath-agno``: ``get_system_prompt_snippet()`` and ``get_tools()``, which Agno
+  asks for at the start of every run (Agno's own prompt and tool building included).
 
 Import time (new processes, median of ``--import-runs``): the framework modules
 the adapter uses are imported first, then the adapter, timed inside the process.
@@ -110,6 +114,32 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     def deep_index() -> None:
         backend.ls("/")
 
+    from skillpath_agno import SkillpathSkills as AgnoSkills
+    from skillpath_strands import SkillpathAgentSkills
+    from strands.agent.state import AgentState
+    from strands.hooks.events import BeforeInvocationEvent
+
+    class StandIn:
+        """What Strands' hook reads of an agent: its state and system prompt."""
+
+        def __init__(self) -> None:
+            self.state = AgentState()
+            self.system_prompt: Any = "You help."
+            self.system_prompt_content: Any = None
+
+    plugin = SkillpathAgentSkills(SkillSession.open(project))
+    stand_in = StandIn()
+    event = BeforeInvocationEvent(agent=stand_in)  # type: ignore[arg-type]
+
+    def strands_turn() -> None:
+        loop.run_until_complete(plugin._on_before_invocation(event))
+
+    agno = AgnoSkills(SkillSession.open(project))
+
+    def agno_turn() -> None:
+        agno.get_system_prompt_snippet()
+        agno.get_tools()
+
     rows = [("baseline: SkillSession listing + tool schema", median_ms(baseline, runs))]
     rows.append(("AgentSkills turn (disk check + listing + schema)", median_ms(agent_skills, runs)))
     rows.append(
@@ -117,6 +147,8 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     )
     rows.append(("skillpath-openai-agents dynamic instructions", median_ms(openai_turn, runs)))
     rows.append(("skillpath-langchain SkillpathBackend.ls('/')", median_ms(deep_index, runs)))
+    rows.append(("skillpath-strands before-invocation hook", median_ms(strands_turn, runs)))
+    rows.append(("skillpath-agno prompt snippet + tools", median_ms(agno_turn, runs)))
     loop.close()
     print(f"skills: {n}")
     return rows
@@ -151,6 +183,11 @@ IMPORTS = {
         "import skillpath_langchain.deepagents",
     ),
     "skillpath-openai-agents": ("import agents", "import skillpath_openai_agents"),
+    "skillpath-strands": (
+        "import strands, strands.vended_plugins.skills, strands.plugins",
+        "import skillpath_strands",
+    ),
+    "skillpath-agno": ("import agno.agent, agno.skills", "import skillpath_agno"),
     "skillpath-openai-agents (sandbox source)": (
         "import agents, agents.sandbox.capabilities.skills",
         "import skillpath_openai_agents.sandbox",

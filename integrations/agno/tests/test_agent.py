@@ -199,3 +199,16 @@ def test_no_network_at_import_or_construction(
     skills = skillpath_agno.SkillpathSkills(cwd=world.project)
     Agent(model=ScriptedModel(), skills=skills, telemetry=False)
     Skills(loaders=[skillpath_agno.SkillpathSkillLoader(cwd=world.project)])
+
+
+def test_one_disk_check_per_run_and_the_snippet_alone_checks(world: World) -> None:
+    skills = SkillpathSkills(cwd=world.project)
+    skills.get_tools()
+    skills.get_system_prompt_snippet()  # the run's second call: no second check
+    world.skill("fresh", "Added later.")
+    assert "<name>fresh</name>" in skills.get_system_prompt_snippet()  # alone: checks
+    world.skill("fresher", "Added later still.")
+    assert "<name>fresher</name>" in skills.get_system_prompt_snippet()
+    world.skill("freshest", "And again.")
+    skills.get_tools()  # a new run starts with the tools
+    assert skills.get_skill("freshest") is not None

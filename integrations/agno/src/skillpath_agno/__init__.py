@@ -197,6 +197,7 @@ class SkillpathSkills(Skills):
         )
         self.skillpath = self.loader.skillpath
         self._loaded_for: tuple[Skill, ...] | None = None
+        self._checked_by: str | None = None
         super().__init__(loaders=[self.loader, *(extra_loaders or [])])
 
     # -- freshness ----------------------------------------------------------
@@ -204,7 +205,17 @@ class SkillpathSkills(Skills):
         super()._load_skills()
         self._loaded_for = self.skillpath.listed_skills()
 
-    def _check(self) -> None:
+    def _check(self, part: str) -> None:
+        """The per-run disk check, once for the pair of calls Agno makes per run.
+
+        A run starts with the tools, then asks for the prompt snippet: the
+        tools always check, and the snippet right after them uses that check
+        (a snippet asked for on its own checks).
+        """
+        if part == "snippet" and self._checked_by == "tools":
+            self._checked_by = None
+            return
+        self._checked_by = part
         self.skillpath.begin_turn()
         if self.skillpath.listed_skills() is not self._loaded_for:
             self.reload()
@@ -217,12 +228,12 @@ class SkillpathSkills(Skills):
 
     def get_system_prompt_snippet(self) -> str:
         """Agno's skills prompt for the current catalog (checked against the disk first)."""
-        self._check()
+        self._check("snippet")
         return super().get_system_prompt_snippet()
 
     def get_tools(self) -> list[Any]:
         """Agno's three skill tools (the catalog checked against the disk first)."""
-        self._check()
+        self._check("tools")
         return super().get_tools()
 
     # -- the tools ----------------------------------------------------------
