@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 from skillpath import SkillpathError
-from skillpath.agent import AgentSkills, disk_state, unknown_for_model, watch_paths
+from skillpath.agent import (
+    AgentSkills,
+    disk_state,
+    paths_in_args,
+    unknown_for_model,
+    watch_paths,
+)
 
 from .conftest import Runtime
 
@@ -139,3 +145,12 @@ def test_listed_skills_follow_the_budget_and_change_only_with_the_catalog(rt: Ru
     assert skills.begin_turn() is True
     assert skills.listed_skills() is not listed
     assert "a-new" in [s.name for s in skills.listed_skills()]
+
+
+def test_paths_in_args() -> None:
+    assert paths_in_args({"file_path": "a.py", "paths": ["b.py", 3, ""], "x": "c.py"}) == [
+        "a.py",
+        "b.py",
+    ]
+    assert paths_in_args({"path": "skill://greet/x.md"}) == []
+    assert paths_in_args("not a mapping") == []

@@ -39,11 +39,13 @@ from skillpath.session import SkillSession
 from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, near_names
 
 __all__ = [
+    "FILE_PATH_ARGS",
     "REFRESH_MODES",
     "SKILL_TOOL_NAME",
     "AgentSkills",
     "disk_state",
     "error_text",
+    "paths_in_args",
     "unknown_for_model",
     "watch_paths",
 ]
@@ -105,6 +107,23 @@ def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
             continue
         out.append((st.st_mtime_ns, st.st_size, st.st_ino))
     return tuple(out)
+
+
+#: Tool-call arguments that name files an agent's tool touched (``paths``: a list).
+FILE_PATH_ARGS = ("file_path", "path", "paths", "filename")
+
+
+def paths_in_args(args: Mapping[str, Any] | Any) -> list[str]:
+    """The file paths in a tool call's arguments (:data:`FILE_PATH_ARGS`), for
+    :meth:`AgentSkills.files_touched`; ``skill://`` URLs and non-strings are left out."""
+    if not isinstance(args, Mapping):
+        return []
+    out: list[str] = []
+    for key in FILE_PATH_ARGS:
+        value = args.get(key)
+        values = value if isinstance(value, list | tuple) else [value]
+        out += [v for v in values if isinstance(v, str) and v and not v.startswith("skill://")]
+    return out
 
 
 def error_text(exc: BaseException | str) -> str:

@@ -212,3 +212,34 @@ def test_one_disk_check_per_run_and_the_snippet_alone_checks(world: World) -> No
     world.skill("freshest", "And again.")
     skills.get_tools()  # a new run starts with the tools
     assert skills.get_skill("freshest") is not None
+
+
+def test_tool_hook_activates_conditional_skills(world: World) -> None:
+    world.skill("py-style", "Python style rules.", paths='"**/*.py"')
+
+    def read_file(file_path: str) -> str:
+        """Read a file.
+
+        Args:
+            file_path: The file to read.
+        """
+        return "print('hi')"
+
+    skills = SkillpathSkills(cwd=world.project)
+    model = ScriptedModel(
+        script=[
+            [call("get_skill_instructions", "c1", skill_name="py-style")],
+            [call("read_file", "c2", file_path="src/app.py")],
+        ]
+    )
+    agent = Agent(
+        model=model, skills=skills, tools=[read_file], tool_hooks=[skills.tool_hook],
+        telemetry=False,
+    )
+    agent.run("one")
+    assert "is conditional" in json.loads(model.tool_results()["c1"])["error"]
+    assert model.tool_results()["c2"] == "print('hi')"
+    model.script.append([call("get_skill_instructions", "c3", skill_name="py-style")])
+    agent.run("two")
+    assert "<name>py-style</name>" in model.turns[-2].system
+    assert json.loads(model.tool_results()["c3"])["instructions"].endswith("Body.\n")

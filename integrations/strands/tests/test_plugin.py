@@ -144,3 +144,35 @@ def test_no_network_at_import_or_construction(
     importlib.reload(skillpath_strands)
     plugin = skillpath_strands.SkillpathAgentSkills(cwd=world.project)
     Agent(model=ScriptedModel(), plugins=[plugin], callback_handler=None)
+
+
+def test_file_tools_activate_conditional_skills(world: World) -> None:
+    from strands import tool
+
+    world.skill("py-style", "Python style rules.", paths='"**/*.py"')
+
+    @tool
+    def read_file(file_path: str) -> str:
+        """Read a file.
+
+        Args:
+            file_path: The file to read.
+        """
+        return "print('hi')"
+
+    model = ScriptedModel(
+        [call("skills", "c1", skill_name="py-style")],
+        [call("read_file", "c2", file_path="src/app.py")],
+    )
+    plugin = SkillpathAgentSkills(cwd=world.project)
+    agent = Agent(
+        model=model, system_prompt="You help.", plugins=[plugin], tools=[read_file],
+        callback_handler=None,
+    )
+    agent("one")
+    assert "is conditional" in model.tool_results()["c1"]
+    assert "<name>py-style</name>" not in model.turns[0].system
+    model.script.append([call("skills", "c3", skill_name="py-style")])
+    agent("two")
+    assert "<name>py-style</name>" in model.turns[-2].system
+    assert model.tool_results()["c3"].startswith("Base directory for this skill: ")

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agno.skills import Skills
 from agno.skills.loaders.base import SkillLoader
 from agno.skills.skill import Skill as AgnoSkill
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills
+from skillpath.agent import AgentSkills, paths_in_args
 from skillpath.model import Skill
 
 __all__ = ["TOOL_NAME", "SkillpathSkill", "SkillpathSkillLoader", "SkillpathSkills", "skills_for"]
@@ -235,6 +235,19 @@ class SkillpathSkills(Skills):
         """Agno's three skill tools (the catalog checked against the disk first)."""
         self._check("tools")
         return super().get_tools()
+
+    def tool_hook(
+        self, function_name: str, function_call: Callable[..., Any], arguments: dict[str, Any]
+    ) -> Any:
+        """An Agno tool hook (``Agent(tool_hooks=[skills.tool_hook])``): after a tool
+        with a ``file_path``/``path``/``paths``/``filename`` argument ran, nested
+        skills directories load and conditional skills activate for those paths
+        (the next run lists them)."""
+        result = function_call(**arguments)
+        paths = paths_in_args(arguments)
+        if paths:
+            self.skillpath.files_touched(paths)
+        return result
 
     # -- the tools ----------------------------------------------------------
     def _refusal(self, skill_name: str) -> str | None:

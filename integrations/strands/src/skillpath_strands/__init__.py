@@ -16,7 +16,10 @@ plugin with skillpath behind it::
   against the disk before every invocation;
 * the ``skills`` tool answers with skillpath's rendering (arguments, inline-shell
   policy, ``disable-model-invocation``), followed by Strands' own metadata and
-  resource lines; an unknown name gets skillpath's near names.
+  resource lines; an unknown name gets skillpath's near names;
+* after any tool call with a ``file_path``/``path``/``paths``/``filename``
+  argument, nested skills directories load and conditional skills (``paths:``)
+  activate for those paths; the next invocation lists them.
 
 Nothing here discovers, parses or filters skills: that is skillpath's
 (:class:`skillpath.agent.AgentSkills`).
@@ -30,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills
+from skillpath.agent import AgentSkills, paths_in_args
 from skillpath.model import Skill
-from strands.hooks.events import BeforeInvocationEvent
+from strands.hooks.events import AfterToolCallEvent, BeforeInvocationEvent
 from strands.plugins import hook
 from strands.tools.decorator import tool
 from strands.types.tools import ToolContext
@@ -169,6 +172,14 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         self.skillpath.begin_turn()
         self._sync()
         await super()._on_before_invocation(event)
+
+    @hook
+    def _on_after_tool_call(self, event: AfterToolCallEvent) -> None:
+        """After any tool with a ``file_path``/``path``/``paths``/``filename`` argument ran:
+        nested skills directories load and conditional skills activate for those paths."""
+        paths = paths_in_args(event.tool_use.get("input"))
+        if paths:
+            self.skillpath.files_touched(paths)
 
     @tool(context=True)
     async def skills(self, skill_name: str, tool_context: ToolContext, args: str = "") -> str:
