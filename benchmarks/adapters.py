@@ -14,7 +14,11 @@ of ``--runs`` turns after a warm-up):
   once per run; its own prompt and tools are built from the result);
 * ``skillpath-smolagents``: ``SkillpathSkills.instructions`` (a run's start; after each step
   only the disk check runs);
-* ``skillpath-llamaindex``: ``SkillpathSkills.system_prompt`` (before every run).
+* ``skillpath-llamaindex``: ``SkillpathSkills.system_prompt`` (before every run);
+* ``skillpath-strands``: the plugin's before-invocation hook (disk check, catalog sync and
+  Strands' own ``<available_skills>`` injection) on a stand-in agent;
+* ``skillpath-agno``: ``get_system_prompt_snippet()`` and ``get_tools()``, which Agno
+  asks for at the start of every run (Agno's own prompt and tool building included).
 
 Import time (new processes, median of ``--import-runs``): the framework modules
 the adapter uses are imported first, then the adapter, timed inside the process.
@@ -133,6 +137,31 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
 
     def llamaindex_run() -> None:
         llama.system_prompt("You help.")
+    from skillpath_agno import SkillpathSkills as AgnoSkills
+    from skillpath_strands import SkillpathAgentSkills
+    from strands.agent.state import AgentState
+    from strands.hooks.events import BeforeInvocationEvent
+
+    class StandIn:
+        """What Strands' hook reads of an agent: its state and system prompt."""
+
+        def __init__(self) -> None:
+            self.state = AgentState()
+            self.system_prompt: Any = "You help."
+            self.system_prompt_content: Any = None
+
+    plugin = SkillpathAgentSkills(SkillSession.open(project))
+    stand_in = StandIn()
+    event = BeforeInvocationEvent(agent=stand_in)  # type: ignore[arg-type]
+
+    def strands_turn() -> None:
+        loop.run_until_complete(plugin._on_before_invocation(event))
+
+    agno = AgnoSkills(SkillSession.open(project))
+
+    def agno_turn() -> None:
+        agno.get_system_prompt_snippet()
+        agno.get_tools()
 
     rows = [("baseline: SkillSession listing + tool schema", median_ms(baseline, runs))]
     rows.append(("AgentSkills turn (disk check + listing + schema)", median_ms(agent_skills, runs)))
@@ -146,6 +175,8 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     )
     rows.append(("skillpath-smolagents instructions", median_ms(smolagents_turn, runs)))
     rows.append(("skillpath-llamaindex system_prompt", median_ms(llamaindex_run, runs)))
+    rows.append(("skillpath-strands before-invocation hook", median_ms(strands_turn, runs)))
+    rows.append(("skillpath-agno prompt snippet + tools", median_ms(agno_turn, runs)))
     loop.close()
     print(f"skills: {n}")
     return rows
@@ -180,6 +211,11 @@ IMPORTS = {
         "import skillpath_langchain.deepagents",
     ),
     "skillpath-openai-agents": ("import agents", "import skillpath_openai_agents"),
+    "skillpath-strands": (
+        "import strands, strands.vended_plugins.skills, strands.plugins",
+        "import skillpath_strands",
+    ),
+    "skillpath-agno": ("import agno.agent, agno.skills", "import skillpath_agno"),
     "skillpath-openai-agents (sandbox source)": (
         "import agents, agents.sandbox.capabilities.skills",
         "import skillpath_openai_agents.sandbox",

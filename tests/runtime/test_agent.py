@@ -156,3 +156,20 @@ def test_paths_in_arguments() -> None:
     ]
     assert paths_in_arguments({"path": "skill://greet/notes.md"}) == []
     assert paths_in_arguments("a.py") == [] and paths_in_arguments(None) == []
+
+
+def test_listed_skills_follow_the_budget_and_change_only_with_the_catalog(rt: Runtime) -> None:
+    for i in range(30):
+        rt.project_skill(f"s{i:02d}", description="A fairly long description. " * 8)
+    rt.project_skill("quiet", description="Hidden.", hide="true")
+    skills = AgentSkills(rt.session(), budget=900)
+    listed = skills.listed_skills()
+    assert [s.name for s in listed] == skills.listed_names()
+    assert 0 < len(listed) <= 30 and "quiet" not in skills.listed_names()
+    assert skills.listing().report.trimmed  # names only, or some dropped
+    assert skills.begin_turn() is False and skills.listed_skills() is listed  # same object
+    rt.project_skill("a-new", description="New.")
+    assert skills.begin_turn() is True
+    assert skills.listed_skills() is not listed
+    assert "a-new" in [s.name for s in skills.listed_skills()]
+

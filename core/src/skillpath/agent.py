@@ -109,6 +109,7 @@ def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+#: Tool-call arguments that name files an agent's tool touched (``paths``: a list).
 def error_text(exc: BaseException | str) -> str:
     """How a refused skill call or ``skill://`` read is shown to the model."""
     return f"Error: {exc}"
@@ -287,6 +288,19 @@ class AgentSkills:
         """:meth:`model_skill_names` less the skills the listing budget dropped."""
         dropped = set(self.listing().report.dropped)
         return [n for n in self.model_skill_names() if n not in dropped]
+
+    def listed_skills(self) -> tuple[Skill, ...]:
+        """The skill records behind :meth:`listed_names`, in listing order (cached).
+
+        For frameworks that hold their own skill objects (built from these):
+        the tuple is the same object until the catalog changes, so an adapter
+        rebuilds its objects only when ``listed_skills() is not last``.
+        """
+        return self._cached("listed", self._listed_records)
+
+    def _listed_records(self) -> tuple[Skill, ...]:
+        names = set(self.listed_names())
+        return tuple(s for s in self.session.skills() if s.name in names)
 
     def tool_schema(self, *, format: str = "anthropic") -> dict[str, Any]:
         """The Skill tool definition (:func:`skillpath.commands.skill_tool_schema`; cached:

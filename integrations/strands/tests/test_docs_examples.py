@@ -1,0 +1,33 @@
+"""The example docs/integrations/strands.md includes really works (offline model)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from .conftest import ScriptedModel, World, call
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+
+
+def example(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"docs_example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_page_includes_the_example() -> None:
+    page = (EXAMPLES.parent / "integrations" / "strands.md").read_text(encoding="utf-8")
+    assert '--8<-- "docs/examples/strands_skills.py"' in page
+
+
+def test_the_example_agent(world: World) -> None:
+    model = ScriptedModel([call("skills", "c1", skill_name="greet", args="Ada")])
+    agent = example("strands_skills").make_agent(model, world.project)
+    assert str(agent("greet Ada")).strip() == "done"
+    assert "Say hello to Ada." in model.tool_results()["c1"]
+    assert model.turns[0].system.startswith("You are a careful coding agent.")
+    assert "<name>greet</name>" in model.turns[0].system
