@@ -9,7 +9,7 @@ writers never mix their data and a process killed mid-write leaves the
 previous file intact.
 
 Imported by the launcher of an unchanged ``list``, so it imports only ``os``,
-``sys`` and ``zlib``.
+``stat``, ``sys`` and ``zlib``.
 """
 
 from __future__ import annotations
@@ -17,19 +17,83 @@ from __future__ import annotations
 import os
 import sys
 import zlib
+from stat import S_ISREG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
     from typing import BinaryIO
 
-__all__ = ["RACY_WINDOW_NS", "magic", "prune", "racy_window_ns", "seal", "unseal", "write_atomic"]
+__all__ = [
+    "RACY_WINDOW_NS",
+    "Refused",
+    "magic",
+    "owned",
+    "prune",
+    "racy_window_ns",
+    "read_file",
+    "seal",
+    "unseal",
+    "write_atomic",
+]
 
 #: Files changed this close to the run that looked at them are not vouched for:
 #: a later change within the same timestamp tick could go unseen (git's racy-clean rule).
 RACY_WINDOW_NS = 2_000_000_000
 _SIZE = 8
 _CRC = 4
+
+
+class Refused(OSError):
+    """A file that is not read: not a regular file, too large, or not the user's own."""
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS |= getattr(os, "O_NOCTTY", 0)
+
+
+def owned(st: os.stat_result) -> bool:
+    """Whether ``st`` belongs to this process's user and no one else may write it.
+
+    Always true where there are no user ids (Windows).
+    """
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True
+    return st.st_uid == getuid() and not st.st_mode & 0o022
+
+
+def read_file(path: str | os.PathLike[str], limit: int, *, private: bool = False) -> bytes:
+    """The bytes of regular file ``path``, at most ``limit`` of them.
+
+    The file is opened without blocking (a FIFO or a device does not hang the
+    read) and checked through its open descriptor: it must be a regular file
+    of at most ``limit`` bytes and, with ``private``, pass :func:`owned`.
+    Raises :class:`Refused` (with the reason as ``strerror``) when it does
+    not, :class:`OSError` when it cannot be opened or read.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not S_ISREG(st.st_mode):
+            raise Refused(0, "not a regular file", os.fspath(path))
+        if private and not owned(st):
+            raise Refused(0, "owned by another user or writable by others", os.fspath(path))
+        if st.st_size > limit:
+            raise Refused(0, f"larger than {limit} bytes", os.fspath(path))
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:  # it grew while being read
+            raise Refused(0, f"larger than {limit} bytes", os.fspath(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def racy_window_ns(env: Mapping[str, str]) -> int:

@@ -319,8 +319,11 @@ def _line_finder(path: Path | None) -> Any:
         if path is None:
             return None
         if not cache:
+            from skillpath._cachefile import read_file
+
             try:
-                cache.append(path.read_bytes().decode("utf-8-sig", errors="replace"))
+                raw = read_file(path, MAX_CONFIG_BYTES)
+                cache.append(raw.decode("utf-8-sig", errors="replace"))
             except OSError:
                 cache.append("")
         return _toml_key_line(cache[0], section, key)
@@ -561,9 +564,16 @@ def trusted_pattern(
     return None
 
 
+#: A config file larger than this is refused (with a diagnostic), never read.
+MAX_CONFIG_BYTES = 4 << 20
+
+
 def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+    from skillpath._cachefile import read_file
+
     try:
-        raw = path.read_bytes()
+        # without blocking: a FIFO or a device in place of the config is refused
+        raw = read_file(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None
     except OSError as exc:
