@@ -1,5 +1,9 @@
 """The one format, writer and pruner of skillpath's cache files (index, entry points, snapshots).
 
+Only files of this user, in folders of this user that no one else may write,
+are read (:func:`read_cache`) or written (:func:`write_atomic`): a shared
+``XDG_CACHE_HOME`` cannot feed one user's cache to another.
+
 A file is a magic number (a name, a format version and the Python version),
 the length of the sealed part (8 bytes), its CRC-32 (4 bytes), the sealed part
 (``marshal`` data) and, for some files, an unsealed tail whose length the
@@ -17,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import zlib
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,8 +35,10 @@ __all__ = [
     "owned",
     "prune",
     "racy_window_ns",
+    "read_cache",
     "read_file",
     "seal",
+    "trusted_dir",
     "unseal",
     "write_atomic",
 ]
@@ -96,6 +102,38 @@ def read_file(path: str | os.PathLike[str], limit: int, *, private: bool = False
         os.close(fd)
 
 
+def trusted_dir(directory: str) -> bool:
+    """Whether cache folder ``directory`` and the folder above it (the cache root)
+    are directories of this user that no one else may write.
+
+    Anyone who can write either could put files there that check out, or swap
+    the folder for one of their own.
+    """
+    for path in (directory, os.path.dirname(directory.rstrip(os.sep)) or os.sep):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False
+        if not S_ISDIR(st.st_mode) or not owned(st):
+            return False
+    return True
+
+
+def read_cache(path: str, limit: int) -> bytes | None:
+    """The bytes of cache file ``path``, or ``None`` when it may not be believed.
+
+    Only a regular file of at most ``limit`` bytes that belongs to this user,
+    is writable by no one else and lies in a :func:`trusted_dir` is read
+    (opened without blocking: a FIFO or a device is never waited on).
+    """
+    if not trusted_dir(os.path.dirname(path)):
+        return None
+    try:
+        return read_file(path, limit, private=True)
+    except OSError:
+        return None
+
+
 def racy_window_ns(env: Mapping[str, str]) -> int:
     """The racy window: ``SKILLPATH_INDEX_RACY_MS`` (milliseconds; ``0`` trusts
     every change at once, which tests use), else :data:`RACY_WINDOW_NS`."""
@@ -136,12 +174,17 @@ def unseal(magic_number: bytes, data: bytes) -> tuple[memoryview, memoryview] | 
 def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
     """Create ``path`` (mode 0600, its folder 0700) with what ``fill`` writes, atomically.
 
-    Raises :class:`OSError` when it cannot be written; the temporary file is
-    removed in every case.
+    Raises :class:`OSError` when it cannot be written, or when its folder is
+    not a :func:`trusted_dir` (nothing is written where another user could
+    read or replace it); the temporary file is removed in every case.
     """
     folder = os.path.dirname(path)
     if folder:
         os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not trusted_dir(folder):
+            raise Refused(
+                0, "the cache folder belongs to another user or others may write it", folder
+            )
     name = os.path.basename(path)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
