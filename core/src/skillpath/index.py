@@ -148,12 +148,25 @@ def disabled() -> Iterator[None]:
 def volatile(reason: str) -> None:
     """Declare that the load in progress depends on something besides files and settings.
 
-    A plugin whose skills or filter decisions depend on the time, a remote
-    service or any other input that the file system does not show calls this
-    during ``discover_skills`` or ``filter_skill``; the ``skillpath list``
-    run is then not recorded for replay (see :mod:`skillpath._replay`).
-    Starting a process, opening a socket and resolving a host name are seen
-    without it. Outside a recorded run this does nothing.
+    A plugin calls this during ``discover_skills`` or ``filter_skill`` when
+    what it contributes depends on anything a replay does not check; the
+    ``skillpath list`` run is then not recorded for replay (see
+    :mod:`skillpath._replay`). That is:
+
+    * the time or date, a random choice, a count of runs, state kept in memory
+      across loads;
+    * a file or directory looked at in a way the run does not observe: through
+      a descriptor opened before the run, a path relative to a directory
+      descriptor (``dir_fd``), metadata read only through
+      ``os.DirEntry.stat()`` or ``os.fstat``, or I/O done by a native
+      extension's own code rather than Python's ``open``, ``os.listdir``,
+      ``os.scandir``, ``os.stat`` or ``os.lstat``.
+
+    Not needed for what is checked or already stops recording: the arguments,
+    the current directory, the environment, the user and group ids, files
+    opened and directories listed through Python, paths ``stat``'ed by name,
+    the plugin's own code, starting a process, opening a socket and resolving
+    a host name. Outside a recorded run this does nothing.
     """
     _replay.volatile(reason)
 
