@@ -340,7 +340,7 @@ def watch_skills(
                 yield_on_timeout=True,
                 raise_interrupt=False,
                 recursive=False,
-                force_polling=polling is not None,
+                force_polling=True if polling is not None else None,  # None: the default
                 poll_delay_ms=poll_ms,
                 ignore_permission_denied=True,
             ):
