@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -96,13 +97,17 @@ def _give_away(path: Path, how: str) -> None:
 WAYS = ["owner", "group-writable", "other-writable"]
 
 
+#: What is given away, and how: the file and its folder every way; the cache root
+#: to another owner (a root others may write is fine: see the symlink tests).
+CASES = [(w, h) for w in ("file", "dir") for h in WAYS] + [("cache-dir", "owner")]
+
+
 @ROOT_ONLY
-@pytest.mark.parametrize("how", WAYS)
-@pytest.mark.parametrize("what", ["file", "index-dir", "cache-dir"])
+@pytest.mark.parametrize(("what", "how"), CASES)
 def test_an_index_another_user_could_write_is_not_used(proj: Project, what: str, how: str) -> None:
     honest = _listing(proj, _index_only(proj))
     forged = _forge_index(proj)
-    target = {"file": forged[0], "index-dir": forged[0].parent, "cache-dir": _cache(proj)}[what]
+    target = {"file": forged[0], "dir": forged[0].parent, "cache-dir": _cache(proj)}[what]
     _give_away(target, how)
     assert _listing(proj, _index_only(proj)) == honest
     # and nothing of this user's is written into a directory someone else controls
@@ -132,15 +137,14 @@ def test_the_whole_recorded_output_is_verified(proj: Project) -> None:
 
 
 @ROOT_ONLY
-@pytest.mark.parametrize("how", WAYS)
-@pytest.mark.parametrize("what", ["file", "snapshots-dir", "cache-dir"])
+@pytest.mark.parametrize(("what", "how"), CASES)
 def test_a_snapshot_another_user_could_write_is_not_replayed(
     proj: Project, what: str, how: str
 ) -> None:
     honest = _listing(proj)
     _listing(proj)
     (snap,) = proj.snapshots()
-    target = {"file": snap, "snapshots-dir": snap.parent, "cache-dir": _cache(proj)}[what]
+    target = {"file": snap, "dir": snap.parent, "cache-dir": _cache(proj)}[what]
     _give_away(target, how)
     again = proj.run("list", "--json")
     assert again.stdout.decode() == honest
@@ -186,7 +190,7 @@ def test_a_forged_entry_point_cache_of_ones_own_is_believed(proj: Project) -> No
 
 @ROOT_ONLY
 @pytest.mark.parametrize("how", WAYS)
-@pytest.mark.parametrize("what", ["file", "index-dir"])
+@pytest.mark.parametrize("what", ["file", "dir"])
 def test_an_entry_point_cache_another_user_could_write_is_not_used(
     proj: Project, what: str, how: str
 ) -> None:
@@ -346,3 +350,44 @@ def test_stderr_keeps_its_place_under_2_to_1(proj: Project) -> None:
     assert expected.startswith(b"noisy: loaded")
     assert merged(proj.env) == expected  # the recording run
     assert merged(proj.env) == expected  # a replay (or another recording run)
+
+
+def test_a_cache_made_under_umask_002_is_used(proj: Project) -> None:
+    # a user whose umask lets the group write new folders still gets a cache of its own
+    def loose() -> None:
+        os.umask(0o002)
+
+    first = proj.run("list", "--json", preexec_fn=loose)
+    assert first.returncode == 0, first.stderr
+    proj.run("list", "--json", preexec_fn=loose)  # the first run made the cache folder
+    again = proj.run("list", "--json", preexec_fn=loose)
+    assert again.stdout == first.stdout
+    assert any(d.startswith("replayed ") for d in proj.decisions()), proj.decisions()
+    for folder in (_cache(proj), _cache(proj) / "snapshots", _cache(proj) / "index"):
+        assert not folder.stat().st_mode & 0o022, folder
+
+
+def test_a_symlink_planted_in_the_cache_is_refused(proj: Project, tmp_path: Path) -> None:
+    # a file of the user's own with content someone else chose (in a cloned
+    # repository, say), linked into the cache by whoever could write there
+    honest = _listing(proj, _index_only(proj))
+    for f in _forge_index(proj):
+        planted = tmp_path / "clone" / f.name
+        planted.parent.mkdir(exist_ok=True)
+        shutil.move(f, planted)
+        f.symlink_to(planted)
+    assert _listing(proj, _index_only(proj)) == honest
+
+
+def test_a_cache_folder_swapped_for_a_symlink_is_refused(proj: Project, tmp_path: Path) -> None:
+    # whoever may write the cache root (a umask of 002) puts a link to a folder
+    # of the user's own, holding files someone else chose, in place of ``index``
+    honest = _listing(proj, _index_only(proj))
+    os.chmod(_cache(proj), 0o777)
+    _forge_index(proj)
+    index_dir = _cache(proj) / "index"
+    elsewhere = tmp_path / "clone" / "index"
+    elsewhere.parent.mkdir()
+    shutil.move(index_dir, elsewhere)
+    index_dir.symlink_to(elsewhere, target_is_directory=True)
+    assert _listing(proj, _index_only(proj)) == honest

@@ -56,6 +56,9 @@ class Refused(OSError):
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS |= getattr(os, "O_NOCTTY", 0)
+#: A cache file is never a symbolic link: one planted in a folder would point at
+#: any file of the user's, such as one in a cloned repository.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def owned(st: os.stat_result) -> bool:
@@ -69,16 +72,19 @@ def owned(st: os.stat_result) -> bool:
     return st.st_uid == getuid() and not st.st_mode & 0o022
 
 
-def read_file(path: str | os.PathLike[str], limit: int, *, private: bool = False) -> bytes:
+def read_file(
+    path: str | os.PathLike[str], limit: int, *, private: bool = False, follow: bool = True
+) -> bytes:
     """The bytes of regular file ``path``, at most ``limit`` of them.
 
     The file is opened without blocking (a FIFO or a device does not hang the
     read) and checked through its open descriptor: it must be a regular file
-    of at most ``limit`` bytes and, with ``private``, pass :func:`owned`.
+    of at most ``limit`` bytes and, with ``private``, pass :func:`owned`;
+    without ``follow`` a symbolic link is refused (``ELOOP``).
     Raises :class:`Refused` (with the reason as ``strerror``) when it does
     not, :class:`OSError` when it cannot be opened or read.
     """
-    fd = os.open(path, _READ_FLAGS)
+    fd = os.open(path, _READ_FLAGS if follow else _READ_FLAGS | _NOFOLLOW)
     try:
         st = os.fstat(fd)
         if not S_ISREG(st.st_mode):
@@ -103,33 +109,38 @@ def read_file(path: str | os.PathLike[str], limit: int, *, private: bool = False
 
 
 def trusted_dir(directory: str) -> bool:
-    """Whether cache folder ``directory`` and the folder above it (the cache root)
-    are directories of this user that no one else may write.
+    """Whether cache folder ``directory`` (``index``, ``snapshots``) may hold files
+    that are believed.
 
-    Anyone who can write either could put files there that check out, or swap
-    the folder for one of their own.
+    It must be a real directory, not a symbolic link, that belongs to this user
+    and that no one else may write; the cache root above it must belong to this
+    user. (Others may be allowed to write the root, as a ``umask`` of 002
+    leaves it: whatever they put in place of the folder is theirs or a link,
+    and is refused.)
     """
-    for path in (directory, os.path.dirname(directory.rstrip(os.sep)) or os.sep):
-        try:
-            st = os.stat(path)
-        except OSError:
-            return False
-        if not S_ISDIR(st.st_mode) or not owned(st):
-            return False
-    return True
+    try:
+        st = os.lstat(directory)
+        root = os.stat(os.path.dirname(directory.rstrip(os.sep)) or os.sep)
+    except OSError:
+        return False
+    if not S_ISDIR(st.st_mode) or not owned(st):
+        return False
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or (S_ISDIR(root.st_mode) and root.st_uid == getuid())
 
 
 def read_cache(path: str, limit: int) -> bytes | None:
     """The bytes of cache file ``path``, or ``None`` when it may not be believed.
 
-    Only a regular file of at most ``limit`` bytes that belongs to this user,
-    is writable by no one else and lies in a :func:`trusted_dir` is read
-    (opened without blocking: a FIFO or a device is never waited on).
+    Only a regular file (not a symbolic link) of at most ``limit`` bytes that
+    belongs to this user, is writable by no one else and lies in a
+    :func:`trusted_dir` is read (opened without blocking: a FIFO or a device
+    is never waited on).
     """
     if not trusted_dir(os.path.dirname(path)):
         return None
     try:
-        return read_file(path, limit, private=True)
+        return read_file(path, limit, private=True, follow=False)
     except OSError:
         return None
 
@@ -180,6 +191,9 @@ def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
     """
     folder = os.path.dirname(path)
     if folder:
+        parent = os.path.dirname(folder.rstrip(os.sep))
+        if parent:  # makedirs gives only the last folder its mode
+            os.makedirs(parent, mode=0o700, exist_ok=True)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         if not trusted_dir(folder):
             raise Refused(
