@@ -174,10 +174,11 @@ def test_a_failing_filter_drops_the_skill_and_is_reported_once(isolated_env: Env
 
 
 def test_filter_chain_follows_registration_wrappers_slowness_and_strict(
-    isolated_env: Env,
+    isolated_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import time
+    import types
 
+    import skillpath.plugins as sw_plugins
     from skillpath import PluginError, PluginHost, Veto, hookimpl, load_skills, make_context
 
     isolated_env.skill(".skillpath/skills", "alpha", "a skill")
@@ -203,10 +204,15 @@ def test_filter_chain_follows_registration_wrappers_slowness_and_strict(
             raise AssertionError("a wrapper is never called")
             yield  # a generator, as pluggy requires of a wrapper
 
+    # hook time is measured on a clock only the slow plugin moves: under any load,
+    # the slow one is reported and no other is
+    clock = [0.0]
+    monkeypatch.setattr(sw_plugins, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+
     class Slow:
         @hookimpl
         def filter_skill(self, skill: Any) -> bool:
-            time.sleep(0.06)
+            clock[0] += 0.06
             return True
 
     host.pm.register(Wrap(), name="wrap")

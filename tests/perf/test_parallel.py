@@ -37,6 +37,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 FAULTS = ("exit", "short", "garbage", "wrong", "gap", "bad-items", "hang")
+#: How long a worker that answers is waited for: only a hang ever reaches it, so
+#: the outcome of a test never depends on how busy the machine is.
+HANG = 600.0
 SKILLPATH_EXE = Path(sys.executable).with_name("skillpath")
 
 KINDS = (
@@ -199,7 +202,7 @@ def test_parallel_load_equals_sequential(corpus: Env, no_threads: None) -> None:
     assert {"frontmatter-yaml-error", "skill-file-outside", "broken-symlink"} <= codes
     assert {"binary-file", "unreadable-skill", "empty-skill-file", "not-a-skill"} <= codes
     fds = open_fds()
-    with _parallel.session(corpus.env, min_items=8) as pool:
+    with _parallel.session(corpus.env, min_items=8, timeout=HANG) as pool:
         assert pool is not None
         result = load(corpus, SKILLPATH_NO_INDEX="1")
     same(result, reference)
@@ -225,11 +228,11 @@ def test_parallel_load_with_the_index_equals_sequential(
     cache = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
     reference = sequential(corpus, SKILLPATH_NO_INDEX="1", **cache)
     assert not (tmp_path / "cache" / "index").exists()
-    with _parallel.session(corpus.env, min_items=8) as pool:
+    with _parallel.session(corpus.env, min_items=8, timeout=HANG) as pool:
         built = load(corpus, **cache)  # every file a miss: read in part by the worker
     assert pool is not None and pool.stats.batches >= 5
     same(built, reference)
-    with _parallel.session(corpus.env, min_items=8) as pool:
+    with _parallel.session(corpus.env, min_items=8, timeout=HANG) as pool:
         warm = load(corpus, **cache)  # every file a hit: nothing to read
     assert pool is not None and pool.stats.forks == 0
     same(warm, reference)
@@ -239,7 +242,7 @@ def test_parallel_load_with_the_index_equals_sequential(
             skill = root / name / "SKILL.md"
             if skill.is_file() and not skill.is_symlink():
                 skill.write_bytes(skill.read_bytes().replace(b"Skill", b"Edited skill"))
-    with _parallel.session(corpus.env, min_items=8) as pool:
+    with _parallel.session(corpus.env, min_items=8, timeout=HANG) as pool:
         edited = load(corpus, **cache)
     assert pool is not None and pool.stats.batches >= 2
     same(edited, sequential(corpus, SKILLPATH_NO_INDEX="1", **cache))
@@ -275,7 +278,7 @@ def test_no_fork_while_another_thread_runs(corpus: Env) -> None:
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        with _parallel.session(corpus.env, min_items=8) as pool:
+        with _parallel.session(corpus.env, min_items=8, timeout=HANG) as pool:
             result = load(corpus, SKILLPATH_NO_INDEX="1")
     finally:
         stop.set()
@@ -310,7 +313,7 @@ def test_no_fork_on_a_single_cpu(corpus: Env) -> None:
 
 def test_no_fork_below_the_threshold(corpus: Env, no_threads: None) -> None:
     reference = sequential(corpus, SKILLPATH_NO_INDEX="1")
-    with _parallel.session(corpus.env) as pool:  # the default threshold
+    with _parallel.session(corpus.env, timeout=HANG) as pool:  # the default threshold
         result = load(corpus, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.min_items == _parallel.MIN_ITEMS > 60
@@ -326,7 +329,7 @@ def test_once_forked_smaller_roots_use_the_worker_too(isolated_env: Env, no_thre
         for i in range(count):
             isolated_env.skill(rel, f"{rel.split('/')[0].strip('.')}-{i:03d}", f"Skill {i}.")
     reference = sequential(isolated_env, SKILLPATH_NO_INDEX="1")
-    with _parallel.session(isolated_env.env, min_items=100) as pool:
+    with _parallel.session(isolated_env.env, min_items=100, timeout=HANG) as pool:
         result = load(isolated_env, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.stats.forks == 1
@@ -345,7 +348,7 @@ def test_large_root_at_the_default_threshold(isolated_env: Env, no_threads: None
     for i in range(_parallel.MIN_ITEMS + 40):
         isolated_env.skill(root, f"s-{i:04d}", f"Skill {i}.")
     reference = sequential(isolated_env, SKILLPATH_NO_INDEX="1")
-    with _parallel.session(isolated_env.env) as pool:
+    with _parallel.session(isolated_env.env, timeout=HANG) as pool:
         result = load(isolated_env, SKILLPATH_NO_INDEX="1")
     same(result, reference)
     assert pool is not None and pool.stats.forks == 1 and pool.stats.batches == 1
@@ -372,11 +375,19 @@ def test_map_gives_what_the_parent_alone_gives(
         return (*sw_scan._read_item(root, prefix, name, src, False), None, None)
 
     def slow(name: str) -> Any:
-        time.sleep(0.002)  # the worker reads while this process sleeps
+        # this process goes on once the worker has taken an item of its own, so
+        # both take part however the two are scheduled
+        for _ in range(600_000):  # a hang guard (10 min), never reached by a live worker
+            counters = pool._counters if pool is not None else None
+            if fault is not None or counters is None or counters[1] < len(names):
+                break
+            time.sleep(0.001)
         return local(name)
 
     expected = [local(name) for name in names]
-    with _parallel.session({}, min_items=4, timeout=0.3, fault=fault) as pool:
+    with _parallel.session(
+        {}, min_items=4, timeout=0.3 if fault == "hang" else HANG, fault=fault
+    ) as pool:
         assert pool is not None
         got = pool.map(
             sw_scan._remote_reader,
@@ -423,7 +434,7 @@ def test_relative_root_keeps_the_text_of_its_paths(
     assert reference[1] and all(p.startswith("./") for _code, p in reference[1])
     for _ in range(2):  # with the index: built, then read back
         index = DiscoveryIndex(tmp_path / "cache", racy_window_ns=0) if indexed else None
-        with sw_index.activate(index), _parallel.session({}, min_items=4) as pool:
+        with sw_index.activate(index), _parallel.session({}, min_items=4, timeout=HANG) as pool:
             assert scan() == reference
         assert pool is not None and pool.stats.forks == (0 if indexed and _ else 1)
         if index is not None:
@@ -433,7 +444,7 @@ def test_relative_root_keeps_the_text_of_its_paths(
 def test_remote_must_be_found_by_name(corpus: Env, no_threads: None) -> None:
     root = corpus.project / ".claude" / "skills"
     names = _names(root)
-    with _parallel.session({}, min_items=4) as pool:
+    with _parallel.session({}, min_items=4, timeout=HANG) as pool:
         assert pool is not None
         got = pool.map(
             lambda spec: len,  # not reachable by module and name from the worker
@@ -452,7 +463,7 @@ def test_a_batch_started_inside_a_batch_is_computed_here(corpus: Env, no_threads
     prefix = str(root) + os.sep
     names = _names(root)
     spec = (str(root), "claude", "project", "disk", False)
-    with _parallel.session({}, min_items=4) as pool:
+    with _parallel.session({}, min_items=4, timeout=HANG) as pool:
         assert pool is not None
 
         def local(name: str) -> Any:
@@ -475,7 +486,7 @@ def test_a_batch_started_inside_a_batch_is_computed_here(corpus: Env, no_threads
 
 
 def test_nested_sessions_share_one_pool() -> None:
-    with _parallel.session({}, min_items=3) as outer, _parallel.session({}) as inner:
+    with _parallel.session({}, min_items=3, timeout=HANG) as outer, _parallel.session({}) as inner:
         assert inner is outer and _parallel.current() is outer
     assert _parallel.current() is None
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -89,17 +88,15 @@ def test_project_and_pack_skills_are_off_unless_listed(rt: Runtime) -> None:
 
 
 def test_timeout_kills_the_command(rt: Runtime) -> None:
-    start = time.monotonic()
+    # a command that never ends on its own: only the timeout ends the invocation
     with pytest.raises(PromptError, match="timed out after 1s"):
-        render(rt, "!`sleep 20; echo late`\n", settings={"shell": {"timeout": 1}})
-    assert time.monotonic() - start < 10
+        render(rt, "!`sleep 3600; echo late`\n", settings={"shell": {"timeout": 1}})
 
 
 def test_background_children_do_not_hold_the_invocation(rt: Runtime) -> None:
-    start = time.monotonic()
-    out = render(rt, "!`sleep 30 & echo started`\n", settings={"shell": {"timeout": 20}})
+    # waiting for the child would end in the timeout (an error), not in the output
+    out = render(rt, "!`sleep 3600 & echo started`\n", settings={"shell": {"timeout": 20}})
     assert out.endswith("\nstarted\n")
-    assert time.monotonic() - start < 10
 
 
 def test_output_is_capped(rt: Runtime) -> None:
@@ -158,7 +155,6 @@ def test_run_shell_directly(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("setsid") is None, reason="needs setsid")
 def test_a_process_that_leaves_the_group_does_not_hang_the_invocation(rt: Runtime) -> None:
-    start = time.monotonic()
-    out = render(rt, "!`setsid sleep 15 & echo detached`\n")
+    # waiting for it would end in the timeout (an error), not in the output
+    out = render(rt, "!`setsid sleep 3600 & echo detached`\n")
     assert out.endswith("\ndetached\n")
-    assert time.monotonic() - start < 10

@@ -8,7 +8,6 @@ servers, and commands that wait for input or never stop writing.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -127,20 +126,17 @@ def test_mcp_skills_never_run_shell(isolated_env: Env, trigger: str) -> None:
 
 def test_a_command_reading_stdin_does_not_wait(isolated_env: Env) -> None:
     _user_skill(isolated_env, "stdin", "in= !`cat` | !`read x; echo got-$x`\n")
-    start = time.monotonic()
+    # a command left waiting on stdin would end in the timeout (an error)
     out = _session(isolated_env, {"shell": {"timeout": 20}}).invoke("stdin", trigger="tool").text
-    assert time.monotonic() - start < 10
     assert "in=  | got-\n" in out
 
 
 def test_endless_output_is_cut_and_stopped(isolated_env: Env) -> None:
     _user_skill(isolated_env, "yes", "!`yes`\n")
-    start = time.monotonic()
     with pytest.raises(PromptError, match="timed out"):
         _session(isolated_env, {"shell": {"timeout": 1, "max_output": 50}}).invoke(
             "yes", trigger="tool"
         )
-    assert time.monotonic() - start < 10
 
 
 def test_credentials_in_the_environment_are_not_passed(isolated_env: Env) -> None:

@@ -1,5 +1,9 @@
 """The one format, writer and pruner of skillpath's cache files (index, entry points, snapshots).
 
+Only files of this user, in folders of this user that no one else may write,
+are read (:func:`read_cache`) or written (:func:`write_atomic`): a shared
+``XDG_CACHE_HOME`` cannot feed one user's cache to another.
+
 A file is a magic number (a name, a format version and the Python version),
 the length of the sealed part (8 bytes), its CRC-32 (4 bytes), the sealed part
 (``marshal`` data) and, for some files, an unsealed tail whose length the
@@ -9,7 +13,7 @@ writers never mix their data and a process killed mid-write leaves the
 previous file intact.
 
 Imported by the launcher of an unchanged ``list``, so it imports only ``os``,
-``sys`` and ``zlib``.
+``stat``, ``sys`` and ``zlib``.
 """
 
 from __future__ import annotations
@@ -17,19 +21,128 @@ from __future__ import annotations
 import os
 import sys
 import zlib
+from stat import S_ISDIR, S_ISREG
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
     from typing import BinaryIO
 
-__all__ = ["RACY_WINDOW_NS", "magic", "prune", "racy_window_ns", "seal", "unseal", "write_atomic"]
+__all__ = [
+    "RACY_WINDOW_NS",
+    "Refused",
+    "magic",
+    "owned",
+    "prune",
+    "racy_window_ns",
+    "read_cache",
+    "read_file",
+    "seal",
+    "trusted_dir",
+    "unseal",
+    "write_atomic",
+]
 
 #: Files changed this close to the run that looked at them are not vouched for:
 #: a later change within the same timestamp tick could go unseen (git's racy-clean rule).
 RACY_WINDOW_NS = 2_000_000_000
 _SIZE = 8
 _CRC = 4
+
+
+class Refused(OSError):
+    """A file that is not read: not a regular file, too large, or not the user's own."""
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS |= getattr(os, "O_NOCTTY", 0)
+#: A cache file is never a symbolic link: one planted in a folder would point at
+#: any file of the user's, such as one in a cloned repository.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def owned(st: os.stat_result) -> bool:
+    """Whether ``st`` belongs to this process's user and no one else may write it.
+
+    Always true where there are no user ids (Windows).
+    """
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True
+    return st.st_uid == getuid() and not st.st_mode & 0o022
+
+
+def read_file(
+    path: str | os.PathLike[str], limit: int, *, private: bool = False, follow: bool = True
+) -> bytes:
+    """The bytes of regular file ``path``, at most ``limit`` of them.
+
+    The file is opened without blocking (a FIFO or a device does not hang the
+    read) and checked through its open descriptor: it must be a regular file
+    of at most ``limit`` bytes and, with ``private``, pass :func:`owned`;
+    without ``follow`` a symbolic link is refused (``ELOOP``).
+    Raises :class:`Refused` (with the reason as ``strerror``) when it does
+    not, :class:`OSError` when it cannot be opened or read.
+    """
+    fd = os.open(path, _READ_FLAGS if follow else _READ_FLAGS | _NOFOLLOW)
+    try:
+        st = os.fstat(fd)
+        if not S_ISREG(st.st_mode):
+            raise Refused(0, "not a regular file", os.fspath(path))
+        if private and not owned(st):
+            raise Refused(0, "owned by another user or writable by others", os.fspath(path))
+        if st.st_size > limit:
+            raise Refused(0, f"larger than {limit} bytes", os.fspath(path))
+        chunks = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:  # it grew while being read
+            raise Refused(0, f"larger than {limit} bytes", os.fspath(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def trusted_dir(directory: str) -> bool:
+    """Whether cache folder ``directory`` (``index``, ``snapshots``) may hold files
+    that are believed.
+
+    It must be a real directory, not a symbolic link, that belongs to this user
+    and that no one else may write; the cache root above it must belong to this
+    user. (Others may be allowed to write the root, as a ``umask`` of 002
+    leaves it: whatever they put in place of the folder is theirs or a link,
+    and is refused.)
+    """
+    try:
+        st = os.lstat(directory)
+        root = os.stat(os.path.dirname(directory.rstrip(os.sep)) or os.sep)
+    except OSError:
+        return False
+    if not S_ISDIR(st.st_mode) or not owned(st):
+        return False
+    getuid = getattr(os, "getuid", None)
+    return getuid is None or (S_ISDIR(root.st_mode) and root.st_uid == getuid())
+
+
+def read_cache(path: str, limit: int) -> bytes | None:
+    """The bytes of cache file ``path``, or ``None`` when it may not be believed.
+
+    Only a regular file (not a symbolic link) of at most ``limit`` bytes that
+    belongs to this user, is writable by no one else and lies in a
+    :func:`trusted_dir` is read (opened without blocking: a FIFO or a device
+    is never waited on).
+    """
+    if not trusted_dir(os.path.dirname(path)):
+        return None
+    try:
+        return read_file(path, limit, private=True, follow=False)
+    except OSError:
+        return None
 
 
 def racy_window_ns(env: Mapping[str, str]) -> int:
@@ -72,12 +185,20 @@ def unseal(magic_number: bytes, data: bytes) -> tuple[memoryview, memoryview] | 
 def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
     """Create ``path`` (mode 0600, its folder 0700) with what ``fill`` writes, atomically.
 
-    Raises :class:`OSError` when it cannot be written; the temporary file is
-    removed in every case.
+    Raises :class:`OSError` when it cannot be written, or when its folder is
+    not a :func:`trusted_dir` (nothing is written where another user could
+    read or replace it); the temporary file is removed in every case.
     """
     folder = os.path.dirname(path)
     if folder:
+        parent = os.path.dirname(folder.rstrip(os.sep))
+        if parent:  # makedirs gives only the last folder its mode
+            os.makedirs(parent, mode=0o700, exist_ok=True)
         os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not trusted_dir(folder):
+            raise Refused(
+                0, "the cache folder belongs to another user or others may write it", folder
+            )
     name = os.path.basename(path)
     tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)

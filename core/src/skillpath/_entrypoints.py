@@ -9,7 +9,9 @@ keyed by a fingerprint of ``sys.path``: for every ``*.dist-info``/``*.egg-info``
 folder in each entry, its name and the stat of its ``entry_points.txt`` (a zip
 entry by its own stat). Any difference (or a damaged, foreign or missing cache
 file) enumerates again with ``importlib_metadata``. The file lives next to the
-discovery index (:func:`skillpath.index.index_dir`);
+discovery index (:func:`skillpath.index.index_dir`) and is believed only when
+it and its folders belong to the user and no one else may write them (it names
+the code that gets imported, with or without ``--no-index``);
 ``SKILLPATH_NO_ENTRY_POINT_CACHE=1`` turns the persistent part off (the
 discovery index has its own switch).
 
@@ -167,10 +169,15 @@ def _cache_file(env: Mapping[str, str]) -> Path:
     return index_dir(env) / name
 
 
+#: An entry-point cache file larger than this is not read.
+MAX_FILE_BYTES = 16 << 20
+
+
 def _read(path: Path, fingerprint: tuple[Any, ...]) -> Any:
-    try:
-        data = path.read_bytes()
-    except OSError:
+    # only the user's own regular file, in the user's own folder, bounded: a
+    # forged cache would name the code to import
+    data = _cachefile.read_cache(os.fspath(path), MAX_FILE_BYTES)
+    if data is None:
         return None
     parts = _cachefile.unseal(_MAGIC, data)
     if parts is None or len(parts[1]):

@@ -79,10 +79,13 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
 
     saved: list[int] = []
     captures = []
+    # with 2>&1 both descriptors write one capture, so the order of the lines is kept
+    merged = _replay.same_output()
     try:
         for fd in (1, 2):
-            capture = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
-            captures.append(capture)
+            if fd == 1 or not merged:
+                capture = tempfile.TemporaryFile()  # noqa: SIM115 - closed below
+                captures.append(capture)
             saved.append(os.dup(fd))
     except OSError:
         for fd in saved:
@@ -95,7 +98,7 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
         try:
             _flush_std()
             os.dup2(captures[0].fileno(), 1)
-            os.dup2(captures[1].fileno(), 2)
+            os.dup2(captures[-1].fileno(), 2)
             recorder.start()
             try:
                 code = _exit_code(cli)
@@ -107,14 +110,14 @@ def _run_recorded(cli: object, recorder: _replay.Recorder) -> int:
             os.dup2(saved[1], 2)
             for fd in saved:
                 os.close(fd)
-            for fd, capture in zip((1, 2), captures, strict=True):
+            for fd, capture in zip((1, 2), captures, strict=False):
                 capture.seek(0)
                 try:
                     while chunk := capture.read(1 << 20):
                         _replay._write_fd(fd, chunk)
                 except BrokenPipeError:
                     broken = True
-        recorder.save(captures[0], captures[1], code)
+        recorder.save(captures[0], captures[1] if len(captures) > 1 else b"", code)
     finally:
         for capture in captures:
             capture.close()

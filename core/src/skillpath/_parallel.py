@@ -64,6 +64,7 @@ _MAX_MESSAGE = 1 << 31
 _CHUNK = 16  # values the worker sends at a time
 _DRAIN_EVERY = 8  # items the parent computes between looks at what the worker sent
 _MISSING: Any = object()
+_FAULT_WAIT = 600.0  # how long a test's misbehaving (but answering) worker is waited for
 _SIGKILL = 9  # signal.SIGKILL on Linux, the only system that forks here (no signal import)
 
 _CURRENT: contextvars.ContextVar[Pool | None] = contextvars.ContextVar(
@@ -245,6 +246,14 @@ class Pool:
         i = 0
         final = None  # the worker's last message is in
         try:
+            if self.fault is not None:
+                # a test of a misbehaving worker: it answers (or fails) before this
+                # process takes any item, so what it does wrong is seen whatever
+                # the scheduler does; only a hanging worker needs the timeout
+                wait = self.timeout if self.fault == "hang" else _FAULT_WAIT
+                deadline = time.monotonic() + wait
+                while final is None:
+                    final = self._take(out, items, local, accept, deadline)
             # the worker has taken items[counters[1]:] (and sent some of them)
             while i < counters[1] and out[i] is _MISSING:
                 counters[0] = i + 1  # take items[i]

@@ -11,9 +11,11 @@ What a run depends on, and how each is checked:
 
 * **The invocation**: the arguments, the current directory, the whole
   environment (except ``_``, ``OLDPWD`` and ``SHLVL``, which the shell changes
-  between commands), the interpreter (``sys.executable``, ``sys.version``,
-  ``sys.flags``), ``sys.path``, the user and group ids, and whether stdout and
-  stderr are terminals. These form the key; they must be equal.
+  between commands; with ``HOME`` unset, the home directory of the user
+  database), the interpreter (``sys.executable``, ``sys.version``,
+  ``sys.flags``), ``sys.path``, the user and group ids, whether stdout and
+  stderr are terminals, and whether they are one file (``2>&1``). These form
+  the key; they must be equal.
 * **Every file-system observation the run made** — by any code in the process,
   core, provider or third-party plugin: every file opened for reading and
   every directory listed (seen through the interpreter's audit events
@@ -47,8 +49,13 @@ layer. Terminal output is never recorded (its layout depends on the terminal).
 
 Snapshot files live in ``<cache>/snapshots`` (next to ``<cache>/index``), one
 per key, at most :data:`MAX_SNAPSHOTS` of them and :data:`MAX_BYTES` in all (the
-least recently used go first); they have
-a magic number, a length and a CRC-32 and are written atomically. Setting
+least recently used go first); they have a magic number, a length and a CRC-32
+of what they record and a CRC-32 of the whole recorded output, and are written
+atomically. A snapshot is replayed only when it and its folders belong to the
+user and no one else may write them, and it is a regular file of at most
+:data:`MAX_BYTES` (opened without blocking). When stdout and stderr are the
+same file the run is captured as one stream, so a plugin's messages keep their
+place among the output lines. Setting
 ``SKILLPATH_SNAPSHOT_LOG`` to a file name appends one line per decision
 (replayed, recorded, or why not) to that file.
 
@@ -87,7 +94,7 @@ __all__ = [
 ]
 
 #: On-disk format version (part of the magic number).
-FORMAT = 1
+FORMAT = 2
 _MAGIC = _cachefile.magic(b"SWSNP", FORMAT)
 #: How many snapshot files are kept (one per distinct invocation), and how many
 #: bytes in all; the least recently used go first.
@@ -179,6 +186,8 @@ def _key(argv: Sequence[str], env: Mapping[str, str]) -> tuple[Any, ...]:
     getgroups = getattr(os, "getgroups", None)
     return (
         FORMAT,
+        _home(env),
+        same_output(),
         sys.executable,
         sys.version,
         tuple(sys.flags),
@@ -191,6 +200,30 @@ def _key(argv: Sequence[str], env: Mapping[str, str]) -> tuple[Any, ...]:
         tuple(argv),
         environ,
     )
+
+
+def _home(env: Mapping[str, str]) -> str | None:
+    """``$HOME``, or when it is unset the home directory the user database gives
+    (what ``~`` means then; the environment alone does not show it)."""
+    home = env.get("HOME")
+    if home is not None:
+        return home
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, AttributeError):
+        return None
+
+
+def same_output() -> bool:
+    """Whether stdout and stderr are the same file (``2>&1``): the run's output is then
+    one stream, captured and replayed as one so that its order is kept."""
+    try:
+        one, two = os.fstat(1), os.fstat(2)
+    except OSError:
+        return False
+    return (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
 
 
 def _file_for(directory: str, key: tuple[Any, ...]) -> str:
@@ -237,11 +270,10 @@ def replay(
     except OSError:
         return None  # no current directory
     path = _file_for(os.path.join(cache_root(env), "snapshots"), key)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        _log(env, f"miss: no snapshot {path}")
+    # only the user's own regular file, in the user's own folders, bounded
+    data = _cachefile.read_cache(path, MAX_BYTES)
+    if data is None:
+        _log(env, f"miss: no snapshot of this user's {path}")
         return None
     loaded = _load(data, key)
     if loaded is None:
@@ -275,10 +307,12 @@ def _load(data: bytes, key: tuple[Any, ...]) -> Any:
     try:
         # our own file in the user's cache dir, length- and CRC-checked; marshal
         # builds only plain data, which is type-checked here
-        fmt, stored_key, checks, out_len, code = marshal.loads(meta)  # noqa: S302
+        fmt, stored_key, checks, out_len, crc, code = marshal.loads(meta)  # noqa: S302
         if fmt != FORMAT or stored_key != key or len(checks) != 4:
             return None
         if len(tail) != out_len[0] + out_len[1] or not isinstance(code, int):
+            return None
+        if zlib.crc32(tail) != crc:  # the whole recorded output, not just its length
             return None
     except (ValueError, TypeError, EOFError, IndexError):
         return None
@@ -516,7 +550,8 @@ class Recorder:
             list(self.lstat.values()),
         )
         sizes = (_size(out), _size(err))
-        meta = marshal.dumps((FORMAT, self.key, checks, sizes, code))
+        crc = _crc(err, _crc(out, 0))
+        meta = marshal.dumps((FORMAT, self.key, checks, sizes, crc, code))
         del checks
         final = _file_for(self.directory, self.key)
 
@@ -562,6 +597,15 @@ def _size(data: bytes | BinaryIO) -> int:
     if isinstance(data, bytes):
         return len(data)
     return data.seek(0, os.SEEK_END)
+
+
+def _crc(data: bytes | BinaryIO, crc: int) -> int:
+    if isinstance(data, bytes):
+        return zlib.crc32(data, crc)
+    data.seek(0)
+    while chunk := data.read(_CHUNK):
+        crc = zlib.crc32(chunk, crc)
+    return crc
 
 
 def _copy(data: bytes | BinaryIO, f: BinaryIO) -> None:

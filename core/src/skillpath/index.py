@@ -32,9 +32,18 @@ once, which tests use).
 The files are ``marshal`` data behind a magic number, a length and a CRC-32;
 anything that does not check out (truncated, corrupt, another format version,
 another Python, another version of the code that derives the records) is
-ignored and rewritten. Writes go to a temporary file that replaces the old one
-atomically (``os.replace``), so concurrent writers never mix their data and a
-process killed mid-write leaves the previous file intact.
+ignored and rewritten. "The code" is identified by content: a hash of the
+bytes of the modules that derive records and of the ``yaml`` package, plus the
+PyYAML and libyaml versions (:func:`code_fingerprint`). Writes go to a
+temporary file that replaces the old one atomically (``os.replace``), so
+concurrent writers never mix their data and a process killed mid-write leaves
+the previous file intact. Only the user's own files in the user's own folders
+that no one else may write are read or written, and only regular files of at
+most :data:`MAX_FILE_BYTES` (see :mod:`skillpath._cachefile`).
+
+An outcome that depends on who reads a file rather than on the file (a
+``SKILL.md`` that cannot be read: permission denied, an I/O error) is never
+stored: it is tried again on every load.
 
 Turn it off with ``[index] enabled = false``, ``SKILLPATH_NO_INDEX=1``,
 ``skillpath list --no-index`` or :func:`disabled`.
@@ -58,10 +67,12 @@ from skillpath import _cachefile, _env, _replay
 __all__ = [
     "MAX_BYTES",
     "MAX_FILES",
+    "MAX_FILE_BYTES",
     "RACY_WINDOW_NS",
     "DiscoveryIndex",
     "IndexStats",
     "activate",
+    "code_fingerprint",
     "current",
     "disabled",
     "index_dir",
@@ -76,6 +87,8 @@ _MAGIC = _cachefile.magic(b"SWIDX", FORMAT)
 #: The index directory keeps at most this many root files and bytes (see DiscoveryIndex.flush).
 MAX_FILES = 4096
 MAX_BYTES = 512 << 20
+#: An index file larger than this is not read (one root of 100,000 skills takes ~60 MB).
+MAX_FILE_BYTES = 256 << 20
 #: Entries modified this close to the scan that recorded them are re-read next time.
 RACY_WINDOW_NS = _cachefile.RACY_WINDOW_NS
 #: The modules whose code decides what a record holds; a change to any of them
@@ -135,12 +148,25 @@ def disabled() -> Iterator[None]:
 def volatile(reason: str) -> None:
     """Declare that the load in progress depends on something besides files and settings.
 
-    A plugin whose skills or filter decisions depend on the time, a remote
-    service or any other input that the file system does not show calls this
-    during ``discover_skills`` or ``filter_skill``; the ``skillpath list``
-    run is then not recorded for replay (see :mod:`skillpath._replay`).
-    Starting a process, opening a socket and resolving a host name are seen
-    without it. Outside a recorded run this does nothing.
+    A plugin calls this during ``discover_skills`` or ``filter_skill`` when
+    what it contributes depends on anything a replay does not check; the
+    ``skillpath list`` run is then not recorded for replay (see
+    :mod:`skillpath._replay`). That is:
+
+    * the time or date, a random choice, a count of runs, state kept in memory
+      across loads;
+    * a file or directory looked at in a way the run does not observe: through
+      a descriptor opened before the run, a path relative to a directory
+      descriptor (``dir_fd``), metadata read only through
+      ``os.DirEntry.stat()`` or ``os.fstat``, or I/O done by a native
+      extension's own code rather than Python's ``open``, ``os.listdir``,
+      ``os.scandir``, ``os.stat`` or ``os.lstat``.
+
+    Not needed for what is checked or already stops recording: the arguments,
+    the current directory, the environment, the user and group ids, files
+    opened and directories listed through Python, paths ``stat``'ed by name,
+    the plugin's own code, starting a process, opening a socket and resolving
+    a host name. Outside a recorded run this does nothing.
     """
     _replay.volatile(reason)
 
@@ -308,6 +334,132 @@ def _diag_out(d: Any) -> tuple[Any, ...]:
     return (d.level, d.code, d.message, path, d.line, d.provider)
 
 
+_FP_MAGIC = _cachefile.magic(b"SWCFP", 1)
+_FP_MEMO: dict[Any, Any] = {}
+
+
+def _code_files() -> list[str]:
+    """The files whose bytes decide what a record holds: ours and the ``yaml`` package's."""
+    files = []
+    for name in _CODE_MODULES:
+        file = getattr(sys.modules.get(name), "__file__", None)
+        files.append(os.path.abspath(file) if file else f"<no file: {name}>")
+    folder = _yaml_folder()
+    if folder is not None:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            names = []
+        files += [os.path.join(folder, n) for n in names if n.endswith((".py", ".so", ".pyd"))]
+    return files
+
+
+def _yaml_folder() -> str | None:
+    """The ``yaml`` package's folder, found without importing it."""
+    module = sys.modules.get("yaml")
+    file = getattr(module, "__file__", None)
+    if file is None:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec("yaml")
+        except (ImportError, ValueError):
+            return None
+        file = None if spec is None else spec.origin
+    return os.path.dirname(os.path.abspath(file)) if file else None
+
+
+def _yaml_info() -> tuple[Any, ...]:
+    """PyYAML's version, whether its libyaml loader is used, and libyaml's version and files."""
+    try:
+        import yaml
+    except ImportError:
+        return ("no yaml",)
+    libyaml = bool(getattr(yaml, "__with_libyaml__", False)) and hasattr(yaml, "CSafeLoader")
+    version = None
+    linked: list[str] = []
+    if libyaml:
+        try:
+            version = yaml._yaml.get_version_string()  # type: ignore[attr-defined]
+        except AttributeError:
+            version = None
+        # a libyaml linked as a shared library is upgraded apart from PyYAML
+        with (
+            contextlib.suppress(OSError),
+            open("/proc/self/maps", encoding="utf-8", errors="replace") as maps,
+        ):
+            linked = sorted(
+                {line.split()[-1] for line in maps if "libyaml" in line and "/" in line}
+            )
+    return (getattr(yaml, "__version__", None), libyaml, version, tuple(linked))
+
+
+def _stat_key(path: str) -> tuple[Any, ...]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (path, None)
+    return (path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
+
+
+def code_fingerprint(directory: str, racy_before: int) -> tuple[Any, ...]:
+    """A hash of the code that derives records, and the YAML library's versions.
+
+    Computing it reads every file in :func:`_code_files` and imports ``yaml``,
+    so the result is kept in ``directory`` (the user's own index folder, see
+    :func:`skillpath._cachefile.read_cache`) under the ``stat`` of every file it
+    covers — size, ``mtime_ns``, inode, device and ``ctime_ns``, which a
+    reinstall changes even when it keeps sizes and mtimes — and is computed
+    again when any of them differs. It is not kept while a file changed within
+    the racy window (before ``racy_before``, nanoseconds): a later change in
+    the same timestamp tick could go unseen.
+    """
+    files = _code_files()
+    keys = tuple(_stat_key(f) for f in files)
+    memo = _FP_MEMO.get(keys)
+    if memo is not None:
+        return memo
+    raw = os.fsencode(repr(files))
+    path = os.path.join(directory, f"code-{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.fp")
+    data = _cachefile.read_cache(path, 1 << 20)
+    found = None
+    if data is not None:
+        parts = _cachefile.unseal(_FP_MAGIC, data)
+        if parts is not None and not len(parts[1]):
+            try:
+                stored_keys, linked_keys, found = marshal.loads(parts[0])  # noqa: S302 - ours
+                if stored_keys != keys or any(_stat_key(k[0]) != k for k in linked_keys):
+                    found = None
+            except (ValueError, TypeError, EOFError, IndexError):
+                found = None
+    if found is None:
+        import hashlib
+
+        digest = hashlib.blake2b(digest_size=16)
+        for f in files:
+            digest.update(os.fsencode(f) + b"\0")
+            try:
+                with open(f, "rb") as fh:
+                    digest.update(fh.read())
+            except OSError:
+                digest.update(b"\0missing\0")
+        info = _yaml_info()
+        linked_keys = tuple(_stat_key(f) for f in info[-1]) if len(info) > 1 else ()
+        found = (digest.hexdigest(), info, linked_keys)
+        racy = any(
+            k[1] is not None and (k[2] >= racy_before or k[5] >= racy_before)
+            for k in (*keys, *linked_keys)
+        )
+        if not racy:
+            body = marshal.dumps((keys, linked_keys, found))
+            with contextlib.suppress(OSError, ValueError):
+                blob = _cachefile.seal(_FP_MAGIC, body)
+                _cachefile.write_atomic(path, lambda f: f.write(blob))
+    _FP_MEMO.clear()
+    _FP_MEMO[keys] = found
+    return found
+
+
 def _file_name(root: str) -> str:
     raw = os.fsencode(root)
     return f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}.idx"
@@ -341,17 +493,16 @@ class DiscoveryIndex:
 
     @property
     def fingerprint(self) -> tuple[Any, ...]:
-        """Identifies the code that derives records; part of every file."""
+        """Identifies the code that derives records; part of every file.
+
+        The format, the Python and ``marshal`` versions, a hash of the bytes of
+        every module in :data:`_CODE_MODULES` and of the ``yaml`` package
+        (its modules and its C extension), the PyYAML version, whether the
+        libyaml loader is used and the libyaml version (see :func:`code_fingerprint`).
+        """
         if self._fingerprint is None:
             parts: list[Any] = [FORMAT, marshal.version, sys.version_info[:3]]
-            for name in _CODE_MODULES:
-                module = sys.modules.get(name)
-                file = getattr(module, "__file__", None)
-                try:
-                    st = os.stat(file) if file else None
-                except OSError:
-                    st = None
-                parts.append((name, st.st_size, st.st_mtime_ns) if st else (name, None))
+            parts.append(code_fingerprint(os.fspath(self.directory), self.racy_before))
             self._fingerprint = tuple(parts)
         return self._fingerprint
 
@@ -369,10 +520,9 @@ class DiscoveryIndex:
 
     def _read(self, root: str) -> RootState:
         state = RootState(root)
-        try:
-            with open(self.path_for(root), "rb") as f:
-                data = f.read()
-        except OSError:
+        # only the user's own regular file, in the user's own folder, bounded
+        data = _cachefile.read_cache(os.fspath(self.path_for(root)), MAX_FILE_BYTES)
+        if data is None:
             return state
         self.stats.files_read += 1
         try:

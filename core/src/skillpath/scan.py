@@ -521,6 +521,16 @@ def outside_project(path: Path, real: str, area: str, provider: str | None = Non
     )
 
 
+def _keepable(record: Record) -> bool:
+    """Whether the index may keep ``record``: not when the file could not be read.
+
+    "Cannot read" (permission denied, an I/O error) depends on who asks and
+    when, not on the file's ``stat``: a user added to a group, or the same
+    cache used through ``sudo -E``, must see the file as it is now.
+    """
+    return not any(getattr(d, "code", None) == "unreadable-skill" for d in record[3])
+
+
 def _describe_oserror(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
         return "symlink loop"
@@ -638,7 +648,7 @@ def scan_skills_dir(
                     record, _st = _read_record(
                         path, src, require_description=require_description, default_name=name
                     )
-                if record is not None:
+                if record is not None and _keepable(record):
                     racy = idx.is_racy(key[1], key[4])
                     if key[5] is not None:
                         racy = racy or idx.is_racy(key[5][1], key[5][4])

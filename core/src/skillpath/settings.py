@@ -613,6 +613,7 @@ def trusted_pattern(
 
 def _read_layer(origin: str, path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
     try:
+        # without blocking: a FIFO or a device in place of the config is refused
         raw = read_bounded(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None

@@ -11,7 +11,12 @@ Each root and each folder in it is watched on its own (not recursively). Roots
 that did not exist yet and the settings files are checked on every
 ``poll_ms`` tick (a ``stat`` each), so a project that gains a ``.claude/skills``
 folder or a changed ``config.toml`` is picked up without watching the whole
-tree.
+tree. A folder whose name is not UTF-8 (which the native watcher cannot take)
+is ``stat``'ed on every tick too. When the native watcher is refused (the
+inotify watch limit, no inotify instance left), every folder is polled
+instead, and each batch's diagnostics say so (``watch-polling``). A folder
+that goes away between being listed and being watched only makes the watcher
+list again.
 
 .. _watchfiles: https://watchfiles.helpmanual.io/
 
@@ -36,7 +41,7 @@ import attrs
 
 from skillpath.context import make_context
 from skillpath.loader import load_skills
-from skillpath.model import LoadResult, Skill
+from skillpath.model import Diagnostic, LoadResult, Skill
 from skillpath.plugins import PluginHost
 from skillpath.settings import settings_paths
 
@@ -164,6 +169,28 @@ def _file_state(paths: list[Path]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _encodable(path: str) -> bool:
+    """Whether ``path`` can be handed to the native watcher (which takes UTF-8 names)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _folder_state(paths: list[str]) -> tuple[Any, ...]:
+    """Stats of folders watched by polling and of the ``SKILL.md`` in each."""
+    out: list[Any] = []
+    for path in paths:
+        for p in (path, os.path.join(path, "SKILL.md")):
+            try:
+                st = os.stat(p)
+                out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+            except OSError:
+                out.append(None)
+    return tuple(out)
+
+
 def _appeared(result: LoadResult) -> bool:
     """Whether a root that the load found missing exists now."""
     return any(not r.exists and os.path.isdir(r.path) for r in result.roots)
@@ -236,7 +263,11 @@ def watch_skills(
 
     Batches with no events (a file touched without changing any skill) are not
     yielded. The generator never raises for file-system trouble: a load that
-    fails is reported through its diagnostics like any other load.
+    fails is reported through its diagnostics like any other load; a folder
+    that vanishes while watches are set up is listed again; a watch limit
+    turns to polling (diagnostic ``watch-polling``); a settings file that is a
+    FIFO or a device is refused without blocking (``settings-unreadable``), so
+    ``stop_event`` and ``timeout`` are honoured.
     """
     import watchfiles
 
@@ -269,47 +300,79 @@ def watch_skills(
         else:
             time.sleep(seconds)
 
+    polling: Diagnostic | None = None  # set once the native watcher is refused
+
+    def report(result: LoadResult) -> LoadResult:
+        if polling is None:
+            return result
+        return attrs.evolve(result, diagnostics=(*result.diagnostics, polling))
+
     result, files = load()
     catalog = _catalog(result)
     if initial:
         yield SkillChanges(_diff({}, catalog), result)
     while not expired():
         paths = _watch_paths(result)
-        if not paths:
+        # names the native watcher cannot take (not UTF-8) are stat'ed on every tick
+        watched = [p for p in paths if _encodable(p)]
+        polled = [p for p in paths if p not in watched]
+        seen = _folder_state(polled)
+        if not watched:
             # nothing on disk to watch yet: poll until a root or a settings file appears
-            while not expired() and not stale(result, files):
+            while not expired() and not stale(result, files) and _folder_state(polled) == seen:
                 wait(poll_ms / 1000)
             if expired():
                 return
             result, files, catalog, events = _reload(load, catalog)
             if events:
-                yield SkillChanges(events, result)
+                yield SkillChanges(events, report(result))
             continue
         # the first tick of a new watcher loads again: a change made between the
         # last load and the moment the watches were in place gave no event
         settle = True
-        for changes in watchfiles.watch(
-            *paths,
-            debounce=debounce_ms,
-            step=min(50, debounce_ms),
-            stop_event=stop,
-            rust_timeout=poll_ms,
-            yield_on_timeout=True,
-            raise_interrupt=False,
-            recursive=False,
-        ):
-            if expired():
-                return
-            if not changes and not settle and not stale(result, files):
+        try:
+            for changes in watchfiles.watch(
+                *watched,
+                debounce=debounce_ms,
+                step=min(50, debounce_ms),
+                stop_event=stop,
+                rust_timeout=poll_ms,
+                yield_on_timeout=True,
+                raise_interrupt=False,
+                recursive=False,
+                force_polling=True if polling is not None else None,  # None: the default
+                poll_delay_ms=poll_ms,
+                ignore_permission_denied=True,
+            ):
+                if expired():
+                    return
+                now = _folder_state(polled)
+                if not changes and not settle and not stale(result, files) and now == seen:
+                    continue
+                settle = False
+                seen = now
+                result, files, catalog, events = _reload(load, catalog)
+                if events:
+                    yield SkillChanges(events, report(result))
+                if _watch_paths(result) != paths:
+                    break  # roots or folders appeared or went away: watch the new set
+            else:
+                return  # the watcher stopped (stop_event)
+        except (FileNotFoundError, NotADirectoryError):
+            # a folder went away between listing and watching: list again (the
+            # new watcher's first tick loads again, so nothing is missed)
+            continue
+        except (OSError, RuntimeError) as exc:
+            # the watch limit, no inotify instance left, or anything else the
+            # native watcher refuses: stat every folder on each tick instead
+            if polling is not None:
+                wait(poll_ms / 1000)  # polling failed too: list again on the next tick
                 continue
-            settle = False
-            result, files, catalog, events = _reload(load, catalog)
-            if events:
-                yield SkillChanges(events, result)
-            if _watch_paths(result) != paths:
-                break  # roots appeared or went away: watch the new set
-        else:
-            return  # the watcher stopped (stop_event)
+            polling = Diagnostic(
+                "warning",
+                "watch-polling",
+                f"cannot watch for changes natively ({exc}); polling every {poll_ms} ms instead",
+            )
 
 
 def _reload(
