@@ -6,40 +6,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from skillpath import reset_plugin_host
-from skillpath_testing import isolate_environment
+from skillpath_testing.adapters import SkillWorld, skill_world
 
-
-@attrs.define
-class World:
-    """A private home and project (a git root); ``skill()`` writes ``.claude/skills`` skills."""
-
-    home: Path
-    project: Path
-
-    def skill(self, name: str, description: str, body: str = "Body.\n", **fields: str) -> Path:
-        folder = self.project / ".claude" / "skills" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = ["---", f"name: {name}", f"description: {description}"]
-        lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
-        path = folder / "SKILL.md"
-        path.write_text("\n".join([*lines, "---", body]), encoding="utf-8")
-        return path
+World = SkillWorld
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
-    w = World(home=home, project=project)
-    w.skill("greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n")
-    w.skill("secret", "Hidden helper.", hide="true")
-    w.skill("deploy", "Deploy the service (the user runs it).", disable_model_invocation="true")
-    yield w
-    reset_plugin_host()
+    """The adapters' shared world (:func:`skillpath_testing.adapters.skill_world`)."""
+    yield from skill_world(tmp_path, monkeypatch)
 
 
 class ScriptedChatModel(GenericFakeChatModel):

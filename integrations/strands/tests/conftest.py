@@ -9,37 +9,16 @@ from typing import Any
 
 import attrs
 import pytest
-from skillpath import reset_plugin_host
-from skillpath_testing import isolate_environment
+from skillpath_testing.adapters import SkillWorld, skill_world
 from strands.models import Model
 
-
-@attrs.define
-class World:
-    """A private home and project (a git root); ``skill()`` writes ``.claude/skills`` skills."""
-
-    home: Path
-    project: Path
-
-    def skill(self, name: str, description: str, body: str = "Body.\n", **fields: str) -> Path:
-        folder = self.project / ".claude" / "skills" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = ["---", f"name: {name}", f"description: {description}"]
-        lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
-        path = folder / "SKILL.md"
-        path.write_text("\n".join([*lines, "---", body]), encoding="utf-8")
-        return path
+World = SkillWorld
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
-    w = World(home=home, project=project)
-    w.skill("greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n")
-    w.skill("secret", "Hidden helper.", hide="true")
-    w.skill("deploy", "Deploy the service (the user runs it).", disable_model_invocation="true")
-    yield w
-    reset_plugin_host()
+    """The adapters' shared world (:func:`skillpath_testing.adapters.skill_world`)."""
+    yield from skill_world(tmp_path, monkeypatch)
 
 
 def call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:
@@ -83,8 +62,13 @@ class ScriptedModel(Model):
         system_prompt: str | None = None,
         **kwargs: Any,
     ) -> AsyncIterable[Any]:
-        self.turns.append(Turn(system_prompt or "", json.loads(json.dumps(messages, default=str)),
-                               list(tool_specs or [])))
+        self.turns.append(
+            Turn(
+                system_prompt or "",
+                json.loads(json.dumps(messages, default=str)),
+                list(tool_specs or []),
+            )
+        )
         yield {"messageStart": {"role": "assistant"}}
         uses = self.script.pop(0) if self.script else []
         for use in uses:

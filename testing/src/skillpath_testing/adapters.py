@@ -11,15 +11,23 @@ nothing else installed on the machine leaks into the catalog.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
 import pytest
-from skillpath import SkillSession
+from skillpath import SkillSession, reset_plugin_host
 
 from skillpath_testing.conformance import isolate_environment
 
-__all__ = ["PACK_SKILL", "PROJECT_SKILL", "AdapterWorld", "adapter_world"]
+__all__ = [
+    "PACK_SKILL",
+    "PROJECT_SKILL",
+    "AdapterWorld",
+    "SkillWorld",
+    "adapter_world",
+    "skill_world",
+]
 
 #: The ``.claude/skills`` skill every adapter test calls (it takes ``$ARGUMENTS``).
 PROJECT_SKILL = "pdf-notes"
@@ -79,3 +87,36 @@ def adapter_world(monkeypatch: pytest.MonkeyPatch, tmp: Path) -> AdapterWorld:
     world.write("quiet", "A hidden helper.", "Quiet.\n", hide="true")
     world.write("py-style", "Python style rules.", "Style.\n", paths='"**/*.py"')
     return world
+
+
+@attrs.define
+class SkillWorld:
+    """A private home and project (a git root); ``skill()`` writes ``.claude/skills`` skills.
+
+    The world every framework adapter's tests share (see :func:`skill_world`).
+    """
+
+    home: Path
+    project: Path
+
+    def skill(self, name: str, description: str, body: str = "Body.\n", **fields: str) -> Path:
+        """Write ``.claude/skills/<name>/SKILL.md`` (``snake_case`` fields as ``kebab-case``)."""
+        folder = self.project / ".claude" / "skills" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = ["---", f"name: {name}", f"description: {description}"]
+        lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
+        path = folder / "SKILL.md"
+        path.write_text("\n".join([*lines, "---", body]), encoding="utf-8")
+        return path
+
+
+def skill_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SkillWorld]:
+    """For a pytest fixture (``yield from skill_world(...)``): an isolated world with a
+    model-callable ``greet`` skill, a hidden ``secret`` and a user-only ``deploy``."""
+    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
+    w = SkillWorld(home=home, project=project)
+    w.skill("greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n")
+    w.skill("secret", "Hidden helper.", hide="true")
+    w.skill("deploy", "Deploy the service (the user runs it).", disable_model_invocation="true")
+    yield w
+    reset_plugin_host()
