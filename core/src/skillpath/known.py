@@ -87,6 +87,7 @@ KNOWN_PROVIDERS: tuple[KnownProvider, ...] = (
     ),
     KnownProvider("mcp", "skillpath-mcp", "MCP servers"),
     KnownProvider("packs", "skillpath-packs", "installed skill packs"),
+    KnownProvider("libraries", "skillpath-libraries", "skills installed libraries ship"),
     KnownProvider(
         "managed", "skillpath-managed", "skillpath (managed)", user=(".skillpath/managed-skills",)
     ),
