@@ -79,7 +79,8 @@ def test_examples_are_not_installed_by_the_workspace() -> None:
 
 def test_skillpath_mcp_requires_the_sdk_major_it_imports() -> None:
     deps = project(REPO / "providers" / "mcp")["project"]["dependencies"]
-    assert "mcp>=2.0,<3" in deps and "mcp-types>=2.0,<3" in deps
+    # 2.3: the bounded stdio client and the HTTP session eviction use what 2.3 has
+    assert "mcp>=2.3,<3" in deps and "mcp-types>=2.3,<3" in deps
     source = "\n".join(
         p.read_text() for p in (REPO / "providers/mcp/src/skillpath_mcp").glob("*.py")
     )
