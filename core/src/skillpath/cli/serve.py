@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import warnings
 from pathlib import Path
 
 import click
@@ -72,6 +73,10 @@ def serve_cmd(
     process can reach — only with --allow-shell.
     """
     check_cwd(cwd)
+    # stopped by a signal, the event loop may close while a call the SDK scheduled from
+    # a worker thread is still pending; Python's "coroutine ... was never awaited" note
+    # about it would follow the one-line error on stderr
+    warnings.filterwarnings("ignore", r"coroutine .* was never awaited", RuntimeWarning)
     if no_shell and allow_shell:
         fail("--no-shell and --allow-shell contradict each other", error="bad-option")
     try:
