@@ -173,3 +173,13 @@ def test_listed_skills_follow_the_budget_and_change_only_with_the_catalog(rt: Ru
     assert skills.listed_skills() is not listed
     assert "a-new" in [s.name for s in skills.listed_skills()]
 
+
+
+def test_of_takes_skills_as_they_come(rt: Runtime) -> None:
+    rt.project_skill("a", description="A.")
+    ready = AgentSkills(rt.session())
+    assert AgentSkills.of(ready) is ready
+    wrapped = AgentSkills.of(rt.session(), budget=123, tool_name="load_skill")
+    assert (wrapped.tool_name, wrapped.model_skill_names()) == ("load_skill", ["a"])
+    opened = AgentSkills.of(cwd=rt.env.project, env=rt.env.env, tool_name="t")
+    assert opened.tool_name == "t" and "a" in opened.model_skill_names()

@@ -208,6 +208,37 @@ class AgentSkills:
         session = SkillSession.open(cwd, home=home, env=env, settings=settings)
         return cls(session, refresh=refresh, budget=budget, format=format, tool_name=tool_name)
 
+    @classmethod
+    def of(
+        cls,
+        skills: AgentSkills | SkillSession | None = None,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        home: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        refresh: str = "turn",
+        budget: int | None = None,
+        format: str | None = None,
+        tool_name: str = SKILL_TOOL_NAME,
+    ) -> AgentSkills:
+        """What an adapter serves: ``skills`` as is, a session wrapped, or a new one
+        opened for ``cwd`` (the other arguments as :meth:`open`)."""
+        if isinstance(skills, AgentSkills):
+            return skills
+        if isinstance(skills, SkillSession):
+            return cls(skills, refresh=refresh, budget=budget, format=format, tool_name=tool_name)
+        return cls.open(
+            cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            format=format,
+            tool_name=tool_name,
+        )
+
     def _disk_state(self) -> tuple[Any, ...]:
         session = self.session
         self._paths = watch_paths(session.result, (*session.skills(), *session.pending()))

@@ -59,12 +59,9 @@ def skills_for(
     budget: int | None = None,
 ) -> AgentSkills:
     """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
-    if isinstance(skills, AgentSkills):
-        return skills
-    if isinstance(skills, SkillSession):
-        return AgentSkills(skills, refresh=refresh, budget=budget, tool_name=TOOL_NAME)
-    return AgentSkills.open(
-        cwd,
+    return AgentSkills.of(
+        skills,
+        cwd=cwd,
         home=home,
         env=env,
         settings=settings,

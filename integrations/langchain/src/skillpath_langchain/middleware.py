@@ -37,12 +37,15 @@ def skills_for(
     format: str | None = None,
 ) -> AgentSkills:
     """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
-    if isinstance(skills, AgentSkills):
-        return skills
-    if isinstance(skills, SkillSession):
-        return AgentSkills(skills, refresh=refresh, budget=budget, format=format)
-    return AgentSkills.open(
-        cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget, format=format
+    return AgentSkills.of(
+        skills,
+        cwd=cwd,
+        home=home,
+        env=env,
+        settings=settings,
+        refresh=refresh,
+        budget=budget,
+        format=format,
     )
 
 
