@@ -17,7 +17,8 @@ REPO = Path(__file__).resolve().parents[2]
 DISTS = sorted(
     [REPO, REPO / "core", REPO / "testing"]
     + [p for p in (REPO / "providers").iterdir() if not p.name.startswith("_")]
-    + list((REPO / "plugins").iterdir()),
+    + list((REPO / "plugins").iterdir())
+    + list((REPO / "integrations").iterdir()),
     key=str,
 )
 EXAMPLES = {"acme-skills", "acme-policy", "pack-urls"}
