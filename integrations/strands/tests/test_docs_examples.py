@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -31,3 +34,23 @@ def test_the_example_agent(world: World) -> None:
     assert "Say hello to Ada." in model.tool_results()["c1"]
     assert model.turns[0].system.startswith("You are a careful coding agent.")
     assert "<name>greet</name>" in model.turns[0].system
+
+
+def test_the_example_passes_mypy_strict() -> None:
+    """What the page teaches is typed (the root suite checks the other examples)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            os.devnull,
+            str(EXAMPLES / "strands_skills.py"),
+        ],
+        cwd=EXAMPLES,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
