@@ -36,7 +36,9 @@ skills: that is skillpath's (:class:`skillpath.agent.AgentSkills`).
 
 from __future__ import annotations
 
+import operator
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -109,12 +111,24 @@ def _frontmatter(record: SkillRecord, description: str | None = None) -> SkillFr
     fm = record.frontmatter
     return SkillFrontmatter.model_construct(
         name=record.name,
-        description=neutralise(record.description)[0] if description is None else description,
+        description=_untag(
+            neutralise(record.description)[0] if description is None else description
+        ),
         license=fm.license,
         compatibility=None,
         metadata=None,
         allowed_tools=list(fm.allowed_tools) or None,
     )
+
+
+# a "<" that would open or close one of the tags CrewAI's skills prompt is made of
+_CREWAI_TAG = re.compile(r"<(?=\s*/?\s*(?:skill|skills|available_skills)\b)", re.IGNORECASE)
+
+
+def _untag(text: str) -> str:
+    """Write ``&lt;`` for a ``<`` that would open or close CrewAI's ``<skill>``,
+    ``<skills>`` or ``<available_skills>`` (CrewAI does not escape descriptions)."""
+    return _CREWAI_TAG.sub("&lt;", text) if "<" in text else text
 
 
 def _shown_descriptions(listing: str, names: set[str]) -> dict[str, str]:
@@ -263,14 +277,28 @@ class SkillpathSkills:
 # -- the hooks ---------------------------------------------------------------------
 
 
+def _owner_of(skill: Any) -> SkillpathSkills | None:
+    """``skill.owner`` for a :class:`SkillpathSkill` (read without pydantic's slow path)."""
+    if not isinstance(skill, SkillpathSkill):
+        return None
+    private = skill.__pydantic_private__
+    return private.get("_skillpath") if private else None
+
+
+def _held(skills: Sequence[Any] | None) -> dict[int, tuple[SkillpathSkills, list[Any]]]:
+    """Each :class:`SkillpathSkills` behind ``skills`` (in order of first appearance)
+    with the entries of ``skills`` it serves."""
+    out: dict[int, tuple[SkillpathSkills, list[Any]]] = {}
+    for skill in skills or ():
+        owner = _owner_of(skill)
+        if owner is not None:
+            out.setdefault(id(owner), (owner, []))[1].append(skill)
+    return out
+
+
 def _owners(skills: Sequence[Any] | None) -> list[SkillpathSkills]:
     """The :class:`SkillpathSkills` behind ``skills``, in order of first appearance."""
-    out: list[SkillpathSkills] = []
-    for skill in skills or ():
-        owner = skill.owner if isinstance(skill, SkillpathSkill) else None
-        if owner is not None and all(owner is not o for o in out):
-            out.append(owner)
-    return out
+    return [owner for owner, _ in _held(skills).values()]
 
 
 def _updated(skills: list[Any], owners: list[SkillpathSkills]) -> list[Any]:
@@ -278,7 +306,7 @@ def _updated(skills: list[Any], owners: list[SkillpathSkills]) -> list[Any]:
     out: list[Any] = []
     placed: list[SkillpathSkills] = []
     for skill in skills:
-        owner = skill.owner if isinstance(skill, SkillpathSkill) else None
+        owner = _owner_of(skill)
         if owner is None:
             if not (isinstance(skill, Skill) and any(skill.name == s.name for s in out)):
                 out.append(skill)
@@ -289,6 +317,11 @@ def _updated(skills: list[Any], owners: list[SkillpathSkills]) -> list[Any]:
         names = {s.name for s in out if isinstance(s, Skill)}
         out += [s for s in owner.current() if s.name not in names]
     return out
+
+
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """The same objects in the same order."""
+    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def _loader(executor: Any) -> LoadSkillTool | None:
@@ -315,13 +348,15 @@ def _before_model_call(context: LLMCallHookContext) -> None:
     """
     agent = context.agent
     skills = getattr(agent, "skills", None)
-    owners = _owners(skills)
-    if not owners or not isinstance(skills, list):
+    held = _held(skills)
+    if not held or not isinstance(skills, list):
         return
-    for owner in owners:
+    for owner, _ in held.values():
         owner.skillpath.begin_turn()
-    fresh = _updated(skills, owners)
-    if len(fresh) == len(skills) and all(a is b for a, b in zip(fresh, skills, strict=True)):
+    if all(_same(entries, owner.current()) for owner, entries in held.values()):
+        return
+    fresh = _updated(skills, [owner for owner, _ in held.values()])
+    if _same(fresh, skills):
         return
     loader = _loader(context.executor)
     old = _skill_block(agent, loader) if loader is not None else ""
