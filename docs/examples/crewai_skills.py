@@ -34,4 +34,4 @@ def make_crew(request: str, llm: BaseLLM | str = "gpt-4.1-mini", project: str | 
 
 
 if __name__ == "__main__":
-    print(make_agent().kickoff(" ".join(sys.argv[1:])).raw)
+    print(make_agent().kickoff(" ".join(sys.argv[1:])))

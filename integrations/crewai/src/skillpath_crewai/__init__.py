@@ -226,12 +226,13 @@ class SkillpathSkills:
         )
         install_hooks()
 
-    def skills(self) -> list[Skill]:
+    def skills(self) -> list[Path | Skill | str]:
         """The skills skillpath lists now, as CrewAI ``Skill`` objects (metadata level).
 
         Hidden and ``disable-model-invocation`` skills are left out, and so are
         those the listing budget drops. The objects are the same until the
-        catalog changes.
+        catalog changes. (Typed as CrewAI's ``skills`` fields are, so the list
+        can be passed, or extended with CrewAI's own skill inputs, as is.)
         """
         install_hooks()
         return list(self.current())
