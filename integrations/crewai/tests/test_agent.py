@@ -63,6 +63,8 @@ def test_refusals_are_answers_for_the_model(world: World) -> None:
             call("load_skill", "c2", skill_name="deploy"),
             call("load_skill", "c3", skill_name="secre"),
             call("load_skill", "c4", skill_name="secret"),
+            call("load_skill", "c5", skill_name=""),
+            call("load_skill", "c6", skill_name="../../../etc/passwd"),
         ]
     )
     agent_for(SkillpathSkills(cwd=world.project), llm).kickoff("go")
@@ -75,6 +77,8 @@ def test_refusals_are_answers_for_the_model(world: World) -> None:
     assert "secret" not in out["c3"].removeprefix("Error: Unknown skill 'secre'")  # never named
     assert out["c4"].startswith('<skill name="secret">\nHidden helper.\n\n')  # callable by name
     assert out["c4"].endswith("Body.\n\n</skill>")
+    assert out["c5"].startswith("Error: Unknown skill ''")
+    assert out["c6"].startswith("Error: Unknown skill '../../../etc/passwd'")
 
 
 def test_a_skill_without_a_file_and_with_a_name_crewai_refuses(world: World) -> None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import operator
 import os
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -235,7 +236,8 @@ class SkillpathSkills:
         can be passed, or extended with CrewAI's own skill inputs, as is.)
         """
         install_hooks()
-        return list(self.current())
+        with _LOCK:
+            return list(self.current())
 
     def current(self) -> tuple[SkillpathSkill, ...]:
         """:meth:`skills` as a tuple (cached per catalog state), without a disk check."""
@@ -251,7 +253,8 @@ class SkillpathSkills:
 
         Agents holding these skills see the change on their next model call.
         """
-        return self.skillpath.refresh()
+        with _LOCK:
+            return self.skillpath.refresh()
 
     def answer(self, skill_name: str, *, others: Sequence[str] = ()) -> str:
         """``load_skill``'s answer for a name the prompt does not list.
@@ -276,6 +279,11 @@ class SkillpathSkills:
 
 
 # -- the hooks ---------------------------------------------------------------------
+
+# CrewAI runs the tool calls of one model turn in parallel threads, and a crew's agents
+# may run at once: the hooks' work with skillpath (disk checks, rendering, unpacking a
+# pack) is done one at a time.
+_LOCK = threading.RLock()
 
 
 def _owner_of(skill: Any) -> SkillpathSkills | None:
@@ -339,7 +347,7 @@ def _skill_block(agent: Any, loader: LoadSkillTool) -> str:
     return str(prompts._build_skill_block())
 
 
-def _before_model_call(context: LLMCallHookContext) -> None:
+def _before_model_call_unlocked(context: LLMCallHookContext) -> None:
     """Before each model call: bring the agent's skillpath skills up to date.
 
     When the catalog changed (checked against the disk, ``refresh="turn"``),
@@ -385,7 +393,7 @@ def _skill_loader(context: ToolCallHookContext) -> LoadSkillTool | None:
     return tool if isinstance(tool, LoadSkillTool) else None
 
 
-def _before_tool_call(context: ToolCallHookContext) -> None:
+def _before_tool_call_unlocked(context: ToolCallHookContext) -> None:
     """Before ``load_skill`` for a skillpath skill: put skillpath's rendering in its place."""
     loader = _skill_loader(context)
     if loader is None:
@@ -401,7 +409,7 @@ def _before_tool_call(context: ToolCallHookContext) -> None:
         catalog[name] = entry.rendered(owner.skillpath.call(entry.name, force=True))
 
 
-def _after_tool_call(context: ToolCallHookContext) -> str | None:
+def _after_tool_call_unlocked(context: ToolCallHookContext) -> str | None:
     """After a tool call: skillpath's answers for ``load_skill``, file paths for activation."""
     owners = _owners(getattr(context.agent, "skills", None))
     paths = paths_in_arguments(context.tool_input)
@@ -431,6 +439,25 @@ def _after_tool_call(context: ToolCallHookContext) -> str | None:
         if owner.skillpath.session.get(name) is not None:
             return owner.answer(name, others=others)
     return owners[0].answer(name, others=others)
+
+
+def _before_model_call(context: LLMCallHookContext) -> None:
+    """Before each model call: bring the agent's skillpath skills up to date (see
+    :func:`_before_model_call_unlocked`)."""
+    with _LOCK:
+        _before_model_call_unlocked(context)
+
+
+def _before_tool_call(context: ToolCallHookContext) -> None:
+    """Before a tool call (see :func:`_before_tool_call_unlocked`)."""
+    with _LOCK:
+        _before_tool_call_unlocked(context)
+
+
+def _after_tool_call(context: ToolCallHookContext) -> str | None:
+    """After a tool call (see :func:`_after_tool_call_unlocked`)."""
+    with _LOCK:
+        return _after_tool_call_unlocked(context)
 
 
 def install_hooks() -> None:
