@@ -8,6 +8,7 @@ import os
 os.environ["OTEL_SDK_DISABLED"] = "true"
 os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"
 os.environ["CREWAI_TRACING_ENABLED"] = "false"
+os.environ["CREWAI_DISABLE_VERSION_CHECK"] = "true"  # a verbose agent asks the index
 
 import json
 from collections.abc import Callable, Iterator
