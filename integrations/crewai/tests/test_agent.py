@@ -311,3 +311,13 @@ def test_a_skill_that_fails_to_render_is_an_error_not_a_skill_block(world: World
     agent_for(skills, llm).kickoff("go")
     answer = llm.tool_results()["c1"]
     assert answer.startswith("Error: ") and "<skill" not in answer
+
+
+def test_kickoff_async_is_served_the_same_way(world: World) -> None:
+    import asyncio
+
+    llm = ScriptedLLM([call("load_skill", "c1", skill_name="code-review")], "async done")
+    agent = agent_for(SkillpathSkills(cwd=world.project), llm)
+    out = asyncio.run(agent.kickoff_async("review"))
+    assert out.raw == "async done"
+    assert "# Code review" in llm.tool_results()["c1"]
