@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -38,3 +41,23 @@ def test_the_example_crew(world: World) -> None:
     crew = example("crewai_skills").make_crew("Review my change", llm, world.project)
     assert str(crew.kickoff()) == "Looks good."
     assert "# Code review" in llm.tool_results()["c1"]
+
+
+def test_the_example_passes_mypy_strict() -> None:
+    """What the page teaches is typed (the root suite checks the other examples)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            os.devnull,
+            str(EXAMPLES / "crewai_skills.py"),
+        ],
+        cwd=EXAMPLES,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
