@@ -54,6 +54,7 @@ __all__ = [
     "close_connections",
     "fetch_catalogs",
     "get_prompt",
+    "on_list_changed",
     "read_resource",
 ]
 
@@ -129,7 +130,11 @@ class RemoteSkill:
 
 @attrs.frozen
 class Catalog:
-    """What one server offers: prompts, skills, and problems met while listing."""
+    """What one server offers: prompts, skills, and problems met while listing.
+
+    ``partial`` is true when one of the list calls failed (its items are
+    missing, not just cut to the caps): such a listing is never cached.
+    """
 
     server: str
     server_name: str | None = None
@@ -137,6 +142,21 @@ class Catalog:
     prompts: tuple[RemotePrompt, ...] = ()
     skills: tuple[RemoteSkill, ...] = ()
     problems: tuple[str, ...] = ()
+    partial: bool = False
+
+
+#: Notifications after which a server's listing is no longer current.
+LIST_CHANGED = frozenset(
+    {"notifications/prompts/list_changed", "notifications/resources/list_changed"}
+)
+_LISTENERS: list[Callable[[ServerConfig, Mapping[str, str]], None]] = []
+
+
+def on_list_changed(listener: Callable[[ServerConfig, Mapping[str, str]], None]) -> None:
+    """Call ``listener(config, env)`` whenever an open connection's server sends a
+    ``list_changed`` notification (on the connection thread; it must not block)."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
 
 
 # -- connections ----------------------------------------------------------------
@@ -243,6 +263,13 @@ class _Connection:
         if isinstance(message, Exception):
             self.bad.append(message)
             self.broken.set()
+            return
+        if getattr(message, "method", None) in LIST_CHANGED:
+            for listener in list(_LISTENERS):
+                try:
+                    listener(self.config, self.env)
+                except Exception:  # noqa: BLE001, S112 - a listener must not break the connection
+                    continue
 
     def _fail(self, reason: str) -> ServerFailure:
         if self.failure is None:
@@ -637,6 +664,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
     skills: list[RemoteSkill] = []
     limit = config.max_description
     cut_descriptions = 0
+    partial = False
     if caps is None or caps.prompts is not None:
         try:
             found, cut = await _paged(
@@ -656,6 +684,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 cut_descriptions += cut_title or cut_description or cut_arg
                 prompts.append(RemotePrompt(p.name, title, description, tuple(args)))
         except (MCPError, ValidationError) as exc:
+            partial = True
             problems.append(f"prompts/list failed: {_one_line(exc)}")
     declared = {
         **((caps.experimental or {}) if caps else {}),
@@ -690,8 +719,10 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 )
         except MCPError as exc:
             if exc.error.code != METHOD_NOT_FOUND or SKILLS_EXTENSION in declared:
+                partial = True
                 problems.append(f"skills/list failed: {_one_line(exc)}")
         except ValidationError as exc:
+            partial = True
             problems.append(f"skills/list failed: {_one_line(exc)}")
     if not listed and has_resources:
         try:
@@ -725,6 +756,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 cut_descriptions += "description" in cut_kinds
                 skills.append(remote)
         except (MCPError, ValidationError) as exc:
+            partial = True
             problems.append(f"resources/list failed: {_one_line(exc)}")
     if cut_descriptions:
         problems.append(
@@ -738,6 +770,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
         prompts=tuple(prompts),
         skills=tuple(skills),
         problems=tuple(problems),
+        partial=partial or any(p.startswith(_NO_SKILLS) for p in problems),
     )
 
 
@@ -758,7 +791,7 @@ async def _skills_list(
         page = await session.send_request(_skills_list_request(cursor), adapter)
         entries = page.get("skills")
         if not isinstance(entries, list):
-            problems.append("skills/list result has no 'skills' list")
+            problems.append(_NO_SKILLS)
             break
         seen += len(entries)
         for entry in entries[: max(0, limit - len(skills) - bad)]:
@@ -778,6 +811,9 @@ async def _skills_list(
         more = "more than " if cursor else ""
         problems.append(f"{more}{seen} skills; the first {limit} kept ([mcp] max_items)")
     return skills, problems
+
+
+_NO_SKILLS = "skills/list result has no 'skills' list"
 
 
 def _one_line(exc: BaseException) -> str:
