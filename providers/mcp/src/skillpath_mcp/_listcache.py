@@ -1,7 +1,7 @@
 """The persistent cache of MCP server listings (``<cache>/mcp``).
 
 Listing a stdio server means starting it, and a server can take seconds to
-answer; so what one run listed (the :class:`~skillpath_mcp.client.Catalog`:
+answer; so what one run listed (the :class:`~skillpath_mcp._catalog.Catalog`:
 prompts, skills with their frontmatter and file digests, the problems met) is
 kept, and the next runs reuse it without starting the server while all of
 this holds:
@@ -53,7 +53,7 @@ from typing import Any
 
 from skillpath import _cachefile
 
-from skillpath_mcp import client
+from skillpath_mcp import _catalog
 from skillpath_mcp.config import ServerConfig
 
 __all__ = [
@@ -167,7 +167,7 @@ def child_env(config: ServerConfig, env: Mapping[str, str]) -> dict[str, str]:
     """The environment a stdio server of ``config`` gets (as :mod:`client` builds it)."""
     out = {k: env[k] for k in INHERITED_ENV_VARS if k in env}
     out.update(dict(config.env))
-    out[client.DEPTH_VAR] = str(client.nesting_depth(env) + 1)
+    out[_catalog.DEPTH_VAR] = str(_catalog.nesting_depth(env) + 1)
     return out
 
 
@@ -190,7 +190,7 @@ def _path(env: Mapping[str, str], ident: str) -> str:
 # -- encoding ---------------------------------------------------------------------
 
 
-def _encode(catalog: client.Catalog) -> dict[str, Any]:
+def _encode(catalog: _catalog.Catalog) -> dict[str, Any]:
     return {
         "server": catalog.server,
         "server_name": catalog.server_name,
@@ -237,7 +237,7 @@ def _list(value: Any) -> list[Any]:
     return value
 
 
-def _decode(data: Any, config: ServerConfig) -> client.Catalog:
+def _decode(data: Any, config: ServerConfig) -> _catalog.Catalog:
     """Rebuild a catalog from cached JSON, checking every field (raises :class:`_Bad`)."""
     if not isinstance(data, dict):
         raise _Bad("not an object")
@@ -249,9 +249,9 @@ def _decode(data: Any, config: ServerConfig) -> client.Catalog:
         for a in _list(p.get("arguments")):
             if not isinstance(a, list) or len(a) != 3 or not isinstance(a[2], bool):
                 raise _Bad("argument")
-            args.append(client.PromptArg(_str(a[0]), _str(a[1], True), a[2]))
+            args.append(_catalog.PromptArg(_str(a[0]), _str(a[1], True), a[2]))
         prompts.append(
-            client.RemotePrompt(
+            _catalog.RemotePrompt(
                 _str(p.get("name")),
                 _str(p.get("title"), True),
                 _str(p.get("description"), True),
@@ -272,19 +272,19 @@ def _decode(data: Any, config: ServerConfig) -> client.Catalog:
         via = _str(s.get("via"))
         if via not in ("skills/list", "resources/list"):
             raise _Bad("via")
-        remote = client.RemoteSkill(
+        remote = _catalog.RemoteSkill(
             _str(s.get("uri")), _str(s.get("skill_path")), s["frontmatter"], resources, via, files
         )
         if not remote.uri.endswith("/SKILL.md") or not remote.skill_path:
             raise _Bad("uri")
         # the same caps as a fresh listing (they are part of the identity anyway)
-        capped, _cut = client._capped_skill(remote, config)
+        capped, _cut = _catalog._capped_skill(remote, config)
         if capped is None:
             raise _Bad("frontmatter")
         skills.append(capped)
     if len(prompts) > config.max_items or len(skills) > config.max_items:
         raise _Bad("too many items")
-    return client.Catalog(
+    return _catalog.Catalog(
         server=config.name,
         server_name=_str(data.get("server_name"), True),
         server_version=_str(data.get("server_version"), True),
@@ -302,7 +302,7 @@ class Cached:
 
     __slots__ = ("catalog", "fetched")
 
-    def __init__(self, catalog: client.Catalog, fetched: float) -> None:
+    def __init__(self, catalog: _catalog.Catalog, fetched: float) -> None:
         self.catalog = catalog
         self.fetched = fetched
 
@@ -343,7 +343,7 @@ def load(config: ServerConfig, env: Mapping[str, str]) -> Cached | None:
 
 
 def store(
-    config: ServerConfig, env: Mapping[str, str], catalog: client.Catalog, fetched: float
+    config: ServerConfig, env: Mapping[str, str], catalog: _catalog.Catalog, fetched: float
 ) -> bool:
     """Keep a complete listing for the next runs; whether it was written.
 

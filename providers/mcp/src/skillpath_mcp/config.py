@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -108,6 +107,8 @@ def _origin(ctx: SkillContext, entry: Any) -> Path | None:
     recorded = ctx.settings.origin_path("mcp", "servers")
     if recorded is not None or ctx.settings.origin("mcp", "servers") is not None:
         return recorded
+    import tomllib
+
     found: Path | None = None
     for path in ctx.settings.files:
         try:

@@ -30,21 +30,24 @@ import json
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import attrs
 from skillpath import Diagnostic, Discovery, DiscoveryResult, Skill, SkillContext, SkillSource
 from skillpath.errors import PromptError, ResolveError
 from skillpath.frontmatter import parse_frontmatter, strip_frontmatter
-from skillpath.prompt import Invocation
-from skillpath.resources import Resource
 from skillpath.safety import check_relative
 from skillpath.scan import build_skill
 
-from skillpath_mcp import _listcache, client
-from skillpath_mcp.arguments import map_arguments
+from skillpath_mcp import _catalog, _listcache
 from skillpath_mcp.config import ServerConfig, parse_servers, server_by_name
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from skillpath.prompt import Invocation
+    from skillpath.resources import Resource
 
 __all__ = ["clear_cache", "discover", "resolve", "transform"]
 
@@ -90,7 +93,7 @@ def clear_cache() -> None:
     """
     with _LOCK:
         _CACHE.clear()
-    client.close_connections()
+    _client().close_connections()
 
 
 def forget(config: ServerConfig, env: Mapping[str, str]) -> None:
@@ -101,7 +104,14 @@ def forget(config: ServerConfig, env: Mapping[str, str]) -> None:
     _listcache.invalidate(config, env)
 
 
-client.on_list_changed(forget)
+_catalog.on_list_changed(forget)
+
+
+def _client() -> ModuleType:
+    """:mod:`skillpath_mcp.client` (the SDK and ``asyncio``), imported when a server is used."""
+    from skillpath_mcp import client
+
+    return client
 
 
 def _diag(level: str, code: str, message: str, config: ServerConfig | None = None) -> Diagnostic:
@@ -110,7 +120,7 @@ def _diag(level: str, code: str, message: str, config: ServerConfig | None = Non
 
 
 def _source(
-    config: ServerConfig, catalog: client.Catalog, listing: _Listing, **detail: Any
+    config: ServerConfig, catalog: _catalog.Catalog, listing: _Listing, **detail: Any
 ) -> SkillSource:
     info: dict[str, Any] = {
         "server": config.name,
@@ -124,18 +134,18 @@ def _source(
     return SkillSource(PROVIDER_ID, "remote", None, "mcp", info)
 
 
-def _prompt_args(prompt: client.RemotePrompt) -> list[dict[str, Any]]:
+def _prompt_args(prompt: _catalog.RemotePrompt) -> list[dict[str, Any]]:
     return [
         {"name": a.name, "required": a.required, "description": a.description}
         for a in prompt.arguments
     ]
 
 
-def _hint(prompt: client.RemotePrompt) -> str:
+def _hint(prompt: _catalog.RemotePrompt) -> str:
     return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in prompt.arguments)
 
 
-def _prompt_body(config: ServerConfig, prompt: client.RemotePrompt) -> str:
+def _prompt_body(config: ServerConfig, prompt: _catalog.RemotePrompt) -> str:
     """What ``skill.body`` shows for a prompt skill (the prompt itself needs its arguments)."""
     lines = [
         f"MCP prompt {prompt.name!r} from server {config.name!r}.",
@@ -159,10 +169,10 @@ def _fetch_verified(
     config: ServerConfig, env: Mapping[str, str], uri: str, resources: Mapping[str, str] | None
 ) -> tuple[bytes | str, str | None]:
     """Read ``uri`` from the server and check it against the published digest."""
-    data, mime = client.read_resource(config, env, uri)
+    data, mime = _client().read_resource(config, env, uri)
     expected = resources.get(uri) if resources is not None else None
     if expected is not None and _digest(data) != expected:
-        raise client.ServerFailure(
+        raise _catalog.ServerFailure(
             config.name,
             f"{uri} does not match the sha256 digest its skills/list entry published; not used",
         )
@@ -170,7 +180,7 @@ def _fetch_verified(
 
 
 def _skill_body_loader(
-    config: ServerConfig, env: Mapping[str, str], remote: client.RemoteSkill, listing: _Listing
+    config: ServerConfig, env: Mapping[str, str], remote: _catalog.RemoteSkill, listing: _Listing
 ) -> Any:
     """Load the ``SKILL.md`` body from the server, verified (raises :class:`PromptError`).
 
@@ -179,30 +189,30 @@ def _skill_body_loader(
     the body is used if it matches the server's listing now.
     """
 
-    def check(text: str, entry: client.RemoteSkill) -> str | None:
+    def check(text: str, entry: _catalog.RemoteSkill) -> str | None:
         if entry.via != "skills/list":
             return None
         parsed = parse_frontmatter(text)
         # compared as listed, descriptions cut to [mcp] max_description the same way
-        written, _cut = client.cap_frontmatter(parsed.data, config.max_description)
+        written, _cut = _catalog.cap_frontmatter(parsed.data, config.max_description)
         if json.dumps(written, sort_keys=True, default=str) != json.dumps(
             dict(entry.frontmatter), sort_keys=True, default=str
         ):
             return f"{entry.uri}: its frontmatter differs from its skills/list entry; not used"
         return None
 
-    def fetch(entry: client.RemoteSkill) -> str:
+    def fetch(entry: _catalog.RemoteSkill) -> str:
         data, _mime = _fetch_verified(config, env, entry.uri, entry.resources)
         text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
         problem = check(text, entry)
         if problem is not None:
-            raise client.ServerFailure(config.name, problem)
+            raise _catalog.ServerFailure(config.name, problem)
         return text
 
     def load() -> str:
         try:
             text = fetch(remote)
-        except client.ServerFailure as exc:
+        except _catalog.ServerFailure as exc:
             if not listing.cached:
                 raise PromptError(str(exc)) from None
             fresh = _relisted(config, env, remote.uri)
@@ -213,7 +223,7 @@ def _skill_body_loader(
                 ) from None
             try:
                 text = fetch(fresh)
-            except client.ServerFailure as again:
+            except _catalog.ServerFailure as again:
                 raise PromptError(str(again)) from None
         return strip_frontmatter(text)
 
@@ -221,7 +231,10 @@ def _skill_body_loader(
 
 
 def _build_prompt_skill(
-    config: ServerConfig, catalog: client.Catalog, prompt: client.RemotePrompt, listing: _Listing
+    config: ServerConfig,
+    catalog: _catalog.Catalog,
+    prompt: _catalog.RemotePrompt,
+    listing: _Listing,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     name = config.prefix + prompt.name
     data: dict[str, Any] = {
@@ -252,9 +265,9 @@ def _build_prompt_skill(
 def _build_remote_skill(
     config: ServerConfig,
     env: Mapping[str, str],
-    catalog: client.Catalog,
-    remote: client.RemoteSkill,
-    prompt: client.RemotePrompt | None,
+    catalog: _catalog.Catalog,
+    remote: _catalog.RemoteSkill,
+    prompt: _catalog.RemotePrompt | None,
     name: str,
     listing: _Listing,
 ) -> tuple[Skill | None, list[Diagnostic]]:
@@ -322,7 +335,7 @@ def _build_remote_skill(
 
 
 def _build(
-    config: ServerConfig, env: Mapping[str, str], catalog: client.Catalog, listing: _Listing
+    config: ServerConfig, env: Mapping[str, str], catalog: _catalog.Catalog, listing: _Listing
 ) -> _Built:
     """Turn one server's catalog into skills, skills first, then the prompts left."""
     diags = [
@@ -401,7 +414,7 @@ def _current(built: _Built | None, config: ServerConfig, now: float) -> bool:
     return ttl <= 0 or built.fetched - _listcache._SKEW <= now < built.fetched + ttl
 
 
-def _failed(config: ServerConfig, failure: client.ServerFailure, now: float) -> _Built:
+def _failed(config: ServerConfig, failure: _catalog.ServerFailure, now: float) -> _Built:
     diag = _diag("error", "mcp-server-failed", f"{failure}; its skills are not loaded", config)
     return _Built((), (diag,), now)
 
@@ -423,14 +436,14 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     d = Discovery(PROVIDER_ID, PRIORITY, late=True)
     configs, cdiags = parse_servers(ctx)
     d.diagnostics.extend(cdiags)
-    depth = client.nesting_depth(ctx.env)
-    if depth >= client.MAX_DEPTH and configs:
+    depth = _catalog.nesting_depth(ctx.env)
+    if depth >= _catalog.MAX_DEPTH and configs:
         d.diagnostic(
             "warning",
             "mcp-too-deep",
             f"this process is MCP server number {depth} of a chain "
-            f"({client.DEPTH_VAR}={depth}); its own [[mcp.servers]] are not started "
-            f"(at most {client.MAX_DEPTH} levels, so a project serving itself cannot loop)",
+            f"({_catalog.DEPTH_VAR}={depth}); its own [[mcp.servers]] are not started "
+            f"(at most {_catalog.MAX_DEPTH} levels, so a project serving itself cannot loop)",
         )
         return d.result()
     refresh = _listcache.refresh_requested(ctx.env)
@@ -463,9 +476,9 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
         with _LOCK:
             generations = {c.key: _GENERATION.get(c.key, 0) for c in fetch}
         stamp = _listcache.now()
-        fetched = client.fetch_catalogs(fetch, ctx.env)
+        fetched = _client().fetch_catalogs(fetch, ctx.env)
         for config, res in zip(fetch, fetched, strict=True):
-            if isinstance(res, client.ServerFailure):
+            if isinstance(res, _catalog.ServerFailure):
                 built = _failed(config, res, stamp)
             else:
                 built = _build(config, ctx.env, res, _Listing(stamp))
@@ -474,7 +487,7 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
                 unchanged = _GENERATION.get(config.key, 0) == generations[config.key]
                 if unchanged:
                     _CACHE[config.key] = built
-            if unchanged and not isinstance(res, client.ServerFailure):
+            if unchanged and not isinstance(res, _catalog.ServerFailure):
                 _listcache.store(config, ctx.env, res, stamp)
     for config in configs:
         built = built_now[config.key]
@@ -483,12 +496,14 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     return d.result()
 
 
-def _relisted(config: ServerConfig, env: Mapping[str, str], uri: str) -> client.RemoteSkill | None:
+def _relisted(
+    config: ServerConfig, env: Mapping[str, str], uri: str
+) -> _catalog.RemoteSkill | None:
     """Drop the cached listing, list the server again, and its entry for ``uri`` now."""
     forget(config, env)
     stamp = _listcache.now()
-    (res,) = client.fetch_catalogs([config], env)
-    if isinstance(res, client.ServerFailure):
+    (res,) = _client().fetch_catalogs([config], env)
+    if isinstance(res, _catalog.ServerFailure):
         return None
     _listcache.store(config, env, res, stamp)
     for remote in res.skills:
@@ -532,14 +547,16 @@ def transform(text: str, invocation: Invocation, ctx: SkillContext) -> str | Non
     detail = skill.source.detail
     prompt = detail.get("prompt")
     if prompt:
+        from skillpath_mcp.arguments import map_arguments
+
         declared = [
             (str(a["name"]), bool(a.get("required"))) for a in detail.get("arguments") or ()
         ]
         arguments = map_arguments(str(prompt), declared, invocation.args)
         config = _config_for(skill, ctx, PromptError)
         try:
-            return client.get_prompt(config, ctx.env, str(prompt), arguments)
-        except client.ServerFailure as exc:
+            return _client().get_prompt(config, ctx.env, str(prompt), arguments)
+        except _catalog.ServerFailure as exc:
             if detail.get("cached"):
                 # the server may have changed since it was listed: list it afresh next time
                 forget(config, ctx.env)
@@ -612,6 +629,8 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
     skill = ctx.skills.get(name)
     if not _is_mcp(skill):
         return None
+    from skillpath.resources import Resource
+
     assert skill is not None
     detail = skill.source.detail
     if rel in (".", "./"):
@@ -639,7 +658,7 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
     config = _config_for(skill, ctx, ResolveError)
     try:
         data, mime = _fetch_verified(config, ctx.env, remote_uri, digests)
-    except client.ServerFailure as exc:
+    except _catalog.ServerFailure as exc:
         if not detail.get("cached"):
             raise ResolveError(str(exc)) from None
         # the listing came from the cache: list the server again and check against that
@@ -650,7 +669,7 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
             ) from None
         try:
             data, mime = _fetch_verified(config, ctx.env, remote_uri, fresh.resources)
-        except client.ServerFailure as again:
+        except _catalog.ServerFailure as again:
             raise ResolveError(str(again)) from None
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     if "\x00" in text[:8192]:
