@@ -326,7 +326,7 @@ def test_a_failure_is_never_cached(world: Any, server: Server, clock: list[float
     assert len(_files()) == 1
 
 
-def test_a_failure_after_a_good_listing_does_not_erase_it_or_hide_the_error(
+def test_a_failure_after_a_good_listing_is_retried_next_run(
     world: Any, server: Server, clock: list[float]
 ) -> None:
     load(world, server.settings())
@@ -335,6 +335,12 @@ def test_a_failure_after_a_good_listing_does_not_erase_it_or_hide_the_error(
     refreshed = load(world, server.settings(), SKILLPATH_MCP_REFRESH="1")
     assert _errors(refreshed)  # asked for a fresh listing: the failure is shown
     assert _remote(refreshed) == {}
+    assert _files() == []  # the last good listing does not stand in for the server
+    clear_cache()
+    assert _errors(load(world, server.settings()))  # tried again, still failing
+    server.fail.unlink()
+    clear_cache()
+    assert _remote(load(world, server.settings())) == {"alpha": "Alpha v1."}
 
 
 def test_a_partial_listing_is_not_stored(world: Any, tmp_path: Path) -> None:

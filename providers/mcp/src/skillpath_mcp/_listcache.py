@@ -25,8 +25,9 @@ this holds:
   server again and rewrites its file.
 
 Only complete listings are stored: a server that could not be started, did
-not answer, or failed one of its list calls is never cached (it is tried again
-next run and its diagnostic shown). Reading a skill's content (``show``,
+not answer, or failed one of its list calls is never cached, and its failure
+removes the listing cached before (it is tried again next run and its
+diagnostic shown). Reading a skill's content (``show``,
 ``invoke``, ``skill://``) always asks the server, and when the server's answer
 does not match a cached listing the file is removed and the listing fetched
 again at once.

@@ -487,7 +487,10 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
                 unchanged = _GENERATION.get(config.key, 0) == generations[config.key]
                 if unchanged:
                     _CACHE[config.key] = built
-            if unchanged and not isinstance(res, _catalog.ServerFailure):
+            if isinstance(res, _catalog.ServerFailure):
+                # the last good listing is not served in its place: the next run tries again
+                _listcache.invalidate(config, ctx.env)
+            elif unchanged:
                 _listcache.store(config, ctx.env, res, stamp)
     for config in configs:
         built = built_now[config.key]
