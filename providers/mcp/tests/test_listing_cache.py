@@ -164,6 +164,50 @@ def test_list_changed_invalidates_the_listing(
     assert server.starts() == 1  # the new listing was cached
 
 
+def test_watch_yields_what_a_list_changed_changed(
+    world: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``watch_skills`` sees no file change when a server's list changes; the
+    notification makes it load again and yield the new skill. The list changes
+    only after the watcher's own first reload, so nothing but the notification
+    can make it load again."""
+    from skillpath.watch import SkillAdded, watch_skills
+    from skillpath_mcp import provider
+
+    server = Server(tmp_path, notify=True)
+    loads = threading.Semaphore(0)
+    real = provider.discover
+
+    def counted(ctx: Any) -> Any:
+        try:
+            return real(ctx)
+        finally:
+            loads.release()
+
+    monkeypatch.setattr(provider, "discover", counted)
+
+    def change_after_the_watcher_settled() -> None:
+        for _ in range(2):  # the first load, then the new watcher's first-tick load
+            assert loads.acquire(timeout=60)
+        server.serve({"alpha": "Alpha v1.", "beta": "Beta."})
+
+    changer = threading.Thread(target=change_after_the_watcher_settled, daemon=True)
+    changer.start()
+    seen: list[list[str]] = []
+    for changes in watch_skills(
+        world.project,
+        home=world.home,
+        env=dict(os.environ),
+        settings=server.settings(),
+        poll_ms=50,
+        timeout=90,
+    ):
+        seen.append(sorted(e.name for e in changes if isinstance(e, SkillAdded)))
+        break
+    changer.join(60)
+    assert seen == [["beta"]]
+
+
 def test_without_list_changed_the_ttl_bounds_how_stale_a_listing_gets(
     world: Any, server: Server, clock: list[float]
 ) -> None:

@@ -102,6 +102,9 @@ def forget(config: ServerConfig, env: Mapping[str, str]) -> None:
         _CACHE.pop(config.key, None)
         _GENERATION[config.key] = _GENERATION.get(config.key, 0) + 1
     _listcache.invalidate(config, env)
+    from skillpath.watch import mark_changed
+
+    mark_changed()  # running watchers load again
 
 
 _catalog.on_list_changed(forget)
