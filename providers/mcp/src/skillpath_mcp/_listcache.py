@@ -344,9 +344,17 @@ def load(config: ServerConfig, env: Mapping[str, str]) -> Cached | None:
 
 
 def store(
-    config: ServerConfig, env: Mapping[str, str], catalog: _catalog.Catalog, fetched: float
+    config: ServerConfig,
+    env: Mapping[str, str],
+    catalog: _catalog.Catalog,
+    fetched: float,
+    ident: str | None = None,
 ) -> bool:
     """Keep a complete listing for the next runs; whether it was written.
+
+    ``ident`` is the server's :func:`identity` taken before it was listed (so a
+    command edited while the server was being listed is not credited with the
+    old listing); by default it is taken now.
 
     Nothing is written for a server with ``cache_ttl = 0``, a partial listing
     (one of its list calls failed), a listing over :data:`MAX_BYTES`, or a
@@ -355,7 +363,7 @@ def store(
     if config.cache_ttl <= 0 or catalog.partial:
         return False
     try:
-        ident = identity(config, env)
+        ident = identity(config, env) if ident is None else ident
         record = {"identity": ident, "fetched": fetched, "catalog": _encode(catalog)}
         raw = json.dumps(record, sort_keys=True, ensure_ascii=False, default=str).encode(
             "utf-8", "surrogatepass"

@@ -478,6 +478,7 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     if fetch:
         with _LOCK:
             generations = {c.key: _GENERATION.get(c.key, 0) for c in fetch}
+        idents = {c.key: _listcache.identity(c, ctx.env) for c in fetch}
         stamp = _listcache.now()
         fetched = _client().fetch_catalogs(fetch, ctx.env)
         for config, res in zip(fetch, fetched, strict=True):
@@ -494,7 +495,7 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
                 # the last good listing is not served in its place: the next run tries again
                 _listcache.invalidate(config, ctx.env)
             elif unchanged:
-                _listcache.store(config, ctx.env, res, stamp)
+                _listcache.store(config, ctx.env, res, stamp, idents[config.key])
     for config in configs:
         built = built_now[config.key]
         d.add(built.skills)
@@ -507,11 +508,12 @@ def _relisted(
 ) -> _catalog.RemoteSkill | None:
     """Drop the cached listing, list the server again, and its entry for ``uri`` now."""
     forget(config, env)
+    ident = _listcache.identity(config, env)
     stamp = _listcache.now()
     (res,) = _client().fetch_catalogs([config], env)
     if isinstance(res, _catalog.ServerFailure):
         return None
-    _listcache.store(config, env, res, stamp)
+    _listcache.store(config, env, res, stamp, ident)
     for remote in res.skills:
         if remote.uri == uri:
             return remote
