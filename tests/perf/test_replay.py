@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -474,7 +475,40 @@ def test_a_snapshot_whose_checks_do_not_fit_is_a_miss(tmp_path: Path) -> None:
         ([str(tmp_path)], [("not", "a", "stat", "tuple", "x")], [], []),
         ([str(tmp_path)], [None], [], []),
     ):
-        meta = marshal.dumps((_replay.FORMAT, rec.key, checks, (3, 0), 0))
+        meta = marshal.dumps((_replay.FORMAT, rec.key, checks, (3, 0), zlib.crc32(b"out"), 0, None))
         path.write_bytes(_cachefile.seal(_replay._MAGIC, meta) + b"out")
         assert _replay.replay(argv, env, write=lambda fd, data: out.append(data)) is None
     assert out == []
+
+
+def test_a_snapshot_is_not_replayed_after_its_deadline(tmp_path: Path) -> None:
+    """A run whose output holds until a time (an MCP listing reused until its TTL
+    ends, :func:`skillpath._replay.expires`) is replayed before it, never after."""
+    if os.isatty(1):
+        pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
+    import marshal
+    import time
+
+    from skillpath import _cachefile
+
+    env = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
+    argv = ["list", "--json"]
+    rec = _replay.Recorder(argv, env)
+    path = Path(_replay._file_for(rec.directory, rec.key))
+    path.parent.mkdir(parents=True)
+    out: list[bytes] = []
+    now = time.time_ns()
+    for deadline, expected in ((now + 3600 * 10**9, 0), (now - 1, None), ("soon", None)):
+        meta = marshal.dumps(
+            (_replay.FORMAT, rec.key, ([], [], [], []), (3, 0), zlib.crc32(b"out"), 0, deadline)
+        )
+        path.write_bytes(_cachefile.seal(_replay._MAGIC, meta) + b"out")
+        out.clear()
+        got = _replay.replay(argv, env, write=lambda fd, data: out.append(bytes(data)))
+        assert got == expected
+        assert out == ([b"out", b""] if expected == 0 else [])
+    # the recorder keeps the earliest deadline it is told
+    rec.expires(now + 50)
+    rec.expires(now + 10)
+    rec.expires(now + 90)
+    assert rec.deadline == now + 10

@@ -38,8 +38,10 @@ starting a process (MCP stdio servers), opening a socket or resolving a host
 (remote skills), forking, changing directory, reading something that is not a
 regular file or directory, a relative ``stat`` through a directory descriptor,
 or when a plugin calls :func:`skillpath.index.volatile` (for a result that
-depends on the time of day, say). It is not recorded either when an observed
-file or directory was modified within the index's racy window
+depends on the time of day, say). A result that holds only until a given time
+(an MCP server's listing reused from its cache until its TTL ends) calls
+:func:`expires`: the snapshot is not replayed from that time on. It is not
+recorded either when an observed file or directory was modified within the index's racy window
 (:data:`skillpath.index.RACY_WINDOW_NS`, ``SKILLPATH_INDEX_RACY_MS``) of the
 run: a later change in the same timestamp tick could go unseen. Only runs that
 exit with status 0 and use the discovery index are recorded; the index's
@@ -86,6 +88,7 @@ __all__ = [
     "Recorder",
     "allow",
     "cache_root",
+    "expires",
     "listed",
     "rebuilt",
     "recorder_for",
@@ -94,7 +97,7 @@ __all__ = [
 ]
 
 #: On-disk format version (part of the magic number).
-FORMAT = 2
+FORMAT = 3
 _MAGIC = _cachefile.magic(b"SWSNP", FORMAT)
 #: How many snapshot files are kept (one per distinct invocation), and how many
 #: bytes in all; the least recently used go first.
@@ -279,7 +282,10 @@ def replay(
     if loaded is None:
         _log(env, f"miss: damaged or foreign snapshot {path}")
         return None
-    checks, (out, err), code = loaded
+    checks, (out, err), code, deadline = loaded
+    if deadline is not None and _time_ns() >= deadline:
+        _log(env, f"miss: expired snapshot {path}")
+        return None
     try:
         changed = _changed(checks)
     except (TypeError, ValueError, IndexError):
@@ -299,7 +305,8 @@ def replay(
 
 
 def _load(data: bytes, key: tuple[Any, ...]) -> Any:
-    """``(checks, (stdout, stderr), status)`` of a snapshot made for ``key``, or ``None``."""
+    """``(checks, (stdout, stderr), status, deadline)`` of a snapshot made for ``key``,
+    or ``None``."""
     parts = _cachefile.unseal(_MAGIC, data)
     if parts is None:
         return None
@@ -307,8 +314,10 @@ def _load(data: bytes, key: tuple[Any, ...]) -> Any:
     try:
         # our own file in the user's cache dir, length- and CRC-checked; marshal
         # builds only plain data, which is type-checked here
-        fmt, stored_key, checks, out_len, crc, code = marshal.loads(meta)  # noqa: S302
+        fmt, stored_key, checks, out_len, crc, code, deadline = marshal.loads(meta)  # noqa: S302
         if fmt != FORMAT or stored_key != key or len(checks) != 4:
+            return None
+        if deadline is not None and deadline.__class__ is not int:
             return None
         if len(tail) != out_len[0] + out_len[1] or not isinstance(code, int):
             return None
@@ -316,7 +325,7 @@ def _load(data: bytes, key: tuple[Any, ...]) -> Any:
             return None
     except (ValueError, TypeError, EOFError, IndexError):
         return None
-    return checks, (tail[: out_len[0]], tail[out_len[0] :]), code
+    return checks, (tail[: out_len[0]], tail[out_len[0] :]), code, deadline
 
 
 def _changed(checks: Any) -> str | None:
@@ -355,6 +364,17 @@ def volatile(reason: str) -> None:
     rec = _ACTIVE
     if rec is not None:
         rec.volatile(reason)
+
+
+def expires(deadline_ns: int) -> None:
+    """Record that the output of the run in progress holds only until ``deadline_ns``
+    (``time.time_ns()`` time): its snapshot is not replayed from then on.
+
+    Several calls keep the earliest deadline.
+    """
+    rec = _ACTIVE
+    if rec is not None:
+        rec.expires(deadline_ns)
 
 
 def listed(path: str) -> None:
@@ -405,11 +425,18 @@ class Recorder:
         self.start_ns = 0
         self.allowed = False
         self.rebuilt = 0
+        self.deadline: int | None = None
         self.reasons: list[str] = []
         self.stat: dict[str, Any] = {}
         self.lstat: dict[str, Any] = {}
 
     # -- observing ---------------------------------------------------------
+    def expires(self, deadline_ns: int) -> None:
+        """The output holds only until ``deadline_ns`` (the earliest deadline counts)."""
+        deadline = int(deadline_ns)
+        if self.deadline is None or deadline < self.deadline:
+            self.deadline = deadline
+
     def volatile(self, reason: str) -> None:
         """Do not record this run, because of ``reason``."""
         if reason not in self.reasons:
@@ -551,7 +578,7 @@ class Recorder:
         )
         sizes = (_size(out), _size(err))
         crc = _crc(err, _crc(out, 0))
-        meta = marshal.dumps((FORMAT, self.key, checks, sizes, crc, code))
+        meta = marshal.dumps((FORMAT, self.key, checks, sizes, crc, code, self.deadline))
         del checks
         final = _file_for(self.directory, self.key)
 
@@ -576,6 +603,8 @@ class Recorder:
             return "; ".join(self.reasons)
         if not self.allowed:
             return "the load did not use the discovery index"
+        if self.deadline is not None and self.deadline <= _time_ns():
+            return "its output expired while it ran"
         racy_after = self.start_ns - self.window
         for table in (self.stat, self.lstat):
             for p, sig in table.items():

@@ -10,7 +10,9 @@ The cache (``$SKILLPATH_CACHE_DIR``, else the user cache directory,
 ``packs``
     files extracted from installed skill packs (:mod:`skillpath.extract`);
 ``bundled``
-    files extracted from bundled skills.
+    files extracted from bundled skills;
+``mcp``
+    listings of MCP servers (``skillpath_mcp._listcache``).
 
 :func:`clean_cache` removes exactly these parts and nothing else, whatever the
 cache directory is set to: a mistaken ``SKILLPATH_CACHE_DIR=~`` loses no file
@@ -31,7 +33,7 @@ import attrs
 __all__ = ["CACHE_PARTS", "CachePart", "cache_parts", "clean_cache"]
 
 #: The parts of the cache, in the order they are shown.
-CACHE_PARTS = ("index", "snapshots", "packs", "bundled")
+CACHE_PARTS = ("index", "snapshots", "packs", "bundled", "mcp")
 
 
 @attrs.frozen

@@ -60,6 +60,7 @@ __all__ = [
     "describe",
     "explain",
     "find_below",
+    "remote_listings",
     "shadow_reason",
 ]
 
@@ -359,6 +360,59 @@ def build_report(result: LoadResult, *, include_loaded: bool = True) -> Report:
         key=lambda e: (e.name.casefold(), e.name, order[e.status], str(e.path) if e.path else "")
     )
     return Report(result.roots, tuple(entries), result.diagnostics)
+
+
+def _age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 172800:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
+
+
+def remote_listings(skills: Iterable[Skill], now: float | None = None) -> list[dict[str, Any]]:
+    """Where the listings of remote skills (MCP servers) came from, one entry per server.
+
+    Each entry: ``server``, ``listed_at`` (when the server was listed, UTC),
+    ``cached`` (whether this load took the listing from the cache),
+    ``age_seconds`` and ``text`` (one sentence for people). Skills whose
+    provider records no ``listed_at`` are not remote listings and are left out.
+    """
+    import calendar
+    import time
+
+    current = time.time() if now is None else now
+    out: dict[str, dict[str, Any]] = {}
+    for skill in skills:
+        detail = skill.source.detail
+        stamp = detail.get("listed_at")
+        server = detail.get("server")
+        if not isinstance(stamp, str) or not isinstance(server, str) or server in out:
+            continue
+        try:
+            fetched = calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
+        except ValueError:
+            continue
+        age = current - fetched
+        cached = bool(detail.get("cached"))
+        if cached:
+            text = (
+                f"MCP server {server!r}: listing from the cache, fetched {stamp} "
+                f"({_age(age)} ago); --refresh lists the server again"
+            )
+        else:
+            text = f"MCP server {server!r}: listed by this run ({stamp})"
+        out[server] = {
+            "server": server,
+            "listed_at": stamp,
+            "cached": cached,
+            "age_seconds": max(0, int(age)),
+            "text": text,
+        }
+    return [out[k] for k in sorted(out)]
 
 
 def describe(entry: SkillReport) -> str:

@@ -167,6 +167,13 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             scope="trusted",
         ),
         "timeout": SettingSpec(int, 15, "Seconds to wait for one MCP server."),
+        "cache_ttl": SettingSpec(
+            int,
+            900,
+            "Seconds an MCP server's listing is reused from the cache (0: list it every "
+            "run); `list --refresh` fetches it again at once.",
+            scope="trusted",
+        ),
         "max_items": SettingSpec(
             int,
             1000,

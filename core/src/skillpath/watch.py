@@ -52,8 +52,24 @@ __all__ = [
     "SkillEvent",
     "SkillRemoved",
     "diff_results",
+    "mark_changed",
     "watch_skills",
 ]
+
+#: Bumped by :func:`mark_changed`; every running :func:`watch_skills` compares it.
+_OUTSIDE = [0]
+_OUTSIDE_LOCK = threading.Lock()
+
+
+def mark_changed() -> None:
+    """Tell every running :func:`watch_skills` that skills changed where no file shows it.
+
+    A provider calls this when its source changed without a file changing (the
+    MCP provider does when a server sends ``list_changed``); each watcher loads
+    again within ``poll_ms`` and yields what changed. Safe from any thread.
+    """
+    with _OUTSIDE_LOCK:
+        _OUTSIDE[0] += 1
 
 
 @attrs.frozen
@@ -255,7 +271,8 @@ def watch_skills(
     :param host: the plugin host (default: the process-wide one).
     :param debounce_ms: file events closer together than this form one batch.
     :param poll_ms: how often roots that do not exist yet and the settings files
-        are checked, and ``stop_event``/``timeout`` are looked at.
+        are checked (and :func:`mark_changed` calls noticed), and
+        ``stop_event``/``timeout`` are looked at.
     :param stop_event: anything with ``is_set()`` (a :class:`threading.Event`);
         the generator returns soon after it is set.
     :param timeout: stop after this many seconds (for tests and scripts).
@@ -280,7 +297,7 @@ def watch_skills(
     def load() -> tuple[LoadResult, tuple[Any, ...]]:
         # the settings files are stat'ed before they are read, so a change that
         # lands during the load still shows as a difference afterwards
-        files = _file_state(config_files)
+        files = (_file_state(config_files), _OUTSIDE[0])
         ctx, sdiags = make_context(cwd, home=home_path, env=env, settings=settings)
         result = load_skills(ctx=ctx, host=host)
         if sdiags:
@@ -291,7 +308,7 @@ def watch_skills(
         return stop.is_set() or (deadline is not None and time.monotonic() >= deadline)
 
     def stale(result: LoadResult, files: tuple[Any, ...]) -> bool:
-        return _appeared(result) or _file_state(config_files) != files
+        return _appeared(result) or (_file_state(config_files), _OUTSIDE[0]) != files
 
     def wait(seconds: float) -> None:
         stop_wait = getattr(stop, "wait", None)

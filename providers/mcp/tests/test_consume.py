@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -100,8 +101,18 @@ def test_listing_is_cached_per_server_configuration(world: Any, tmp_path: Path) 
     assert _mcp(third) == ["fx-greet", "fx-review", "fx-shared"]
     assert third.get("fx-greet").source.detail["prompt"] == "greet"
     assert _log(log) == ["start", "start"]
+    clear_cache()  # a new process: the listing comes from the persistent cache
+    again = load_skills(world.project, home=world.home, settings=settings)
+    assert _mcp(again) == ["greet", "review", "shared"]
+    assert again.get("greet").source.detail["cached"] is True
+    assert _log(log) == ["start", "start"]
     clear_cache()
-    load_skills(world.project, home=world.home, settings=settings)
+    load_skills(
+        world.project,
+        home=world.home,
+        settings=settings,
+        env={**os.environ, "SKILLPATH_MCP_REFRESH": "1"},
+    )
     assert _log(log) == ["start", "start", "start"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import unicodedata
@@ -35,6 +36,7 @@ __all__ = [
     "error_object",
     "fail",
     "is_terminal",
+    "refresh_option",
     "table",
     "terminal_safe",
     "terminal_width",
@@ -63,6 +65,23 @@ def common_options(fn: F) -> F:
             fail(str(exc), error=error_code(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+def _ask_refresh(_ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        os.environ["SKILLPATH_MCP_REFRESH"] = "1"
+    return value
+
+
+#: ``--refresh``: list MCP servers again instead of reusing their cached listings
+#: (sets ``SKILLPATH_MCP_REFRESH=1`` for the load).
+refresh_option = click.option(
+    "--refresh",
+    is_flag=True,
+    expose_value=False,
+    callback=_ask_refresh,
+    help="List MCP servers again instead of reusing their cached listings.",
+)
 
 
 def error_code(exc: BaseException) -> str:

@@ -24,9 +24,9 @@ def _size(n: int) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 @click.pass_context
 def cache_cmd(ctx: click.Context, as_json: bool) -> None:
-    """Show skillpath's cache: the discovery index, `list` snapshots, and files
-    extracted from skill packs and bundled skills. Everything there is rebuilt on
-    demand; `skillpath cache clean` empties it.
+    """Show skillpath's cache: the discovery index, `list` snapshots, files
+    extracted from skill packs and bundled skills, and MCP server listings.
+    Everything there is rebuilt on demand; `skillpath cache clean` empties it.
 
     JSON shape: {"parts": [{name, path, exists, files, bytes}]}.
     """
@@ -55,7 +55,7 @@ def cache_cmd(ctx: click.Context, as_json: bool) -> None:
     "--part",
     "parts",
     multiple=True,
-    type=click.Choice(["index", "snapshots", "packs", "bundled"]),
+    type=click.Choice(["index", "snapshots", "packs", "bundled", "mcp"]),
     help="Only this part (repeatable; default: all of them).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")

@@ -15,6 +15,7 @@ from skillpath.cli._common import (
     echo,
     emit_json,
     fail,
+    refresh_option,
     table,
     terminal_safe,
     terminal_width,
@@ -23,7 +24,14 @@ from skillpath.cli._common import (
 from skillpath.cli._load import load
 from skillpath.cli.completion import complete_skill_names
 from skillpath.context import SkillContext
-from skillpath.doctor import SkillReport, build_report, describe, explain, shadow_reason
+from skillpath.doctor import (
+    SkillReport,
+    build_report,
+    describe,
+    explain,
+    remote_listings,
+    shadow_reason,
+)
 from skillpath.model import Diagnostic, RootScan
 
 __all__ = ["doctor_cmd", "explain_cmd", "short_path"]
@@ -127,6 +135,7 @@ def _fold_nested(diags: Sequence[Diagnostic]) -> tuple[list[Diagnostic], int]:
 
 
 @click.command("doctor")
+@refresh_option
 @common_options
 def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     """Explain every decision: each root scanned (provider, level, exists), each
@@ -154,12 +163,15 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         result = attrs.evolve(result, diagnostics=result.diagnostics + tuple(extra))
     report = build_report(result)
     counts = report.counts()
+    listings = remote_listings(loaded)
     if as_json:
         data = report.to_json()
         data["origins"] = [
             {"name": s.name, "path": str(s.path) if s.path else None, **o.to_json()}
             for s, o in origins
         ]
+        if listings:
+            data["listings"] = listings
         emit_json(data)
     else:
         exist = sum(1 for r in report.roots if r.exists)
@@ -182,6 +194,10 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
                 for s, o in origins
             ]
             echo(table(["NAME", "FROM", "KIND", "SOURCE", "DRIFT"], rows))
+        if listings:
+            echo(f"\nRemote listings: {len(listings)}")
+            for entry in listings:
+                echo("\n".join(wrap(terminal_safe(entry["text"]), None, "  ", "    ")))
         echo(f"\nDiagnostics: {len(report.diagnostics)}")
         shown, folded = _fold_nested(report.diagnostics)
         for d in shown:
@@ -203,6 +219,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
 
 @click.command("explain")
 @click.argument("name", shell_complete=complete_skill_names)
+@refresh_option
 @common_options
 def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
     """Explain what happened to skill NAME: every copy found and its fate, the
@@ -219,8 +236,12 @@ def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
     """
     result, ctx = load(cwd)
     ex = explain(build_report(result), name, ctx)
+    listings = remote_listings(e.skill for e in ex.entries if e.skill is not None)
     if as_json:
-        emit_json(ex.to_json())
+        data = ex.to_json()
+        if listings:
+            data["listings"] = listings
+        emit_json(data)
     else:
         verdict = ex.verdict()
         if ex.below and not ex.entries:
@@ -237,6 +258,9 @@ def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
                 echo("\n".join(wrap(terminal_safe(head), None, "  ", "     ")))
                 why = f"not used: {_detail(e, ctx)}" if e.status == "shadowed" else describe(e)
                 echo("\n".join(wrap(terminal_safe(why), None, "     ")))
+                if e.skill is not None:
+                    for entry in remote_listings([e.skill]):
+                        echo("\n".join(wrap(terminal_safe(entry["text"]), None, "     ")))
         if ex.folders:
             echo(f"\nFolders called {name!r} that hold a skill of another name:")
             for e in ex.folders:

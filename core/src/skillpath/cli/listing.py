@@ -15,6 +15,7 @@ from skillpath.cli._common import (
     echo_diagnostics,
     emit_json,
     fail,
+    refresh_option,
     table,
     wrap,
 )
@@ -140,6 +141,7 @@ def _shown(d: Diagnostic) -> bool:
     is_flag=True,
     help="Do not use the discovery index (cache): read every SKILL.md.",
 )
+@refresh_option
 @common_options
 def list_cmd(
     show_all: bool,

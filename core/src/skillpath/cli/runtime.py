@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from skillpath.cli._common import common_options, echo, echo_diagnostics, emit_json
+from skillpath.cli._common import (
+    common_options,
+    echo,
+    echo_diagnostics,
+    emit_json,
+    refresh_option,
+)
 from skillpath.cli.completion import complete_skill_names, complete_skill_urls
 from skillpath.context_files import discover_context_files
 from skillpath.listing import FORMATS
@@ -42,6 +48,7 @@ __all__ = ["context_cmd", "invoke_cmd", "prompt_cmd", "read_cmd"]
     default=None,
     help="Print the Skill tool definition for function calling instead of the listing.",
 )
+@refresh_option
 @common_options
 def prompt_cmd(
     cwd: Path | None,
@@ -75,6 +82,7 @@ def prompt_cmd(
 
 @click.command("read")
 @click.argument("url", shell_complete=complete_skill_urls)
+@refresh_option
 @common_options
 def read_cmd(cwd: Path | None, as_json: bool, url: str) -> None:
     """Print the content behind URL (for example skill://pdf/reference.md).
@@ -110,6 +118,7 @@ def read_cmd(cwd: Path | None, as_json: bool, url: str) -> None:
     help="Render as the model's Skill tool would receive it (instead of the /skill: message).",
 )
 @click.option("--session-id", default=None, help="Session id for ${SESSION_ID}.")
+@refresh_option
 @common_options
 def invoke_cmd(
     cwd: Path | None,

@@ -11,7 +11,14 @@ from typing import Any
 
 import click
 
-from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
+from skillpath.cli._common import (
+    common_options,
+    echo,
+    emit_json,
+    fail,
+    refresh_option,
+    terminal_safe,
+)
 from skillpath.cli._load import load
 from skillpath.cli.completion import complete_skill_names
 from skillpath.doctor import build_report, describe, explain
@@ -119,6 +126,7 @@ def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
 @click.option(
     "--body", is_flag=True, help="Also print the body (the Markdown after the frontmatter)."
 )
+@refresh_option
 @common_options
 def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_json: bool) -> None:
     """Show every field of skill NAME: source, priority, path, size, the files in its

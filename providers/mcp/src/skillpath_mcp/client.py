@@ -28,7 +28,6 @@ import atexit
 import concurrent.futures
 import contextlib
 import functools
-import json
 import logging
 import re
 import tempfile
@@ -36,8 +35,22 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-import attrs
-from skillpath.errors import SkillpathError
+from skillpath_mcp._catalog import (
+    _LISTENERS,
+    DEPTH_VAR,
+    LIST_CHANGED,
+    MAX_DEPTH,
+    MAX_FRONTMATTER,
+    Catalog,
+    PromptArg,
+    RemotePrompt,
+    RemoteSkill,
+    ServerFailure,
+    _capped_skill,
+    _cut,
+    nesting_depth,
+    on_list_changed,
+)
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -45,6 +58,10 @@ if TYPE_CHECKING:
     from skillpath_mcp.config import ServerConfig
 
 __all__ = [
+    "DEPTH_VAR",
+    "LIST_CHANGED",
+    "MAX_DEPTH",
+    "MAX_FRONTMATTER",
     "SKILLS_EXTENSION",
     "Catalog",
     "PromptArg",
@@ -54,15 +71,13 @@ __all__ = [
     "close_connections",
     "fetch_catalogs",
     "get_prompt",
+    "nesting_depth",
+    "on_list_changed",
     "read_resource",
 ]
 
 #: SEP-2640 extension identifier (``capabilities.extensions``).
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
-#: Environment variable carrying the MCP nesting depth to stdio servers.
-DEPTH_VAR = "SKILLPATH_MCP_DEPTH"
-#: Servers are not started from a process this many servers deep.
-MAX_DEPTH = 3
 #: Upper bound on pages fetched from one paginated list call.
 MAX_PAGES = 50
 _STDERR_TAIL = 400
@@ -75,68 +90,6 @@ T = TypeVar("T")
 # printing tracebacks on stderr. Applications that configure logging still
 # receive the records.
 logging.getLogger("mcp").addHandler(logging.NullHandler())
-
-
-class ServerFailure(SkillpathError):
-    """An MCP server could not be used; ``reason`` says why in one line."""
-
-    def __init__(self, server: str, reason: str) -> None:
-        super().__init__(f"MCP server {server!r}: {reason}")
-        self.server = server
-        self.reason = reason
-
-
-@attrs.frozen
-class PromptArg:
-    """One declared argument of an MCP prompt."""
-
-    name: str
-    description: str | None = None
-    required: bool = False
-
-
-@attrs.frozen
-class RemotePrompt:
-    """One entry of ``prompts/list``."""
-
-    name: str
-    title: str | None = None
-    description: str | None = None
-    arguments: tuple[PromptArg, ...] = ()
-
-
-@attrs.frozen
-class RemoteSkill:
-    """One skill served by an MCP server (SEP-2640).
-
-    ``uri`` is the ``SKILL.md`` resource, ``skill_path`` the part between
-    ``skill://`` and ``/SKILL.md``; ``frontmatter`` is the JSON frontmatter (from
-    ``skills/list``) or what the resource metadata told (``name`` and
-    ``description``, when found through ``resources/list``); ``resources`` maps
-    each file URI to its ``sha256:`` digest (``None`` when the server did not
-    publish digests). ``via`` is ``skills/list`` or ``resources/list``;
-    ``files`` are the file URIs seen under the skill in ``resources/list``
-    (when there are no digests to list them).
-    """
-
-    uri: str
-    skill_path: str
-    frontmatter: Mapping[str, Any]
-    resources: Mapping[str, str] | None
-    via: str
-    files: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class Catalog:
-    """What one server offers: prompts, skills, and problems met while listing."""
-
-    server: str
-    server_name: str | None = None
-    server_version: str | None = None
-    prompts: tuple[RemotePrompt, ...] = ()
-    skills: tuple[RemoteSkill, ...] = ()
-    problems: tuple[str, ...] = ()
 
 
 # -- connections ----------------------------------------------------------------
@@ -183,14 +136,6 @@ def _describe(exc: BaseException, config: ServerConfig) -> str:
     if "Connect" in name or isinstance(exc, ConnectionError):
         return f"cannot connect to {config.url}: {text or name}"
     return f"{name}: {text}" if text else name
-
-
-def nesting_depth(env: Mapping[str, str]) -> int:
-    """How many MCP servers deep this process runs (``SKILLPATH_MCP_DEPTH``, else 0)."""
-    try:
-        return max(0, int(env.get(DEPTH_VAR, "0")))
-    except ValueError:
-        return 0
 
 
 def _child_env(config: ServerConfig, env: Mapping[str, str]) -> dict[str, str]:
@@ -243,6 +188,13 @@ class _Connection:
         if isinstance(message, Exception):
             self.bad.append(message)
             self.broken.set()
+            return
+        if getattr(message, "method", None) in LIST_CHANGED:
+            for listener in list(_LISTENERS):
+                try:
+                    listener(self.config, self.env)
+                except Exception:  # noqa: BLE001, S112 - a listener must not break the connection
+                    continue
 
     def _fail(self, reason: str) -> ServerFailure:
         if self.failure is None:
@@ -516,13 +468,6 @@ async def _paged(
     return items, f"{more}{seen} {attr}; the first {limit} kept ([mcp] max_items)"
 
 
-def _cut(text: str | None, limit: int) -> tuple[str | None, bool]:
-    """``text`` cut to ``limit`` characters (an ellipsis last), and whether it was."""
-    if text is None or len(text) <= limit:
-        return text, False
-    return text[: max(0, limit - 1)] + "…", True
-
-
 @functools.cache
 def _skills_list_model() -> Any:
     from mcp import types
@@ -586,45 +531,6 @@ def _parse_skill_entry(entry: Any) -> tuple[RemoteSkill | None, str | None]:
     return RemoteSkill(uri, path, dict(fm), resources, "skills/list"), None
 
 
-def cap_frontmatter(fm: Mapping[str, Any], limit: int) -> tuple[dict[str, Any], bool]:
-    """``fm`` with its ``description`` and ``title`` cut to ``limit``; whether any was."""
-    out = dict(fm)
-    cut = False
-    for key in ("description", "title"):
-        if isinstance(out.get(key), str):
-            out[key], was_cut = _cut(out[key], limit)
-            cut = cut or was_cut
-    return out, cut
-
-
-#: Characters of one skills/list entry's frontmatter (as JSON), like a local file's.
-MAX_FRONTMATTER = 256 * 1024
-
-
-def _capped_skill(skill: RemoteSkill, config: ServerConfig) -> tuple[RemoteSkill | None, set[str]]:
-    """``skill`` within the caps: ``(skill or None when refused, {what was cut})``."""
-    cut: set[str] = set()
-    fm = dict(skill.frontmatter)
-    if len(json.dumps(fm, default=str)) > MAX_FRONTMATTER:
-        return None, {"frontmatter"}
-    fm, was_cut = cap_frontmatter(fm, config.max_description)
-    if was_cut:
-        cut.add("description")
-    resources = skill.resources
-    if resources is not None and len(resources) > config.max_items:
-        keep = [skill.uri] if skill.uri in resources else []
-        keep += [u for u in resources if u != skill.uri][: config.max_items - len(keep)]
-        resources = {u: resources[u] for u in keep}
-        cut.add("files")
-    files = skill.files
-    if len(files) > config.max_items:
-        files = files[: config.max_items]
-        cut.add("files")
-    if not cut:
-        return skill, cut
-    return attrs.evolve(skill, frontmatter=fm, resources=resources, files=files), cut
-
-
 async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog:
     from mcp import MCPError
     from mcp.types import METHOD_NOT_FOUND
@@ -637,6 +543,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
     skills: list[RemoteSkill] = []
     limit = config.max_description
     cut_descriptions = 0
+    partial = False
     if caps is None or caps.prompts is not None:
         try:
             found, cut = await _paged(
@@ -656,6 +563,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 cut_descriptions += cut_title or cut_description or cut_arg
                 prompts.append(RemotePrompt(p.name, title, description, tuple(args)))
         except (MCPError, ValidationError) as exc:
+            partial = True
             problems.append(f"prompts/list failed: {_one_line(exc)}")
     declared = {
         **((caps.experimental or {}) if caps else {}),
@@ -690,8 +598,10 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 )
         except MCPError as exc:
             if exc.error.code != METHOD_NOT_FOUND or SKILLS_EXTENSION in declared:
+                partial = True
                 problems.append(f"skills/list failed: {_one_line(exc)}")
         except ValidationError as exc:
+            partial = True
             problems.append(f"skills/list failed: {_one_line(exc)}")
     if not listed and has_resources:
         try:
@@ -725,6 +635,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                 cut_descriptions += "description" in cut_kinds
                 skills.append(remote)
         except (MCPError, ValidationError) as exc:
+            partial = True
             problems.append(f"resources/list failed: {_one_line(exc)}")
     if cut_descriptions:
         problems.append(
@@ -738,6 +649,7 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
         prompts=tuple(prompts),
         skills=tuple(skills),
         problems=tuple(problems),
+        partial=partial or any(p.startswith(_NO_SKILLS) for p in problems),
     )
 
 
@@ -758,7 +670,7 @@ async def _skills_list(
         page = await session.send_request(_skills_list_request(cursor), adapter)
         entries = page.get("skills")
         if not isinstance(entries, list):
-            problems.append("skills/list result has no 'skills' list")
+            problems.append(_NO_SKILLS)
             break
         seen += len(entries)
         for entry in entries[: max(0, limit - len(skills) - bad)]:
@@ -778,6 +690,9 @@ async def _skills_list(
         more = "more than " if cursor else ""
         problems.append(f"{more}{seen} skills; the first {limit} kept ([mcp] max_items)")
     return skills, problems
+
+
+_NO_SKILLS = "skills/list result has no 'skills' list"
 
 
 def _one_line(exc: BaseException) -> str:

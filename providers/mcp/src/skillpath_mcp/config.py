@@ -7,8 +7,10 @@ An entry is a table with ``name`` and either ``command`` (with optional
 ``args``, ``env`` and ``cwd``) for a server started as a subprocess and spoken
 to over stdio, or ``url`` (with optional ``headers``) for a streamable HTTP
 server. Optional keys for both: ``enabled`` (default true), ``timeout``
-(seconds, overrides ``[mcp] timeout``) and ``prefix`` (prepended to every
-skill name from that server, e.g. ``"docs-"``).
+(seconds, overrides ``[mcp] timeout``), ``prefix`` (prepended to every
+skill name from that server, e.g. ``"docs-"``) and ``cache_ttl`` (seconds a
+listing is reused from the cache, overrides ``[mcp] cache_ttl``; ``0`` lists
+the server every run; see :mod:`skillpath_mcp._listcache`).
 
 What one server may hand over is capped by ``[mcp]`` settings that apply to
 every server: ``max_items`` (prompts, skills, and files per skill, each;
@@ -23,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,21 @@ __all__ = ["ServerConfig", "parse_servers", "server_by_name"]
 
 PROVIDER_ID = "mcp"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
-_KNOWN = {"name", "command", "args", "env", "cwd", "url", "headers", "enabled", "timeout", "prefix"}
+_KNOWN = {
+    "name",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "enabled",
+    "timeout",
+    "prefix",
+    "cache_ttl",
+}
+#: Default seconds a server's listing is reused from the cache (``[mcp] cache_ttl``).
+DEFAULT_CACHE_TTL = 900.0
 
 
 @attrs.frozen
@@ -46,6 +61,8 @@ class ServerConfig:
     ``transport`` is ``stdio`` or ``http``. ``timeout`` is in seconds and
     bounds each whole exchange with the server (start, handshake, requests).
     ``origin`` is the config file that declared the server, when known.
+    ``cache_ttl`` is how many seconds its listing may be reused from the
+    cache (``0``: never); it is not part of :attr:`key`.
     """
 
     name: str
@@ -61,6 +78,7 @@ class ServerConfig:
     max_items: int = 1000
     max_description: int = 1024
     max_content: int = 8 * 1024 * 1024
+    cache_ttl: float = DEFAULT_CACHE_TTL
     origin: Path | None = attrs.field(default=None, eq=False)
 
     @property
@@ -68,6 +86,7 @@ class ServerConfig:
         """A stable fingerprint of everything that decides what the server returns."""
         data = attrs.asdict(self)
         data.pop("origin", None)
+        data.pop("cache_ttl", None)
         raw = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
@@ -88,6 +107,8 @@ def _origin(ctx: SkillContext, entry: Any) -> Path | None:
     recorded = ctx.settings.origin_path("mcp", "servers")
     if recorded is not None or ctx.settings.origin("mcp", "servers") is not None:
         return recorded
+    import tomllib
+
     found: Path | None = None
     for path in ctx.settings.files:
         try:
@@ -114,8 +135,15 @@ def _str_table(value: Any) -> tuple[tuple[str, str], ...] | None:
     return None
 
 
+def _ttl(value: Any) -> float | None:
+    """``value`` as a cache TTL in seconds (``None`` when it is not a number ``>= 0``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        return None
+    return float(value) if value != float("inf") else None
+
+
 def _check_entry(
-    entry: Any, default_timeout: float
+    entry: Any, default_timeout: float, default_ttl: float = DEFAULT_CACHE_TTL
 ) -> tuple[ServerConfig | None, str | None, list[str]]:
     """``(config, error, warnings)`` for one raw entry."""
     warnings: list[str] = []
@@ -146,6 +174,13 @@ def _check_entry(
     prefix = entry.get("prefix", "")
     if not isinstance(prefix, str):
         return None, f"server {name!r}: 'prefix' must be a string", warnings
+    cache_ttl = _ttl(entry.get("cache_ttl", default_ttl))
+    if cache_ttl is None:
+        return (
+            None,
+            f"server {name!r}: 'cache_ttl' must be a number of seconds >= 0 (0: no cache)",
+            warnings,
+        )
     if command is not None:
         if not isinstance(command, str) or not command.strip():
             return None, f"server {name!r}: 'command' must be a non-empty string", warnings
@@ -171,6 +206,7 @@ def _check_entry(
                 cwd=cwd,
                 timeout=float(timeout),
                 prefix=prefix,
+                cache_ttl=cache_ttl,
             ),
             None,
             warnings,
@@ -195,6 +231,7 @@ def _check_entry(
             headers=headers,
             timeout=float(timeout),
             prefix=prefix,
+            cache_ttl=cache_ttl,
         ),
         None,
         warnings,
@@ -212,10 +249,11 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
     out: list[ServerConfig] = []
     diags: list[Diagnostic] = []
     caps = _caps(ctx, diags) if raw else {}
+    default_ttl = _default_ttl(ctx, diags) if raw else DEFAULT_CACHE_TTL
     seen: set[str] = set()
     for index, entry in enumerate(raw):
         where = f"[[mcp.servers]] entry {index + 1}"
-        config, error, warnings = _check_entry(entry, default_timeout)
+        config, error, warnings = _check_entry(entry, default_timeout, default_ttl)
         path = _origin(ctx, entry) if (error or warnings) else None
         for w in warnings:
             diags.append(
@@ -285,6 +323,26 @@ def _caps(ctx: SkillContext, diags: list[Diagnostic]) -> dict[str, int]:
             value = default
         out[key] = value
     return out
+
+
+def _default_ttl(ctx: SkillContext, diags: list[Diagnostic]) -> float:
+    """``[mcp] cache_ttl``; a value that is not a number ``>= 0`` keeps the default."""
+    value = ctx.settings.get("mcp", "cache_ttl", DEFAULT_CACHE_TTL)
+    ttl = _ttl(value)
+    if ttl is None:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "mcp-config",
+                f"[mcp] cache_ttl must be a number of seconds >= 0, got {value!r}; "
+                f"using {DEFAULT_CACHE_TTL:g}",
+                ctx.settings.origin_path("mcp", "cache_ttl"),
+                None,
+                PROVIDER_ID,
+            )
+        )
+        return DEFAULT_CACHE_TTL
+    return ttl
 
 
 def server_by_name(ctx: SkillContext, name: str) -> ServerConfig | None:

@@ -10,6 +10,17 @@ detail={"server": …, "kind": …, …})``. When a server offers a prompt and a
 SEP-2640 skill of the same name (``skillpath serve`` does), they become one
 skill: frontmatter and files from the skill entry, invocation through
 ``prompts/get`` so the server renders the arguments.
+
+Listings are reused: within the process (one listing per server
+configuration) and across runs through :mod:`skillpath_mcp._listcache`, until
+the server's ``cache_ttl`` ends, its configuration or command changes, it sends
+``list_changed``, or a refresh is asked for (``SKILLPATH_MCP_REFRESH=1``,
+``--refresh``). ``source.detail["listed_at"]`` says when the listing was
+fetched from the server (UTC) and ``source.detail["cached"]`` whether this
+load took it from the cache. Content is never cached: a ``SKILL.md`` body, a
+file or a prompt is asked from the server when used, checked against the
+listing, and a mismatch with a cached listing drops the cache and lists the
+server again before anything is refused.
 """
 
 from __future__ import annotations
@@ -17,22 +28,26 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import attrs
 from skillpath import Diagnostic, Discovery, DiscoveryResult, Skill, SkillContext, SkillSource
 from skillpath.errors import PromptError, ResolveError
 from skillpath.frontmatter import parse_frontmatter, strip_frontmatter
-from skillpath.prompt import Invocation
-from skillpath.resources import Resource
 from skillpath.safety import check_relative
 from skillpath.scan import build_skill
 
-from skillpath_mcp import client
-from skillpath_mcp.arguments import map_arguments
+from skillpath_mcp import _catalog, _listcache
 from skillpath_mcp.config import ServerConfig, parse_servers, server_by_name
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from skillpath.prompt import Invocation
+    from skillpath.resources import Resource
 
 __all__ = ["clear_cache", "discover", "resolve", "transform"]
 
@@ -43,25 +58,63 @@ _DROPPED_KEYS = ("hooks",)
 
 
 @attrs.frozen
+class _Listing:
+    """Where a listing came from: when it was fetched (epoch seconds), and whether
+    this load took it from the persistent cache."""
+
+    fetched: float
+    cached: bool = False
+
+    def detail(self) -> dict[str, Any]:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.fetched))
+        return {"listed_at": stamp, "cached": self.cached}
+
+
+@attrs.frozen
 class _Built:
     """One server's listing turned into skills (cached per configuration)."""
 
     skills: tuple[Skill, ...]
     diagnostics: tuple[Diagnostic, ...]
+    fetched: float = 0.0
 
 
 _CACHE: dict[str, _Built] = {}
+#: Bumped by ``list_changed``: a listing fetched across a bump is not kept.
+_GENERATION: dict[str, int] = {}
 _LOCK = threading.Lock()
 
 
 def clear_cache() -> None:
-    """Forget every cached listing and close every server connection.
+    """Forget every listing held in this process and close every server connection.
 
-    The next load starts (or connects to) the servers again.
+    The next load reads the persistent cache or starts (or connects to) the
+    servers again; :func:`forget` also drops a server's persistent cache.
     """
     with _LOCK:
         _CACHE.clear()
-    client.close_connections()
+    _client().close_connections()
+
+
+def forget(config: ServerConfig, env: Mapping[str, str]) -> None:
+    """Drop every listing of ``config``'s server, in this process and on disk."""
+    with _LOCK:
+        _CACHE.pop(config.key, None)
+        _GENERATION[config.key] = _GENERATION.get(config.key, 0) + 1
+    _listcache.invalidate(config, env)
+    from skillpath.watch import mark_changed
+
+    mark_changed()  # running watchers load again
+
+
+_catalog.on_list_changed(forget)
+
+
+def _client() -> ModuleType:
+    """:mod:`skillpath_mcp.client` (the SDK and ``asyncio``), imported when a server is used."""
+    from skillpath_mcp import client
+
+    return client
 
 
 def _diag(level: str, code: str, message: str, config: ServerConfig | None = None) -> Diagnostic:
@@ -69,7 +122,9 @@ def _diag(level: str, code: str, message: str, config: ServerConfig | None = Non
     return Diagnostic(level, code, message, path, None, PROVIDER_ID)  # type: ignore[arg-type]
 
 
-def _source(config: ServerConfig, catalog: client.Catalog, **detail: Any) -> SkillSource:
+def _source(
+    config: ServerConfig, catalog: _catalog.Catalog, listing: _Listing, **detail: Any
+) -> SkillSource:
     info: dict[str, Any] = {
         "server": config.name,
         "transport": config.transport,
@@ -78,21 +133,22 @@ def _source(config: ServerConfig, catalog: client.Catalog, **detail: Any) -> Ski
     if catalog.server_name:
         info["server_info"] = {"name": catalog.server_name, "version": catalog.server_version}
     info.update(detail)
+    info.update(listing.detail())
     return SkillSource(PROVIDER_ID, "remote", None, "mcp", info)
 
 
-def _prompt_args(prompt: client.RemotePrompt) -> list[dict[str, Any]]:
+def _prompt_args(prompt: _catalog.RemotePrompt) -> list[dict[str, Any]]:
     return [
         {"name": a.name, "required": a.required, "description": a.description}
         for a in prompt.arguments
     ]
 
 
-def _hint(prompt: client.RemotePrompt) -> str:
+def _hint(prompt: _catalog.RemotePrompt) -> str:
     return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in prompt.arguments)
 
 
-def _prompt_body(config: ServerConfig, prompt: client.RemotePrompt) -> str:
+def _prompt_body(config: ServerConfig, prompt: _catalog.RemotePrompt) -> str:
     """What ``skill.body`` shows for a prompt skill (the prompt itself needs its arguments)."""
     lines = [
         f"MCP prompt {prompt.name!r} from server {config.name!r}.",
@@ -116,10 +172,10 @@ def _fetch_verified(
     config: ServerConfig, env: Mapping[str, str], uri: str, resources: Mapping[str, str] | None
 ) -> tuple[bytes | str, str | None]:
     """Read ``uri`` from the server and check it against the published digest."""
-    data, mime = client.read_resource(config, env, uri)
+    data, mime = _client().read_resource(config, env, uri)
     expected = resources.get(uri) if resources is not None else None
     if expected is not None and _digest(data) != expected:
-        raise client.ServerFailure(
+        raise _catalog.ServerFailure(
             config.name,
             f"{uri} does not match the sha256 digest its skills/list entry published; not used",
         )
@@ -127,34 +183,61 @@ def _fetch_verified(
 
 
 def _skill_body_loader(
-    config: ServerConfig, env: Mapping[str, str], remote: client.RemoteSkill
+    config: ServerConfig, env: Mapping[str, str], remote: _catalog.RemoteSkill, listing: _Listing
 ) -> Any:
-    """Load the ``SKILL.md`` body from the server, verified (raises :class:`PromptError`)."""
+    """Load the ``SKILL.md`` body from the server, verified (raises :class:`PromptError`).
+
+    The body is always read from the server. When it does not match a listing
+    taken from the cache, the cache is dropped and the server listed again:
+    the body is used if it matches the server's listing now.
+    """
+
+    def check(text: str, entry: _catalog.RemoteSkill) -> str | None:
+        if entry.via != "skills/list":
+            return None
+        parsed = parse_frontmatter(text)
+        # compared as listed, descriptions cut to [mcp] max_description the same way
+        written, _cut = _catalog.cap_frontmatter(parsed.data, config.max_description)
+        if json.dumps(written, sort_keys=True, default=str) != json.dumps(
+            dict(entry.frontmatter), sort_keys=True, default=str
+        ):
+            return f"{entry.uri}: its frontmatter differs from its skills/list entry; not used"
+        return None
+
+    def fetch(entry: _catalog.RemoteSkill) -> str:
+        data, _mime = _fetch_verified(config, env, entry.uri, entry.resources)
+        text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+        problem = check(text, entry)
+        if problem is not None:
+            raise _catalog.ServerFailure(config.name, problem)
+        return text
 
     def load() -> str:
         try:
-            data, _mime = _fetch_verified(config, env, remote.uri, remote.resources)
-        except client.ServerFailure as exc:
-            raise PromptError(str(exc)) from None
-        text = data if isinstance(data, str) else data.decode("utf-8", errors="replace")
-        if remote.via == "skills/list":
-            parsed = parse_frontmatter(text)
-            # compared as listed, descriptions cut to [mcp] max_description the same way
-            written, _cut = client.cap_frontmatter(parsed.data, config.max_description)
-            if json.dumps(written, sort_keys=True, default=str) != json.dumps(
-                dict(remote.frontmatter), sort_keys=True, default=str
-            ):
+            text = fetch(remote)
+        except _catalog.ServerFailure as exc:
+            if not listing.cached:
+                raise PromptError(str(exc)) from None
+            fresh = _relisted(config, env, remote.uri)
+            if fresh is None:
                 raise PromptError(
-                    f"MCP server {config.name!r}: {remote.uri}: its frontmatter differs from "
-                    "its skills/list entry; not used"
-                )
+                    f"{exc} (its listing came from the cache, which is now dropped; "
+                    "the server no longer lists it)"
+                ) from None
+            try:
+                text = fetch(fresh)
+            except _catalog.ServerFailure as again:
+                raise PromptError(str(again)) from None
         return strip_frontmatter(text)
 
     return load
 
 
 def _build_prompt_skill(
-    config: ServerConfig, catalog: client.Catalog, prompt: client.RemotePrompt
+    config: ServerConfig,
+    catalog: _catalog.Catalog,
+    prompt: _catalog.RemotePrompt,
+    listing: _Listing,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     name = config.prefix + prompt.name
     data: dict[str, Any] = {
@@ -168,7 +251,7 @@ def _build_prompt_skill(
         data["argument-hint"] = _hint(prompt)
     body = _prompt_body(config, prompt)
     source = _source(
-        config, catalog, kind="prompt", prompt=prompt.name, arguments=_prompt_args(prompt)
+        config, catalog, listing, kind="prompt", prompt=prompt.name, arguments=_prompt_args(prompt)
     )
     return build_skill(
         data,
@@ -185,10 +268,11 @@ def _build_prompt_skill(
 def _build_remote_skill(
     config: ServerConfig,
     env: Mapping[str, str],
-    catalog: client.Catalog,
-    remote: client.RemoteSkill,
-    prompt: client.RemotePrompt | None,
+    catalog: _catalog.Catalog,
+    remote: _catalog.RemoteSkill,
+    prompt: _catalog.RemotePrompt | None,
     name: str,
+    listing: _Listing,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     data = dict(remote.frontmatter)
@@ -242,18 +326,20 @@ def _build_remote_skill(
     skill, bdiags = build_skill(
         data,
         default_name=name,
-        source=_source(config, catalog, **detail),
+        source=_source(config, catalog, listing, **detail),
         priority=PRIORITY,
         path=None,
         base_dir=None,
         require_description=False,
         body_hint=str(remote.frontmatter.get("description") or ""),
-        body_loader=_skill_body_loader(config, env, remote),
+        body_loader=_skill_body_loader(config, env, remote, listing),
     )
     return skill, diags + bdiags
 
 
-def _build(config: ServerConfig, env: Mapping[str, str], catalog: client.Catalog) -> _Built:
+def _build(
+    config: ServerConfig, env: Mapping[str, str], catalog: _catalog.Catalog, listing: _Listing
+) -> _Built:
     """Turn one server's catalog into skills, skills first, then the prompts left."""
     diags = [
         _diag("warning", "mcp-server-partial", f"MCP server {config.name!r}: {p}", config)
@@ -295,7 +381,7 @@ def _build(config: ServerConfig, env: Mapping[str, str], catalog: client.Catalog
             used_prompts.add(base)
         else:
             prompt = None
-        skill, sdiags = _build_remote_skill(config, env, catalog, remote, prompt, name)
+        skill, sdiags = _build_remote_skill(config, env, catalog, remote, prompt, name, listing)
         diags.extend(_attribute(d, config) for d in sdiags)
         if skill is not None:
             names.add(skill.name)
@@ -303,12 +389,12 @@ def _build(config: ServerConfig, env: Mapping[str, str], catalog: client.Catalog
     for prompt in catalog.prompts:
         if prompt.name in used_prompts:
             continue
-        skill, sdiags = _build_prompt_skill(config, catalog, prompt)
+        skill, sdiags = _build_prompt_skill(config, catalog, prompt, listing)
         diags.extend(_attribute(d, config) for d in sdiags)
         if skill is not None:
             names.add(skill.name)
             skills.append(skill)
-    return _Built(tuple(skills), tuple(diags))
+    return _Built(tuple(skills), tuple(diags), listing.fetched)
 
 
 def _attribute(d: Diagnostic, config: ServerConfig) -> Diagnostic:
@@ -323,8 +409,28 @@ def _attribute(d: Diagnostic, config: ServerConfig) -> Diagnostic:
     )
 
 
+def _current(built: _Built | None, config: ServerConfig, now: float) -> bool:
+    """Whether a listing held in this process may still be used (within its TTL)."""
+    if built is None:
+        return False
+    ttl = config.cache_ttl
+    return ttl <= 0 or built.fetched - _listcache._SKEW <= now < built.fetched + ttl
+
+
+def _failed(config: ServerConfig, failure: _catalog.ServerFailure, now: float) -> _Built:
+    diag = _diag("error", "mcp-server-failed", f"{failure}; its skills are not loaded", config)
+    return _Built((), (diag,), now)
+
+
 def discover(ctx: SkillContext) -> DiscoveryResult:
-    """List every configured server (cached per configuration) and build its skills.
+    """List every configured server and build its skills.
+
+    A listing is reused from this process or from the persistent cache
+    (:mod:`skillpath_mcp._listcache`) while it is current; otherwise the
+    servers not current are listed concurrently and each complete listing is
+    cached. A server that fails is an ``mcp-server-failed`` error and is never
+    cached: the next load tries it again. ``SKILLPATH_MCP_REFRESH=1`` in the
+    context's environment lists every server again.
 
     The result is ``late`` (merged after custom directories) with priority
     :data:`PRIORITY`, so any local skill of the same name wins and the clash
@@ -333,42 +439,85 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     d = Discovery(PROVIDER_ID, PRIORITY, late=True)
     configs, cdiags = parse_servers(ctx)
     d.diagnostics.extend(cdiags)
-    depth = client.nesting_depth(ctx.env)
-    if depth >= client.MAX_DEPTH and configs:
+    depth = _catalog.nesting_depth(ctx.env)
+    if depth >= _catalog.MAX_DEPTH and configs:
         d.diagnostic(
             "warning",
             "mcp-too-deep",
             f"this process is MCP server number {depth} of a chain "
-            f"({client.DEPTH_VAR}={depth}); its own [[mcp.servers]] are not started "
-            f"(at most {client.MAX_DEPTH} levels, so a project serving itself cannot loop)",
+            f"({_catalog.DEPTH_VAR}={depth}); its own [[mcp.servers]] are not started "
+            f"(at most {_catalog.MAX_DEPTH} levels, so a project serving itself cannot loop)",
         )
         return d.result()
+    refresh = _listcache.refresh_requested(ctx.env)
+    now = _listcache.now()
+    built_now: dict[str, _Built] = {}
+    todo: list[ServerConfig] = []
     with _LOCK:
-        todo = [c for c in configs if c.key not in _CACHE]
-    if todo:
-        fetched = client.fetch_catalogs(todo, ctx.env)
+        for config in configs:
+            held = _CACHE.get(config.key)
+            if not refresh and _current(held, config, now):
+                assert held is not None
+                built_now[config.key] = held
+                if config.cache_ttl > 0:
+                    from skillpath._replay import expires
+
+                    expires(int((held.fetched + config.cache_ttl) * 1_000_000_000))
+            else:
+                todo.append(config)
+    fetch: list[ServerConfig] = []
+    for config in todo:
+        hit = None if refresh else _listcache.load(config, ctx.env)
+        if hit is None:
+            fetch.append(config)
+            continue
+        built = _build(config, ctx.env, hit.catalog, _Listing(hit.fetched, cached=True))
+        built_now[config.key] = built
         with _LOCK:
-            for config, res in zip(todo, fetched, strict=True):
-                if isinstance(res, client.ServerFailure):
-                    built = _Built(
-                        (),
-                        (
-                            _diag(
-                                "error",
-                                "mcp-server-failed",
-                                f"{res}; its skills are not loaded",
-                                config,
-                            ),
-                        ),
-                    )
-                else:
-                    built = _build(config, ctx.env, res)
-                _CACHE[config.key] = built
+            _CACHE[config.key] = built
+    if fetch:
+        with _LOCK:
+            generations = {c.key: _GENERATION.get(c.key, 0) for c in fetch}
+        idents = {c.key: _listcache.identity(c, ctx.env) for c in fetch}
+        stamp = _listcache.now()
+        fetched = _client().fetch_catalogs(fetch, ctx.env)
+        for config, res in zip(fetch, fetched, strict=True):
+            if isinstance(res, _catalog.ServerFailure):
+                built = _failed(config, res, stamp)
+            else:
+                built = _build(config, ctx.env, res, _Listing(stamp))
+            built_now[config.key] = built
+            with _LOCK:
+                unchanged = _GENERATION.get(config.key, 0) == generations[config.key]
+                if unchanged:
+                    _CACHE[config.key] = built
+            if isinstance(res, _catalog.ServerFailure):
+                # the last good listing is not served in its place: the next run tries again
+                _listcache.invalidate(config, ctx.env)
+            elif unchanged:
+                _listcache.store(config, ctx.env, res, stamp, idents[config.key])
     for config in configs:
-        built = _CACHE[config.key]
+        built = built_now[config.key]
         d.add(built.skills)
         d.diagnostics.extend(built.diagnostics)
     return d.result()
+
+
+def _relisted(
+    config: ServerConfig, env: Mapping[str, str], uri: str
+) -> _catalog.RemoteSkill | None:
+    """Drop the cached listing, list the server again, and its entry for ``uri`` now."""
+    forget(config, env)
+    ident = _listcache.identity(config, env)
+    stamp = _listcache.now()
+    (res,) = _client().fetch_catalogs([config], env)
+    if isinstance(res, _catalog.ServerFailure):
+        return None
+    _listcache.store(config, env, res, stamp, ident)
+    for remote in res.skills:
+        if remote.uri == uri:
+            return remote
+    return None
 
 
 # -- invocation ---------------------------------------------------------------
@@ -406,14 +555,22 @@ def transform(text: str, invocation: Invocation, ctx: SkillContext) -> str | Non
     detail = skill.source.detail
     prompt = detail.get("prompt")
     if prompt:
+        from skillpath_mcp.arguments import map_arguments
+
         declared = [
             (str(a["name"]), bool(a.get("required"))) for a in detail.get("arguments") or ()
         ]
         arguments = map_arguments(str(prompt), declared, invocation.args)
         config = _config_for(skill, ctx, PromptError)
         try:
-            return client.get_prompt(config, ctx.env, str(prompt), arguments)
-        except client.ServerFailure as exc:
+            return _client().get_prompt(config, ctx.env, str(prompt), arguments)
+        except _catalog.ServerFailure as exc:
+            if detail.get("cached"):
+                # the server may have changed since it was listed: list it afresh next time
+                forget(config, ctx.env)
+                raise PromptError(
+                    f"{exc} (its listing came from the cache, which is now dropped)"
+                ) from None
             raise PromptError(str(exc)) from None
     if invocation.args.strip():
         return text.rstrip("\n") + f"\n\nARGUMENTS: {invocation.args.strip()}\n"
@@ -480,6 +637,8 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
     skill = ctx.skills.get(name)
     if not _is_mcp(skill):
         return None
+    from skillpath.resources import Resource
+
     assert skill is not None
     detail = skill.source.detail
     if rel in (".", "./"):
@@ -507,8 +666,19 @@ def resolve(url: str, ctx: SkillContext) -> Resource | None:
     config = _config_for(skill, ctx, ResolveError)
     try:
         data, mime = _fetch_verified(config, ctx.env, remote_uri, digests)
-    except client.ServerFailure as exc:
-        raise ResolveError(str(exc)) from None
+    except _catalog.ServerFailure as exc:
+        if not detail.get("cached"):
+            raise ResolveError(str(exc)) from None
+        # the listing came from the cache: list the server again and check against that
+        fresh = _relisted(config, ctx.env, uri)
+        if fresh is None or (fresh.resources is not None and remote_uri not in fresh.resources):
+            raise ResolveError(
+                f"{exc} (its listing came from the cache, which is now dropped)"
+            ) from None
+        try:
+            data, mime = _fetch_verified(config, ctx.env, remote_uri, fresh.resources)
+        except _catalog.ServerFailure as again:
+            raise ResolveError(str(again)) from None
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     if "\x00" in text[:8192]:
         raise ResolveError(f"Cannot read {clean!r} of skill {name!r}: binary file")
