@@ -16,6 +16,16 @@ from skillpath_testing import isolate_environment
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_connection_thread_left() -> Iterator[None]:
+    """Each module's server connections and their thread end with the module, so no
+    thread outlives these tests (other tests fork and require a single thread)."""
+    yield
+    from skillpath_mcp.client import shutdown_connections
+
+    shutdown_connections()
+
+
 @attrs.define
 class World:
     """A private home and a project (a git root), with helpers to fill them."""

@@ -322,6 +322,7 @@ class _Pool:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._conns: dict[tuple[str, ...], _Connection] = {}
+        self._atexit = False
 
     def loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -338,8 +339,21 @@ class _Pool:
                 thread.start()
                 ready.wait()
                 self._loop, self._thread = loop, thread
-                atexit.register(close_connections)
+                if not self._atexit:
+                    atexit.register(close_connections)
+                    self._atexit = True
             return self._loop
+
+    def stop(self) -> None:
+        """Stop the connection loop and its thread (a later call starts them again)."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None or thread is None:
+            return
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
 
     def submit(self, coro: Awaitable[T], limit: float) -> T:
         loop = self.loop()
@@ -414,6 +428,16 @@ def close_connections() -> None:
         pool.submit(pool.close_all(), _CLOSE_SECONDS + 2)
     except Exception:  # noqa: BLE001, S110 - shutting down: nothing left to report to
         pass
+
+
+def shutdown_connections() -> None:
+    """Close every server connection, then stop the thread that served them.
+
+    For programs (and test suites) that want no thread left behind; the next
+    call to a server starts a new one.
+    """
+    close_connections()
+    _POOL.stop()
 
 
 def _run(
