@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from skillpath import _parallel, _replay
+from skillpath import _parallel, _replay, _reuse
 from skillpath import index as _index
 from skillpath.frontmatter import (
     LinkedOutside,
@@ -575,15 +575,36 @@ def scan_skills_dir(
             diags.append(outside_project(root, outside, area, provider))
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
     idx = _index.current()
+    build = (provider, src.level, src.loaded_from, require_description)
+    memo_key: tuple[Any, ...] | None = None
+    memo: _reuse.RootMemo | None = None
+    root_key: tuple[Any, ...] | None = None
+    if idx is not None and idx.reuse:
+        memo_key = (root_str, *build, priority)
+        memo = _reuse.get(memo_key)
+        if memo is not None and (memo.area != area or memo.source != src):
+            memo = None
+        root_key = _root_key(root_str)
+        if (
+            memo is not None
+            and memo.result is not None
+            and root_key is not None
+            and root_key == memo.root_key
+            and _unchanged(memo.entries)
+        ):
+            _reuse.count("roots_reused")
+            _replay.listed(root_str)  # the entries are used as if listed again
+            return memo.result  # type: ignore[no-any-return]
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
     if entries is None:
+        if memo_key is not None:
+            _reuse.put(memo_key, None)
         if diags:
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
         if idx is not None:
             idx.forget(os.path.abspath(root_str))
         return ScanResult((), (), RootScan(provider, src.level, root, False))
-    build = (provider, src.level, src.loaded_from, require_description)
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
     keys: dict[str, Any] = {}
     ready: dict[str, _Ready] = {}
@@ -593,27 +614,35 @@ def scan_skills_dir(
             pool, entries, root, prefix, src, priority, require_description, state, build, keys
         )
     survey = _Survey(root, provider)
+    # what this scan leaves for the next one in this process (see skillpath._reuse)
+    old_memo = memo.entries if memo is not None else None
+    new_memo: dict[str, tuple[Any, ...]] | None = {} if memo_key is not None else None
+    whole = memo_key is not None
+    reused = 0
     for name, kind in entries:
         if kind == "f":
             _note_flat_file(root, name, src, diags)
             continue
         if kind == "h":
+            whole = False
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
-        if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
-            continue
+        if kind != "d":
+            whole = whole and kind == "l"  # an entry not inspected when listed: every time
+            if not _link_is_dir(folder, kind, provider, diags):
+                whole = False
+                continue
         if area is not None and kind == "l":
             outside = outside_area(folder, area)
             if outside is not None:
-                diags.append(outside_project(Path(folder), outside, area, provider))
+                refused = outside_project(Path(folder), outside, area, provider)
+                diags.append(refused)
+                if new_memo is not None:  # decided by where the link leads, nothing else
+                    new_memo[name] = (("outside", outside), folder, None, None, (None, (refused,)))
                 continue
         skill_path = folder + _SEP_SKILL_FILE
-        pre = ready.get(name)
-        if pre is not None and pre[2] is not None:
-            base_dir, path = pre[2]
-        else:
-            base_dir, path = _skill_paths(root, name, folder, skill_path)
+        linked = folder if kind == "l" else None
         record: Record | None = None
         file_id: tuple[int, int] | None = None
         if state is None:
@@ -621,7 +650,26 @@ def scan_skills_dir(
         elif name in keys:
             key = keys[name]
         else:
-            key = _file_key(skill_path, folder if kind == "l" else None)
+            key = _file_key(skill_path, linked)
+        if old_memo is not None and key is not None and state is not None:
+            kept = old_memo.get(name)
+            if kept is not None and kept[0] == key and kept[1] == linked:
+                # unchanged since the last scan in this process: the same objects
+                if state.lookup(name, key, build) is None:
+                    state.store(name, key, False, build, kept[3])
+                skill, sdiags_t = kept[4]
+                diags.extend(sdiags_t)
+                if skill is not None:
+                    skills.append(skill)
+                new_memo[name] = kept  # type: ignore[index]
+                reused += 1
+                continue
+        pre = ready.get(name)
+        if pre is not None and pre[2] is not None:
+            base_dir, path = pre[2]
+        else:
+            base_dir, path = _skill_paths(root, name, folder, skill_path)
+        racy = True
         if key is not None and state is not None and idx is not None:
             file_id = key[-1]
             record = state.lookup(name, key, build)
@@ -631,6 +679,9 @@ def scan_skills_dir(
                     cached = _from_record(record, path, src, priority, file_id, base_dir)
                 except (TypeError, ValueError, AttributeError):
                     cached = None  # a record that does not fit: read the file instead
+            racy = idx.is_racy(key[1], key[4]) or (
+                key[5] is not None and idx.is_racy(key[5][1], key[5][4])
+            )
             if cached is not None:
                 idx.stats.hits += 1
                 skill, sdiags = cached
@@ -638,7 +689,13 @@ def scan_skills_dir(
                 if skill is not None:
                     skills.append(skill)
                 elif not sdiags:
+                    whole = False
                     _note_nested(base_dir, src, diags, survey)
+                    continue
+                if new_memo is not None and not racy:
+                    new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)))
+                else:
+                    whole = False
                 continue
             else:
                 idx.stats.misses += 1
@@ -649,10 +706,9 @@ def scan_skills_dir(
                         path, src, require_description=require_description, default_name=name
                     )
                 if record is not None and _keepable(record):
-                    racy = idx.is_racy(key[1], key[4])
-                    if key[5] is not None:
-                        racy = racy or idx.is_racy(key[5][1], key[5][4])
                     state.store(name, key, racy, build, record)
+                else:
+                    racy = True  # not kept: read again next time
         elif pre is not None:
             record, file_id = pre[0], pre[1]
         else:
@@ -662,6 +718,7 @@ def scan_skills_dir(
             if st is not None:
                 file_id = (st.st_dev, st.st_ino)
         if record is None:
+            whole = False
             _note_nested(base_dir, src, diags, survey)
             continue
         if pre is not None and pre[3] is not None:
@@ -672,11 +729,47 @@ def scan_skills_dir(
         if skill is not None:
             skills.append(skill)
         elif not sdiags:
+            whole = False
             _note_nested(base_dir, src, diags, survey)
+            continue
+        if new_memo is not None and not racy:
+            new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)))
+        else:
+            whole = False
     survey.report(diags)
-    return ScanResult(
+    result = ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
+    if memo_key is not None and new_memo is not None:
+        _reuse.count("roots_rescanned")
+        _reuse.count("entries_reused", reused)
+        if root_key is not None and idx is not None and idx.is_racy(root_key[2], root_key[3]):
+            root_key = None
+        keep = result if whole and root_key is not None else None
+        _reuse.put(memo_key, _reuse.RootMemo(src, area, root_key, new_memo, keep))
+    return result
+
+
+def _root_key(root: str) -> tuple[Any, ...] | None:
+    """The identity and ``mtime_ns``/``ctime_ns`` of root ``root`` (``None``: no ``stat``)."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
+    """Whether every kept ``SKILL.md`` still has the key it was kept with (and every
+    folder link refused for leading out of the project still leads to the same place)."""
+    file_key = _file_key
+    for key, linked, skill_path, _record, _built in entries.values():
+        if skill_path is None:
+            if not os.path.isdir(linked) or os.path.realpath(linked) != key[1]:
+                return False
+        elif file_key(skill_path, linked) != key:
+            return False
+    return True
 
 
 def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:

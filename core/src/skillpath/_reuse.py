@@ -1,0 +1,218 @@
+"""In-process reuse: a second load in the same process rebuilds only what changed.
+
+The discovery index (:mod:`skillpath.index`) spares a load the reading of
+unchanged ``SKILL.md`` files, but each load still reads the index files and
+builds every skill object again. A host that loads more than once (an agent
+framework adapter each turn, :meth:`skillpath.SkillSession.refresh`, a server)
+keeps, in this process, what the last load of each skills root built:
+
+* **per skills root**, what :func:`skillpath.scan.scan_skills_dir` returned
+  and, for every skill folder, the index key of its ``SKILL.md`` (the same
+  key the index compares: ``lstat`` and, through a symlink, ``stat``,
+  ``readlink`` and ``realpath``) with the skill and diagnostics built from
+  it. A scan of the root then ``stat``\\ s the root (its identity and
+  ``mtime_ns``: entries added, removed, renamed) and every ``SKILL.md`` and,
+  when all of them are unchanged, returns the same result object without
+  listing the root or reading any file; when some changed, only those are
+  read again and every other skill object is reused. A root whose result
+  depends on anything else — a folder without ``SKILL.md`` (the nested-skill
+  survey looks below it), a dot folder, an entry that could not be
+  inspected, a file that could not be read — is scanned again on every load
+  (its unchanged skills are still reused);
+* **per plugin host**, the merged catalog: when every provider gave the same
+  results (the same skill objects, equal diagnostics and roots), the settings
+  the filters read are equal and the only ``filter_skill`` implementation is
+  the core's own (which depends on nothing but the skill and the
+  ``[skills]`` settings), the merge (filters, de-duplication, sorting) is not
+  done again. A plugin's filter may depend on anything, so with one
+  registered every load merges again.
+
+The providers themselves run on every load, the config files are read on
+every load and the context is built anew, so a change of the environment,
+the working directory, the settings or the installed plugins is seen as it
+is without the memo. The racy rule of the index applies: an entry whose
+``mtime`` or ``ctime`` falls within the racy window
+(``SKILLPATH_INDEX_RACY_MS``) of the load that recorded it is read again.
+
+The memo is used only while the discovery index is (it is the index's
+in-memory layer): ``SKILLPATH_NO_INDEX=1``, ``[index] enabled = false`` and
+:func:`skillpath.index.disabled` turn it off, and ``SKILLPATH_NO_REUSE=1``
+turns off only this layer. It keeps at most :data:`MAX_ROOTS` roots and
+:data:`MAX_ENTRIES` skill folders (the least recently used go first);
+:func:`clear` forgets everything.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from skillpath import _env
+
+__all__ = ["MAX_ENTRIES", "MAX_ROOTS", "RootMemo", "clear", "enabled", "stats"]
+
+#: At most this many skills roots, and this many skill folders in all, are kept.
+MAX_ROOTS = 512
+MAX_ENTRIES = 200_000
+
+#: Counters (what the tests look at): roots returned whole, roots scanned again,
+#: skill folders whose objects were reused, merges reused.
+stats: dict[str, int] = {
+    "roots_reused": 0,
+    "roots_rescanned": 0,
+    "entries_reused": 0,
+    "merges_reused": 0,
+}
+
+_LOCK = threading.Lock()
+_SCANS: OrderedDict[tuple[Any, ...], RootMemo] = OrderedDict()
+_MERGES: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
+_MAX_MERGES = 16
+_entries_total = 0
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    """Whether loads with environment ``env`` may use the memo (``SKILLPATH_NO_REUSE``)."""
+    return not _env.flag(env, "SKILLPATH_NO_REUSE")
+
+
+def clear() -> None:
+    """Forget every kept root and merge."""
+    global _entries_total
+    with _LOCK:
+        _SCANS.clear()
+        _MERGES.clear()
+        _entries_total = 0
+
+
+class RootMemo:
+    """What the last scan of one skills root built, and the keys that vouch for it.
+
+    ``source`` and ``area`` are what the scan was made with; ``root_key`` the
+    root's ``(st_dev, st_ino, st_mtime_ns, st_ctime_ns)`` before it was listed
+    (``None``: not vouched for); ``entries`` maps a folder name to ``(index
+    key, linked folder or None, SKILL.md path text, record, (skill,
+    diagnostics))``; ``result`` is the whole scan result, set only when
+    nothing but those keys decided it.
+    """
+
+    __slots__ = ("area", "entries", "result", "root_key", "source")
+
+    def __init__(
+        self,
+        source: Any,
+        area: str | None,
+        root_key: tuple[Any, ...] | None,
+        entries: dict[str, tuple[Any, ...]],
+        result: Any,
+    ) -> None:
+        self.source = source
+        self.area = area
+        self.root_key = root_key
+        self.entries = entries
+        self.result = result
+
+
+def get(key: tuple[Any, ...]) -> RootMemo | None:
+    """The memo of the root scanned as ``key`` (marked as used most recently)."""
+    with _LOCK:
+        memo = _SCANS.get(key)
+        if memo is not None:
+            _SCANS.move_to_end(key)
+        return memo
+
+
+def put(key: tuple[Any, ...], memo: RootMemo | None) -> None:
+    """Keep ``memo`` for the root scanned as ``key`` (``None``: forget it)."""
+    global _entries_total
+    with _LOCK:
+        old = _SCANS.pop(key, None)
+        if old is not None:
+            _entries_total -= len(old.entries)
+        if memo is None:
+            return
+        _SCANS[key] = memo
+        _entries_total += len(memo.entries)
+        while _SCANS and (len(_SCANS) > MAX_ROOTS or _entries_total > MAX_ENTRIES):
+            _k, dropped = _SCANS.popitem(last=False)
+            _entries_total -= len(dropped.entries)
+
+
+def count(name: str, n: int = 1) -> None:
+    """Add ``n`` to counter ``name`` of :data:`stats`."""
+    stats[name] += n
+
+
+# -- the merge ---------------------------------------------------------------------
+
+
+def _same_skills(old: Sequence[Any], new: Sequence[Any]) -> bool:
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a is b:
+            continue
+        # a provider that builds its skills anew (bundled, packs): the old object
+        # stands for the new one when the records, the files and the bodies are equal
+        if a != b or a.file_id != b.file_id:
+            return False
+        if (a.body_loader is not None or b.body_loader is not None) and a.body != b.body:
+            return False
+    return True
+
+
+def _same_passes(old: Sequence[Any], new: Sequence[Any]) -> bool:
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a is b:
+            continue
+        if (a.provider, a.priority, a.late) != (b.provider, b.priority, b.late):
+            return False
+        if not _same_skills(a.skills, b.skills):
+            return False
+        if a.diagnostics != b.diagnostics or a.roots != b.roots:
+            return False
+    return True
+
+
+def merge_key(ctx: Any, host: Any, builtin_filter: Any) -> tuple[Any, ...] | None:
+    """The key a merge is kept under, or ``None`` when it may not be reused.
+
+    Only when the host's one ``filter_skill`` implementation is
+    ``builtin_filter`` (the core's, which reads the skill and ``[skills]``).
+    """
+    impls = host.pm.hook.filter_skill.get_hookimpls()
+    if len(impls) != 1 or impls[0].function is not builtin_filter:
+        return None
+    if impls[0].hookwrapper or getattr(impls[0], "wrapper", False):
+        return None
+    return (id(host), str(ctx.cwd), str(ctx.home))
+
+
+def merged(key: tuple[Any, ...], host: Any, skills: Mapping[str, Any], passes: Any) -> Any:
+    """The merge kept under ``key`` when ``passes`` and the settings are the same."""
+    with _LOCK:
+        kept = _MERGES.get(key)
+        if kept is not None:
+            _MERGES.move_to_end(key)
+    if kept is None:
+        return None
+    k_host, k_skills, k_passes, result = kept
+    if k_host is not host or k_skills != dict(skills) or not _same_passes(k_passes, passes):
+        return None
+    stats["merges_reused"] += 1
+    return result
+
+
+def keep_merged(
+    key: tuple[Any, ...], host: Any, skills: Mapping[str, Any], passes: Any, result: Any
+) -> None:
+    """Keep ``result``, the merge of ``passes`` with ``[skills]`` settings ``skills``."""
+    with _LOCK:
+        _MERGES[key] = (host, dict(skills), list(passes), result)
+        _MERGES.move_to_end(key)
+        while len(_MERGES) > _MAX_MERGES:
+            _MERGES.popitem(last=False)
