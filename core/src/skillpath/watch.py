@@ -138,7 +138,16 @@ def diff_results(before: LoadResult, after: LoadResult) -> tuple[SkillEvent, ...
     conditional, or its file (size, ``mtime_ns``, inode, ``ctime_ns`` — so a
     body-only edit counts too).
     """
-    return _diff(_catalog(before), _catalog(after))
+    old = {s.name: s for s in (*before.skills, *before.conditional)}
+    new = {s.name: s for s in (*after.skills, *after.conditional)}
+    # the same object on both sides has the same signature: only the others are stat'ed
+    same = {n for n, s in new.items() if old.get(n) is s}
+    if len(same) == len(old) == len(new):
+        return ()
+    return _diff(
+        {n: (s, _signature(s)) for n, s in old.items() if n not in same},
+        {n: (s, _signature(s)) for n, s in new.items() if n not in same},
+    )
 
 
 def _diff(
