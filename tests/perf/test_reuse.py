@@ -381,3 +381,35 @@ def test_refresh_reports_exactly_what_changed(proj: Project) -> None:
     assert s.get("claude-1").description == "B test skill."  # type: ignore[union-attr]
     assert snapshot(s.result) == snapshot(proj.load(SKILLPATH_NO_REUSE="1"))
     assert s.refresh() == ()
+
+
+def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) -> None:
+    proj.skill("~/.claude/skills", "claude-0", "Shadowed by the project's claude-0.")
+    check(proj)
+    warm(proj)
+
+    def patched_after(change: Any) -> bool:
+        warm(proj)
+        before = _reuse.stats["merges_patched"]
+        change()
+        check(proj)
+        return _reuse.stats["merges_patched"] > before
+
+    user = proj.home / ".claude/skills"
+    claude = proj.project / ".claude/skills"
+    assert patched_after(lambda: _edit_same_size(proj))
+    assert patched_after(lambda: (claude / "claude-4/SKILL.md").write_text(skill_md("Longer.")))
+    # the name, the conditional status, a shadowing: merged again
+    assert not patched_after(
+        lambda: (claude / "claude-2/SKILL.md").write_text(skill_md("D.", name="renamed"))
+    )
+    assert not patched_after(
+        lambda: (claude / "claude-3/SKILL.md").write_text(skill_md("D.", paths='"src/**"'))
+    )
+    assert not patched_after(lambda: (user / "claude-0/SKILL.md").write_text(skill_md("Loser.")))
+    assert not patched_after(lambda: (claude / "claude-0/SKILL.md").write_text(skill_md("Win.")))
+    # a skill the filters now drop
+    (proj.project / ".skillpath").mkdir()
+    (proj.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-1"]\n')
+    assert not patched_after(lambda: _edit_same_size(proj))
+    assert "agents-1" not in check(proj).names

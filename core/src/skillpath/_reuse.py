@@ -64,6 +64,7 @@ stats: dict[str, int] = {
     "roots_rescanned": 0,
     "entries_reused": 0,
     "merges_reused": 0,
+    "merges_patched": 0,
 }
 
 _LOCK = threading.Lock()
@@ -192,27 +193,119 @@ def merge_key(ctx: Any, host: Any, builtin_filter: Any) -> tuple[Any, ...] | Non
     return (id(host), str(ctx.cwd), str(ctx.home))
 
 
-def merged(key: tuple[Any, ...], host: Any, skills: Mapping[str, Any], passes: Any) -> Any:
-    """The merge kept under ``key`` when ``passes`` and the settings are the same."""
+def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) -> Any:
+    """The merge kept under ``key`` when ``passes`` and the settings are the same.
+
+    When they differ only by a few skills rebuilt under the same name, path,
+    file and conditional status, none of them involved in shadowing or
+    skipped, and each still passing the filter, the kept merge is patched:
+    those skills take the place of their old versions (the order cannot
+    change) and the diagnostics of the results are taken again. ``drop`` is
+    the loader's rule for nested-skill notes about files loaded elsewhere.
+    """
+    skills = ctx.settings.skills
     with _LOCK:
         kept = _MERGES.get(key)
         if kept is not None:
             _MERGES.move_to_end(key)
     if kept is None:
         return None
-    k_host, k_skills, k_passes, result = kept
-    if k_host is not host or k_skills != dict(skills) or not _same_passes(k_passes, passes):
+    k_host, k_skills, k_passes, result, extra = kept
+    if k_host is not host or k_skills != dict(skills):
         return None
-    stats["merges_reused"] += 1
-    return result
+    if _same_passes(k_passes, passes):
+        stats["merges_reused"] += 1
+        return result
+    patched = _patch(k_passes, passes, result, extra, host, ctx, drop)
+    if patched is not None:
+        stats["merges_patched"] += 1
+        keep_merged(key, host, skills, passes, patched, drop, extra=extra)
+    return patched
+
+
+#: A merge is patched for at most this many rebuilt skills (else merged again).
+MAX_PATCH = 64
+
+
+def _patch(
+    k_passes: Sequence[Any],
+    passes: Sequence[Any],
+    result: Any,
+    extra: tuple[Any, ...],
+    host: Any,
+    ctx: Any,
+    drop: Any,
+) -> Any:
+    paths, merger_diags, involved, winners = extra
+    if len(k_passes) != len(passes):
+        return None
+    replace: dict[int, Any] = {}
+    for a, b in zip(k_passes, passes, strict=True):
+        if a is b:
+            continue
+        if (a.provider, a.priority, a.late) != (b.provider, b.priority, b.late):
+            return None
+        if len(a.skills) != len(b.skills) or a.roots != b.roots:
+            return None
+        for x, y in zip(a.skills, b.skills, strict=True):
+            if x is y:
+                continue
+            if (
+                x.name != y.name
+                or x.path != y.path
+                or x.file_id != y.file_id
+                or x.conditional != y.conditional
+                or id(x) in involved
+                or id(x) not in winners
+                or len(replace) >= MAX_PATCH
+            ):
+                return None
+            replace[id(x)] = y
+    diags: list[Any] = []
+    for y in replace.values():
+        if host.filter(y, ctx, diags) is not None or diags:
+            return None
+    pass_diags: list[Any] = []
+    for r in passes:
+        pass_diags.extend(r.diagnostics)
+    pass_diags = drop(pass_diags, paths)
+    get = replace.get
+    return type(result)(
+        skills=tuple(get(id(s), s) for s in result.skills),
+        conditional=tuple(get(id(s), s) for s in result.conditional),
+        shadowed=result.shadowed,
+        skipped=result.skipped,
+        diagnostics=(*pass_diags, *merger_diags),
+        roots=result.roots,
+    )
 
 
 def keep_merged(
-    key: tuple[Any, ...], host: Any, skills: Mapping[str, Any], passes: Any, result: Any
+    key: tuple[Any, ...],
+    host: Any,
+    skills: Mapping[str, Any],
+    passes: Any,
+    result: Any,
+    drop: Any,
+    extra: tuple[Any, ...] | None = None,
 ) -> None:
     """Keep ``result``, the merge of ``passes`` with ``[skills]`` settings ``skills``."""
+    if extra is None:
+        paths = {s.path for r in passes for s in r.skills if s.path is not None}
+        pass_diags: list[Any] = []
+        for r in passes:
+            pass_diags.extend(r.diagnostics)
+        merger_diags = result.diagnostics[len(drop(pass_diags, paths)) :]
+        involved = {id(x.skill) for x in result.skipped}
+        for x in result.shadowed:
+            involved.add(id(x.skill))
+            involved.add(id(x.by))
+        extra = (paths, merger_diags, involved, None)
+    winners = {id(s) for s in result.skills}
+    winners.update(id(s) for s in result.conditional)
+    extra = (*extra[:3], winners)
     with _LOCK:
-        _MERGES[key] = (host, dict(skills), list(passes), result)
+        _MERGES[key] = (host, dict(skills), list(passes), result, extra)
         _MERGES.move_to_end(key)
         while len(_MERGES) > _MAX_MERGES:
             _MERGES.popitem(last=False)

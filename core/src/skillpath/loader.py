@@ -430,11 +430,13 @@ def load_skills(
         key = _reuse.merge_key(ctx, host, filter_skill) if reuse else None
         merged = None
         if key is not None:
-            merged = _reuse.merged(key, host, ctx.settings.skills, passes)
+            merged = _reuse.merged(key, host, ctx, passes, _drop_found_elsewhere)
         if merged is None:
             merged = merge_results(passes, ctx, host)
             if key is not None:
-                _reuse.keep_merged(key, host, ctx.settings.skills, passes, merged)
+                _reuse.keep_merged(
+                    key, host, ctx.settings.skills, passes, merged, _drop_found_elsewhere
+                )
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)
 
 
