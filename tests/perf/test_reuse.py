@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import _reuse, load_skills
+from skillpath import _notify, _reuse, load_skills
 from skillpath.hookspecs import hookimpl
 from skillpath.model import LoadResult, Veto
 from skillpath.plugins import PluginHost, get_plugin_host
@@ -413,3 +413,117 @@ def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) ->
     (proj.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-1"]\n')
     assert not patched_after(lambda: _edit_same_size(proj))
     assert "agents-1" not in check(proj).names
+
+
+# -- a session watches the roots it keeps ---------------------------------------------
+
+
+def open_session(p: Project) -> SkillSession:
+    before = _reuse.stats["roots_armed"]
+    s = SkillSession.open(p.project, home=p.home, env=p.env)
+    if _notify.notifier() is not None:
+        assert _reuse.stats["roots_armed"] > before
+    return s
+
+
+def same_as_fresh(p: Project, s: SkillSession) -> None:
+    assert snapshot(s.result) == snapshot(p.load(SKILLPATH_NO_REUSE="1"))
+    assert snapshot(s.result) == snapshot(p.load(SKILLPATH_NO_INDEX="1"))
+
+
+#: A session opened without ``settings`` keeps the settings it was opened with
+#: (``SkillSession.settings_arg``), so settings files are left to the loads above.
+FILE_CHANGES = [c for c in CHANGES if "settings" not in c]
+
+
+@pytest.mark.parametrize("change", FILE_CHANGES)
+def test_every_kind_of_change_is_seen_by_a_watching_session(proj: Project, change: str) -> None:
+    s = open_session(proj)
+    assert s.refresh() == ()
+    before = snapshot(s.result)
+    CHANGES[change](proj)
+    s.refresh()
+    assert snapshot(s.result) != before
+    same_as_fresh(proj, s)
+    assert s.refresh() == ()
+    same_as_fresh(proj, s)
+
+
+@pytest.fixture
+def file_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``SKILL.md`` paths whose ``stat`` the scanner takes."""
+    from skillpath import scan
+
+    seen: list[str] = []
+    real = scan._file_key
+
+    def counting(path: str, linked: str | None) -> Any:
+        seen.append(path)
+        return real(path, linked)
+
+    monkeypatch.setattr(scan, "_file_key", counting)
+    return seen
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_watched_refresh_looks_only_at_what_had_an_event(
+    proj: Project, file_keys: list[str]
+) -> None:
+    s = open_session(proj)
+    s.refresh()
+    file_keys.clear()
+    assert s.refresh() == ()
+    # only the folder link (a link can change with no event) is stat'ed again
+    assert all("/.agents/skills/" in f for f in file_keys), file_keys
+    file_keys.clear()
+    _edit_same_size(proj)
+    (events,) = s.refresh()
+    assert isinstance(events, SkillChanged) and events.name == "claude-1"
+    assert [f for f in file_keys if "/.claude/skills/" in f] == [
+        str(proj.project / ".claude/skills/claude-1/SKILL.md")
+    ]
+    same_as_fresh(proj, s)
+
+
+def test_a_hard_link_written_elsewhere_is_seen(proj: Project) -> None:
+    path = proj.project / ".claude/skills/claude-2/SKILL.md"
+    other = proj.tmp / "elsewhere.md"
+    os.link(path, other)
+    s = open_session(proj)
+    assert s.refresh() == ()
+    with open(other, "r+", encoding="utf-8") as f:
+        text = f.read().replace("A test", "Z test")
+        f.seek(0)
+        f.write(text)
+    (event,) = s.refresh()
+    assert event.name == "claude-2" and "Z test" in event.skill.description
+    same_as_fresh(proj, s)
+
+
+def test_lost_events_or_no_watch_fall_back_to_stat(
+    proj: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = open_session(proj)
+    n = _notify.notifier()
+    if n is not None:
+        monkeypatch.setattr(n, "read", lambda: None)  # the queue overflowed
+    _edit_same_size(proj)
+    s.refresh()
+    same_as_fresh(proj, s)
+    monkeypatch.setattr(_notify, "local", lambda path: False)  # a network file system
+    proj.skill(".claude/skills", "new-one")
+    s2 = SkillSession.open(proj.project, home=proj.home, env=proj.env)
+    assert all(not m.armed for k, m in _reuse._SCANS.items() if k[0].startswith(str(proj.tmp)))
+    _edit_restoring_mtime(proj)
+    s2.refresh()
+    same_as_fresh(proj, s2)
+
+
+def test_no_watch_switch(proj: Project) -> None:
+    env = {**proj.env, "SKILLPATH_NO_WATCH": "1"}
+    before = _reuse.stats["roots_armed"]
+    s = SkillSession.open(proj.project, home=proj.home, env=env)
+    assert _reuse.stats["roots_armed"] == before
+    _edit_same_size(proj)
+    s.refresh()
+    same_as_fresh(proj, s)

@@ -44,12 +44,15 @@ turns off only this layer. It keeps at most :data:`MAX_ROOTS` roots and
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from skillpath import _env
+from skillpath import _env, _notify
 
 __all__ = ["MAX_ENTRIES", "MAX_ROOTS", "RootMemo", "clear", "enabled", "stats"]
 
@@ -65,9 +68,11 @@ stats: dict[str, int] = {
     "entries_reused": 0,
     "merges_reused": 0,
     "merges_patched": 0,
+    "roots_patched": 0,
+    "roots_armed": 0,
 }
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()
 _SCANS: OrderedDict[tuple[Any, ...], RootMemo] = OrderedDict()
 _MERGES: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
 _MAX_MERGES = 16
@@ -80,11 +85,14 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def clear() -> None:
-    """Forget every kept root and merge."""
+    """Forget every kept root and merge (and stop watching)."""
     global _entries_total
     with _LOCK:
+        for key in list(_ROUTES):
+            _unroute(key)
         _SCANS.clear()
         _MERGES.clear()
+        _DIRTY.clear()
         _entries_total = 0
 
 
@@ -96,10 +104,14 @@ class RootMemo:
     (``None``: not vouched for); ``entries`` maps a folder name to ``(index
     key, linked folder or None, SKILL.md path text, record, (skill,
     diagnostics))``; ``result`` is the whole scan result, set only when
-    nothing but those keys decided it.
+    nothing but those keys decided it; ``listing`` the root's entries as
+    listed. ``stat_ok``: the keys alone vouch for ``result`` (no entry was
+    recent); ``armed``: the root, its folders and files are watched
+    (:func:`arm`), so while no event came the result stands without a ``stat``
+    of every file.
     """
 
-    __slots__ = ("area", "entries", "result", "root_key", "source")
+    __slots__ = ("area", "armed", "entries", "listing", "result", "root_key", "source", "stat_ok")
 
     def __init__(
         self,
@@ -108,12 +120,19 @@ class RootMemo:
         root_key: tuple[Any, ...] | None,
         entries: dict[str, tuple[Any, ...]],
         result: Any,
+        listing: tuple[tuple[str, str], ...] = (),
+        *,
+        stat_ok: bool = True,
+        armed: bool = False,
     ) -> None:
         self.source = source
         self.area = area
         self.root_key = root_key
         self.entries = entries
         self.result = result
+        self.listing = listing
+        self.stat_ok = stat_ok
+        self.armed = armed
 
 
 def get(key: tuple[Any, ...]) -> RootMemo | None:
@@ -125,20 +144,172 @@ def get(key: tuple[Any, ...]) -> RootMemo | None:
         return memo
 
 
-def put(key: tuple[Any, ...], memo: RootMemo | None) -> None:
-    """Keep ``memo`` for the root scanned as ``key`` (``None``: forget it)."""
+def put(
+    key: tuple[Any, ...],
+    memo: RootMemo | None,
+    *,
+    handled: set[str | None] | None = None,
+    routes: dict[int, str | None] | None = None,
+    add_routes: bool = False,
+) -> None:
+    """Keep ``memo`` for the root scanned as ``key`` (``None``: forget it).
+
+    ``handled``: the changes (from :func:`changed`) that ``memo`` accounts
+    for; ``routes``: the watches of an armed ``memo`` (``{wd: folder name or
+    None for the root}``), replacing the old ones or, with ``add_routes``,
+    added to them.
+    """
     global _entries_total
     with _LOCK:
         old = _SCANS.pop(key, None)
         if old is not None:
             _entries_total -= len(old.entries)
+        if handled:
+            pending = _DIRTY.get(key)
+            if pending is not None:
+                pending -= handled
+        if memo is None or not memo.armed:
+            _unroute(key)
+        elif routes is not None:
+            if not add_routes:
+                _unroute(key, keep=routes)  # the same inode gives the same descriptor
+            _route(key, routes)
         if memo is None:
             return
         _SCANS[key] = memo
         _entries_total += len(memo.entries)
         while _SCANS and (len(_SCANS) > MAX_ROOTS or _entries_total > MAX_ENTRIES):
-            _k, dropped = _SCANS.popitem(last=False)
+            k, dropped = _SCANS.popitem(last=False)
             _entries_total -= len(dropped.entries)
+            _unroute(k)
+
+
+# -- watching ---------------------------------------------------------------------
+
+_WATCH: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "skillpath_reuse_watch", default=False
+)
+#: watch descriptor -> the (root key, folder name or None) it stands for
+_WD: dict[int, set[tuple[tuple[Any, ...], str | None]]] = {}
+#: root key -> its watch descriptors and what each stands for
+_ROUTES: dict[tuple[Any, ...], dict[int, str | None]] = {}
+#: root key -> names of folders with an event since (``None``: the root itself)
+_DIRTY: dict[tuple[Any, ...], set[str | None]] = {}
+
+
+@contextlib.contextmanager
+def watching(env: Mapping[str, str]) -> Iterator[None]:
+    """Loads inside the block watch the roots they keep (a long-lived session's loads).
+
+    ``SKILLPATH_NO_WATCH=1`` (in ``env``) leaves every root to its ``stat`` checks.
+    """
+    token = _WATCH.set(not _env.flag(env, "SKILLPATH_NO_WATCH"))
+    try:
+        yield
+    finally:
+        _WATCH.reset(token)
+
+
+def watch_requested() -> bool:
+    """Whether the load in progress watches the roots it keeps (see :func:`watching`)."""
+    return _WATCH.get()
+
+
+def _route(key: tuple[Any, ...], routes: dict[int, str | None]) -> None:
+    mine = _ROUTES.setdefault(key, {})
+    for wd, name in routes.items():
+        old = mine.get(wd, _MISSING)
+        if old is not _MISSING:
+            _WD.get(wd, set()).discard((key, old))  # type: ignore[arg-type]
+        mine[wd] = name
+        _WD.setdefault(wd, set()).add((key, name))
+
+
+_MISSING = object()
+
+
+def _unroute(key: tuple[Any, ...], keep: Mapping[int, Any] | None = None) -> None:
+    """Forget the watches of root ``key``; remove those nothing else (and not ``keep``)
+    needs."""
+    mine = _ROUTES.pop(key, None)
+    if keep is None:
+        _DIRTY.pop(key, None)
+    if not mine:
+        return
+    n = _notify.notifier()
+    for wd, name in mine.items():
+        users = _WD.get(wd)
+        if users is None:
+            continue
+        users.discard((key, name))
+        if not users:
+            del _WD[wd]
+            if n is not None and (keep is None or wd not in keep):
+                n.remove(wd)
+
+
+def _drain() -> None:
+    """Read the queued events into :data:`_DIRTY` (called with the lock held)."""
+    n = _notify.notifier()
+    if n is None or not _ROUTES:
+        return
+    events = n.read()
+    if events is None:  # events were lost: every watched root is looked at again
+        for key in _ROUTES:
+            _DIRTY.setdefault(key, set()).add(None)
+        return
+    for wd, mask in events:
+        users = _WD.get(wd)
+        if not users:
+            continue
+        for key, name in users:
+            _DIRTY.setdefault(key, set()).add(name)
+        if mask & _notify.IN_IGNORED:  # the watched file or folder is gone
+            for key, name in users:
+                _ROUTES.get(key, {}).pop(wd, None)
+                _DIRTY.setdefault(key, set()).add(name)
+            del _WD[wd]
+
+
+def changed(key: tuple[Any, ...]) -> set[str | None]:
+    """What changed in armed root ``key`` since it was kept: folder names, ``None`` for
+    the root itself (or events lost). The set stays until :func:`put` is told it was
+    handled."""
+    with _LOCK:
+        _drain()
+        if key not in _ROUTES:
+            return {None}
+        return set(_DIRTY.get(key, ()))
+
+
+def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> dict[int, str | None] | None:
+    """Watch root ``root`` (when ``with_root``), and the folder and ``SKILL.md`` of each
+    of ``names``; ``None`` when a watch is refused (nothing is kept watched then).
+
+    Only on a local file system. The caller checks afterwards that what it
+    keeps still holds (a change before the watch was in place gave no event).
+    """
+    n = _notify.notifier()
+    if n is None or not _notify.local(root):
+        return None
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    routes: dict[int, str | None] = {}
+    try:
+        if with_root:
+            routes[n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR)] = None
+        folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR | _notify.IN_DONT_FOLLOW
+        file_mask = _notify.FILE_MASK | _notify.IN_DONT_FOLLOW
+        for name in names:
+            folder = prefix + name
+            routes[n.add(folder, folder_mask)] = name
+            routes[n.add(folder + os.sep + "SKILL.md", file_mask)] = name
+    except OSError:
+        with _LOCK:
+            for wd in routes:
+                if wd not in _WD:
+                    n.remove(wd)
+        return None
+    return routes
 
 
 def count(name: str, n: int = 1) -> None:

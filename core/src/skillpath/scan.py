@@ -590,11 +590,25 @@ def scan_skills_dir(
             and memo.result is not None
             and root_key is not None
             and root_key == memo.root_key
-            and _unchanged(memo.entries)
         ):
-            _reuse.count("roots_reused")
-            _replay.listed(root_str)  # the entries are used as if listed again
-            return memo.result  # type: ignore[no-any-return]
+            if memo.armed:
+                # watched: only what had an event is looked at again
+                changed = _reuse.changed(memo_key)
+                if not changed:
+                    _reuse.count("roots_reused")
+                    _replay.listed(root_str)  # the entries are used as if listed again
+                    return memo.result  # type: ignore[no-any-return]
+                if None not in changed:
+                    patched = _patch_root(
+                        root, src, priority, require_description, memo, memo_key, changed, idx
+                    )
+                    if patched is not None:
+                        return patched
+            elif memo.stat_ok and _unchanged(memo.entries):
+                _reuse.count("roots_reused")
+                _replay.listed(root_str)  # the entries are used as if listed again
+                return memo.result  # type: ignore[no-any-return]
+    handled = _reuse.changed(memo_key) if memo is not None and memo.armed else None
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
     if entries is None:
@@ -746,7 +760,95 @@ def scan_skills_dir(
         if root_key is not None and idx is not None and idx.is_racy(root_key[2], root_key[3]):
             root_key = None
         keep = result if whole and root_key is not None else None
-        _reuse.put(memo_key, _reuse.RootMemo(src, area, root_key, new_memo, keep))
+        kept = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
+        routes = None
+        if keep is not None and _reuse.watch_requested() and _plain(new_memo):
+            routes = _reuse.arm(root_str, list(new_memo))
+            # a change made before the watches were in place gave no event
+            if routes is not None and _root_key(root_str) == root_key and _unchanged(new_memo):
+                kept.armed = True
+                _reuse.count("roots_armed")
+        _reuse.put(memo_key, kept, handled=handled, routes=routes)
+    return result
+
+
+def _plain(entries: Mapping[str, tuple[Any, ...]]) -> bool:
+    """Whether every kept entry is a plain folder holding a plain ``SKILL.md`` (no
+    symlink: a link elsewhere can change with no event in the watched folders)."""
+    return all(e[1] is None and e[2] is not None and e[0][5] is None for e in entries.values())
+
+
+def _patch_root(
+    root: Path,
+    src: SkillSource,
+    priority: int,
+    require_description: bool,
+    memo: _reuse.RootMemo,
+    memo_key: tuple[Any, ...],
+    changed: set[str | None],
+    idx: _index.DiscoveryIndex,
+) -> ScanResult | None:
+    """The scan result of watched root ``root`` after events in the folders ``changed``.
+
+    Those folders are watched again (a replaced ``SKILL.md`` is a new file)
+    before each ``SKILL.md`` is read again; every other skill stays as kept.
+    ``None`` when a folder is not a plain skill folder any more (the caller
+    scans the whole root).
+    """
+    names = [n for n in changed if n is not None]
+    if any(n not in memo.entries for n in names):
+        return None
+    root_str = os.fspath(root)
+    routes = _reuse.arm(root_str, names, with_root=False)
+    if routes is None:
+        return None
+    prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
+    entries = dict(memo.entries)
+    stat_ok = memo.stat_ok
+    for name in names:
+        folder = prefix + name
+        skill_path = folder + _SEP_SKILL_FILE
+        key = _file_key(skill_path, None)
+        if key is None or key[5] is not None:
+            return None
+        base_dir, path = _skill_paths(root, name, folder, skill_path)
+        record, _st = _read_record(
+            path, src, require_description=require_description, default_name=name
+        )
+        if record is None or not _keepable(record):
+            return None
+        skill, sdiags = _from_record(record, path, src, priority, key[-1], base_dir)
+        if skill is None and not sdiags:
+            return None
+        if idx.is_racy(key[1], key[4]):
+            stat_ok = False  # kept while watched; without the watch, read again
+        entries[name] = (key, None, skill_path, record, (skill, tuple(sdiags)))
+    skills: list[Skill] = []
+    diags: list[Diagnostic] = []
+    for name, kind in memo.listing:
+        if kind == "f":
+            _note_flat_file(root, name, src, diags)
+            continue
+        skill, sdiags_t = entries[name][4]
+        diags.extend(sdiags_t)
+        if skill is not None:
+            skills.append(skill)
+    result = ScanResult(
+        tuple(skills), tuple(diags), RootScan(src.provider, src.level, root, True, len(skills))
+    )
+    kept = _reuse.RootMemo(
+        src,
+        memo.area,
+        memo.root_key,
+        entries,
+        result,
+        memo.listing,
+        stat_ok=stat_ok,
+        armed=True,
+    )
+    _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True)
+    _reuse.count("roots_patched")
+    _replay.listed(root_str)
     return result
 
 

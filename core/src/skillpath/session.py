@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillpath import _reuse
 from skillpath.activation import PathActivator
 from skillpath.commands import (
     RenderedPrompt,
@@ -142,7 +143,8 @@ class SkillSession:
                 blocked=ctx.settings.get("plugins", "blocked", ()),
                 strict=True if ctx.settings.get("plugins", "strict") else None,
             )
-        result = load_skills(ctx=ctx, host=host)
+        with _reuse.watching(ctx.env):  # a session loads again: watch what it keeps
+            result = load_skills(ctx=ctx, host=host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
         return cls(ctx=ctx, host=host, result=result, session_id=sid, settings_arg=settings)
@@ -218,7 +220,13 @@ class SkillSession:
             return self.add_skills(res.skills)
 
     def refresh(self) -> tuple[SkillEvent, ...]:
-        """Load the catalog again from disk (through the discovery index: cheap).
+        """Load the catalog again from disk (cheap: only what changed is read again).
+
+        The session's loads keep what they built in this process and watch the
+        skills roots they read (inotify, on Linux and local file systems): a
+        refresh reads only the files with an event since the last load (see
+        :mod:`skillpath._reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
+        ``stat`` instead, ``SKILLPATH_NO_REUSE=1`` turns the reuse off).
 
         Skills added, edited or removed since the last load show in the
         listing, the Skill tool and ``skill://`` at once. Conditional skills
@@ -241,7 +249,8 @@ class SkillSession:
             settings=settings,
             session_id=self.session_id,
         )
-        result = load_skills(ctx=ctx, host=self.host)
+        with _reuse.watching(ctx.env):
+            result = load_skills(ctx=ctx, host=self.host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
         with self._lock:
