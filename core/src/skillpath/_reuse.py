@@ -108,10 +108,20 @@ class RootMemo:
     listed. ``stat_ok``: the keys alone vouch for ``result`` (no entry was
     recent); ``armed``: the root, its folders and files are watched
     (:func:`arm`), so while no event came the result stands without a ``stat``
-    of every file.
+    of every file (entries through a symlink, ``links``, are still checked).
     """
 
-    __slots__ = ("area", "armed", "entries", "listing", "result", "root_key", "source", "stat_ok")
+    __slots__ = (
+        "area",
+        "armed",
+        "entries",
+        "links",
+        "listing",
+        "result",
+        "root_key",
+        "source",
+        "stat_ok",
+    )
 
     def __init__(
         self,
@@ -133,6 +143,8 @@ class RootMemo:
         self.listing = listing
         self.stat_ok = stat_ok
         self.armed = armed
+        #: names of entries checked by ``stat`` even while armed (through a symlink)
+        self.links: tuple[str, ...] = ()
 
 
 def get(key: tuple[Any, ...]) -> RootMemo | None:
@@ -297,8 +309,10 @@ def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> dict[int,
     try:
         if with_root:
             routes[n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR)] = None
-        folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR | _notify.IN_DONT_FOLLOW
-        file_mask = _notify.FILE_MASK | _notify.IN_DONT_FOLLOW
+        # through a symlink, what it leads to is watched (the link itself is checked
+        # by the caller on every load)
+        folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR
+        file_mask = _notify.FILE_MASK
         for name in names:
             folder = prefix + name
             routes[n.add(folder, folder_mask)] = name

@@ -592,8 +592,12 @@ def scan_skills_dir(
             and root_key == memo.root_key
         ):
             if memo.armed:
-                # watched: only what had an event is looked at again
+                # watched: only what had an event is looked at again, and every link
+                # (what a link leads to can change with no event here)
                 changed = _reuse.changed(memo_key)
+                if None not in changed:
+                    entries_kept = memo.entries
+                    changed.update(n for n in memo.links if not _entry_unchanged(entries_kept[n]))
                 if not changed:
                     _reuse.count("roots_reused")
                     _replay.listed(root_str)  # the entries are used as if listed again
@@ -762,8 +766,9 @@ def scan_skills_dir(
         keep = result if whole and root_key is not None else None
         kept = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
         routes = None
-        if keep is not None and _reuse.watch_requested() and _plain(new_memo):
-            routes = _reuse.arm(root_str, list(new_memo))
+        if keep is not None and _reuse.watch_requested():
+            kept.links = tuple(n for n, e in new_memo.items() if _linked(e))
+            routes = _reuse.arm(root_str, [n for n in new_memo if new_memo[n][2] is not None])
             # a change made before the watches were in place gave no event
             if routes is not None and _root_key(root_str) == root_key and _unchanged(new_memo):
                 kept.armed = True
@@ -772,10 +777,11 @@ def scan_skills_dir(
     return result
 
 
-def _plain(entries: Mapping[str, tuple[Any, ...]]) -> bool:
-    """Whether every kept entry is a plain folder holding a plain ``SKILL.md`` (no
-    symlink: a link elsewhere can change with no event in the watched folders)."""
-    return all(e[1] is None and e[2] is not None and e[0][5] is None for e in entries.values())
+def _linked(entry: tuple[Any, ...]) -> bool:
+    """Whether a kept entry goes through a symlink (its folder or its ``SKILL.md``): where
+    a link leads can change with no event in the watched folders, so it is checked by
+    ``stat`` on every load even while its root is watched."""
+    return entry[1] is not None or entry[2] is None or entry[0][5] is not None
 
 
 def _patch_root(
@@ -796,8 +802,8 @@ def _patch_root(
     scans the whole root).
     """
     names = [n for n in changed if n is not None]
-    if any(n not in memo.entries for n in names):
-        return None
+    if any(n not in memo.entries or memo.entries[n][2] is None for n in names):
+        return None  # not a kept skill folder, or a link refused for leading outside
     root_str = os.fspath(root)
     routes = _reuse.arm(root_str, names, with_root=False)
     if routes is None:
@@ -808,8 +814,16 @@ def _patch_root(
     for name in names:
         folder = prefix + name
         skill_path = folder + _SEP_SKILL_FILE
-        key = _file_key(skill_path, None)
-        if key is None or key[5] is not None:
+        linked = memo.entries[name][1]
+        if linked is not None:
+            # as the scan does: a link that leads nowhere or out of the project
+            # makes a diagnostic of its own: the whole root is scanned again
+            if not os.path.isdir(folder):
+                return None
+            if memo.area is not None and outside_area(folder, memo.area) is not None:
+                return None
+        key = _file_key(skill_path, linked)
+        if key is None:
             return None
         base_dir, path = _skill_paths(root, name, folder, skill_path)
         record, _st = _read_record(
@@ -822,7 +836,7 @@ def _patch_root(
             return None
         if idx.is_racy(key[1], key[4]):
             stat_ok = False  # kept while watched; without the watch, read again
-        entries[name] = (key, None, skill_path, record, (skill, tuple(sdiags)))
+        entries[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)))
     skills: list[Skill] = []
     diags: list[Diagnostic] = []
     for name, kind in memo.listing:
@@ -846,6 +860,7 @@ def _patch_root(
         stat_ok=stat_ok,
         armed=True,
     )
+    kept.links = memo.links
     _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True)
     _reuse.count("roots_patched")
     _replay.listed(root_str)
@@ -862,16 +877,17 @@ def _root_key(root: str) -> tuple[Any, ...] | None:
 
 
 def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
-    """Whether every kept ``SKILL.md`` still has the key it was kept with (and every
-    folder link refused for leading out of the project still leads to the same place)."""
-    file_key = _file_key
-    for key, linked, skill_path, _record, _built in entries.values():
-        if skill_path is None:
-            if not os.path.isdir(linked) or os.path.realpath(linked) != key[1]:
-                return False
-        elif file_key(skill_path, linked) != key:
-            return False
-    return True
+    """Whether every kept entry still stands (see :func:`_entry_unchanged`)."""
+    return all(map(_entry_unchanged, entries.values()))
+
+
+def _entry_unchanged(entry: tuple[Any, ...]) -> bool:
+    """Whether a kept ``SKILL.md`` still has the key it was kept with (or a folder link
+    refused for leading out of the project still leads to the same place)."""
+    key, linked, skill_path, _record, _built = entry
+    if skill_path is None:
+        return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
+    return _file_key(skill_path, linked) == key
 
 
 def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:
