@@ -186,6 +186,20 @@ def _chain_retarget(p: Project) -> None:
     assert root.stat().st_mtime_ns == mtime
 
 
+def _user_chain_retarget(p: Project) -> None:
+    store = p.tmp / "store"
+    for version in ("v1", "v2"):
+        (store / version).mkdir(parents=True)
+        (store / version / "SKILL.md").write_text(skill_md(f"User {version}."))
+    (store / "current").symlink_to(store / "v1", target_is_directory=True)
+    (p.home / ".claude/skills/tool").symlink_to(store / "current", target_is_directory=True)
+    check(p)
+    warm(p)
+    tmp = store / ".current.tmp"
+    tmp.symlink_to(store / "v2", target_is_directory=True)
+    os.replace(tmp, store / "current")
+
+
 def _skill_file_retarget(p: Project) -> None:
     folder = p.project / ".claude/skills/claude-5"
     (folder / "a.md").write_text(skill_md("Alpha."))
@@ -260,6 +274,7 @@ CHANGES = {
     "folder removed": lambda p: shutil.rmtree(p.project / ".agents/skills"),
     "symlink retargeted": _symlink_retarget,
     "symlink chain retargeted outside the root": _chain_retarget,
+    "user symlink chain retargeted": _user_chain_retarget,
     "symlinked SKILL.md retargeted": _skill_file_retarget,
     "dangling symlink comes alive": _dangling_comes_alive,
     "link out of the project retargeted inside": _link_out_of_the_project_retargeted,

@@ -597,7 +597,9 @@ def scan_skills_dir(
                 changed = _reuse.changed(memo_key)
                 if None not in changed:
                     entries_kept = memo.entries
-                    changed.update(n for n in memo.links if not _entry_unchanged(entries_kept[n]))
+                    changed.update(
+                        n for n in memo.links if not _link_unchanged(entries_kept[n], memo.area)
+                    )
                 if not changed:
                     _reuse.count("roots_reused")
                     _replay.listed(root_str)  # the entries are used as if listed again
@@ -879,6 +881,23 @@ def _root_key(root: str) -> tuple[Any, ...] | None:
 def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
     """Whether every kept entry still stands (see :func:`_entry_unchanged`)."""
     return all(map(_entry_unchanged, entries.values()))
+
+
+def _link_unchanged(entry: tuple[Any, ...], area: str | None) -> bool:
+    """:func:`_entry_unchanged` for an entry through a symlink in a watched root.
+
+    Outside a project (no ``area``) a folder link's real path decides nothing
+    but the key: the ``lstat`` of the ``SKILL.md`` it leads to (a plain file)
+    is enough, and costs one call instead of one per path component.
+    """
+    key, linked, skill_path, _record, _built = entry
+    if area is None and skill_path is not None and linked is not None and key[5] is None:
+        try:
+            st = os.lstat(skill_path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
+    return _entry_unchanged(entry)
 
 
 def _entry_unchanged(entry: tuple[Any, ...]) -> bool:

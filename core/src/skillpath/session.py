@@ -275,7 +275,12 @@ class SkillSession:
                     fresh[name] = skill
             self.ctx = ctx
             self.result = result
-            self._activator = PathActivator.of(still_pending)
+            waiting_before = self._activator.pending
+            if len(still_pending) != len(waiting_before) or any(
+                a is not b
+                for a, b in zip(sorted(still_pending, key=sort_key), waiting_before, strict=True)
+            ):
+                self._activator = PathActivator.of(still_pending)
             self._active = fresh
             self._sync()
             return diff_results(before_result, result)
