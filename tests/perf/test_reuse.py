@@ -542,3 +542,23 @@ def test_no_watch_switch(proj: Project) -> None:
     _edit_same_size(proj)
     s.refresh()
     same_as_fresh(proj, s)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_does_not_take_the_parents_events(proj: Project) -> None:
+    s = open_session(proj)
+    _edit_same_size(proj)  # an event is queued for the parent's watch
+    pid = os.fork()
+    if pid == 0:  # the child loads with a session of its own, then leaves at once
+        code = 0
+        try:
+            child = SkillSession.open(proj.project, home=proj.home, env=proj.env)
+            child.refresh()
+        except BaseException:
+            code = 1
+        os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    (event,) = s.refresh()
+    assert event.name == "claude-1" and event.skill.description == "B test skill."
+    same_as_fresh(proj, s)

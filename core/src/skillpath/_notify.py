@@ -145,6 +145,14 @@ def notifier() -> Notifier | None:
     return _NOTIFIER[0]
 
 
+def forget_after_fork() -> None:
+    """In a forked child: close this process's copy of the parent's instance, unread
+    (the child makes its own on first use)."""
+    if _NOTIFIER and _NOTIFIER[0] is not None:
+        _NOTIFIER[0].close()
+    _NOTIFIER.clear()
+
+
 def _unescape(field: str) -> str:
     # mountinfo escapes space, tab, newline and backslash as octal
     out = []

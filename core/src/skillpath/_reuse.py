@@ -79,6 +79,24 @@ _MAX_MERGES = 16
 _entries_total = 0
 
 
+def _after_fork_in_child() -> None:
+    """A forked child starts empty: the inotify instance is shared with the parent
+    (whose events a read here would take away), so the child forgets it unread."""
+    global _entries_total, _LOCK
+    _LOCK = threading.RLock()  # another thread of the parent may have held it
+    _SCANS.clear()
+    _MERGES.clear()
+    _ROUTES.clear()
+    _WD.clear()
+    _DIRTY.clear()
+    _entries_total = 0
+    _notify.forget_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def enabled(env: Mapping[str, str]) -> bool:
     """Whether loads with environment ``env`` may use the memo (``SKILLPATH_NO_REUSE``)."""
     return not _env.flag(env, "SKILLPATH_NO_REUSE")
