@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import operator
 import os
 import threading
 from collections import OrderedDict
@@ -336,12 +337,20 @@ def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> dict[int,
             routes[n.add(folder, folder_mask)] = name
             routes[n.add(folder + os.sep + "SKILL.md", file_mask)] = name
     except OSError:
-        with _LOCK:
-            for wd in routes:
-                if wd not in _WD:
-                    n.remove(wd)
+        release(routes)
         return None
     return routes
+
+
+def release(routes: Mapping[int, str | None]) -> None:
+    """Remove the watches of ``routes`` (from :func:`arm`) that nothing kept uses."""
+    n = _notify.notifier()
+    if n is None:
+        return
+    with _LOCK:
+        for wd in routes:
+            if wd not in _WD:
+                n.remove(wd)
 
 
 def count(name: str, n: int = 1) -> None:
@@ -355,6 +364,8 @@ def count(name: str, n: int = 1) -> None:
 def _same_skills(old: Sequence[Any], new: Sequence[Any]) -> bool:
     if len(old) != len(new):
         return False
+    if all(map(operator.is_, old, new)):  # the usual case, checked in C
+        return True
     for a, b in zip(old, new, strict=True):
         if a is b:
             continue
@@ -420,10 +431,11 @@ def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) ->
         stats["merges_reused"] += 1
         return result
     patched = _patch(k_passes, passes, result, extra, host, ctx, drop)
-    if patched is not None:
-        stats["merges_patched"] += 1
-        keep_merged(key, host, skills, passes, patched, drop, extra=extra)
-    return patched
+    if patched is None:
+        return None
+    stats["merges_patched"] += 1
+    keep_merged(key, host, skills, passes, patched[0], drop, extra=(*extra[:3], patched[1]))
+    return patched[0]
 
 
 #: A merge is patched for at most this many rebuilt skills (else merged again).
@@ -438,7 +450,8 @@ def _patch(
     host: Any,
     ctx: Any,
     drop: Any,
-) -> Any:
+) -> tuple[Any, dict[int, tuple[int, int]]] | None:
+    """The patched merge and where each of its skills stands (see :func:`merged`)."""
     paths, merger_diags, involved, winners = extra
     if len(k_passes) != len(passes):
         return None
@@ -472,15 +485,22 @@ def _patch(
     for r in passes:
         pass_diags.extend(r.diagnostics)
     pass_diags = drop(pass_diags, paths)
-    get = replace.get
-    return type(result)(
-        skills=tuple(get(id(s), s) for s in result.skills),
-        conditional=tuple(get(id(s), s) for s in result.conditional),
+    skills = list(result.skills)
+    conditional = list(result.conditional)
+    placed = dict(winners)
+    for old_id, y in replace.items():
+        which, at = placed.pop(old_id)
+        (conditional if which else skills)[at] = y
+        placed[id(y)] = (which, at)
+    patched = type(result)(
+        skills=tuple(skills),
+        conditional=tuple(conditional),
         shadowed=result.shadowed,
         skipped=result.skipped,
         diagnostics=(*pass_diags, *merger_diags),
         roots=result.roots,
     )
+    return patched, placed
 
 
 def keep_merged(
@@ -504,9 +524,11 @@ def keep_merged(
             involved.add(id(x.skill))
             involved.add(id(x.by))
         extra = (paths, merger_diags, involved, None)
-    winners = {id(s) for s in result.skills}
-    winners.update(id(s) for s in result.conditional)
-    extra = (*extra[:3], winners)
+    if extra[3] is None:
+        # where each kept skill stands: (conditional?, position), by id
+        winners = {id(s): (0, i) for i, s in enumerate(result.skills)}
+        winners.update({id(s): (1, i) for i, s in enumerate(result.conditional)})
+        extra = (*extra[:3], winners)
     with _LOCK:
         _MERGES[key] = (host, dict(skills), list(passes), result, extra)
         _MERGES.move_to_end(key)

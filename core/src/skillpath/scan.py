@@ -610,10 +610,19 @@ def scan_skills_dir(
                     )
                     if patched is not None:
                         return patched
-            elif memo.stat_ok and _unchanged(memo.entries):
-                _reuse.count("roots_reused")
-                _replay.listed(root_str)  # the entries are used as if listed again
-                return memo.result  # type: ignore[no-any-return]
+            elif memo.stat_ok:
+                # kept by a load that did not watch: a session's load watches it from now
+                routes = _watch(root_str, memo.entries) if _reuse.watch_requested() else None
+                if _unchanged(memo.entries) and (
+                    routes is None or _root_key(root_str) == memo.root_key
+                ):
+                    if routes is not None:
+                        _reuse.put(memo_key, _armed(memo), routes=routes)
+                    _reuse.count("roots_reused")
+                    _replay.listed(root_str)  # the entries are used as if listed again
+                    return memo.result  # type: ignore[no-any-return]
+                if routes is not None:
+                    _reuse.release(routes)
     handled = _reuse.changed(memo_key) if memo is not None and memo.armed else None
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
@@ -769,14 +778,38 @@ def scan_skills_dir(
         kept = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
         routes = None
         if keep is not None and _reuse.watch_requested():
-            kept.links = tuple(n for n, e in new_memo.items() if _linked(e))
-            routes = _reuse.arm(root_str, [n for n in new_memo if new_memo[n][2] is not None])
+            routes = _watch(root_str, new_memo)
             # a change made before the watches were in place gave no event
-            if routes is not None and _root_key(root_str) == root_key and _unchanged(new_memo):
-                kept.armed = True
-                _reuse.count("roots_armed")
+            if routes is not None:
+                if _root_key(root_str) == root_key and _unchanged(new_memo):
+                    kept = _armed(kept)
+                else:
+                    _reuse.release(routes)
+                    routes = None
         _reuse.put(memo_key, kept, handled=handled, routes=routes)
     return result
+
+
+def _watch(root: str, entries: Mapping[str, tuple[Any, ...]]) -> dict[int, str | None] | None:
+    """Watch root ``root`` and its kept skill folders (see :func:`skillpath._reuse.arm`)."""
+    return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
+
+
+def _armed(memo: _reuse.RootMemo) -> _reuse.RootMemo:
+    """A copy of ``memo`` marked as watched (its links still checked on every load)."""
+    armed = _reuse.RootMemo(
+        memo.source,
+        memo.area,
+        memo.root_key,
+        memo.entries,
+        memo.result,
+        memo.listing,
+        stat_ok=memo.stat_ok,
+        armed=True,
+    )
+    armed.links = tuple(n for n, e in memo.entries.items() if _linked(e))
+    _reuse.count("roots_armed")
+    return armed
 
 
 def _linked(entry: tuple[Any, ...]) -> bool:
