@@ -74,6 +74,7 @@ stats: dict[str, int] = {
 }
 
 _LOCK = threading.RLock()
+_MISSING: Any = object()
 _SCANS: OrderedDict[tuple[Any, ...], RootMemo] = OrderedDict()
 _MERGES: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
 _MAX_MERGES = 16
@@ -182,16 +183,22 @@ def put(
     handled: set[str | None] | None = None,
     routes: dict[int, str | None] | None = None,
     add_routes: bool = False,
+    base: Any = _MISSING,
 ) -> None:
     """Keep ``memo`` for the root scanned as ``key`` (``None``: forget it).
 
     ``handled``: the changes (from :func:`changed`) that ``memo`` accounts
     for; ``routes``: the watches of an armed ``memo`` (``{wd: folder name or
     None for the root}``), replacing the old ones or, with ``add_routes``,
-    added to them.
+    added to them. ``base``: the memo ``memo`` was made from; when another
+    load replaced it meanwhile, ``memo`` is not kept (the other stays).
     """
     global _entries_total
     with _LOCK:
+        if base is not _MISSING and _SCANS.get(key) is not base:
+            if routes is not None:
+                release(routes)
+            return
         old = _SCANS.pop(key, None)
         if old is not None:
             _entries_total -= len(old.entries)
@@ -256,9 +263,6 @@ def _route(key: tuple[Any, ...], routes: dict[int, str | None]) -> None:
         _WD.setdefault(wd, set()).add((key, name))
 
 
-_MISSING = object()
-
-
 def _unroute(key: tuple[Any, ...], keep: Mapping[int, Any] | None = None) -> None:
     """Forget the watches of root ``key``; remove those nothing else (and not ``keep``)
     needs."""
@@ -302,13 +306,13 @@ def _drain() -> None:
             del _WD[wd]
 
 
-def changed(key: tuple[Any, ...]) -> set[str | None]:
-    """What changed in armed root ``key`` since it was kept: folder names, ``None`` for
-    the root itself (or events lost). The set stays until :func:`put` is told it was
-    handled."""
+def changed(key: tuple[Any, ...], memo: RootMemo) -> set[str | None]:
+    """What changed in armed root ``key`` since ``memo`` was kept: folder names, ``None``
+    for the root itself (or events lost, or ``memo`` is not the kept one any more).
+    The set stays until :func:`put` is told it was handled."""
     with _LOCK:
         _drain()
-        if key not in _ROUTES:
+        if key not in _ROUTES or _SCANS.get(key) is not memo:
             return {None}
         return set(_DIRTY.get(key, ()))
 

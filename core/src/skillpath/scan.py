@@ -594,7 +594,7 @@ def scan_skills_dir(
             if memo.armed:
                 # watched: only what had an event is looked at again, and every link
                 # (what a link leads to can change with no event here)
-                changed = _reuse.changed(memo_key)
+                changed = _reuse.changed(memo_key, memo)
                 if None not in changed:
                     entries_kept = memo.entries
                     changed.update(
@@ -617,18 +617,18 @@ def scan_skills_dir(
                     routes is None or _root_key(root_str) == memo.root_key
                 ):
                     if routes is not None:
-                        _reuse.put(memo_key, _armed(memo), routes=routes)
+                        _reuse.put(memo_key, _armed(memo), routes=routes, base=memo)
                     _reuse.count("roots_reused")
                     _replay.listed(root_str)  # the entries are used as if listed again
                     return memo.result  # type: ignore[no-any-return]
                 if routes is not None:
                     _reuse.release(routes)
-    handled = _reuse.changed(memo_key) if memo is not None and memo.armed else None
+    handled = _reuse.changed(memo_key, memo) if memo is not None and memo.armed else None
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
     if entries is None:
         if memo_key is not None:
-            _reuse.put(memo_key, None)
+            _reuse.put(memo_key, None, base=memo)
         if diags:
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
         if idx is not None:
@@ -786,7 +786,7 @@ def scan_skills_dir(
                 else:
                     _reuse.release(routes)
                     routes = None
-        _reuse.put(memo_key, kept, handled=handled, routes=routes)
+        _reuse.put(memo_key, kept, handled=handled, routes=routes, base=memo)
     return result
 
 
@@ -896,7 +896,7 @@ def _patch_root(
         armed=True,
     )
     kept.links = memo.links
-    _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True)
+    _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True, base=memo)
     _reuse.count("roots_patched")
     _replay.listed(root_str)
     return result
