@@ -123,8 +123,10 @@ class RootMemo:
     root's ``(st_dev, st_ino, st_mtime_ns, st_ctime_ns)`` before it was listed
     (``None``: not vouched for); ``entries`` maps a folder name to ``(index
     key, linked folder or None, SKILL.md path text, record, (skill,
-    diagnostics))``; ``result`` is the whole scan result, set only when
-    nothing but those keys decided it; ``listing`` the root's entries as
+    diagnostics), recent)``; ``result`` is the whole scan result, set only when
+    nothing but those keys decided it (the last item of an entry: whether its
+    file was recent when read, so that its key alone does not vouch for it);
+    ``listing`` the root's entries as
     listed. ``stat_ok``: the keys alone vouch for ``result`` (no entry was
     recent); ``armed``: the root, its folders and files are watched
     (:func:`arm`), so while no event came the result stands without a ``stat``

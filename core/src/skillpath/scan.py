@@ -668,7 +668,14 @@ def scan_skills_dir(
                 refused = outside_project(Path(folder), outside, area, provider)
                 diags.append(refused)
                 if new_memo is not None:  # decided by where the link leads, nothing else
-                    new_memo[name] = (("outside", outside), folder, None, None, (None, (refused,)))
+                    new_memo[name] = (
+                        ("outside", outside),
+                        folder,
+                        None,
+                        None,
+                        (None, (refused,)),
+                        False,
+                    )
                 continue
         skill_path = folder + _SEP_SKILL_FILE
         linked = folder if kind == "l" else None
@@ -682,7 +689,7 @@ def scan_skills_dir(
             key = _file_key(skill_path, linked)
         if old_memo is not None and key is not None and state is not None:
             kept = old_memo.get(name)
-            if kept is not None and kept[0] == key and kept[1] == linked:
+            if kept is not None and kept[0] == key and kept[1] == linked and not kept[5]:
                 # unchanged since the last scan in this process: the same objects
                 if state.lookup(name, key, build) is None:
                     state.store(name, key, False, build, kept[3])
@@ -722,7 +729,8 @@ def scan_skills_dir(
                     _note_nested(base_dir, src, diags, survey)
                     continue
                 if new_memo is not None and not racy:
-                    new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)))
+                    built = (skill, tuple(sdiags))
+                    new_memo[name] = (key, linked, skill_path, record, built, False)
                 else:
                     whole = False
                 continue
@@ -762,7 +770,7 @@ def scan_skills_dir(
             _note_nested(base_dir, src, diags, survey)
             continue
         if new_memo is not None and not racy:
-            new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)))
+            new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), False)
         else:
             whole = False
     survey.report(diags)
@@ -869,9 +877,12 @@ def _patch_root(
         skill, sdiags = _from_record(record, path, src, priority, key[-1], base_dir)
         if skill is None and not sdiags:
             return None
-        if idx.is_racy(key[1], key[4]):
-            stat_ok = False  # kept while watched; without the watch, read again
-        entries[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)))
+        racy = idx.is_racy(key[1], key[4]) or (
+            key[5] is not None and idx.is_racy(key[5][1], key[5][4])
+        )
+        # a recent file is kept while watched; its key alone does not vouch for it
+        stat_ok = stat_ok and not racy
+        entries[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), racy)
     skills: list[Skill] = []
     diags: list[Diagnostic] = []
     for name, kind in memo.listing:
@@ -923,7 +934,7 @@ def _link_unchanged(entry: tuple[Any, ...], area: str | None) -> bool:
     but the key: the ``lstat`` of the ``SKILL.md`` it leads to (a plain file)
     is enough, and costs one call instead of one per path component.
     """
-    key, linked, skill_path, _record, _built = entry
+    key, linked, skill_path, _record, _built, _racy = entry
     if area is None and skill_path is not None and linked is not None and key[5] is None:
         try:
             st = os.lstat(skill_path)
@@ -936,7 +947,7 @@ def _link_unchanged(entry: tuple[Any, ...], area: str | None) -> bool:
 def _entry_unchanged(entry: tuple[Any, ...]) -> bool:
     """Whether a kept ``SKILL.md`` still has the key it was kept with (or a folder link
     refused for leading out of the project still leads to the same place)."""
-    key, linked, skill_path, _record, _built = entry
+    key, linked, skill_path, _record, _built, _racy = entry
     if skill_path is None:
         return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
     return _file_key(skill_path, linked) == key
