@@ -472,9 +472,9 @@ def file_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = scan._file_key
 
-    def counting(path: str, linked: str | None) -> Any:
+    def counting(path: str, linked: str | None, *rest: Any) -> Any:
         seen.append(path)
-        return real(path, linked)
+        return real(path, linked, *rest)
 
     monkeypatch.setattr(scan, "_file_key", counting)
     return seen
@@ -562,3 +562,19 @@ def test_a_forked_child_does_not_take_the_parents_events(proj: Project) -> None:
     (event,) = s.refresh()
     assert event.name == "claude-1" and event.skill.description == "B test skill."
     same_as_fresh(proj, s)
+
+
+def test_the_cached_realpath_is_realpath(tmp_path: Path) -> None:
+    from skillpath.scan import _realpath_cached
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "l1").symlink_to(tmp_path / "a")
+    (tmp_path / "a" / "l2").symlink_to("b")
+    (tmp_path / "a" / "up").symlink_to("../a/b")
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "rel").symlink_to("l1/l2")
+    (tmp_path / "dangling").symlink_to("nowhere/x")
+    cache: dict[str, str] = {}
+    for rel in ("l1", "l1/l2", "a/up", "loop", "rel", "dangling", "missing", "l1/x", "a/../l1"):
+        path = str(tmp_path / rel)
+        assert _realpath_cached(path, cache) == os.path.realpath(path), rel

@@ -486,6 +486,8 @@ class DiscoveryIndex:
         self.directory = Path(directory)
         #: whether scans keep and reuse what they built in this process (:mod:`skillpath._reuse`)
         self.reuse = reuse
+        #: the real paths of folders, found once in this load (links checked by the reuse)
+        self.realpaths: dict[str, str] = {}
         self.now_ns = time.time_ns() if now_ns is None else now_ns
         self.racy_before = self.now_ns - racy_window_ns
         self.stats = IndexStats()

@@ -597,8 +597,11 @@ def scan_skills_dir(
                 changed = _reuse.changed(memo_key, memo)
                 if None not in changed:
                     entries_kept = memo.entries
+                    parents = idx.realpaths
                     changed.update(
-                        n for n in memo.links if not _link_unchanged(entries_kept[n], memo.area)
+                        n
+                        for n in memo.links
+                        if not _link_unchanged(entries_kept[n], memo.area, parents)
                     )
                 if not changed:
                     _reuse.count("roots_reused")
@@ -883,19 +886,21 @@ def _patch_root(
         # a recent file is kept while watched; its key alone does not vouch for it
         stat_ok = stat_ok and not racy
         entries[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), racy)
-    skills: list[Skill] = []
-    diags: list[Diagnostic] = []
-    for name, kind in memo.listing:
-        if kind == "f":
-            _note_flat_file(root, name, src, diags)
-            continue
-        skill, sdiags_t = entries[name][4]
-        diags.extend(sdiags_t)
-        if skill is not None:
-            skills.append(skill)
-    result = ScanResult(
-        tuple(skills), tuple(diags), RootScan(src.provider, src.level, root, True, len(skills))
-    )
+    result = _replaced(memo, entries, names)
+    if result is None:  # skills came or went, or diagnostics changed: put together again
+        skills: list[Skill] = []
+        diags: list[Diagnostic] = []
+        for name, kind in memo.listing:
+            if kind == "f":
+                _note_flat_file(root, name, src, diags)
+                continue
+            skill, sdiags_t = entries[name][4]
+            diags.extend(sdiags_t)
+            if skill is not None:
+                skills.append(skill)
+        result = ScanResult(
+            tuple(skills), tuple(diags), RootScan(src.provider, src.level, root, True, len(skills))
+        )
     kept = _reuse.RootMemo(
         src,
         memo.area,
@@ -927,7 +932,53 @@ def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
     return all(map(_entry_unchanged, entries.values()))
 
 
-def _link_unchanged(entry: tuple[Any, ...], area: str | None) -> bool:
+def _replaced(
+    memo: _reuse.RootMemo, entries: Mapping[str, tuple[Any, ...]], names: list[str]
+) -> ScanResult | None:
+    """``memo``'s result with the skills of ``names`` taken from ``entries``, in their
+    places, when each was and still is a skill without diagnostics (else ``None``)."""
+    old = memo.result
+    if old is None:
+        return None
+    swap: dict[int, Skill] = {}
+    for name in names:
+        before, before_diags = memo.entries[name][4]
+        after, after_diags = entries[name][4]
+        if before is None or after is None or before_diags or after_diags:
+            return None
+        swap[id(before)] = after
+    skills = tuple(swap.get(id(s), s) for s in old.skills)
+    return ScanResult(skills, old.diagnostics, old.root)
+
+
+def _realpath_cached(path: str, parents: dict[str, str], depth: int = 0) -> str:
+    """:func:`os.path.realpath` of ``path``, the real path of each parent folder taken
+    once from ``parents`` (one load's cache: links in a root share their targets' folders).
+
+    Only the last component is resolved here (a symlink is followed from the real
+    folder that holds it); everything else is :func:`os.path.realpath`'s.
+    """
+    parent, base = os.path.split(path)
+    if not parent or base in ("", ".", "..") or depth > 40:
+        return os.path.realpath(path)
+    real_parent = parents.get(parent)
+    if real_parent is None:
+        real_parent = parents[parent] = os.path.realpath(parent)
+    candidate = os.path.join(real_parent, base)
+    try:
+        if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+            return candidate
+        target = os.readlink(candidate)
+    except FileNotFoundError:
+        return candidate  # as realpath: a missing last component is kept as is
+    except OSError:
+        return os.path.realpath(path)
+    return _realpath_cached(os.path.join(real_parent, target), parents, depth + 1)
+
+
+def _link_unchanged(
+    entry: tuple[Any, ...], area: str | None, parents: dict[str, str] | None = None
+) -> bool:
     """:func:`_entry_unchanged` for an entry through a symlink in a watched root.
 
     Outside a project (no ``area``) a folder link's real path decides nothing
@@ -941,6 +992,8 @@ def _link_unchanged(entry: tuple[Any, ...], area: str | None) -> bool:
         except OSError:
             return False
         return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
+    if parents is not None and skill_path is not None:
+        return _file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key
     return _entry_unchanged(entry)
 
 
@@ -1196,9 +1249,12 @@ def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -
     return stat.S_ISDIR(st.st_mode)
 
 
-def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
+def _file_key(
+    path: str, linked_folder: str | None, realpath: Callable[[str], str] = os.path.realpath
+) -> tuple[Any, ...] | None:
     """The index key of one ``SKILL.md`` plus its ``file_id`` (last item); ``None``
-    when it cannot be stat'ed (the caller reads it the ordinary way)."""
+    when it cannot be stat'ed (the caller reads it the ordinary way). ``realpath``
+    is :func:`os.path.realpath` or the same with a cache (:func:`_realpath_cached`)."""
     try:
         lst = os.lstat(path)
         target = None
@@ -1212,12 +1268,12 @@ def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
                 st.st_dev,
                 st.st_ctime_ns,
                 os.readlink(path),
-                os.path.realpath(path),
+                realpath(path),
             )
             file_id = (st.st_dev, st.st_ino)
         folder = None
         if linked_folder is not None:
-            folder = (os.readlink(linked_folder), os.path.realpath(linked_folder))
+            folder = (os.readlink(linked_folder), realpath(linked_folder))
     except OSError:
         return None
     return (
