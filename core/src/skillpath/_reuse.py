@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import operator
 import os
 import threading
@@ -469,9 +470,11 @@ def _patch(
             return None
         if len(a.skills) != len(b.skills) or a.roots != b.roots:
             return None
-        for x, y in zip(a.skills, b.skills, strict=True):
-            if x is y:
-                continue
+        old_skills, new_skills = a.skills, b.skills
+        for i in itertools.compress(
+            range(len(old_skills)), map(operator.is_not, old_skills, new_skills)
+        ):
+            x, y = old_skills[i], new_skills[i]
             if (
                 x.name != y.name
                 or x.path != y.path
