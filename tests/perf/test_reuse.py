@@ -578,3 +578,20 @@ def test_the_cached_realpath_is_realpath(tmp_path: Path) -> None:
     for rel in ("l1", "l1/l2", "a/up", "loop", "rel", "dangling", "missing", "l1/x", "a/../l1"):
         path = str(tmp_path / rel)
         assert _realpath_cached(path, cache) == os.path.realpath(path), rel
+
+
+def test_the_same_file_in_two_folders_of_a_root(proj: Project) -> None:
+    """Hard links: one watch stands for two folders; a write through either is seen in both."""
+    first = proj.project / ".claude/skills/claude-3/SKILL.md"
+    twin = proj.project / ".claude/skills/twin/SKILL.md"
+    twin.parent.mkdir()
+    os.link(first, twin)
+    s = open_session(proj)
+    assert s.refresh() == ()
+    with open(twin, "r+", encoding="utf-8") as f:
+        text = f.read().replace("A test", "T test")
+        f.seek(0)
+        f.write(text)
+    s.refresh()
+    same_as_fresh(proj, s)
+    assert s.get("claude-3").description == "T test skill."  # type: ignore[union-attr]

@@ -20,6 +20,7 @@ import errno
 import os
 import struct
 import sys
+import threading
 from typing import Any
 
 __all__ = ["LOCAL_FILESYSTEMS", "Notifier", "filesystem_type", "notifier"]
@@ -130,11 +131,16 @@ class Notifier:
 
 
 _NOTIFIER: list[Notifier | None] = []
+_MAKING = threading.Lock()
 
 
 def notifier() -> Notifier | None:
     """The process's notifier (made on first use), or ``None`` where there is none."""
-    if not _NOTIFIER:
+    if _NOTIFIER:
+        return _NOTIFIER[0]
+    with _MAKING:
+        if _NOTIFIER:
+            return _NOTIFIER[0]
         made: Notifier | None = None
         if sys.platform.startswith("linux"):
             try:
@@ -142,7 +148,7 @@ def notifier() -> Notifier | None:
             except (OSError, AttributeError):
                 made = None
         _NOTIFIER.append(made)
-    return _NOTIFIER[0]
+        return made
 
 
 def forget_after_fork() -> None:

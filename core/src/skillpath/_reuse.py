@@ -184,17 +184,17 @@ def put(
     memo: RootMemo | None,
     *,
     handled: set[str | None] | None = None,
-    routes: dict[int, str | None] | None = None,
+    routes: Routes | None = None,
     add_routes: bool = False,
     base: Any = _MISSING,
 ) -> None:
     """Keep ``memo`` for the root scanned as ``key`` (``None``: forget it).
 
     ``handled``: the changes (from :func:`changed`) that ``memo`` accounts
-    for; ``routes``: the watches of an armed ``memo`` (``{wd: folder name or
-    None for the root}``), replacing the old ones or, with ``add_routes``,
-    added to them. ``base``: the memo ``memo`` was made from; when another
-    load replaced it meanwhile, ``memo`` is not kept (the other stays).
+    for; ``routes``: the watches of an armed ``memo`` (from :func:`arm`),
+    replacing the old ones or, with ``add_routes``, added to them. ``base``:
+    the memo ``memo`` was made from; when another load replaced it meanwhile,
+    ``memo`` is not kept (the other stays).
     """
     global _entries_total
     with _LOCK:
@@ -230,10 +230,13 @@ def put(
 _WATCH: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "skillpath_reuse_watch", default=False
 )
-#: watch descriptor -> the (root key, folder name or None) it stands for
-_WD: dict[int, set[tuple[tuple[Any, ...], str | None]]] = {}
-#: root key -> its watch descriptors and what each stands for
-_ROUTES: dict[tuple[Any, ...], dict[int, str | None]] = {}
+#: Watches: ``(descriptor, folder name or None for the root)`` pairs.
+Routes = list[tuple[int, str | None]] | set[tuple[int, str | None]]
+#: watch descriptor -> the (root key, folder name or None) pairs it stands for
+_WD: dict[int, tuple[tuple[tuple[Any, ...], str | None], ...]] = {}
+#: root key -> its watches: (descriptor, folder name or None for the root); one
+#: descriptor may stand for two names (hard links: the same file in two folders)
+_ROUTES: dict[tuple[Any, ...], set[tuple[int, str | None]]] = {}
 #: root key -> names of folders with an event since (``None``: the root itself)
 _DIRTY: dict[tuple[Any, ...], set[str | None]] = {}
 
@@ -256,17 +259,17 @@ def watch_requested() -> bool:
     return _WATCH.get()
 
 
-def _route(key: tuple[Any, ...], routes: dict[int, str | None]) -> None:
-    mine = _ROUTES.setdefault(key, {})
-    for wd, name in routes.items():
-        old = mine.get(wd, _MISSING)
-        if old is not _MISSING:
-            _WD.get(wd, set()).discard((key, old))  # type: ignore[arg-type]
-        mine[wd] = name
-        _WD.setdefault(wd, set()).add((key, name))
+def _route(key: tuple[Any, ...], routes: Routes) -> None:
+    mine = _ROUTES.setdefault(key, set())
+    for pair in routes:
+        if pair in mine:
+            continue
+        mine.add(pair)
+        wd, name = pair
+        _WD[wd] = (*_WD.get(wd, ()), (key, name))
 
 
-def _unroute(key: tuple[Any, ...], keep: Mapping[int, Any] | None = None) -> None:
+def _unroute(key: tuple[Any, ...], keep: Routes | None = None) -> None:
     """Forget the watches of root ``key``; remove those nothing else (and not ``keep``)
     needs."""
     mine = _ROUTES.pop(key, None)
@@ -274,16 +277,16 @@ def _unroute(key: tuple[Any, ...], keep: Mapping[int, Any] | None = None) -> Non
         _DIRTY.pop(key, None)
     if not mine:
         return
+    kept = {wd for wd, _name in keep} if keep is not None else set()
     n = _notify.notifier()
-    for wd, name in mine.items():
-        users = _WD.get(wd)
-        if users is None:
+    for wd, name in mine:
+        users = tuple(u for u in _WD.get(wd, ()) if u != (key, name))
+        if users:
+            _WD[wd] = users
             continue
-        users.discard((key, name))
-        if not users:
-            del _WD[wd]
-            if n is not None and (keep is None or wd not in keep):
-                n.remove(wd)
+        _WD.pop(wd, None)
+        if n is not None and wd not in kept:
+            n.remove(wd)
 
 
 def _drain() -> None:
@@ -304,8 +307,7 @@ def _drain() -> None:
             _DIRTY.setdefault(key, set()).add(name)
         if mask & _notify.IN_IGNORED:  # the watched file or folder is gone
             for key, name in users:
-                _ROUTES.get(key, {}).pop(wd, None)
-                _DIRTY.setdefault(key, set()).add(name)
+                _ROUTES.get(key, set()).discard((wd, name))
             del _WD[wd]
 
 
@@ -320,7 +322,7 @@ def changed(key: tuple[Any, ...], memo: RootMemo) -> set[str | None]:
         return set(_DIRTY.get(key, ()))
 
 
-def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> dict[int, str | None] | None:
+def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> Routes | None:
     """Watch root ``root`` (when ``with_root``), and the folder and ``SKILL.md`` of each
     of ``names``; ``None`` when a watch is refused (nothing is kept watched then).
 
@@ -331,31 +333,31 @@ def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> dict[int,
     if n is None or not _notify.local(root):
         return None
     prefix = root if root.endswith(os.sep) else root + os.sep
-    routes: dict[int, str | None] = {}
+    routes: list[tuple[int, str | None]] = []
     try:
         if with_root:
-            routes[n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR)] = None
+            routes.append((n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR), None))
         # through a symlink, what it leads to is watched (the link itself is checked
         # by the caller on every load)
         folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR
         file_mask = _notify.FILE_MASK
         for name in names:
             folder = prefix + name
-            routes[n.add(folder, folder_mask)] = name
-            routes[n.add(folder + os.sep + "SKILL.md", file_mask)] = name
+            routes.append((n.add(folder, folder_mask), name))
+            routes.append((n.add(folder + os.sep + "SKILL.md", file_mask), name))
     except OSError:
         release(routes)
         return None
     return routes
 
 
-def release(routes: Mapping[int, str | None]) -> None:
+def release(routes: Routes) -> None:
     """Remove the watches of ``routes`` (from :func:`arm`) that nothing kept uses."""
     n = _notify.notifier()
     if n is None:
         return
     with _LOCK:
-        for wd in routes:
+        for wd in {wd for wd, _name in routes}:
             if wd not in _WD:
                 n.remove(wd)
 

@@ -801,7 +801,7 @@ def scan_skills_dir(
     return result
 
 
-def _watch(root: str, entries: Mapping[str, tuple[Any, ...]]) -> dict[int, str | None] | None:
+def _watch(root: str, entries: Mapping[str, tuple[Any, ...]]) -> _reuse.Routes | None:
     """Watch root ``root`` and its kept skill folders (see :func:`skillpath._reuse.arm`)."""
     return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
 
