@@ -595,3 +595,40 @@ def test_the_same_file_in_two_folders_of_a_root(proj: Project) -> None:
     s.refresh()
     same_as_fresh(proj, s)
     assert s.get("claude-3").description == "T test skill."  # type: ignore[union-attr]
+
+
+def test_loads_in_several_threads_while_files_change(proj: Project) -> None:
+    """No lost change and no error when sessions in several threads refresh at once."""
+    import threading
+
+    sessions = [open_session(proj)]
+    sessions += [SkillSession.open(proj.project, home=proj.home, env=proj.env) for _ in "ab"]
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def churn(s: SkillSession) -> None:
+        try:
+            while not stop.is_set():
+                s.refresh()
+                proj.load()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=churn, args=(s,)) for s in sessions]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(12):
+            path = proj.project / ".claude/skills" / f"claude-{i % 6}" / "SKILL.md"
+            path.write_text(skill_md(f"Edit number {i}."))
+            if i % 4 == 0:
+                proj.skill(".agents/skills", f"added-{i}")
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert errors == []
+    for s in sessions:
+        s.refresh()
+        same_as_fresh(proj, s)
