@@ -62,7 +62,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from skillpath import _cachefile, _env, _replay
+from skillpath import _cachefile, _env, _replay, _reuse
 
 __all__ = [
     "MAX_BYTES",
@@ -191,7 +191,9 @@ def open_index(ctx: Any) -> DiscoveryIndex | None:
     if not index_enabled(ctx.settings, ctx.env):
         return None
     window = _cachefile.racy_window_ns(ctx.env)
-    return DiscoveryIndex(index_dir(ctx.env, ctx.home), racy_window_ns=window)
+    return DiscoveryIndex(
+        index_dir(ctx.env, ctx.home), racy_window_ns=window, reuse=_reuse.enabled(ctx.env)
+    )
 
 
 class IndexStats:
@@ -479,8 +481,13 @@ class DiscoveryIndex:
         *,
         racy_window_ns: int = RACY_WINDOW_NS,
         now_ns: int | None = None,
+        reuse: bool = False,
     ) -> None:
         self.directory = Path(directory)
+        #: whether scans keep and reuse what they built in this process (:mod:`skillpath._reuse`)
+        self.reuse = reuse
+        #: the real paths of folders, found once in this load (links checked by the reuse)
+        self.realpaths: dict[str, str] = {}
         self.now_ns = time.time_ns() if now_ns is None else now_ns
         self.racy_before = self.now_ns - racy_window_ns
         self.stats = IndexStats()

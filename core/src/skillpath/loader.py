@@ -38,8 +38,10 @@ from typing import Any
 
 import attrs
 
+from skillpath import _reuse
 from skillpath._parallel import session as parallel_session
 from skillpath.context import SkillContext, make_context
+from skillpath.filters import filter_skill
 from skillpath.index import activate as activate_index
 from skillpath.index import open_index
 from skillpath.model import (
@@ -411,6 +413,7 @@ def load_skills(
         return LoadResult(diagnostics=tuple(diags))
     with _gc_paused():
         index = open_index(ctx)
+        reuse = index is not None and index.reuse
         with activate_index(index), parallel_session(ctx.env):
             results, hdiags = host.discover(ctx)
             custom = _custom_results(ctx)
@@ -423,7 +426,17 @@ def load_skills(
         passes = [r for r in ordered if not r.late]
         passes.append(custom)
         passes.extend(r for r in ordered if r.late)
-        merged = merge_results(passes, ctx, host)
+        # the same results, settings and core filter as the last load: the same merge
+        key = _reuse.merge_key(ctx, host, filter_skill) if reuse else None
+        merged = None
+        if key is not None:
+            merged = _reuse.merged(key, host, ctx, passes, _drop_found_elsewhere)
+        if merged is None:
+            merged = merge_results(passes, ctx, host)
+            if key is not None:
+                _reuse.keep_merged(
+                    key, host, ctx.settings.skills, passes, merged, _drop_found_elsewhere
+                )
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)
 
 

@@ -160,6 +160,10 @@ def _hook_names(plugin: object) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+#: The exact type of a skill (the fast path of the check in :meth:`PluginHost.discover`).
+_SKILL_TYPE = frozenset({Skill})
+
+
 @attrs.define(eq=False)
 class PluginHost:
     """The plugin manager plus what is known about each plugin, and a typed
@@ -428,8 +432,10 @@ class PluginHost:
                 self._bad_return(impl, "discover_skills", res, diags)
                 continue
             for item in items:
-                if not isinstance(item, DiscoveryResult) or not all(
-                    isinstance(s, Skill) for s in item.skills
+                if not isinstance(item, DiscoveryResult) or not (
+                    # every item a Skill exactly (checked in C), else one by one
+                    set(map(type, item.skills)) <= _SKILL_TYPE
+                    or all(isinstance(s, Skill) for s in item.skills)
                 ):
                     self._bad_return(impl, "discover_skills", item, diags)
                     continue

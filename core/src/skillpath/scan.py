@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from skillpath import _parallel, _replay
+from skillpath import _parallel, _replay, _reuse
 from skillpath import index as _index
 from skillpath.frontmatter import (
     LinkedOutside,
@@ -575,15 +575,68 @@ def scan_skills_dir(
             diags.append(outside_project(root, outside, area, provider))
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
     idx = _index.current()
+    build = (provider, src.level, src.loaded_from, require_description)
+    memo_key: tuple[Any, ...] | None = None
+    memo: _reuse.RootMemo | None = None
+    root_key: tuple[Any, ...] | None = None
+    if idx is not None and idx.reuse:
+        memo_key = (root_str, *build, priority)
+        memo = _reuse.get(memo_key)
+        if memo is not None and (memo.area != area or memo.source != src):
+            memo = None
+        root_key = _root_key(root_str)
+        if (
+            memo is not None
+            and memo.result is not None
+            and root_key is not None
+            and root_key == memo.root_key
+        ):
+            if memo.armed:
+                # watched: only what had an event is looked at again, and every link
+                # (what a link leads to can change with no event here)
+                changed = _reuse.changed(memo_key, memo)
+                if None not in changed:
+                    entries_kept = memo.entries
+                    parents = idx.realpaths
+                    changed.update(
+                        n
+                        for n in memo.links
+                        if not _link_unchanged(entries_kept[n], memo.area, parents)
+                    )
+                if not changed:
+                    _reuse.count("roots_reused")
+                    _replay.listed(root_str)  # the entries are used as if listed again
+                    return memo.result  # type: ignore[no-any-return]
+                if None not in changed:
+                    patched = _patch_root(
+                        root, src, priority, require_description, memo, memo_key, changed, idx
+                    )
+                    if patched is not None:
+                        return patched
+            elif memo.stat_ok:
+                # kept by a load that did not watch: a session's load watches it from now
+                routes = _watch(root_str, memo.entries) if _reuse.watch_requested() else None
+                if _unchanged(memo.entries) and (
+                    routes is None or _root_key(root_str) == memo.root_key
+                ):
+                    if routes is not None:
+                        _reuse.put(memo_key, _armed(memo), routes=routes, base=memo)
+                    _reuse.count("roots_reused")
+                    _replay.listed(root_str)  # the entries are used as if listed again
+                    return memo.result  # type: ignore[no-any-return]
+                if routes is not None:
+                    _reuse.release(routes)
+    handled = _reuse.changed(memo_key, memo) if memo is not None and memo.armed else None
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
     if entries is None:
+        if memo_key is not None:
+            _reuse.put(memo_key, None, base=memo)
         if diags:
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
         if idx is not None:
             idx.forget(os.path.abspath(root_str))
         return ScanResult((), (), RootScan(provider, src.level, root, False))
-    build = (provider, src.level, src.loaded_from, require_description)
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
     keys: dict[str, Any] = {}
     ready: dict[str, _Ready] = {}
@@ -593,27 +646,42 @@ def scan_skills_dir(
             pool, entries, root, prefix, src, priority, require_description, state, build, keys
         )
     survey = _Survey(root, provider)
+    # what this scan leaves for the next one in this process (see skillpath._reuse)
+    old_memo = memo.entries if memo is not None else None
+    new_memo: dict[str, tuple[Any, ...]] | None = {} if memo_key is not None else None
+    whole = memo_key is not None
+    reused = 0
     for name, kind in entries:
         if kind == "f":
             _note_flat_file(root, name, src, diags)
             continue
         if kind == "h":
+            whole = False
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
-        if kind != "d" and not _link_is_dir(folder, kind, provider, diags):
-            continue
+        if kind != "d":
+            whole = whole and kind == "l"  # an entry not inspected when listed: every time
+            if not _link_is_dir(folder, kind, provider, diags):
+                whole = False
+                continue
         if area is not None and kind == "l":
             outside = outside_area(folder, area)
             if outside is not None:
-                diags.append(outside_project(Path(folder), outside, area, provider))
+                refused = outside_project(Path(folder), outside, area, provider)
+                diags.append(refused)
+                if new_memo is not None:  # decided by where the link leads, nothing else
+                    new_memo[name] = (
+                        ("outside", outside),
+                        folder,
+                        None,
+                        None,
+                        (None, (refused,)),
+                        False,
+                    )
                 continue
         skill_path = folder + _SEP_SKILL_FILE
-        pre = ready.get(name)
-        if pre is not None and pre[2] is not None:
-            base_dir, path = pre[2]
-        else:
-            base_dir, path = _skill_paths(root, name, folder, skill_path)
+        linked = folder if kind == "l" else None
         record: Record | None = None
         file_id: tuple[int, int] | None = None
         if state is None:
@@ -621,7 +689,26 @@ def scan_skills_dir(
         elif name in keys:
             key = keys[name]
         else:
-            key = _file_key(skill_path, folder if kind == "l" else None)
+            key = _file_key(skill_path, linked)
+        if old_memo is not None and key is not None and state is not None:
+            kept = old_memo.get(name)
+            if kept is not None and kept[0] == key and kept[1] == linked and not kept[5]:
+                # unchanged since the last scan in this process: the same objects
+                if state.lookup(name, key, build) is None:
+                    state.store(name, key, False, build, kept[3])
+                skill, sdiags_t = kept[4]
+                diags.extend(sdiags_t)
+                if skill is not None:
+                    skills.append(skill)
+                new_memo[name] = kept  # type: ignore[index]
+                reused += 1
+                continue
+        pre = ready.get(name)
+        if pre is not None and pre[2] is not None:
+            base_dir, path = pre[2]
+        else:
+            base_dir, path = _skill_paths(root, name, folder, skill_path)
+        racy = True
         if key is not None and state is not None and idx is not None:
             file_id = key[-1]
             record = state.lookup(name, key, build)
@@ -631,6 +718,9 @@ def scan_skills_dir(
                     cached = _from_record(record, path, src, priority, file_id, base_dir)
                 except (TypeError, ValueError, AttributeError):
                     cached = None  # a record that does not fit: read the file instead
+            racy = idx.is_racy(key[1], key[4]) or (
+                key[5] is not None and idx.is_racy(key[5][1], key[5][4])
+            )
             if cached is not None:
                 idx.stats.hits += 1
                 skill, sdiags = cached
@@ -638,7 +728,14 @@ def scan_skills_dir(
                 if skill is not None:
                     skills.append(skill)
                 elif not sdiags:
+                    whole = False
                     _note_nested(base_dir, src, diags, survey)
+                    continue
+                if new_memo is not None and not racy:
+                    built = (skill, tuple(sdiags))
+                    new_memo[name] = (key, linked, skill_path, record, built, False)
+                else:
+                    whole = False
                 continue
             else:
                 idx.stats.misses += 1
@@ -649,10 +746,9 @@ def scan_skills_dir(
                         path, src, require_description=require_description, default_name=name
                     )
                 if record is not None and _keepable(record):
-                    racy = idx.is_racy(key[1], key[4])
-                    if key[5] is not None:
-                        racy = racy or idx.is_racy(key[5][1], key[5][4])
                     state.store(name, key, racy, build, record)
+                else:
+                    racy = True  # not kept: read again next time
         elif pre is not None:
             record, file_id = pre[0], pre[1]
         else:
@@ -662,6 +758,7 @@ def scan_skills_dir(
             if st is not None:
                 file_id = (st.st_dev, st.st_ino)
         if record is None:
+            whole = False
             _note_nested(base_dir, src, diags, survey)
             continue
         if pre is not None and pre[3] is not None:
@@ -672,11 +769,241 @@ def scan_skills_dir(
         if skill is not None:
             skills.append(skill)
         elif not sdiags:
+            whole = False
             _note_nested(base_dir, src, diags, survey)
+            continue
+        if new_memo is not None and not racy:
+            new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), False)
+        else:
+            whole = False
     survey.report(diags)
-    return ScanResult(
+    result = ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
+    if memo_key is not None and new_memo is not None:
+        _reuse.count("roots_rescanned")
+        _reuse.count("entries_reused", reused)
+        if root_key is not None and idx is not None and idx.is_racy(root_key[2], root_key[3]):
+            root_key = None
+        keep = result if whole and root_key is not None else None
+        kept = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
+        routes = None
+        if keep is not None and _reuse.watch_requested():
+            routes = _watch(root_str, new_memo)
+            # a change made before the watches were in place gave no event
+            if routes is not None:
+                if _root_key(root_str) == root_key and _unchanged(new_memo):
+                    kept = _armed(kept)
+                else:
+                    _reuse.release(routes)
+                    routes = None
+        _reuse.put(memo_key, kept, handled=handled, routes=routes, base=memo)
+    return result
+
+
+def _watch(root: str, entries: Mapping[str, tuple[Any, ...]]) -> _reuse.Routes | None:
+    """Watch root ``root`` and its kept skill folders (see :func:`skillpath._reuse.arm`)."""
+    return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
+
+
+def _armed(memo: _reuse.RootMemo) -> _reuse.RootMemo:
+    """A copy of ``memo`` marked as watched (its links still checked on every load)."""
+    armed = _reuse.RootMemo(
+        memo.source,
+        memo.area,
+        memo.root_key,
+        memo.entries,
+        memo.result,
+        memo.listing,
+        stat_ok=memo.stat_ok,
+        armed=True,
+    )
+    armed.links = tuple(n for n, e in memo.entries.items() if _linked(e))
+    _reuse.count("roots_armed")
+    return armed
+
+
+def _linked(entry: tuple[Any, ...]) -> bool:
+    """Whether a kept entry goes through a symlink (its folder or its ``SKILL.md``): where
+    a link leads can change with no event in the watched folders, so it is checked by
+    ``stat`` on every load even while its root is watched."""
+    return entry[1] is not None or entry[2] is None or entry[0][5] is not None
+
+
+def _patch_root(
+    root: Path,
+    src: SkillSource,
+    priority: int,
+    require_description: bool,
+    memo: _reuse.RootMemo,
+    memo_key: tuple[Any, ...],
+    changed: set[str | None],
+    idx: _index.DiscoveryIndex,
+) -> ScanResult | None:
+    """The scan result of watched root ``root`` after events in the folders ``changed``.
+
+    Those folders are watched again (a replaced ``SKILL.md`` is a new file)
+    before each ``SKILL.md`` is read again; every other skill stays as kept.
+    ``None`` when a folder is not a plain skill folder any more (the caller
+    scans the whole root).
+    """
+    names = [n for n in changed if n is not None]
+    if any(n not in memo.entries or memo.entries[n][2] is None for n in names):
+        return None  # not a kept skill folder, or a link refused for leading outside
+    root_str = os.fspath(root)
+    routes = _reuse.arm(root_str, names, with_root=False)
+    if routes is None:
+        return None
+    prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
+    entries = dict(memo.entries)
+    stat_ok = memo.stat_ok
+    for name in names:
+        folder = prefix + name
+        skill_path = folder + _SEP_SKILL_FILE
+        linked = memo.entries[name][1]
+        if linked is not None:
+            # as the scan does: a link that leads nowhere or out of the project
+            # makes a diagnostic of its own: the whole root is scanned again
+            if not os.path.isdir(folder):
+                return None
+            if memo.area is not None and outside_area(folder, memo.area) is not None:
+                return None
+        key = _file_key(skill_path, linked)
+        if key is None:
+            return None
+        base_dir, path = _skill_paths(root, name, folder, skill_path)
+        record, _st = _read_record(
+            path, src, require_description=require_description, default_name=name
+        )
+        if record is None or not _keepable(record):
+            return None
+        skill, sdiags = _from_record(record, path, src, priority, key[-1], base_dir)
+        if skill is None and not sdiags:
+            return None
+        racy = idx.is_racy(key[1], key[4]) or (
+            key[5] is not None and idx.is_racy(key[5][1], key[5][4])
+        )
+        # a recent file is kept while watched; its key alone does not vouch for it
+        stat_ok = stat_ok and not racy
+        entries[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), racy)
+    result = _replaced(memo, entries, names)
+    if result is None:  # skills came or went, or diagnostics changed: put together again
+        skills: list[Skill] = []
+        diags: list[Diagnostic] = []
+        for name, kind in memo.listing:
+            if kind == "f":
+                _note_flat_file(root, name, src, diags)
+                continue
+            skill, sdiags_t = entries[name][4]
+            diags.extend(sdiags_t)
+            if skill is not None:
+                skills.append(skill)
+        result = ScanResult(
+            tuple(skills), tuple(diags), RootScan(src.provider, src.level, root, True, len(skills))
+        )
+    kept = _reuse.RootMemo(
+        src,
+        memo.area,
+        memo.root_key,
+        entries,
+        result,
+        memo.listing,
+        stat_ok=stat_ok,
+        armed=True,
+    )
+    kept.links = memo.links
+    _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True, base=memo)
+    _reuse.count("roots_patched")
+    _replay.listed(root_str)
+    return result
+
+
+def _root_key(root: str) -> tuple[Any, ...] | None:
+    """The identity and ``mtime_ns``/``ctime_ns`` of root ``root`` (``None``: no ``stat``)."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
+    """Whether every kept entry still stands (see :func:`_entry_unchanged`)."""
+    return all(map(_entry_unchanged, entries.values()))
+
+
+def _replaced(
+    memo: _reuse.RootMemo, entries: Mapping[str, tuple[Any, ...]], names: list[str]
+) -> ScanResult | None:
+    """``memo``'s result with the skills of ``names`` taken from ``entries``, in their
+    places, when each was and still is a skill without diagnostics (else ``None``)."""
+    old = memo.result
+    if old is None:
+        return None
+    swap: dict[int, Skill] = {}
+    for name in names:
+        before, before_diags = memo.entries[name][4]
+        after, after_diags = entries[name][4]
+        if before is None or after is None or before_diags or after_diags:
+            return None
+        swap[id(before)] = after
+    skills = tuple(swap.get(id(s), s) for s in old.skills)
+    return ScanResult(skills, old.diagnostics, old.root)
+
+
+def _realpath_cached(path: str, parents: dict[str, str], depth: int = 0) -> str:
+    """:func:`os.path.realpath` of ``path``, the real path of each parent folder taken
+    once from ``parents`` (one load's cache: links in a root share their targets' folders).
+
+    Only the last component is resolved here (a symlink is followed from the real
+    folder that holds it); everything else is :func:`os.path.realpath`'s.
+    """
+    parent, base = os.path.split(path)
+    if not parent or base in ("", ".", "..") or depth > 40:
+        return os.path.realpath(path)
+    real_parent = parents.get(parent)
+    if real_parent is None:
+        real_parent = parents[parent] = os.path.realpath(parent)
+    candidate = os.path.join(real_parent, base)
+    try:
+        if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+            return candidate
+        target = os.readlink(candidate)
+    except FileNotFoundError:
+        return candidate  # as realpath: a missing last component is kept as is
+    except OSError:
+        return os.path.realpath(path)
+    return _realpath_cached(os.path.join(real_parent, target), parents, depth + 1)
+
+
+def _link_unchanged(
+    entry: tuple[Any, ...], area: str | None, parents: dict[str, str] | None = None
+) -> bool:
+    """:func:`_entry_unchanged` for an entry through a symlink in a watched root.
+
+    Outside a project (no ``area``) a folder link's real path decides nothing
+    but the key: the ``lstat`` of the ``SKILL.md`` it leads to (a plain file)
+    is enough, and costs one call instead of one per path component.
+    """
+    key, linked, skill_path, _record, _built, _racy = entry
+    if area is None and skill_path is not None and linked is not None and key[5] is None:
+        try:
+            st = os.lstat(skill_path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
+    if parents is not None and skill_path is not None:
+        return _file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key
+    return _entry_unchanged(entry)
+
+
+def _entry_unchanged(entry: tuple[Any, ...]) -> bool:
+    """Whether a kept ``SKILL.md`` still has the key it was kept with (or a folder link
+    refused for leading out of the project still leads to the same place)."""
+    key, linked, skill_path, _record, _built, _racy = entry
+    if skill_path is None:
+        return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
+    return _file_key(skill_path, linked) == key
 
 
 def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:
@@ -922,9 +1249,12 @@ def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -
     return stat.S_ISDIR(st.st_mode)
 
 
-def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
+def _file_key(
+    path: str, linked_folder: str | None, realpath: Callable[[str], str] = os.path.realpath
+) -> tuple[Any, ...] | None:
     """The index key of one ``SKILL.md`` plus its ``file_id`` (last item); ``None``
-    when it cannot be stat'ed (the caller reads it the ordinary way)."""
+    when it cannot be stat'ed (the caller reads it the ordinary way). ``realpath``
+    is :func:`os.path.realpath` or the same with a cache (:func:`_realpath_cached`)."""
     try:
         lst = os.lstat(path)
         target = None
@@ -938,12 +1268,12 @@ def _file_key(path: str, linked_folder: str | None) -> tuple[Any, ...] | None:
                 st.st_dev,
                 st.st_ctime_ns,
                 os.readlink(path),
-                os.path.realpath(path),
+                realpath(path),
             )
             file_id = (st.st_dev, st.st_ino)
         folder = None
         if linked_folder is not None:
-            folder = (os.readlink(linked_folder), os.path.realpath(linked_folder))
+            folder = (os.readlink(linked_folder), realpath(linked_folder))
     except OSError:
         return None
     return (

@@ -27,6 +27,8 @@ next invocation renders in full again.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import operator
 import os
 import threading
 import uuid
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillpath import _reuse
 from skillpath.activation import PathActivator
 from skillpath.commands import (
     RenderedPrompt,
@@ -81,6 +84,21 @@ ALREADY_LOADED = (
 _RECORD_TRIGGERS = ("command", "tool")
 #: Invocations remembered for the "already loaded" note (the oldest are forgotten first).
 MAX_REMEMBERED = 1024
+
+
+def _rebuilt_in_place(
+    old: tuple[Skill, ...], new: tuple[Skill, ...], active: Mapping[str, Skill]
+) -> list[Skill] | None:
+    """The skills of ``new`` that replace another of the same name in the same place of
+    ``old``, when that is the only difference and ``active`` holds exactly ``old``;
+    else ``None``."""
+    if not (len(active) == len(old) == len(new)):
+        return None
+    moved = list(itertools.compress(range(len(old)), map(operator.is_not, old, new)))
+    for i in moved:
+        if old[i].name != new[i].name or active.get(old[i].name) is not old[i]:
+            return None
+    return [new[i] for i in moved]
 
 
 @attrs.define(eq=False)
@@ -142,7 +160,8 @@ class SkillSession:
                 blocked=ctx.settings.get("plugins", "blocked", ()),
                 strict=True if ctx.settings.get("plugins", "strict") else None,
             )
-        result = load_skills(ctx=ctx, host=host)
+        with _reuse.watching(ctx.env):  # a session loads again: watch what it keeps
+            result = load_skills(ctx=ctx, host=host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
         return cls(ctx=ctx, host=host, result=result, session_id=sid, settings_arg=settings)
@@ -218,7 +237,13 @@ class SkillSession:
             return self.add_skills(res.skills)
 
     def refresh(self) -> tuple[SkillEvent, ...]:
-        """Load the catalog again from disk (through the discovery index: cheap).
+        """Load the catalog again from disk (cheap: only what changed is read again).
+
+        The session's loads keep what they built in this process and watch the
+        skills roots they read (inotify, on Linux and local file systems): a
+        refresh reads only the files with an event since the last load (see
+        :mod:`skillpath._reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
+        ``stat`` instead, ``SKILLPATH_NO_REUSE=1`` turns the reuse off).
 
         Skills added, edited or removed since the last load show in the
         listing, the Skill tool and ``skill://`` at once. Conditional skills
@@ -241,35 +266,58 @@ class SkillSession:
             settings=settings,
             session_id=self.session_id,
         )
-        result = load_skills(ctx=ctx, host=self.host)
+        with _reuse.watching(ctx.env):
+            result = load_skills(ctx=ctx, host=self.host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
         with self._lock:
             before_result = self.result
             before = dict(self._active)
-            loaded = {s.name for s in self.result.skills}
-            fresh: dict[str, Skill] = {s.name: s for s in result.skills}
-            waiting = {s.name: s for s in result.conditional}
-            still_pending: list[Skill] = []
-            for name, skill in waiting.items():
-                if name in fresh:
-                    continue
-                if name in before and name not in loaded:  # activated earlier
-                    fresh[name] = skill
-                else:
-                    still_pending.append(skill)
-            for name, skill in before.items():
-                if name in fresh or name in loaded or name in waiting:
-                    continue
-                # joined from a nested skills directory: kept while its file exists
-                if skill.path is None or os.path.exists(skill.path):
-                    fresh[name] = skill
+            in_place = _rebuilt_in_place(before_result.skills, result.skills, before)
+            if in_place is not None:
+                # nothing joined besides the loaded skills, and the same names in the
+                # same places: only the skills rebuilt in place are replaced
+                fresh = before
+                for skill in in_place:
+                    fresh[skill.name] = skill
+                still_pending = [s for s in result.conditional if s.name not in fresh]
+            else:
+                fresh, still_pending = self._merge_refresh(before_result, result, before)
             self.ctx = ctx
             self.result = result
-            self._activator = PathActivator.of(still_pending)
+            waiting_before = self._activator.pending
+            if len(still_pending) != len(waiting_before) or any(
+                a is not b
+                for a, b in zip(sorted(still_pending, key=sort_key), waiting_before, strict=True)
+            ):
+                self._activator = PathActivator.of(still_pending)
             self._active = fresh
             self._sync()
             return diff_results(before_result, result)
+
+    @staticmethod
+    def _merge_refresh(
+        before_result: LoadResult, result: LoadResult, before: dict[str, Skill]
+    ) -> tuple[dict[str, Skill], list[Skill]]:
+        """The active skills after a refresh, and the conditional ones still waiting."""
+        loaded = {s.name for s in before_result.skills}
+        fresh: dict[str, Skill] = {s.name: s for s in result.skills}
+        waiting = {s.name: s for s in result.conditional}
+        still_pending: list[Skill] = []
+        for name, skill in waiting.items():
+            if name in fresh:
+                continue
+            if name in before and name not in loaded:  # activated earlier
+                fresh[name] = skill
+            else:
+                still_pending.append(skill)
+        for name, skill in before.items():
+            if name in fresh or name in loaded or name in waiting:
+                continue
+            # joined from a nested skills directory: kept while its file exists
+            if skill.path is None or os.path.exists(skill.path):
+                fresh[name] = skill
+        return fresh, still_pending
 
     # -- what the model sees ------------------------------------------------
     def listing(

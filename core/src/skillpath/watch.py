@@ -30,6 +30,8 @@ Example::
 
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 import threading
 import time
@@ -154,7 +156,26 @@ def diff_results(before: LoadResult, after: LoadResult) -> tuple[SkillEvent, ...
     conditional, or its file (size, ``mtime_ns``, inode, ``ctime_ns`` — so a
     body-only edit counts too).
     """
-    return _diff(_catalog(before), _catalog(after))
+    a = (*before.skills, *before.conditional)
+    b = (*after.skills, *after.conditional)
+    if len(a) == len(b) and len(before.skills) == len(after.skills):
+        # the same names in the same places (a skill rebuilt in place): only the
+        # skills that are not the very same objects are compared (found in C)
+        moved = list(itertools.compress(range(len(a)), map(operator.is_not, a, b)))
+        if all(a[i].name == b[i].name for i in moved):
+            changed = [i for i in moved if _signature(a[i]) != _signature(b[i])]
+            changed.sort(key=lambda i: b[i].name)
+            return tuple(SkillChanged(b[i], a[i]) for i in changed)
+    old = {s.name: s for s in a}
+    new = {s.name: s for s in b}
+    # the same object on both sides has the same signature: only the others are stat'ed
+    same = {n for n, s in new.items() if old.get(n) is s}
+    if len(same) == len(old) == len(new):
+        return ()
+    return _diff(
+        {n: (s, _signature(s)) for n, s in old.items() if n not in same},
+        {n: (s, _signature(s)) for n, s in new.items() if n not in same},
+    )
 
 
 def _diff(

@@ -1,0 +1,547 @@
+"""In-process reuse: a second load in the same process rebuilds only what changed.
+
+The discovery index (:mod:`skillpath.index`) spares a load the reading of
+unchanged ``SKILL.md`` files, but each load still reads the index files and
+builds every skill object again. A host that loads more than once (an agent
+framework adapter each turn, :meth:`skillpath.SkillSession.refresh`, a server)
+keeps, in this process, what the last load of each skills root built:
+
+* **per skills root**, what :func:`skillpath.scan.scan_skills_dir` returned
+  and, for every skill folder, the index key of its ``SKILL.md`` (the same
+  key the index compares: ``lstat`` and, through a symlink, ``stat``,
+  ``readlink`` and ``realpath``) with the skill and diagnostics built from
+  it. A scan of the root then ``stat``\\ s the root (its identity and
+  ``mtime_ns``: entries added, removed, renamed) and every ``SKILL.md`` and,
+  when all of them are unchanged, returns the same result object without
+  listing the root or reading any file; when some changed, only those are
+  read again and every other skill object is reused. A root whose result
+  depends on anything else — a folder without ``SKILL.md`` (the nested-skill
+  survey looks below it), a dot folder, an entry that could not be
+  inspected, a file that could not be read — is scanned again on every load
+  (its unchanged skills are still reused);
+* **per plugin host**, the merged catalog: when every provider gave the same
+  results (the same skill objects, equal diagnostics and roots), the settings
+  the filters read are equal and the only ``filter_skill`` implementation is
+  the core's own (which depends on nothing but the skill and the
+  ``[skills]`` settings), the merge (filters, de-duplication, sorting) is not
+  done again. A plugin's filter may depend on anything, so with one
+  registered every load merges again.
+
+The providers themselves run on every load, the config files are read on
+every load and the context is built anew, so a change of the environment,
+the working directory, the settings or the installed plugins is seen as it
+is without the memo. The racy rule of the index applies: an entry whose
+``mtime`` or ``ctime`` falls within the racy window
+(``SKILLPATH_INDEX_RACY_MS``) of the load that recorded it is read again.
+
+The memo is used only while the discovery index is (it is the index's
+in-memory layer): ``SKILLPATH_NO_INDEX=1``, ``[index] enabled = false`` and
+:func:`skillpath.index.disabled` turn it off, and ``SKILLPATH_NO_REUSE=1``
+turns off only this layer. It keeps at most :data:`MAX_ROOTS` roots and
+:data:`MAX_ENTRIES` skill folders (the least recently used go first);
+:func:`clear` forgets everything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+import operator
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from skillpath import _env, _notify
+
+__all__ = ["MAX_ENTRIES", "MAX_ROOTS", "RootMemo", "clear", "enabled", "stats"]
+
+#: At most this many skills roots, and this many skill folders in all, are kept.
+MAX_ROOTS = 512
+MAX_ENTRIES = 200_000
+
+#: Counters (what the tests look at): roots returned whole, roots scanned again,
+#: skill folders whose objects were reused, merges reused.
+stats: dict[str, int] = {
+    "roots_reused": 0,
+    "roots_rescanned": 0,
+    "entries_reused": 0,
+    "merges_reused": 0,
+    "merges_patched": 0,
+    "roots_patched": 0,
+    "roots_armed": 0,
+}
+
+_LOCK = threading.RLock()
+_MISSING: Any = object()
+_SCANS: OrderedDict[tuple[Any, ...], RootMemo] = OrderedDict()
+_MERGES: OrderedDict[tuple[Any, ...], tuple[Any, ...]] = OrderedDict()
+_MAX_MERGES = 16
+_entries_total = 0
+
+
+def _after_fork_in_child() -> None:
+    """A forked child starts empty: the inotify instance is shared with the parent
+    (whose events a read here would take away), so the child forgets it unread."""
+    global _entries_total, _LOCK
+    _LOCK = threading.RLock()  # another thread of the parent may have held it
+    _SCANS.clear()
+    _MERGES.clear()
+    _ROUTES.clear()
+    _WD.clear()
+    _DIRTY.clear()
+    _entries_total = 0
+    _notify.forget_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def enabled(env: Mapping[str, str]) -> bool:
+    """Whether loads with environment ``env`` may use the memo (``SKILLPATH_NO_REUSE``)."""
+    return not _env.flag(env, "SKILLPATH_NO_REUSE")
+
+
+def clear() -> None:
+    """Forget every kept root and merge (and stop watching)."""
+    global _entries_total
+    with _LOCK:
+        for key in list(_ROUTES):
+            _unroute(key)
+        _SCANS.clear()
+        _MERGES.clear()
+        _DIRTY.clear()
+        _entries_total = 0
+
+
+class RootMemo:
+    """What the last scan of one skills root built, and the keys that vouch for it.
+
+    ``source`` and ``area`` are what the scan was made with; ``root_key`` the
+    root's ``(st_dev, st_ino, st_mtime_ns, st_ctime_ns)`` before it was listed
+    (``None``: not vouched for); ``entries`` maps a folder name to ``(index
+    key, linked folder or None, SKILL.md path text, record, (skill,
+    diagnostics), recent)``; ``result`` is the whole scan result, set only when
+    nothing but those keys decided it (the last item of an entry: whether its
+    file was recent when read, so that its key alone does not vouch for it);
+    ``listing`` the root's entries as
+    listed. ``stat_ok``: the keys alone vouch for ``result`` (no entry was
+    recent); ``armed``: the root, its folders and files are watched
+    (:func:`arm`), so while no event came the result stands without a ``stat``
+    of every file (entries through a symlink, ``links``, are still checked).
+    """
+
+    __slots__ = (
+        "area",
+        "armed",
+        "entries",
+        "links",
+        "listing",
+        "result",
+        "root_key",
+        "source",
+        "stat_ok",
+    )
+
+    def __init__(
+        self,
+        source: Any,
+        area: str | None,
+        root_key: tuple[Any, ...] | None,
+        entries: dict[str, tuple[Any, ...]],
+        result: Any,
+        listing: tuple[tuple[str, str], ...] = (),
+        *,
+        stat_ok: bool = True,
+        armed: bool = False,
+    ) -> None:
+        self.source = source
+        self.area = area
+        self.root_key = root_key
+        self.entries = entries
+        self.result = result
+        self.listing = listing
+        self.stat_ok = stat_ok
+        self.armed = armed
+        #: names of entries checked by ``stat`` even while armed (through a symlink)
+        self.links: tuple[str, ...] = ()
+
+
+def get(key: tuple[Any, ...]) -> RootMemo | None:
+    """The memo of the root scanned as ``key`` (marked as used most recently)."""
+    with _LOCK:
+        memo = _SCANS.get(key)
+        if memo is not None:
+            _SCANS.move_to_end(key)
+        return memo
+
+
+def put(
+    key: tuple[Any, ...],
+    memo: RootMemo | None,
+    *,
+    handled: set[str | None] | None = None,
+    routes: Routes | None = None,
+    add_routes: bool = False,
+    base: Any = _MISSING,
+) -> None:
+    """Keep ``memo`` for the root scanned as ``key`` (``None``: forget it).
+
+    ``handled``: the changes (from :func:`changed`) that ``memo`` accounts
+    for; ``routes``: the watches of an armed ``memo`` (from :func:`arm`),
+    replacing the old ones or, with ``add_routes``, added to them. ``base``:
+    the memo ``memo`` was made from; when another load replaced it meanwhile,
+    ``memo`` is not kept (the other stays).
+    """
+    global _entries_total
+    with _LOCK:
+        if base is not _MISSING and _SCANS.get(key) is not base:
+            if routes is not None:
+                release(routes)
+            return
+        old = _SCANS.pop(key, None)
+        if old is not None:
+            _entries_total -= len(old.entries)
+        if handled:
+            pending = _DIRTY.get(key)
+            if pending is not None:
+                pending -= handled
+        if memo is None or not memo.armed:
+            _unroute(key)
+        elif routes is not None:
+            if not add_routes:
+                _unroute(key, keep=routes)  # the same inode gives the same descriptor
+            _route(key, routes)
+        if memo is None:
+            return
+        _SCANS[key] = memo
+        _entries_total += len(memo.entries)
+        while _SCANS and (len(_SCANS) > MAX_ROOTS or _entries_total > MAX_ENTRIES):
+            k, dropped = _SCANS.popitem(last=False)
+            _entries_total -= len(dropped.entries)
+            _unroute(k)
+
+
+# -- watching ---------------------------------------------------------------------
+
+_WATCH: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "skillpath_reuse_watch", default=False
+)
+#: Watches: ``(descriptor, folder name or None for the root)`` pairs.
+Routes = list[tuple[int, str | None]] | set[tuple[int, str | None]]
+#: watch descriptor -> the (root key, folder name or None) pairs it stands for
+_WD: dict[int, tuple[tuple[tuple[Any, ...], str | None], ...]] = {}
+#: root key -> its watches: (descriptor, folder name or None for the root); one
+#: descriptor may stand for two names (hard links: the same file in two folders)
+_ROUTES: dict[tuple[Any, ...], set[tuple[int, str | None]]] = {}
+#: root key -> names of folders with an event since (``None``: the root itself)
+_DIRTY: dict[tuple[Any, ...], set[str | None]] = {}
+
+
+@contextlib.contextmanager
+def watching(env: Mapping[str, str]) -> Iterator[None]:
+    """Loads inside the block watch the roots they keep (a long-lived session's loads).
+
+    ``SKILLPATH_NO_WATCH=1`` (in ``env``) leaves every root to its ``stat`` checks.
+    """
+    token = _WATCH.set(not _env.flag(env, "SKILLPATH_NO_WATCH"))
+    try:
+        yield
+    finally:
+        _WATCH.reset(token)
+
+
+def watch_requested() -> bool:
+    """Whether the load in progress watches the roots it keeps (see :func:`watching`)."""
+    return _WATCH.get()
+
+
+def _route(key: tuple[Any, ...], routes: Routes) -> None:
+    mine = _ROUTES.setdefault(key, set())
+    for pair in routes:
+        if pair in mine:
+            continue
+        mine.add(pair)
+        wd, name = pair
+        _WD[wd] = (*_WD.get(wd, ()), (key, name))
+
+
+def _unroute(key: tuple[Any, ...], keep: Routes | None = None) -> None:
+    """Forget the watches of root ``key``; remove those nothing else (and not ``keep``)
+    needs."""
+    mine = _ROUTES.pop(key, None)
+    if keep is None:
+        _DIRTY.pop(key, None)
+    if not mine:
+        return
+    kept = {wd for wd, _name in keep} if keep is not None else set()
+    n = _notify.notifier()
+    for wd, name in mine:
+        users = tuple(u for u in _WD.get(wd, ()) if u != (key, name))
+        if users:
+            _WD[wd] = users
+            continue
+        _WD.pop(wd, None)
+        if n is not None and wd not in kept:
+            n.remove(wd)
+
+
+def _drain() -> None:
+    """Read the queued events into :data:`_DIRTY` (called with the lock held)."""
+    n = _notify.notifier()
+    if n is None or not _ROUTES:
+        return
+    events = n.read()
+    if events is None:  # events were lost: every watched root is looked at again
+        for key in _ROUTES:
+            _DIRTY.setdefault(key, set()).add(None)
+        return
+    for wd, mask in events:
+        users = _WD.get(wd)
+        if not users:
+            continue
+        for key, name in users:
+            _DIRTY.setdefault(key, set()).add(name)
+        if mask & _notify.IN_IGNORED:  # the watched file or folder is gone
+            for key, name in users:
+                _ROUTES.get(key, set()).discard((wd, name))
+            del _WD[wd]
+
+
+def changed(key: tuple[Any, ...], memo: RootMemo) -> set[str | None]:
+    """What changed in armed root ``key`` since ``memo`` was kept: folder names, ``None``
+    for the root itself (or events lost, or ``memo`` is not the kept one any more).
+    The set stays until :func:`put` is told it was handled."""
+    with _LOCK:
+        _drain()
+        if key not in _ROUTES or _SCANS.get(key) is not memo:
+            return {None}
+        return set(_DIRTY.get(key, ()))
+
+
+def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> Routes | None:
+    """Watch root ``root`` (when ``with_root``), and the folder and ``SKILL.md`` of each
+    of ``names``; ``None`` when a watch is refused (nothing is kept watched then).
+
+    Only on a local file system. The caller checks afterwards that what it
+    keeps still holds (a change before the watch was in place gave no event).
+    """
+    n = _notify.notifier()
+    if n is None or not _notify.local(root):
+        return None
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    routes: list[tuple[int, str | None]] = []
+    try:
+        if with_root:
+            routes.append((n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR), None))
+        # through a symlink, what it leads to is watched (the link itself is checked
+        # by the caller on every load)
+        folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR
+        file_mask = _notify.FILE_MASK
+        for name in names:
+            folder = prefix + name
+            routes.append((n.add(folder, folder_mask), name))
+            routes.append((n.add(folder + os.sep + "SKILL.md", file_mask), name))
+    except OSError:
+        release(routes)
+        return None
+    return routes
+
+
+def release(routes: Routes) -> None:
+    """Remove the watches of ``routes`` (from :func:`arm`) that nothing kept uses."""
+    n = _notify.notifier()
+    if n is None:
+        return
+    with _LOCK:
+        for wd in {wd for wd, _name in routes}:
+            if wd not in _WD:
+                n.remove(wd)
+
+
+def count(name: str, n: int = 1) -> None:
+    """Add ``n`` to counter ``name`` of :data:`stats`."""
+    stats[name] += n
+
+
+# -- the merge ---------------------------------------------------------------------
+
+
+def _same_skills(old: Sequence[Any], new: Sequence[Any]) -> bool:
+    if len(old) != len(new):
+        return False
+    if all(map(operator.is_, old, new)):  # the usual case, checked in C
+        return True
+    for a, b in zip(old, new, strict=True):
+        if a is b:
+            continue
+        # a provider that builds its skills anew (bundled, packs): the old object
+        # stands for the new one when the records, the files and the bodies are equal
+        if a != b or a.file_id != b.file_id:
+            return False
+        if (a.body_loader is not None or b.body_loader is not None) and a.body != b.body:
+            return False
+    return True
+
+
+def _same_passes(old: Sequence[Any], new: Sequence[Any]) -> bool:
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a is b:
+            continue
+        if (a.provider, a.priority, a.late) != (b.provider, b.priority, b.late):
+            return False
+        if not _same_skills(a.skills, b.skills):
+            return False
+        if a.diagnostics != b.diagnostics or a.roots != b.roots:
+            return False
+    return True
+
+
+def merge_key(ctx: Any, host: Any, builtin_filter: Any) -> tuple[Any, ...] | None:
+    """The key a merge is kept under, or ``None`` when it may not be reused.
+
+    Only when the host's one ``filter_skill`` implementation is
+    ``builtin_filter`` (the core's, which reads the skill and ``[skills]``).
+    """
+    impls = host.pm.hook.filter_skill.get_hookimpls()
+    if len(impls) != 1 or impls[0].function is not builtin_filter:
+        return None
+    if impls[0].hookwrapper or getattr(impls[0], "wrapper", False):
+        return None
+    return (id(host), str(ctx.cwd), str(ctx.home))
+
+
+def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) -> Any:
+    """The merge kept under ``key`` when ``passes`` and the settings are the same.
+
+    When they differ only by a few skills rebuilt under the same name, path,
+    file and conditional status, none of them involved in shadowing or
+    skipped, and each still passing the filter, the kept merge is patched:
+    those skills take the place of their old versions (the order cannot
+    change) and the diagnostics of the results are taken again. ``drop`` is
+    the loader's rule for nested-skill notes about files loaded elsewhere.
+    """
+    skills = ctx.settings.skills
+    with _LOCK:
+        kept = _MERGES.get(key)
+        if kept is not None:
+            _MERGES.move_to_end(key)
+    if kept is None:
+        return None
+    k_host, k_skills, k_passes, result, extra = kept
+    if k_host is not host or k_skills != dict(skills):
+        return None
+    if _same_passes(k_passes, passes):
+        stats["merges_reused"] += 1
+        return result
+    patched = _patch(k_passes, passes, result, extra, host, ctx, drop)
+    if patched is None:
+        return None
+    stats["merges_patched"] += 1
+    keep_merged(key, host, skills, passes, patched[0], drop, extra=(*extra[:3], patched[1]))
+    return patched[0]
+
+
+#: A merge is patched for at most this many rebuilt skills (else merged again).
+MAX_PATCH = 64
+
+
+def _patch(
+    k_passes: Sequence[Any],
+    passes: Sequence[Any],
+    result: Any,
+    extra: tuple[Any, ...],
+    host: Any,
+    ctx: Any,
+    drop: Any,
+) -> tuple[Any, dict[int, tuple[int, int]]] | None:
+    """The patched merge and where each of its skills stands (see :func:`merged`)."""
+    paths, merger_diags, involved, winners = extra
+    if len(k_passes) != len(passes):
+        return None
+    replace: dict[int, Any] = {}
+    for a, b in zip(k_passes, passes, strict=True):
+        if a is b:
+            continue
+        if (a.provider, a.priority, a.late) != (b.provider, b.priority, b.late):
+            return None
+        if len(a.skills) != len(b.skills) or a.roots != b.roots:
+            return None
+        old_skills, new_skills = a.skills, b.skills
+        for i in itertools.compress(
+            range(len(old_skills)), map(operator.is_not, old_skills, new_skills)
+        ):
+            x, y = old_skills[i], new_skills[i]
+            if (
+                x.name != y.name
+                or x.path != y.path
+                or x.file_id != y.file_id
+                or x.conditional != y.conditional
+                or id(x) in involved
+                or id(x) not in winners
+                or len(replace) >= MAX_PATCH
+            ):
+                return None
+            replace[id(x)] = y
+    diags: list[Any] = []
+    for y in replace.values():
+        if host.filter(y, ctx, diags) is not None or diags:
+            return None
+    pass_diags: list[Any] = []
+    for r in passes:
+        pass_diags.extend(r.diagnostics)
+    pass_diags = drop(pass_diags, paths)
+    skills = list(result.skills)
+    conditional = list(result.conditional)
+    placed = dict(winners)
+    for old_id, y in replace.items():
+        which, at = placed.pop(old_id)
+        (conditional if which else skills)[at] = y
+        placed[id(y)] = (which, at)
+    patched = type(result)(
+        skills=tuple(skills),
+        conditional=tuple(conditional),
+        shadowed=result.shadowed,
+        skipped=result.skipped,
+        diagnostics=(*pass_diags, *merger_diags),
+        roots=result.roots,
+    )
+    return patched, placed
+
+
+def keep_merged(
+    key: tuple[Any, ...],
+    host: Any,
+    skills: Mapping[str, Any],
+    passes: Any,
+    result: Any,
+    drop: Any,
+    extra: tuple[Any, ...] | None = None,
+) -> None:
+    """Keep ``result``, the merge of ``passes`` with ``[skills]`` settings ``skills``."""
+    if extra is None:
+        paths = {s.path for r in passes for s in r.skills if s.path is not None}
+        pass_diags: list[Any] = []
+        for r in passes:
+            pass_diags.extend(r.diagnostics)
+        merger_diags = result.diagnostics[len(drop(pass_diags, paths)) :]
+        involved = {id(x.skill) for x in result.skipped}
+        for x in result.shadowed:
+            involved.add(id(x.skill))
+            involved.add(id(x.by))
+        extra = (paths, merger_diags, involved, None)
+    if extra[3] is None:
+        # where each kept skill stands: (conditional?, position), by id
+        winners = {id(s): (0, i) for i, s in enumerate(result.skills)}
+        winners.update({id(s): (1, i) for i, s in enumerate(result.conditional)})
+        extra = (*extra[:3], winners)
+    with _LOCK:
+        _MERGES[key] = (host, dict(skills), list(passes), result, extra)
+        _MERGES.move_to_end(key)
+        while len(_MERGES) > _MAX_MERGES:
+            _MERGES.popitem(last=False)

@@ -1,0 +1,634 @@
+"""In-process reuse: a second ``load_skills()`` in one process is never stale.
+
+Every test loads twice in this process (the second load reuses what the first
+one built), changes something, loads again and compares the result with a load
+that reuses nothing (``SKILLPATH_NO_REUSE=1``) and with one that uses no index
+at all (``SKILLPATH_NO_INDEX=1``). The change kinds are those the discovery
+index and the ``list`` replay are tested against, plus the in-process ones: the
+environment, the working directory, a plugin registered at run time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from skillpath import _notify, _reuse, load_skills
+from skillpath.hookspecs import hookimpl
+from skillpath.model import LoadResult, Veto
+from skillpath.plugins import PluginHost, get_plugin_host
+from skillpath.session import SkillSession
+from skillpath.watch import SkillAdded, SkillChanged, SkillRemoved
+
+from tests.conftest import skill_md
+
+
+class Project:
+    """A home, a project (a git repository) and a cache in ``tmp_path``."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp = tmp_path
+        self.home = tmp_path / "home"
+        self.project = self.home / "work" / "proj"
+        (self.project / ".git").mkdir(parents=True)
+        (self.project / "src").mkdir()
+        self.env = {
+            "HOME": str(self.home),
+            "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            "XDG_CONFIG_HOME": str(self.home / ".config"),
+            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
+            "SKILLPATH_INDEX_RACY_MS": "0",
+            "SKILLPATH_NO_PARALLEL": "1",
+            # the example plugins installed for the test run: a filter of its own
+            # (whose verdicts are never reused) and a skill pack
+            "SKILLPATH_DISABLE_PLUGINS": "acme-policy,pack-urls",
+        }
+
+    def skill(self, root: str, name: str, description: str = "A test skill.") -> Path:
+        base = self.home / root[2:] if root.startswith("~/") else self.project / root
+        folder = base / name
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "SKILL.md"
+        path.write_text(skill_md(description), encoding="utf-8")
+        return path
+
+    def load(self, cwd: Path | None = None, **env: str) -> LoadResult:
+        return load_skills(cwd or self.project, home=self.home, env={**self.env, **env})
+
+
+def snapshot(res: LoadResult) -> Any:
+    """Everything a load gives, including what ``to_json`` leaves out."""
+
+    def skill(s: Any) -> Any:
+        return (s.to_json(), s.frontmatter, s.file_id, s.priority, s.source, s.base_dir)
+
+    return (
+        [skill(s) for s in res.skills],
+        [skill(s) for s in res.conditional],
+        [(skill(x.skill), x.by.path, x.reason) for x in res.shadowed],
+        [(skill(x.skill), x.reason, x.detail) for x in res.skipped],
+        [d.to_json() for d in res.diagnostics],
+        list(res.roots),
+    )
+
+
+def check(p: Project, cwd: Path | None = None, **env: str) -> LoadResult:
+    """Load (reusing) and compare with loads that reuse nothing."""
+    res = p.load(cwd, **env)
+    assert snapshot(res) == snapshot(p.load(cwd, SKILLPATH_NO_REUSE="1", **env))
+    assert snapshot(res) == snapshot(p.load(cwd, SKILLPATH_NO_INDEX="1", **env))
+    return res
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Project:
+    p = Project(tmp_path)
+    for i in range(6):
+        p.skill(".claude/skills", f"claude-{i}")
+        p.skill(".agents/skills", f"agents-{i}")
+        p.skill("~/.claude/skills", f"user-{i}")
+    bad = p.project / ".claude" / "skills" / "broken"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    os.symlink(p.project / ".claude/skills/claude-0", p.project / ".agents/skills/linked")
+    return p
+
+
+def warm(p: Project, *, whole: bool = True, **env: str) -> LoadResult:
+    """Load twice: the second load reuses what the first built.
+
+    ``whole``: every root is returned whole (no root holds anything but skills).
+    """
+    p.load(**env)
+    before = _reuse.stats.copy()
+    res = p.load(**env)
+    after = _reuse.stats
+    assert after["roots_reused"] > before["roots_reused"]
+    if whole:
+        assert after["roots_rescanned"] == before["roots_rescanned"]
+        assert after["merges_reused"] == before["merges_reused"] + 1
+    else:
+        assert after["entries_reused"] > before["entries_reused"]
+    return res
+
+
+def test_unchanged_tree_is_reused_and_identical(proj: Project) -> None:
+    first = check(proj)
+    again = warm(proj)
+    assert snapshot(again) == snapshot(first)
+    # the same objects: nothing was rebuilt
+    assert again.skills == first.skills and all(
+        a is b for a, b in zip(again.skills, first.skills, strict=True)
+    )
+    assert {"claude-0", "agents-5", "user-3"} <= set(again.names)
+    assert "frontmatter-yaml-error" in {d.code for d in again.diagnostics}
+
+
+def _edit_same_size(p: Project) -> None:
+    path = p.project / ".claude/skills/claude-1/SKILL.md"
+    path.write_text(path.read_text().replace("A test", "B test"))
+
+
+def _edit_same_mtime_second(p: Project) -> None:
+    path = p.project / ".claude/skills/claude-2/SKILL.md"
+    before = path.stat()
+    path.write_text(path.read_text().replace("A test", "C test"))
+    second = before.st_mtime_ns - before.st_mtime_ns % 1_000_000_000
+    os.utime(path, ns=(before.st_atime_ns, second + (before.st_mtime_ns + 1) % 1_000_000_000))
+    assert path.stat().st_mtime_ns // 10**9 == before.st_mtime_ns // 10**9
+
+
+def _edit_restoring_mtime(p: Project) -> None:
+    path = p.project / ".claude/skills/claude-3/SKILL.md"
+    before = path.stat()
+    text = path.read_text().replace("A test", "D test")
+    path.write_text(text)
+    while path.stat().st_ctime_ns == before.st_ctime_ns:  # the ctime clock ticks coarsely
+        path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def _replace_same_times(p: Project) -> None:
+    path = p.project / ".claude/skills/claude-4/SKILL.md"
+    before = path.stat()
+    new = path.with_name("SKILL.md.new")
+    new.write_text(path.read_text().replace("A test", "E test"))
+    os.utime(new, ns=(before.st_atime_ns, before.st_mtime_ns))
+    os.replace(new, path)
+
+
+def _symlink_retarget(p: Project) -> None:
+    link = p.project / ".agents/skills/linked"
+    tmp = link.with_name(".linked.tmp")
+    tmp.symlink_to(p.project / ".claude/skills/claude-2", target_is_directory=True)
+    os.replace(tmp, link)
+
+
+def _chain_retarget(p: Project) -> None:
+    store = p.project / "store"
+    (store / "v1").mkdir(parents=True)
+    (store / "v1" / "SKILL.md").write_text(skill_md("Version one."))
+    (store / "v2").mkdir()
+    (store / "v2" / "SKILL.md").write_text(skill_md("Version two."))
+    (store / "current").symlink_to(store / "v1", target_is_directory=True)
+    (p.project / ".agents/skills/tool").symlink_to(store / "current", target_is_directory=True)
+    check(p)
+    warm(p)
+    root = p.project / ".agents/skills"
+    mtime = root.stat().st_mtime_ns
+    tmp = store / ".current.tmp"
+    tmp.symlink_to(store / "v2", target_is_directory=True)
+    os.replace(tmp, store / "current")
+    assert root.stat().st_mtime_ns == mtime
+
+
+def _user_chain_retarget(p: Project) -> None:
+    store = p.tmp / "store"
+    for version in ("v1", "v2"):
+        (store / version).mkdir(parents=True)
+        (store / version / "SKILL.md").write_text(skill_md(f"User {version}."))
+    (store / "current").symlink_to(store / "v1", target_is_directory=True)
+    (p.home / ".claude/skills/tool").symlink_to(store / "current", target_is_directory=True)
+    check(p)
+    warm(p)
+    tmp = store / ".current.tmp"
+    tmp.symlink_to(store / "v2", target_is_directory=True)
+    os.replace(tmp, store / "current")
+
+
+def _skill_file_retarget(p: Project) -> None:
+    folder = p.project / ".claude/skills/claude-5"
+    (folder / "a.md").write_text(skill_md("Alpha."))
+    (folder / "b.md").write_text(skill_md("Bravo."))
+    (folder / "SKILL.md").unlink()
+    (folder / "SKILL.md").symlink_to("a.md")
+    check(p)
+    warm(p)
+    (folder / "SKILL.tmp").symlink_to("b.md")
+    os.replace(folder / "SKILL.tmp", folder / "SKILL.md")
+
+
+def _dangling_comes_alive(p: Project) -> None:
+    (p.project / ".agents/skills/later").symlink_to(
+        p.project / "store" / "later", target_is_directory=True
+    )
+    check(p)
+    warm(p, whole=False)  # a dangling link is looked at again on every load
+    folder = p.project / "store" / "later"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md("Alive now."))
+
+
+def _link_out_of_the_project_retargeted(p: Project) -> None:
+    link = p.project / ".agents/skills/outside"
+    link.symlink_to(p.home / ".claude/skills/user-0", target_is_directory=True)
+    assert "file-outside-project" in {d.code for d in check(p).diagnostics}
+    warm(p)  # the refusal is kept too: it depends only on where the link leads
+    middle = p.project / "hop"
+    middle.symlink_to(p.home / ".claude/skills/user-1", target_is_directory=True)
+    link.unlink()
+    link.symlink_to(middle, target_is_directory=True)
+    check(p)
+    warm(p)
+    # the root and the link stay as they are; the link further along moves inside
+    mtime = link.parent.stat().st_mtime_ns
+    tmp = p.project / ".hop.tmp"
+    tmp.symlink_to(p.project / ".claude/skills/claude-3", target_is_directory=True)
+    os.replace(tmp, middle)
+    assert link.parent.stat().st_mtime_ns == mtime
+
+
+def _nested_below_a_plain_folder(p: Project) -> None:
+    (p.project / ".claude/skills/group").mkdir()
+    check(p)
+    p.load()
+    nested = p.project / ".claude/skills/group/inner"
+    nested.mkdir()
+    (nested / "SKILL.md").write_text(skill_md("Nested."))
+
+
+def _settings(p: Project) -> None:
+    (p.home / ".skillpath").mkdir(exist_ok=True)
+    (p.home / ".skillpath" / "config.toml").write_text("[skills]\nenable_claude_user = false\n")
+
+
+def _project_settings(p: Project) -> None:
+    (p.project / ".skillpath").mkdir(exist_ok=True)
+    (p.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-*"]\n')
+
+
+CHANGES = {
+    "added": lambda p: p.skill(".claude/skills", "new-one"),
+    "removed": lambda p: shutil.rmtree(p.project / ".claude/skills/claude-3"),
+    "edited, same size": _edit_same_size,
+    "edited, same size and mtime second": _edit_same_mtime_second,
+    "edited, exact mtime restored": _edit_restoring_mtime,
+    "replaced, same size and times": _replace_same_times,
+    "renamed": lambda p: (p.project / ".agents/skills/agents-1").rename(
+        p.project / ".agents/skills/agents-renamed"
+    ),
+    "folder removed": lambda p: shutil.rmtree(p.project / ".agents/skills"),
+    "symlink retargeted": _symlink_retarget,
+    "symlink chain retargeted outside the root": _chain_retarget,
+    "user symlink chain retargeted": _user_chain_retarget,
+    "symlinked SKILL.md retargeted": _skill_file_retarget,
+    "dangling symlink comes alive": _dangling_comes_alive,
+    "link out of the project retargeted inside": _link_out_of_the_project_retargeted,
+    "nested skill below a plain folder": _nested_below_a_plain_folder,
+    "new root created": lambda p: p.skill(".opencode/skills", "fresh-root"),
+    "broken file fixed": lambda p: (p.project / ".claude/skills/broken/SKILL.md").write_text(
+        skill_md("Fixed now.")
+    ),
+    "file made a folder": lambda p: (
+        (p.project / ".claude/skills/claude-1/SKILL.md").unlink(),
+        (p.project / ".claude/skills/claude-1/SKILL.md").mkdir(),
+    ),
+    "user settings written": _settings,
+    "project settings written": _project_settings,
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_every_kind_of_change_is_seen(proj: Project, change: str) -> None:
+    before = check(proj)
+    warm(proj)
+    CHANGES[change](proj)
+    after = check(proj)
+    assert snapshot(after) != snapshot(before)
+    assert snapshot(proj.load()) == snapshot(after)
+
+
+def test_environment_changes_are_seen(proj: Project, tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    (extra / "from-env").mkdir(parents=True)
+    (extra / "from-env" / "SKILL.md").write_text(skill_md("From SKILLPATH."))
+    check(proj)
+    warm(proj)
+    with_path = check(proj, SKILLPATH=str(extra))
+    assert "from-env" in with_path.names
+    assert "from-env" not in check(proj).names
+    # SKILLPATH_* switches: the user's skills home moves elsewhere
+    other = tmp_path / "other-home"
+    (other / "skills" / "elsewhere").mkdir(parents=True)
+    (other / "skills" / "elsewhere" / "SKILL.md").write_text(skill_md("Moved."))
+    moved = check(proj, SKILLPATH_HOME=str(other))
+    assert snapshot(moved) != snapshot(check(proj))
+
+
+def test_a_different_working_directory_is_seen(proj: Project, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    folder = other / ".claude" / "skills" / "other-skill"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md("Other project."))
+    here = check(proj)
+    warm(proj)
+    there = check(proj, cwd=other)
+    assert "other-skill" in there.names and "claude-0" not in there.names
+    assert snapshot(check(proj)) == snapshot(here)
+
+
+class _VetoAgents:
+    @hookimpl
+    def filter_skill(self, skill: Any, ctx: Any) -> Veto | None:
+        return Veto("no agents") if skill.name.startswith("agents-") else None
+
+
+def test_a_plugin_registered_at_run_time_is_seen(proj: Project) -> None:
+    host = PluginHost.create(env=proj.env)
+    env = proj.env
+    first = load_skills(proj.project, home=proj.home, env=env, host=host)
+    again = load_skills(proj.project, home=proj.home, env=env, host=host)
+    assert snapshot(again) == snapshot(first)
+    host.pm.register(_VetoAgents(), name="veto-agents")
+    vetoed = load_skills(proj.project, home=proj.home, env=env, host=host)
+    assert not any(n.startswith("agents-") for n in vetoed.names)
+    # a plugin filter may depend on anything: its verdicts are never reused
+    before = _reuse.stats.copy()
+    load_skills(proj.project, home=proj.home, env=env, host=host)
+    assert _reuse.stats["merges_reused"] == before["merges_reused"]
+
+
+def test_recent_changes_are_read_again_until_they_are_old_enough(proj: Project) -> None:
+    """With a racy window, an entry modified near the load that recorded it is not reused."""
+    env = {"SKILLPATH_INDEX_RACY_MS": "3600000"}  # everything is "recent"
+    check(proj, **env)
+    proj.load(**env)
+    kept = [m for k, m in _reuse._SCANS.items() if k[0].startswith(str(proj.tmp))]
+    assert kept and all(m.result is None and not m.entries for m in kept)
+    _edit_same_size(proj)
+    assert "B test skill." in {s.description for s in check(proj, **env).skills}
+
+
+def test_the_switches_turn_it_off(proj: Project) -> None:
+    for switch in ("SKILLPATH_NO_REUSE", "SKILLPATH_NO_INDEX"):
+        proj.load(**{switch: "1"})
+        before = _reuse.stats.copy()
+        proj.load(**{switch: "1"})
+        assert _reuse.stats == before, switch
+
+
+def test_the_memo_is_bounded(proj: Project, tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(_reuse, "MAX_ROOTS", 3)
+    proj.load()
+    assert len(_reuse._SCANS) <= 3
+    assert snapshot(check(proj)) == snapshot(proj.load())
+
+
+def test_refresh_reports_exactly_what_changed(proj: Project) -> None:
+    host = get_plugin_host(proj.env)
+    s = SkillSession.open(proj.project, home=proj.home, env=proj.env, host=host)
+    assert s.refresh() == ()
+    _edit_same_size(proj)
+    proj.skill(".claude/skills", "new-one")
+    shutil.rmtree(proj.project / ".agents/skills/agents-2")
+    events = s.refresh()
+    assert [(type(e), e.name) for e in events] == [
+        (SkillRemoved, "agents-2"),
+        (SkillChanged, "claude-1"),
+        (SkillAdded, "new-one"),
+    ]
+    assert s.get("claude-1") is not None
+    assert s.get("claude-1").description == "B test skill."  # type: ignore[union-attr]
+    assert snapshot(s.result) == snapshot(proj.load(SKILLPATH_NO_REUSE="1"))
+    assert s.refresh() == ()
+
+
+def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) -> None:
+    proj.skill("~/.claude/skills", "claude-0", "Shadowed by the project's claude-0.")
+    check(proj)
+    warm(proj)
+
+    def patched_after(change: Any) -> bool:
+        warm(proj)
+        before = _reuse.stats["merges_patched"]
+        change()
+        check(proj)
+        return _reuse.stats["merges_patched"] > before
+
+    user = proj.home / ".claude/skills"
+    claude = proj.project / ".claude/skills"
+    assert patched_after(lambda: _edit_same_size(proj))
+    assert patched_after(lambda: (claude / "claude-4/SKILL.md").write_text(skill_md("Longer.")))
+    # the name, the conditional status, a shadowing: merged again
+    assert not patched_after(
+        lambda: (claude / "claude-2/SKILL.md").write_text(skill_md("D.", name="renamed"))
+    )
+    assert not patched_after(
+        lambda: (claude / "claude-3/SKILL.md").write_text(skill_md("D.", paths='"src/**"'))
+    )
+    assert not patched_after(lambda: (user / "claude-0/SKILL.md").write_text(skill_md("Loser.")))
+    assert not patched_after(lambda: (claude / "claude-0/SKILL.md").write_text(skill_md("Win.")))
+    # a skill the filters now drop
+    (proj.project / ".skillpath").mkdir()
+    (proj.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-1"]\n')
+    assert not patched_after(lambda: _edit_same_size(proj))
+    assert "agents-1" not in check(proj).names
+
+
+# -- a session watches the roots it keeps ---------------------------------------------
+
+
+def open_session(p: Project) -> SkillSession:
+    before = _reuse.stats["roots_armed"]
+    s = SkillSession.open(p.project, home=p.home, env=p.env)
+    if _notify.notifier() is not None:
+        assert _reuse.stats["roots_armed"] > before
+    return s
+
+
+def same_as_fresh(p: Project, s: SkillSession) -> None:
+    assert snapshot(s.result) == snapshot(p.load(SKILLPATH_NO_REUSE="1"))
+    assert snapshot(s.result) == snapshot(p.load(SKILLPATH_NO_INDEX="1"))
+
+
+#: A session opened without ``settings`` keeps the settings it was opened with
+#: (``SkillSession.settings_arg``), so settings files are left to the loads above.
+FILE_CHANGES = [c for c in CHANGES if "settings" not in c]
+
+
+@pytest.mark.parametrize("change", FILE_CHANGES)
+def test_every_kind_of_change_is_seen_by_a_watching_session(proj: Project, change: str) -> None:
+    s = open_session(proj)
+    assert s.refresh() == ()
+    before = snapshot(s.result)
+    CHANGES[change](proj)
+    s.refresh()
+    assert snapshot(s.result) != before
+    same_as_fresh(proj, s)
+    assert s.refresh() == ()
+    same_as_fresh(proj, s)
+
+
+@pytest.fixture
+def file_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``SKILL.md`` paths whose ``stat`` the scanner takes."""
+    from skillpath import scan
+
+    seen: list[str] = []
+    real = scan._file_key
+
+    def counting(path: str, linked: str | None, *rest: Any) -> Any:
+        seen.append(path)
+        return real(path, linked, *rest)
+
+    monkeypatch.setattr(scan, "_file_key", counting)
+    return seen
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_watched_refresh_looks_only_at_what_had_an_event(
+    proj: Project, file_keys: list[str]
+) -> None:
+    s = open_session(proj)
+    s.refresh()
+    file_keys.clear()
+    assert s.refresh() == ()
+    # only the folder link (a link can change with no event) is stat'ed again
+    assert all("/.agents/skills/" in f for f in file_keys), file_keys
+    file_keys.clear()
+    _edit_same_size(proj)
+    (events,) = s.refresh()
+    assert isinstance(events, SkillChanged) and events.name == "claude-1"
+    assert [f for f in file_keys if "/.claude/skills/" in f] == [
+        str(proj.project / ".claude/skills/claude-1/SKILL.md")
+    ]
+    same_as_fresh(proj, s)
+
+
+def test_a_hard_link_written_elsewhere_is_seen(proj: Project) -> None:
+    path = proj.project / ".claude/skills/claude-2/SKILL.md"
+    other = proj.tmp / "elsewhere.md"
+    os.link(path, other)
+    s = open_session(proj)
+    assert s.refresh() == ()
+    with open(other, "r+", encoding="utf-8") as f:
+        text = f.read().replace("A test", "Z test")
+        f.seek(0)
+        f.write(text)
+    (event,) = s.refresh()
+    assert event.name == "claude-2" and "Z test" in event.skill.description
+    same_as_fresh(proj, s)
+
+
+def test_lost_events_or_no_watch_fall_back_to_stat(
+    proj: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = open_session(proj)
+    n = _notify.notifier()
+    if n is not None:
+        monkeypatch.setattr(n, "read", lambda: None)  # the queue overflowed
+    _edit_same_size(proj)
+    s.refresh()
+    same_as_fresh(proj, s)
+    monkeypatch.setattr(_notify, "local", lambda path: False)  # a network file system
+    proj.skill(".claude/skills", "new-one")
+    s2 = SkillSession.open(proj.project, home=proj.home, env=proj.env)
+    assert all(not m.armed for k, m in _reuse._SCANS.items() if k[0].startswith(str(proj.tmp)))
+    _edit_restoring_mtime(proj)
+    s2.refresh()
+    same_as_fresh(proj, s2)
+
+
+def test_no_watch_switch(proj: Project) -> None:
+    env = {**proj.env, "SKILLPATH_NO_WATCH": "1"}
+    before = _reuse.stats["roots_armed"]
+    s = SkillSession.open(proj.project, home=proj.home, env=env)
+    assert _reuse.stats["roots_armed"] == before
+    _edit_same_size(proj)
+    s.refresh()
+    same_as_fresh(proj, s)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_does_not_take_the_parents_events(proj: Project) -> None:
+    s = open_session(proj)
+    _edit_same_size(proj)  # an event is queued for the parent's watch
+    pid = os.fork()
+    if pid == 0:  # the child loads with a session of its own, then leaves at once
+        code = 0
+        try:
+            child = SkillSession.open(proj.project, home=proj.home, env=proj.env)
+            child.refresh()
+        except BaseException:
+            code = 1
+        os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    (event,) = s.refresh()
+    assert event.name == "claude-1" and event.skill.description == "B test skill."
+    same_as_fresh(proj, s)
+
+
+def test_the_cached_realpath_is_realpath(tmp_path: Path) -> None:
+    from skillpath.scan import _realpath_cached
+
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "l1").symlink_to(tmp_path / "a")
+    (tmp_path / "a" / "l2").symlink_to("b")
+    (tmp_path / "a" / "up").symlink_to("../a/b")
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "rel").symlink_to("l1/l2")
+    (tmp_path / "dangling").symlink_to("nowhere/x")
+    cache: dict[str, str] = {}
+    for rel in ("l1", "l1/l2", "a/up", "loop", "rel", "dangling", "missing", "l1/x", "a/../l1"):
+        path = str(tmp_path / rel)
+        assert _realpath_cached(path, cache) == os.path.realpath(path), rel
+
+
+def test_the_same_file_in_two_folders_of_a_root(proj: Project) -> None:
+    """Hard links: one watch stands for two folders; a write through either is seen in both."""
+    first = proj.project / ".claude/skills/claude-3/SKILL.md"
+    twin = proj.project / ".claude/skills/twin/SKILL.md"
+    twin.parent.mkdir()
+    os.link(first, twin)
+    s = open_session(proj)
+    assert s.refresh() == ()
+    with open(twin, "r+", encoding="utf-8") as f:
+        text = f.read().replace("A test", "T test")
+        f.seek(0)
+        f.write(text)
+    s.refresh()
+    same_as_fresh(proj, s)
+    assert s.get("claude-3").description == "T test skill."  # type: ignore[union-attr]
+
+
+def test_loads_in_several_threads_while_files_change(proj: Project) -> None:
+    """No lost change and no error when sessions in several threads refresh at once."""
+    import threading
+
+    sessions = [open_session(proj)]
+    sessions += [SkillSession.open(proj.project, home=proj.home, env=proj.env) for _ in "ab"]
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def churn(s: SkillSession) -> None:
+        try:
+            while not stop.is_set():
+                s.refresh()
+                proj.load()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+            stop.set()
+
+    threads = [threading.Thread(target=churn, args=(s,)) for s in sessions]
+    for t in threads:
+        t.start()
+    try:
+        for i in range(12):
+            path = proj.project / ".claude/skills" / f"claude-{i % 6}" / "SKILL.md"
+            path.write_text(skill_md(f"Edit number {i}."))
+            if i % 4 == 0:
+                proj.skill(".agents/skills", f"added-{i}")
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert errors == []
+    for s in sessions:
+        s.refresh()
+        same_as_fresh(proj, s)
