@@ -106,6 +106,11 @@ _SKILL_FILE = "SKILL.md"
 NOTIFY_SECONDS = 10.0
 #: Milliseconds over which a burst of file changes is gathered into one re-read.
 DEBOUNCE_MS = 200
+#: Listings whose answer depends on the catalog only: shaped for the wire once per
+#: catalog and protocol version, then answered from that (see ``_cached_listing``).
+_CACHED_LISTINGS = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "skills/list"}
+)
 
 
 @attrs.frozen
@@ -381,6 +386,9 @@ class SkillServer:
         # then is seen as a difference; the watcher's first tick reads again anyway)
         self._files = _file_state(self._config_files)
         self._watch_stop: anyio.Event | None = None
+        # wire-shaped listings of ``_wire_of`` (the catalog they were made from)
+        self._wire: dict[tuple[str, str], dict[str, Any]] = {}
+        self._wire_of: Catalog | None = None
         #: How many times the catalog was read again (the first read not counted).
         self.reloads = 0
         # every live client connection (each forgets itself when it closes)
@@ -549,6 +557,36 @@ class SkillServer:
         await self._bus.publish(ResourcesListChanged())
 
     # -- handlers -----------------------------------------------------------
+    async def _cached_listing(self, ctx: Any, call_next: Any) -> Any:
+        """Answer a listing request from the wire form made for the current catalog.
+
+        The first request for a listing (per catalog and protocol version) goes
+        through the SDK's whole chain — the initialization gate, params
+        validation, the handler and the per-version shaping of the result —
+        and the dict it produced is kept; later requests of an initialized
+        connection, without params, get that dict. A new catalog (see
+        :meth:`reload`) starts afresh. Anything else — requests with params
+        (a cursor, ``_meta``), connections not initialized yet, other
+        methods — always takes the whole chain.
+        """
+        if ctx.method not in _CACHED_LISTINGS or ctx.request_id is None or ctx.params:
+            return await call_next(ctx)
+        key = (ctx.method, ctx.protocol_version)
+        with self._lock:
+            catalog = self.catalog
+            hit = self._wire.get(key) if self._wire_of is catalog else None
+        connection = getattr(ctx.session, "_connection", None)
+        if hit is not None and connection is not None and connection.initialize_accepted:
+            return hit  # the SDK copies it before anything is added to it
+        result = await call_next(ctx)
+        if isinstance(result, dict):
+            with self._lock:
+                if self.catalog is catalog:
+                    if self._wire_of is not catalog:
+                        self._wire, self._wire_of = {}, catalog
+                    self._wire[key] = result
+        return result
+
     async def _on_initialized(self, ctx: Any, params: Any) -> None:
         key = next(self._client_ids)
         self._clients[key] = ctx.session
@@ -773,6 +811,7 @@ class SkillServer:
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
         server.extensions[SKILLS_EXTENSION] = {}
+        server.middleware.append(self._cached_listing)
         return server
 
     def initialization_options(self) -> Any:
@@ -821,6 +860,7 @@ class SkillServer:
             host="127.0.0.1",
             session_idle_timeout=limits.session_idle_timeout,
             max_request_body_size=limits.max_request_bytes,
+            json_response=True,
         )
         make_lru(self.server._session_manager, limits)
         config = uvicorn.Config(
@@ -865,7 +905,10 @@ def _listen(port: int) -> Any:
     """A socket bound to ``127.0.0.1:port``; a :class:`SkillpathError` when that fails."""
     import socket
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on connections of a socket whose
+    # protocol says TCP; without it a small answer written in parts (head, body) waits
+    # for the client's delayed ACK, some 40 ms per request
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))
