@@ -372,7 +372,9 @@ async def _client(port: int, plan: Plan, out: Any, full_check: bool) -> None:
             except (OSError, asyncio.IncompleteReadError, ValueError):
                 ok = False
                 client.close()
-            out.append((time.perf_counter() - start, ok))
+            out.append((time.perf_counter() - start, ok, method))
+        if client.sid:
+            await client.request("DELETE")  # a client that is done ends its session
     finally:
         client.close()
 
@@ -385,8 +387,8 @@ async def _load(
     *,
     uniform: bool = False,
     full_check: bool = False,
-) -> list[tuple[float, bool]]:
-    results: list[tuple[float, bool]] = []
+) -> list[tuple[float, bool, str]]:
+    results: list[tuple[float, bool, str]] = []
     plans = [_mix(random.Random(seed + c), n_skills, uniform) for c in range(clients)]
     await asyncio.gather(*(_client(port, plan, results, full_check) for plan in plans))
     return results
@@ -414,18 +416,24 @@ def bench_http(base: Path, n: int, clients: int) -> None:
         # warm-up: a few clients through both mixes, every answer parsed in full
         warmup = asyncio.run(_load(port, 5, n, seed=1000, full_check=True))
         warmup += asyncio.run(_load(port, 5, n, seed=2000, uniform=True, full_check=True))
-        warm_errors = sum(not ok for _t, ok in warmup)
+        warm_errors = sum(not ok for _t, ok, _m in warmup)
         warm = rss_mb(proc.pid)
         rounds = []
         for r, uniform in ((1, False), (2, False), (3, True)):
-            start = time.perf_counter()
+            start, cpu, own = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
             results = asyncio.run(_load(port, clients, n, seed=r * 100, uniform=uniform))
-            rounds.append((r, uniform, time.perf_counter() - start, results, rss_mb(proc.pid)))
+            spent = time.perf_counter() - start
+            print(
+                f"  round {r}: CPU per request: server {(cpu_seconds(proc.pid) - cpu) / len(results) * 1000:.2f} ms, "
+                f"clients {(time.process_time() - own) / len(results) * 1000:.2f} ms",
+                file=sys.stderr,
+            )
+            rounds.append((r, uniform, spent, results, rss_mb(proc.pid)))
     finally:
         stop(proc)
     for r, uniform, spent, results, rss in rounds:
-        lat = [t * 1000 for t, _ok in results]
-        errors = sum(not ok for _t, ok in results) + (warm_errors if r == 1 else 0)
+        lat = [t * 1000 for t, _ok, _m in results]
+        errors = sum(not ok for _t, ok, _m in results) + (warm_errors if r == 1 else 0)
         p99 = _pct(lat, 0.99)
         mix = "uniform mix (stress, no target)" if uniform else "host mix"
         row(
@@ -435,6 +443,17 @@ def bench_http(base: Path, n: int, clients: int) -> None:
             f"RSS {warm:.0f} MB after warm-up, {rss:.0f} MB after round {r}",
             "—" if uniform else "p99 ≤ 100 ms, 0 errors, RSS flat",
             None if uniform else (p99 <= 100 and errors == 0 and rss <= warm * 1.1 + 5),
+        )
+        by_method: dict[str, list[float]] = {}
+        for t, _ok, m in results:
+            by_method.setdefault(m, []).append(t * 1000)
+        print(
+            f"  round {r} p50/p99 by method: "
+            + ", ".join(
+                f"{m} {_pct(v, 0.5):.0f}/{_pct(v, 0.99):.0f} ms"
+                for m, v in sorted(by_method.items())
+            ),
+            file=sys.stderr,
         )
 
 

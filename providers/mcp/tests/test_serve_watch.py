@@ -322,3 +322,36 @@ def test_poll_zero_turns_notifications_off(world: Any) -> None:
     app = SkillServer(_project(world.project), home=world.home, poll=0)
     anyio.run(app.watch)  # returns at once
     assert app.reloads == 0
+
+
+def test_clients_that_went_away_are_forgotten(world: Any) -> None:
+    """Before: every connection that ever sent ``notifications/initialized`` stayed in
+    the server's client table (with its session) for good, so a long-running
+    ``serve --http`` grew with every session a client opened and ended."""
+    from mcp.shared.memory import create_client_server_memory_streams
+    from skillpath_mcp.server import SkillServer
+
+    app = SkillServer(_project(world.project), home=world.home, poll=0)
+
+    async def session(live: list[int]) -> None:
+        async with (
+            create_client_server_memory_streams() as (client, server),
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(app.server.run, server[0], server[1], app.initialization_options())
+            async with ClientSession(client[0], client[1]) as s:
+                await s.initialize()
+                await s.list_prompts()
+                live.append(len(app._clients))
+            await client[1].aclose()  # the client hangs up: the server's run ends
+
+    async def scenario() -> list[int]:
+        live: list[int] = []
+        with anyio.fail_after(LIMIT):
+            for _ in range(5):
+                await session(live)
+        return live
+
+    live = anyio.run(scenario)
+    assert live == [1, 1, 1, 1, 1]
+    assert app._clients == {}
