@@ -182,3 +182,55 @@ def test_http_connections_are_nodelay() -> None:
             server.close()
 
     assert anyio.run(scenario) != 0
+
+
+def test_writes_of_one_turn_go_out_as_one() -> None:
+    """An answer's head and body (two writes) leave as one ``send``; ``close``
+    sends what is pending first, ``abort`` drops it."""
+    import asyncio
+
+    from skillpath_mcp._guard import _CoalescingTransport
+
+    class Fake:
+        def __init__(self) -> None:
+            self.writes: list[bytes] = []
+            self.closed = False
+
+        def write(self, data: bytes) -> None:
+            self.writes.append(data)
+
+        def is_closing(self) -> bool:
+            return self.closed
+
+        def close(self) -> None:
+            self.closed = True
+
+        def abort(self) -> None:
+            self.closed = True
+
+        def get_extra_info(self, name: str) -> str:
+            return f"info:{name}"
+
+    async def scenario() -> tuple[list[bytes], list[bytes], list[bytes], str]:
+        loop = asyncio.get_running_loop()
+        one, two, three = Fake(), Fake(), Fake()
+        t = _CoalescingTransport(one, loop)
+        t.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        t.write(b"body")
+        await asyncio.sleep(0)  # the end of the turn
+        t.write(b"next")
+        await asyncio.sleep(0)
+        closing = _CoalescingTransport(two, loop)
+        closing.write(b"last words")
+        closing.close()
+        dropped = _CoalescingTransport(three, loop)
+        dropped.write(b"never")
+        dropped.abort()
+        await asyncio.sleep(0)
+        return one.writes, two.writes, three.writes, t.get_extra_info("peername")
+
+    first, second, third, info = asyncio.run(scenario())
+    assert first == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"next"]
+    assert second == [b"last words"]
+    assert third == []
+    assert info == "info:peername"
