@@ -399,15 +399,18 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def bench_http(base: Path, n: int, clients: int) -> None:
-    project = make_project(base / f"http-{n}", n)
-    env = environment(base)
+def _http_rounds(
+    project: Path, env: dict[str, str], n: int, clients: int, mixes: tuple[bool, ...]
+) -> tuple[float, int, list[tuple[int, bool, float, Any, float]]]:
+    """Start ``serve --http``, warm it up, run one round per entry of ``mixes``
+    (``True``: uniform); RSS after the warm-up, warm-up errors, and the rounds."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "skillpath", "serve", "--cwd", str(project), "--http", "0"],
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
     )
+    rounds = []
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline().decode()
@@ -418,49 +421,106 @@ def bench_http(base: Path, n: int, clients: int) -> None:
         warmup += asyncio.run(_load(port, 5, n, seed=2000, uniform=True, full_check=True))
         warm_errors = sum(not ok for _t, ok, _m in warmup)
         warm = rss_mb(proc.pid)
-        rounds = []
-        for r, uniform in ((1, False), (2, False), (3, True)):
+        for r, uniform in enumerate(mixes, 1):
             start, cpu, own = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
             results = asyncio.run(_load(port, clients, n, seed=r * 100, uniform=uniform))
             spent = time.perf_counter() - start
+            server_ms = (cpu_seconds(proc.pid) - cpu) / len(results) * 1000
+            client_ms = (time.process_time() - own) / len(results) * 1000
             print(
-                f"  round {r}: CPU per request: server {(cpu_seconds(proc.pid) - cpu) / len(results) * 1000:.2f} ms, "
-                f"clients {(time.process_time() - own) / len(results) * 1000:.2f} ms",
+                f"  round {r}: CPU per request: server {server_ms:.2f} ms, "
+                f"clients {client_ms:.2f} ms",
                 file=sys.stderr,
             )
             rounds.append((r, uniform, spent, results, rss_mb(proc.pid)))
     finally:
         stop(proc)
+    return warm, warm_errors, rounds
+
+
+def _summary(results: Any, spent: float) -> tuple[str, float, int]:
+    lat = [t * 1000 for t, _ok, _m in results]
+    errors = sum(not ok for _t, ok, _m in results)
+    p99 = _pct(lat, 0.99)
+    text = (
+        f"p50 {_pct(lat, 0.5):.0f} ms, p95 {_pct(lat, 0.95):.0f} ms, p99 {p99:.0f} ms, "
+        f"max {max(lat):.0f} ms; {errors} errors; {len(results) / spent:.0f} req/s"
+    )
+    return text, p99, errors
+
+
+def _by_method(r: int, results: Any) -> None:
+    by_method: dict[str, list[float]] = {}
+    for t, _ok, m in results:
+        by_method.setdefault(m, []).append(t * 1000)
+    print(
+        f"  round {r} p50/p99 by method: "
+        + ", ".join(
+            f"{m} {_pct(v, 0.5):.0f}/{_pct(v, 0.99):.0f} ms" for m, v in sorted(by_method.items())
+        ),
+        file=sys.stderr,
+    )
+
+
+def _sources_of(ref: str, dest: Path) -> str:
+    """The ``core`` and ``skillpath-mcp`` sources of git ``ref``, as a ``PYTHONPATH``."""
+    root = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", ref, "core/src", "providers/mcp/src"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    dest.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return os.pathsep.join([str(dest / "core" / "src"), str(dest / "providers" / "mcp" / "src")])
+
+
+def bench_http(base: Path, n: int, clients: int, before: str | None = None) -> None:
+    project = make_project(base / f"http-{n}", n)
+    env = environment(base)
+    if before:
+        # the same load against the sources of an earlier commit (one round, host mix)
+        old_env = {**env, "PYTHONPATH": _sources_of(before, base / "before")}
+        old_warm, old_warm_errors, old = _http_rounds(project, old_env, n, clients, (False,))
+        _r, _u, spent, results, rss = old[0]
+        text, _p99, errors = _summary(results, spent)
+        if old_warm_errors:
+            text += f" ({old_warm_errors} errors in the warm-up)"
+        row(
+            f"before ({before}): serve --http, {n:,} skills, {clients} clients × 100 "
+            "requests, host mix",
+            text,
+            f"RSS {old_warm:.0f} MB after warm-up, {rss:.0f} MB after the round",
+            "—",
+            None,
+        )
+        _by_method(0, results)
+    warm, warm_errors, rounds = _http_rounds(project, env, n, clients, (False, False, True))
     for r, uniform, spent, results, rss in rounds:
-        lat = [t * 1000 for t, _ok, _m in results]
-        errors = sum(not ok for _t, ok, _m in results) + (warm_errors if r == 1 else 0)
-        p99 = _pct(lat, 0.99)
+        text, p99, errors = _summary(results, spent)
+        errors += warm_errors if r == 1 else 0
+        if r == 1 and warm_errors:
+            text += f" ({warm_errors} errors in the warm-up)"
         mix = "uniform mix (stress, no target)" if uniform else "host mix"
         row(
             f"serve --http, {n:,} skills, {clients} clients × 100 requests, {mix}, round {r}",
-            f"p50 {_pct(lat, 0.5):.0f} ms, p95 {_pct(lat, 0.95):.0f} ms, p99 {p99:.0f} ms, "
-            f"max {max(lat):.0f} ms; {errors} errors; {len(results) / spent:.0f} req/s",
+            text,
             f"RSS {warm:.0f} MB after warm-up, {rss:.0f} MB after round {r}",
             "—" if uniform else "p99 ≤ 100 ms, 0 errors, RSS flat",
             None if uniform else (p99 <= 100 and errors == 0 and rss <= warm * 1.1 + 5),
         )
-        by_method: dict[str, list[float]] = {}
-        for t, _ok, m in results:
-            by_method.setdefault(m, []).append(t * 1000)
-        print(
-            f"  round {r} p50/p99 by method: "
-            + ", ".join(
-                f"{m} {_pct(v, 0.5):.0f}/{_pct(v, 0.99):.0f} ms"
-                for m, v in sorted(by_method.items())
-            ),
-            file=sys.stderr,
-        )
+        _by_method(r, results)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
     ap.add_argument("--only", choices=("idle", "http"), help="one workload only")
+    ap.add_argument(
+        "--before",
+        metavar="REF",
+        help="also run the HTTP load (one round) against the sources of git REF",
+    )
     args = ap.parse_args(argv)
     idle_n, window, http_n, clients = (300, 5.0, 100, 20) if args.quick else (3000, 30.0, 1000, 50)
     with tempfile.TemporaryDirectory(prefix="skillpath-serve-bench-") as tmp:
@@ -468,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only in (None, "idle"):
             bench_idle(base, idle_n, window)
         if args.only in (None, "http"):
-            bench_http(base, http_n, clients)
+            bench_http(base, http_n, clients, args.before)
     print("| measured | result | baseline (same run) | target | |")
     print("| --- | --- | --- | --- | --- |")
     for r in ROWS:
