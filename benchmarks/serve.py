@@ -20,9 +20,10 @@ Rows (each against a baseline measured in the same run, with its target and PASS
   ``DELETE``; ``notifications/initialized`` follows), ``tools/list``,
   ``prompts/list``, ``resources/list``, then 21 requests of a seeded mix of
   ``resources/read`` of ``skill://`` URLs, ``prompts/get`` and ``tools/call`` of
-  ``load_skill``. Latency per request (p50, p95, p99), errors (a status other
-  than 200/202, or a JSON-RPC error), and the server's RSS after a warm-up and
-  after each of two rounds. A third round (``uniform``, no target) draws every
+  ``load_skill``. Latency per HTTP request (p50, p95, p99; the ``DELETE`` and
+  the ``notifications/initialized`` of a session change are timed as requests
+  of their own), errors (a status other than 200/202, or a JSON-RPC error),
+  and the server's RSS after a warm-up and after each of two rounds. A third round (``uniform``, no target) draws every
   request but the ``initialize`` uniformly from all six kinds, so half of them
   are whole listings (hundreds of KB each at 1,000 skills): a stress figure.
   During the warm-up every answer is parsed in full; in the timed rounds the
@@ -294,10 +295,16 @@ class Client:
         answer = _decode(data)
         return answer is not None and answer.get("id") == self.ids and "result" in answer
 
-    async def initialize(self) -> bool:
+    async def initialize(self, out: list[tuple[float, bool, str]] | None = None) -> bool:
+        """End the current session (``DELETE``), ``initialize``, ``notifications/initialized``:
+        three HTTP requests, each timed on its own into ``out``."""
+        steps: list[tuple[float, bool, str]] = []
         if self.sid:
-            await self.request("DELETE")
+            start = time.perf_counter()
+            status, _h, _d = await self.request("DELETE")
+            steps.append((time.perf_counter() - start, status == 200, "DELETE"))
             self.sid = None
+        start = time.perf_counter()
         ok = await self.call(
             "initialize",
             {
@@ -306,9 +313,14 @@ class Client:
                 "clientInfo": {"name": "bench", "version": "0"},
             },
         )
+        steps.append((time.perf_counter() - start, ok, "initialize"))
         note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+        start = time.perf_counter()
         status, _h, _d = await self.request("POST", note)
-        return ok and status == 202
+        steps.append((time.perf_counter() - start, status == 202, "notifications/initialized"))
+        if out is not None:
+            out.extend(steps)
+        return all(ok for _t, ok, _m in steps)
 
     def close(self) -> None:
         if self.writer is not None:
@@ -366,9 +378,9 @@ async def _client(port: int, plan: Plan, out: Any, full_check: bool) -> None:
             start = time.perf_counter()
             try:
                 if method == "initialize":
-                    ok = await client.initialize()
-                else:
-                    ok = await client.call(method, params)
+                    await client.initialize(out)
+                    continue
+                ok = await client.call(method, params)
             except (OSError, asyncio.IncompleteReadError, ValueError):
                 ok = False
                 client.close()
@@ -416,8 +428,9 @@ def _http_rounds(
         line = proc.stderr.readline().decode()
         port = int(line.rsplit(":", 1)[1].split("/")[0])
         proc.stderr.readline()
-        # warm-up: a few clients through both mixes, every answer parsed in full
-        warmup = asyncio.run(_load(port, 5, n, seed=1000, full_check=True))
+        # warm-up: every client once through the host mix, a few through the uniform
+        # one, every answer parsed in full (RSS after it is the reference for "flat")
+        warmup = asyncio.run(_load(port, clients, n, seed=1000, full_check=True))
         warmup += asyncio.run(_load(port, 5, n, seed=2000, uniform=True, full_check=True))
         warm_errors = sum(not ok for _t, ok, _m in warmup)
         warm = rss_mb(proc.pid)
