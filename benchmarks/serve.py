@@ -23,8 +23,9 @@ Rows (each against a baseline measured in the same run, with its target and PASS
   ``load_skill``. Latency per HTTP request (p50, p95, p99; the ``DELETE`` and
   the ``notifications/initialized`` of a session change are timed as requests
   of their own), errors (a status other than 200/202, or a JSON-RPC error),
-  and the server's RSS after a warm-up and after each of two rounds. A third round (``uniform``, no target) draws every
-  request but the ``initialize`` uniformly from all six kinds, so half of them
+  and the server's RSS after a warm-up and after each of two rounds. A third
+  round (``uniform``, no target) draws every request but the ``initialize``
+  uniformly from all six kinds, so half of them
   are whole listings (hundreds of KB each at 1,000 skills): a stress figure.
   During the warm-up every answer is parsed in full; in the timed rounds the
   client checks each answer's JSON-RPC envelope (``"id"`` and ``"result"``)
