@@ -91,7 +91,6 @@ SHELL_RE = re.compile(
 )
 
 
-
 def _may_hold_shell(text: str) -> bool:
     """False when ``text`` cannot hold a :data:`SHELL_RE` match: every match has
     ``!`` followed by a backtick (inline) or opens with ```` ```! ```` (a block).
