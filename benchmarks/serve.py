@@ -53,6 +53,7 @@ ROWS: list[tuple[str, str, str, str, str]] = []
 
 def row(measured: str, value: str, baseline: str, target: str, ok: bool | None) -> None:
     verdict = "" if ok is None else ("PASS" if ok else "FAIL")
+    value += f" (load average {os.getloadavg()[0]:.1f})"  # other jobs on the machine
     ROWS.append((measured, value, baseline, target, verdict))
     print(f"{measured}: {value} ({baseline}) target {target} {verdict}", file=sys.stderr)
 
