@@ -90,6 +90,14 @@ SHELL_RE = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 
+
+def _may_hold_shell(text: str) -> bool:
+    """False when ``text`` cannot hold a :data:`SHELL_RE` match: every match has
+    ``!`` followed by a backtick (inline) or opens with ```` ```! ```` (a block).
+    A substring test is much cheaper than the regex scan on a long body."""
+    return "!`" in text or "```!" in text
+
+
 _SHELL = "/bin/sh"
 _STDERR_KEEP = 4000
 _DRAIN_SECONDS = 2.0
@@ -144,6 +152,8 @@ class ShellPolicy:
 
 def shell_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of every inline command and ```` ```! ```` block in ``text``."""
+    if not _may_hold_shell(text):
+        return []
     return [m.span() for m in SHELL_RE.finditer(text)]
 
 
@@ -408,7 +418,7 @@ class CommandMap:
         self._points: list[int] = []
         self._contexts: list[str | None] = []
         self._docs: list[Heredoc] = []
-        for m in SHELL_RE.finditer(text):
+        for m in SHELL_RE.finditer(text) if _may_hold_shell(text) else ():
             group = "block" if m.group("block") is not None else "cmd"
             self._add(m.start(), PLAIN)
             marks, docs = _lex(m.group(group), m.start(group))

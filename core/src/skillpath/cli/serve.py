@@ -35,7 +35,9 @@ _MISSING = (
     type=click.FloatRange(min=0),
     default=2.0,
     show_default=True,
-    help="Seconds between checks for changed skills (list_changed notifications); 0: off.",
+    help="Skill folders are watched (list_changed at once); this is how often what cannot "
+    "be watched is checked (the settings files, roots that do not exist yet), and the "
+    "polling interval where the system's file watcher is refused. 0: no list_changed.",
 )
 @click.option(
     "--no-shell",

@@ -100,6 +100,44 @@ class ServeLimits:
 # -- HTTP: connections -----------------------------------------------------------
 
 
+class _CoalescingTransport:
+    """A transport whose writes made in one turn of the event loop go out as one.
+
+    uvicorn writes an answer's head and its body separately; on a connection
+    with ``TCP_NODELAY`` each write is a ``send`` of its own. Joined at the end
+    of the turn, a small answer costs one system call instead of two. ``close``
+    sends what is pending first; everything else is the wrapped transport's.
+    """
+
+    def __init__(self, transport: Any, loop: Any) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._pending:
+            self._loop.call_soon(self._flush)
+        self._pending.append(data)
+
+    def _flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending.clear()
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 def guarded_protocol(limits: ServeLimits) -> type:
     """A uvicorn h11 protocol class enforcing ``limits`` (see the module docstring)."""
     import h11
@@ -115,6 +153,7 @@ def guarded_protocol(limits: ServeLimits) -> type:
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            self.transport = _CoalescingTransport(transport, self.loop)
             self._active_at = next(clock)
             self._arm()  # a connection that never sends a byte is closed too
             if len(self.connections) > limits.max_connections:

@@ -21,11 +21,19 @@ What a client sees:
 * **tools** — ``load_skill(name, args?)`` for hosts without prompt support (the
   Skill tool's rules: ``disable-model-invocation`` skills are refused) and
   ``list_skills()`` returning the ``skills/list`` entries;
-* **list_changed** — the catalog is re-read every ``poll`` seconds (bounded
-  walk, digests cached by size and mtime); when it changed, clients get
+* **list_changed** — the folders the catalog comes from are watched (the
+  system's file watcher, through ``watchfiles``): every skills root, every
+  folder in it, and every folder of a served skill that its files were listed
+  from. After a burst of changes the catalog is read again (bounded walk,
+  digests cached by size and mtime); when it changed, clients get
   ``notifications/prompts/list_changed`` and
   ``notifications/resources/list_changed`` (and, on 2026-07-28 connections,
-  the same events on ``subscriptions/listen`` streams).
+  the same events on ``subscriptions/listen`` streams). What cannot be watched
+  — the settings files, roots that do not exist yet, folder names that are not
+  UTF-8 — is ``stat``'ed every ``poll`` seconds; nothing is re-read while
+  nothing changed. Where the native watcher is refused (the inotify watch
+  limit), every watched folder is polled every ``poll`` seconds instead, and
+  stderr says so once.
 
 Bounds (:class:`~skillpath_mcp._guard.ServeLimits`, ``--limit NAME=VALUE``): HTTP
 connections, request deadlines, sessions (the least recently used idle one is
@@ -43,6 +51,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import hashlib
 import itertools
 import json
@@ -79,8 +88,17 @@ from skillpath.safety import (
     resolve_inside,
 )
 from skillpath.session import SkillSession
+from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
+from skillpath.watch import (
+    _OUTSIDE,
+    _appeared,
+    _encodable,
+    _file_state,
+    _folder_state,
+    _watch_paths,
+)
 
 from skillpath_mcp._guard import ServeLimits, guarded_protocol, make_lru, stdio_transport
 from skillpath_mcp.client import SKILLS_EXTENSION
@@ -94,6 +112,13 @@ MAX_DEPTH = 8
 _SKILL_FILE = "SKILL.md"
 #: Seconds a client may take to accept a ``list_changed`` notification.
 NOTIFY_SECONDS = 10.0
+#: Milliseconds over which a burst of file changes is gathered into one re-read.
+DEBOUNCE_MS = 200
+#: Listings whose answer depends on the catalog only: shaped for the wire once per
+#: catalog and protocol version, then answered from that (see ``_cached_listing``).
+_CACHED_LISTINGS = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "skills/list"}
+)
 
 
 @attrs.frozen
@@ -119,6 +144,9 @@ class SkillEntry:
     frontmatter: Mapping[str, Any]
     description: str
     files: tuple[FileEntry, ...]
+    #: The folders ``files`` were listed from (the skill's folder first): a change
+    #: in any of them can change the entry, so they are watched.
+    folders: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The SEP-2640 entry: ``{uri, frontmatter, resources: [{uri, digest}]}``."""
@@ -171,18 +199,21 @@ class _Digests:
         return value
 
 
-def _walk(base: Path) -> list[tuple[str, Path]]:
-    """``(relative posix path, path)`` of the regular files below ``base`` (bounded, sorted).
+def _walk(base: Path) -> tuple[list[tuple[str, Path]], list[str]]:
+    """``(relative posix path, path)`` of the regular files below ``base`` (bounded,
+    sorted), and the folders that were listed to find them.
 
     Dot entries are skipped; symlinks are followed only when they stay inside
     ``base`` (the resolver's containment rule).
     """
     out: list[tuple[str, Path]] = []
+    folders: list[str] = []
     queue: collections.deque[tuple[Path, PurePosixPath, int]] = collections.deque(
         [(base, PurePosixPath(), 0)]
     )
     while queue and len(out) < MAX_FILES_PER_SKILL:
         folder, rel, depth = queue.popleft()
+        folders.append(str(folder))
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -207,7 +238,7 @@ def _walk(base: Path) -> list[tuple[str, Path]]:
             if len(out) >= MAX_FILES_PER_SKILL:
                 break
     out.sort(key=lambda item: (item[0] != _SKILL_FILE, item[0]))
-    return out
+    return out, folders
 
 
 def _prompt(skill: Skill, session: SkillSession) -> types.Prompt:
@@ -239,7 +270,8 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
             return None
     base = skill.base_dir
     files: list[FileEntry] = []
-    for rel, path in _walk(base):
+    walked, folders = _walk(base)
+    for rel, path in walked:
         try:
             st = path.stat()
             if st.st_size > MAX_READ_BYTES:
@@ -264,6 +296,7 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
         frontmatter=dict(skill.frontmatter.raw),
         description=skill.description,
         files=tuple(files),
+        folders=tuple(folders),
     )
 
 
@@ -322,12 +355,13 @@ class _SkillsMCPServer(Server[Any]):
 
 
 class SkillServer:
-    """The MCP server for one project: a :class:`SkillSession` kept fresh by polling.
+    """The MCP server for one project: a :class:`SkillSession` kept fresh by watching.
 
     ``settings`` are overrides as for :meth:`SkillSession.open`; ``poll`` is the
-    number of seconds between checks for changed skills (``0`` turns it off);
-    ``limits`` bound what clients can make the server hold (see
-    :class:`ServeLimits`).
+    number of seconds between checks of what cannot be watched (the settings
+    files, roots that do not exist yet), and between polls where the native
+    watcher is refused (``0`` turns change notifications off); ``limits``
+    bound what clients can make the server hold (see :class:`ServeLimits`).
     """
 
     def __init__(
@@ -354,6 +388,20 @@ class SkillServer:
         self._lock = threading.Lock()
         self.session = SkillSession.open(cwd, **self._open_args)
         self.catalog = build_catalog(self.session, self._digests)
+        ctx = self.session.ctx
+        self._config_files = [p for _o, p in settings_paths(ctx.skillpath_home, ctx.project_root)]
+        # the settings files as they were when the catalog was read (a change since
+        # then is seen as a difference; the watcher's first tick reads again anyway)
+        self._files = self._marks()
+        self._watch_stop: anyio.Event | None = None
+        # wire-shaped listings of ``_wire_of`` (the catalog they were made from)
+        self._wire: dict[tuple[str, str], dict[str, Any]] = {}
+        self._wire_of: Catalog | None = None
+        #: How many times the catalog was read again (the first read not counted).
+        self.reloads = 0
+        #: Keep the catalog out of the garbage collector's full passes (see
+        #: :meth:`freeze_catalog`); set by :func:`serve`, which owns its process.
+        self.freeze_gc = False
         # every live client connection (each forgets itself when it closes)
         self._clients: dict[int, Any] = {}
         self._client_ids = itertools.count()
@@ -365,28 +413,159 @@ class SkillServer:
         with self._lock:
             return self.session, self.catalog
 
+    def _marks(self) -> tuple[Any, int]:
+        """The settings files' state and the count of :func:`skillpath.watch.mark_changed`
+        calls (a change no file shows: a consumed MCP server's ``list_changed``)."""
+        return _file_state(self._config_files), _OUTSIDE[0]
+
     def reload(self) -> bool:
         """Re-read the project's skills; ``True`` when the catalog changed."""
+        # stat'ed before they are read: a change that lands during the read
+        # still shows as a difference afterwards
+        files = self._marks()
         session = SkillSession.open(self.cwd, **self._open_args)
         catalog = build_catalog(session, self._digests)
         with self._lock:
             changed = catalog.fingerprint != self.catalog.fingerprint
-            self.session, self.catalog = session, catalog
+            self.session, self.catalog, self._files = session, catalog, files
+            self.reloads += 1
+        if self.freeze_gc:
+            del session, catalog  # the old ones are garbage now: collected, not frozen
+            self.freeze_catalog()
         return changed
 
+    def freeze_catalog(self) -> None:
+        """Move every object alive now (the catalog, the session, the SDK's tables)
+        to the garbage collector's permanent generation (:func:`gc.freeze`).
+
+        A full collection walks every tracked object: at 1,000 skills one took
+        130–180 ms, stalling every request in flight. The catalog does not
+        change between reloads, so it need not be walked; after a reload the
+        previous one is collected first (one full pass, once per change).
+        Process-wide: :func:`serve` turns it on for the process it runs in.
+        """
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
+    def watch_paths(self) -> list[str]:
+        """The folders watched (each on its own, not recursively), sorted.
+
+        Every existing skills root and every folder in it (a skill added,
+        edited, removed or renamed; see :func:`skillpath.watch.watch_skills`),
+        the folder of a symlinked ``SKILL.md``'s target, and every folder a
+        served skill's files were listed from (a resource added, edited or
+        removed at any depth the listing reaches).
+        """
+        session, catalog = self._state()
+        paths = set(_watch_paths(session.result))
+        for entry in catalog.entries.values():
+            paths.update(entry.folders)
+        return sorted(paths)
+
+    def _stale(self, polled: list[str], seen: tuple[Any, ...]) -> bool:
+        """Whether something that is not watched changed since the catalog was read."""
+        session, _catalog = self._state()
+        with self._lock:
+            files = self._files
+        return (
+            self._marks() != files
+            or _appeared(session.result)
+            or _folder_state(polled) != seen
+        )
+
+    async def _reload_and_notify(self) -> None:
+        try:
+            changed = await anyio.to_thread.run_sync(self.reload)
+        except Exception as exc:  # noqa: BLE001 - keep serving the last good catalog
+            print(f"skillpath serve: reload failed: {exc!r}", file=sys.stderr)
+            return
+        if changed:
+            await self.notify_changed()
+
+    def stop_watching(self) -> None:
+        """End :meth:`watch` soon (it returns at the watcher's next step)."""
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+
     async def watch(self) -> None:
-        """Poll for changes forever, notifying clients when the catalog changed."""
+        """Watch for changes until :meth:`stop_watching` (or cancelled), notifying
+        clients when the catalog changed.
+
+        Event-driven: nothing is read again while nothing changed. After a
+        burst of file events (gathered for :data:`DEBOUNCE_MS`), after a
+        settings file or a missing root changed (checked every ``poll``
+        seconds), and once after each new set of watches is in place (a change
+        made before the watches existed gave no event), the catalog is read
+        again; when the set of folders to watch changed with it, the watches
+        are set up anew.
+        """
         if self.poll <= 0:
             return
-        while True:
-            await anyio.sleep(self.poll)
-            try:
-                changed = await anyio.to_thread.run_sync(self.reload)
-            except Exception as exc:  # noqa: BLE001 - keep serving the last good catalog
-                print(f"skillpath serve: reload failed: {exc!r}", file=sys.stderr)
+        import watchfiles
+
+        tick = max(1, round(self.poll * 1000))
+        stop = self._watch_stop = anyio.Event()
+        polling = False  # set once the native watcher is refused
+
+        async def pause() -> None:
+            with anyio.move_on_after(self.poll):
+                await stop.wait()
+
+        while not stop.is_set():
+            paths = await anyio.to_thread.run_sync(self.watch_paths)
+            # names the native watcher cannot take (not UTF-8) are stat'ed on every tick
+            watched = [p for p in paths if _encodable(p)]
+            polled = [p for p in paths if not _encodable(p)]
+            seen = _folder_state(polled)
+            if not watched:
+                # nothing on disk to watch yet: check until a root or a settings file appears
+                while not stop.is_set() and not self._stale(polled, seen):
+                    await pause()
+                if not stop.is_set():
+                    await self._reload_and_notify()
                 continue
-            if changed:
-                await self.notify_changed()
+            settle = True
+            try:
+                async for changes in watchfiles.awatch(
+                    *watched,
+                    watch_filter=None,  # every file of a skill is served: none is ignored
+                    debounce=DEBOUNCE_MS,
+                    step=50,
+                    stop_event=stop,
+                    rust_timeout=tick,
+                    yield_on_timeout=True,
+                    recursive=False,
+                    force_polling=True if polling else None,  # None: the default
+                    poll_delay_ms=tick,
+                    ignore_permission_denied=True,
+                ):
+                    if not changes and not settle and not self._stale(polled, seen):
+                        continue
+                    settle = False
+                    seen = _folder_state(polled)
+                    await self._reload_and_notify()
+                    if await anyio.to_thread.run_sync(self.watch_paths) != paths:
+                        break  # folders appeared or went away: watch the new set
+                else:
+                    return  # stopped
+            except (FileNotFoundError, NotADirectoryError):
+                # a folder went away between listing and watching: list again (the
+                # new watcher's first tick reads again, so nothing is missed)
+                continue
+            except (OSError, RuntimeError) as exc:
+                # the watch limit, no inotify instance left, or anything else the
+                # native watcher refuses: poll every folder instead
+                if polling:
+                    await pause()  # polling failed too: list again after a while
+                    continue
+                polling = True
+                print(
+                    f"skillpath serve: cannot watch for changes natively ({exc}); "
+                    f"polling every {tick} ms instead",
+                    file=sys.stderr,
+                )
+                sys.stderr.flush()
 
     async def notify_changed(self) -> None:
         """Send prompts and resources ``list_changed`` to every live client.
@@ -411,11 +590,44 @@ class SkillServer:
         await self._bus.publish(ResourcesListChanged())
 
     # -- handlers -----------------------------------------------------------
+    async def _cached_listing(self, ctx: Any, call_next: Any) -> Any:
+        """Answer a listing request from the wire form made for the current catalog.
+
+        The first request for a listing (per catalog and protocol version) goes
+        through the SDK's whole chain — the initialization gate, params
+        validation, the handler and the per-version shaping of the result —
+        and the dict it produced is kept; later requests of an initialized
+        connection, without params, get that dict. A new catalog (see
+        :meth:`reload`) starts afresh. Anything else — requests with params
+        (a cursor, ``_meta``), connections not initialized yet, other
+        methods — always takes the whole chain.
+        """
+        if ctx.method not in _CACHED_LISTINGS or ctx.request_id is None or ctx.params:
+            return await call_next(ctx)
+        key = (ctx.method, ctx.protocol_version)
+        with self._lock:
+            catalog = self.catalog
+            hit = self._wire.get(key) if self._wire_of is catalog else None
+        connection = _connection_of(ctx)
+        if hit is not None and connection is not None and connection.initialize_accepted:
+            return hit  # the SDK copies it before anything is added to it
+        result = await call_next(ctx)
+        if isinstance(result, dict):
+            with self._lock:
+                if self.catalog is catalog:
+                    if self._wire_of is not catalog:
+                        self._wire, self._wire_of = {}, catalog
+                    self._wire[key] = result
+        return result
+
     async def _on_initialized(self, ctx: Any, params: Any) -> None:
+        connection = _connection_of(ctx)
+        if connection is None:  # not a connection that lives on (nothing to notify)
+            return
         key = next(self._client_ids)
         self._clients[key] = ctx.session
         # forgotten when its connection closes (an evicted or ended session)
-        ctx.connection.exit_stack.callback(self._clients.pop, key, None)
+        connection.exit_stack.callback(self._clients.pop, key, None)
 
     def _check_size(self, what: str, values: Any) -> None:
         """Refuse arguments longer than ``limits.max_argument_chars`` (all together)."""
@@ -635,6 +847,7 @@ class SkillServer:
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
         server.extensions[SKILLS_EXTENSION] = {}
+        server.middleware.append(self._cached_listing)
         return server
 
     def initialization_options(self) -> Any:
@@ -660,10 +873,15 @@ class SkillServer:
             stdio_transport(self.limits) as (read, write),
             anyio.create_task_group() as tg,
         ):
-            tg.start_soon(self._stop_on_signal, tg.cancel_scope.cancel)
+
+            def stop() -> None:
+                self.stop_watching()  # the watcher's thread returns at once
+                tg.cancel_scope.cancel()
+
+            tg.start_soon(self._stop_on_signal, stop)
             tg.start_soon(self.watch)
             await self.server.run(read, write, self.initialization_options())
-            tg.cancel_scope.cancel()
+            stop()
 
     async def run_http(self, port: int) -> None:
         """Serve streamable HTTP on ``127.0.0.1:port`` (``0``: a free port) until stopped.
@@ -678,6 +896,7 @@ class SkillServer:
             host="127.0.0.1",
             session_idle_timeout=limits.session_idle_timeout,
             max_request_body_size=limits.max_request_bytes,
+            json_response=True,
         )
         make_lru(self.server._session_manager, limits)
         config = uvicorn.Config(
@@ -714,14 +933,32 @@ class SkillServer:
             while not web.should_exit:
                 await anyio.sleep(0.2)
             stop_commands()
+            self.stop_watching()
             tg.cancel_scope.cancel()
+
+
+def _connection_of(ctx: Any) -> Any:
+    """The SDK ``Connection`` a request or notification came on (``None`` if unknown).
+
+    The SDK's ``Context`` has it as ``ctx.connection``; the request context its
+    runner hands to handlers and middleware (mcp 2.3) only through its session.
+    """
+    connection = getattr(ctx, "connection", None)
+    if connection is None:
+        connection = getattr(getattr(ctx, "session", None), "_connection", None)
+    if connection is None or not hasattr(connection, "exit_stack"):
+        return None
+    return connection
 
 
 def _listen(port: int) -> Any:
     """A socket bound to ``127.0.0.1:port``; a :class:`SkillpathError` when that fails."""
     import socket
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on connections of a socket whose
+    # protocol says TCP; without it a small answer written in parts (head, body) waits
+    # for the client's delayed ACK, some 40 ms per request
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))
@@ -768,6 +1005,8 @@ def serve(
         shell = http is None
     settings = None if shell else {"shell": {"enabled": False}}
     app = SkillServer(cwd, settings=settings, poll=poll, limits=limits)
+    app.freeze_gc = True
+    app.freeze_catalog()
     if http is None:
         anyio.run(app.run_stdio)
     else:
