@@ -532,6 +532,180 @@ def make_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
     return manifest
 
 
+# ----------------------------------------------------------------- rich corpus
+
+#: The rich shape's roots: four roots, an equal share of the skills each.
+RICH_ROOTS: list[tuple[str, str]] = [
+    ("project", ".claude/skills"),
+    ("project", ".agents/skills"),
+    ("home", ".claude/skills"),
+    ("home", ".skillpath/skills"),
+]
+
+_TOOLS = [
+    "Read",
+    "Grep",
+    "Glob",
+    "Edit",
+    "Write",
+    "Bash",
+    "Task",
+    "WebFetch",
+    "Bash(git status:*)",
+    "Bash(git diff:*)",
+    "Bash(npm run test:*)",
+    "mcp__github__create_issue",
+    "mcp__sentry__search_issues",
+]
+_MODELS = ["sonnet", "opus", "haiku", "inherit", "claude-sonnet-4-5"]
+_HOOK_EVENTS = ["PreToolUse", "PostToolUse", "Stop"]
+
+
+def _rich_description(rng: random.Random) -> str:
+    """100-300 characters of prose with the punctuation real descriptions have."""
+    target = rng.randint(100, 300)
+    parts: list[str] = []
+    total = 0
+    while total < target:
+        roll = rng.random()
+        if roll < 0.15:
+            part = f"({rng.choice(WORDS)}, {rng.choice(WORDS)}, {rng.choice(WORDS)})"
+        elif roll < 0.3:
+            part = f"Use when {_sentence(rng, 3, 8).lower()}."
+        elif roll < 0.4:
+            ext = rng.choice(WORDS)[:3]
+            part = f"{rng.choice(WORDS).upper()} files, e.g. {rng.choice(WORDS)}.{ext}"
+        elif roll < 0.45:
+            part = f"the user's {rng.choice(WORDS)} {rng.choice(WORDS)}"
+        else:
+            part = _sentence(rng, 3, 9) + rng.choice([".", ",", ";", " -", ""])
+        parts.append(part)
+        total += len(part) + 1
+    text = " ".join(parts)[:target].rstrip(" ,;-.(")
+    text = text.replace("(", "").replace(")", "") if text.count("(") != text.count(")") else text
+    return text + "."
+
+
+def _rich_description_lines(rng: random.Random, desc: str) -> list[str]:
+    roll = rng.random()
+    if roll < 0.1:
+        return [f"description: {json.dumps(desc)}"]
+    if roll < 0.15:
+        return ["description: '" + desc.replace("'", "''") + "'"]
+    if roll < 0.25:
+        return ["description: >-", *("  " + line for line in textwrap.wrap(desc, 76))]
+    if roll < 0.28:
+        return ["description: |", *("  " + line for line in textwrap.wrap(desc, 76))]
+    if ": " in desc or " #" in desc or desc[0] in "-?:,[]{}#&*!|>'\"%@`" or desc[0].isdigit():
+        return [f"description: {json.dumps(desc)}"]
+    return [f"description: {desc}"]
+
+
+def _rich_metadata(rng: random.Random) -> list[str]:
+    lines = ["metadata:", f"  author: {_sentence(rng, 1, 3)}"]
+    roll = rng.random()
+    if roll < 0.4:
+        lines.append(f'  version: "{rng.randint(0, 3)}.{rng.randint(0, 20)}"')
+    elif roll < 0.7:
+        lines.append(f"  version: {rng.randint(0, 3)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}")
+    else:
+        lines.append(f"  version: {rng.randint(1, 9)}")
+    if rng.random() < 0.3:
+        lines.append(f"  last_updated: 2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
+    if rng.random() < 0.5:
+        lines.append(f"  category: {rng.choice(WORDS)}")
+    roll = rng.random()
+    if roll < 0.3:
+        lines.append("  tags: [" + ", ".join(rng.sample(WORDS, rng.randint(2, 5))) + "]")
+    elif roll < 0.5:
+        lines.append("  keywords:")
+        lines += [f"    - {w}" for w in rng.sample(WORDS, rng.randint(3, 12))]
+    if rng.random() < 0.15:
+        lines += ["  requires:", f"    bins: [{rng.choice(WORDS)}]", "    env: []"]
+    return lines
+
+
+def _rich_skill_text(rng: random.Random, name: str) -> str:
+    """A ``SKILL.md`` with the frontmatter of real published skills."""
+    lines = ["---", f"name: {name}"]
+    lines += _rich_description_lines(rng, _rich_description(rng))
+    if rng.random() < 0.3:
+        lines.append(rng.choice(["license: MIT", "license: Apache-2.0", "license: LICENSE.txt"]))
+    roll = rng.random()
+    if roll < 0.15:
+        lines.append("allowed-tools:")
+        lines += [f"  - {t}" for t in rng.sample(_TOOLS, rng.randint(2, 6))]
+    elif roll < 0.3:
+        lines.append("allowed-tools: " + ", ".join(rng.sample(_TOOLS[:8], rng.randint(2, 5))))
+    elif roll < 0.4:
+        lines.append("allowed-tools: " + " ".join(rng.sample(_TOOLS[:8], rng.randint(2, 5))))
+    if rng.random() < 0.33:
+        lines += _rich_metadata(rng)
+    if rng.random() < 0.15:
+        if rng.random() < 0.3:  # unquoted, as documented: YAML reads a one-item list
+            lines.append(f"argument-hint: [{rng.choice(WORDS)}-name]")
+        else:
+            hint = f"[{rng.choice(WORDS)}-name] [--{rng.choice(WORDS)}]"
+            lines.append(f'argument-hint: "{hint}"')
+    if rng.random() < 0.1:
+        lines.append(f"model: {rng.choice(_MODELS)}")
+    if rng.random() < 0.12:
+        lines.append(f"disable-model-invocation: {rng.choice(['true', 'false'])}")
+    if rng.random() < 0.08:
+        lines.append(f"user-invocable: {rng.choice(['true', 'false'])}")
+    if rng.random() < 0.05:
+        lines.append(f"context: fork\nagent: {rng.choice(['Explore', 'Plan', 'general-purpose'])}")
+    if rng.random() < 0.08:
+        lines.append("paths:")
+        lines += [
+            f'  - "{rng.choice(["src", "lib", "app"])}/**/*.{rng.choice(["py", "ts", "sql"])}"'
+            for _ in range(rng.randint(1, 3))
+        ]
+    if rng.random() < 0.05:
+        lines += ["hooks:", f"  {rng.choice(_HOOK_EVENTS)}:", '    - matcher: "Bash"']
+        lines += ["      hooks:", "        - type: command"]
+        lines.append(f'          command: "./scripts/{rng.choice(WORDS)}.sh"')
+    if rng.random() < 0.05:
+        lines.append(f"compatibility: Requires {rng.choice(WORDS)} and network access")
+    lines.append("---")
+    return "\n".join(lines) + "\n\n" + _body(rng, rng.randint(2048, 20480))
+
+
+def make_rich_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
+    """Create the rich corpus: ``n`` skills in four roots of ``n / 4`` each.
+
+    Every skill is valid, with the frontmatter of published skills (see
+    ``benchmarks/README.md``); returns the same manifest as :func:`make_corpus`.
+    """
+    rng = random.Random(seed * 7 + n)
+    home = base / "home"
+    project = home / "work" / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    roots = [(project if where == "project" else home) / rel for where, rel in RICH_ROOTS]
+    # the other provider roots exist, empty, as in the default shape
+    for where, rel, _w in ROOTS:
+        ((project if where == "project" else home) / rel).mkdir(parents=True, exist_ok=True)
+    for k in range(n):
+        root = roots[k * len(roots) // n]
+        name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{k:05d}"
+        folder = root / name
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(_rich_skill_text(rng, name))
+        if rng.random() < 0.2:
+            (folder / "reference.md").write_text(_body(rng, 1500))
+    all_roots = [(project if w == "project" else home) / rel for w, rel, _ in ROOTS]
+    manifest = {
+        "n": n,
+        "home": str(home),
+        "project": str(project),
+        "roots": [str(r) for r in all_roots],
+        "counts": {"rich": n},
+    }
+    (base / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
 # --------------------------------------------------------------------------- running
 
 

@@ -98,6 +98,19 @@ def _skills_map(data: Any) -> dict[str, Any]:
     return {}
 
 
+def _within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or inside it (``folder in path.parents``,
+    or equal), comparing the text of the two absolute paths: one string test
+    per skill instead of building and comparing every parent."""
+    if os.sep != "/" or not (path.is_absolute() and folder.is_absolute()):
+        return folder == path or folder in path.parents
+    inner = str(path)
+    outer = str(folder)
+    if inner == outer:
+        return True
+    return inner.startswith(outer if outer.endswith("/") else outer + "/")
+
+
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -185,8 +198,7 @@ class ProvenanceIndex:
         )
 
     def _from_lock(self, skill: Skill, base: Path, verify: bool) -> Origin | None:
-        project_root = self.ctx.project_root
-        inside_project = project_root == base or project_root in base.parents
+        inside_project = _within(base, self.ctx.project_root)
         candidates: list[tuple[dict[str, Any], Path | None, bool]] = []
         if inside_project:
             candidates.append((self._project_lock, self._project_lock_path, True))
