@@ -8,12 +8,24 @@ replayed later is recorded on the way.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
 from skillpath import _replay
 
-__all__ = ["main"]
+__all__ = ["main", "resume_gc"]
+
+#: Whether :func:`main` paused the cyclic garbage collector for start-up.
+startup_gc_paused = False
+
+
+def resume_gc() -> None:
+    """Re-enable the garbage collector if :func:`main` paused it for start-up."""
+    global startup_gc_paused
+    if startup_gc_paused:
+        startup_gc_paused = False
+        gc.enable()
 
 
 def main() -> None:
@@ -27,6 +39,14 @@ def main() -> None:
     if code is not None:
         sys.exit(code)
     recorder = _replay.recorder_for(argv)
+    # start-up (click, the command's module, their imports) allocates thousands
+    # of objects that all live on: the cyclic collector would walk them again
+    # and again and free nothing. It resumes once the command's module is
+    # imported (skillpath.cli.LazyGroup.get_command), before the command runs.
+    global startup_gc_paused
+    if gc.isenabled():
+        gc.disable()
+        startup_gc_paused = True
     from skillpath.cli import main as cli
 
     if recorder is None:

@@ -275,17 +275,26 @@ class _Block:
         if depth > _MAX_DEPTH:
             raise _Fallback
         lines = self.lines
-        while True:
-            i = self.skip(i)
-            if i >= self.n:
-                return i
+        n = self.n
+        # the loop runs for every line of nearly every file: blank and comment
+        # lines, indentation and the check after a scalar are written out here
+        # (what skip, _indent and continued do)
+        while i < n:
             line = lines[i]
-            ind = _indent(line)
-            if ind < column:
-                return i
-            if ind > column:
+            if line[:1] == " ":
+                body = line.lstrip(" ")
+                ind = len(line) - len(body)
+            else:
+                body = line
+                ind = 0
+            if not body or body[0] == "#":
+                i += 1
+                continue
+            if ind != column:
+                if ind < column:
+                    return i
                 raise _Fallback  # an indented line where a key belongs
-            pair = _key_value(line[ind:] if ind else line)
+            pair = _key_value(body)
             if pair is None:
                 raise _Fallback
             key, value = pair
@@ -295,18 +304,27 @@ class _Block:
             self.nodes += 1
             if not value:
                 out[key], i = self.children(i, column, depth + 1)
-            elif value in _BLOCK_STYLES:
+                continue
+            first = value[0]
+            if value in _BLOCK_STYLES:
                 out[key], i = _block_scalar(value, lines, i, self.at_end, column)
-            elif value[0] == "[":
+                continue
+            if first == "[":
                 items = _flow_sequence(value)
                 self.nodes += len(items)
                 out[key] = items
-                self.continued(i, column)
-            elif value[0] == "{":
+            elif first == "{":
                 raise _Fallback
             else:
                 out[key] = _scalar(value)
-                self.continued(i, column)
+            if i < n:
+                # a following line indented further would continue the value
+                nxt = lines[i]
+                if nxt[:1] == " ":
+                    rest = nxt.lstrip(" ")
+                    if rest and len(nxt) - len(rest) > column:
+                        raise _Fallback
+        return i
 
     def children(self, i: int, column: int, depth: int) -> tuple[Any, int]:
         """The value of a key at ``column`` written with nothing after the colon."""
@@ -331,17 +349,18 @@ class _Block:
         if depth > _MAX_DEPTH:
             raise _Fallback
         lines = self.lines
-        while True:
-            i = self.skip(i)
-            if i >= self.n:
-                return i
+        n = self.n
+        while i < n:
             line = lines[i]
-            ind = _indent(line)
-            if ind < column:
-                return i
-            if ind > column:
+            body = line.lstrip(" ")
+            if not body or body[0] == "#":
+                i += 1
+                continue
+            ind = len(line) - len(body)
+            if ind != column:
+                if ind < column:
+                    return i
                 raise _Fallback
-            body = line[ind:]
             if not body.startswith("- "):
                 if body == "-":
                     raise _Fallback  # an empty item, or one on the following lines
@@ -369,6 +388,7 @@ class _Block:
             out.append(_scalar(item))
             i += 1
             self.continued(i, column)
+        return i
 
 
 def parse_simple(text: str) -> dict[str, Any] | None:

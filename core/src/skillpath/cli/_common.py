@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -300,6 +299,8 @@ def display_width(text: str) -> int:
 
 def terminal_width() -> int:
     """Columns of the terminal (80 when output is not a terminal)."""
+    import shutil  # not at start-up: shutil imports bz2, lzma and more
+
     return shutil.get_terminal_size((80, 24)).columns
 
 

@@ -70,6 +70,13 @@ def _check_filter(option: str, what: str, given: Iterable[str], known: Sequence[
 
 def _footer(result: LoadResult, keep: Any) -> str | None:
     """The counts under the table: the same words and numbers as ``doctor``."""
+    if not (
+        result.conditional
+        or result.shadowed
+        or result.skipped
+        or any(d.path is not None for d in result.diagnostics)
+    ):
+        return None  # nothing the report would count (and no import of the doctor)
     from skillpath.doctor import build_report
 
     entries = [
