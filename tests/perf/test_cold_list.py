@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -136,3 +137,29 @@ def test_within_is_the_parents_test(path: str, folder: str) -> None:
     assert provenance._within(Path(path), Path(folder)) is _reference_within(
         Path(path), Path(folder)
     )
+
+
+def test_lexists_is_os_path_lexists(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "link").symlink_to(tmp_path / "file")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    names = ["file", "dir", "dangling", "link", "loop", "missing", "file/below", "dir/x/y"]
+    for name in names:
+        path = str(tmp_path / name)
+        assert provenance._lexists(path) is os.path.lexists(path), name
+
+
+@pytest.mark.parametrize("columns", [None, "120", "0", "-3", "wide", ""])
+def test_terminal_width_is_shutils(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from skillpath.cli._common import terminal_width
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setenv("LINES", "40")
+    assert terminal_width() == shutil.get_terminal_size((80, 24)).columns

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import glob as _glob
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -227,6 +226,8 @@ def expand_directory_entries(
         if _GLOB_CHARS.isdisjoint(text):
             matches = [path]
         else:
+            import glob as _glob  # only for entries that hold a pattern
+
             matches = [
                 Path(m) for m in sorted(_glob.glob(text, recursive=True)) if os.path.isdir(m)
             ]

@@ -111,6 +111,18 @@ def _within(path: Path, folder: Path) -> bool:
     return inner.startswith(outer if outer.endswith("/") else outer + "/")
 
 
+def _lexists(path: str) -> bool:
+    """``os.path.lexists(path)``: one ``faccessat`` without following a final
+    symlink where the system has it (no exception object for the usual answer,
+    "no such file"), else ``lstat``."""
+    if _ACCESS_NOFOLLOW:
+        return os.access(path, os.F_OK, follow_symlinks=False)
+    return os.path.lexists(path)
+
+
+_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
+
+
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -250,9 +262,9 @@ class ProvenanceIndex:
         return False
 
     def _openskills(self, base: Path) -> Origin | None:
-        record = base / ".openskills.json"
-        if not os.path.lexists(record):
+        if not _lexists(os.path.join(os.fspath(base), ".openskills.json")):
             return None
+        record = base / ".openskills.json"
         data = _read_json(record, self.diagnostics)
         if not isinstance(data, dict):
             return None
