@@ -720,10 +720,16 @@ def make_rich_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
 TIME = "/usr/bin/time" if os.access("/usr/bin/time", os.X_OK) else None
 
 
+#: Processor time (user + system, seconds) of the last :func:`run_once` command,
+#: its children included once they were waited for (skillpath's worker is).
+LAST_CPU = [0.0]
+
+
 def run_once(
     argv: Sequence[str], *, env: dict[str, str], cwd: str, out: Path | None = None
 ) -> tuple[float, int, int]:
-    """Run ``argv`` once; return (wall seconds, peak RSS bytes, exit status)."""
+    """Run ``argv`` once; return (wall seconds, peak RSS bytes, exit status); its
+    processor time is left in :data:`LAST_CPU`."""
     stdout = open(out, "wb") if out is not None else subprocess.DEVNULL  # noqa: SIM115
     rss_file = None
     if TIME is not None:
@@ -735,6 +741,7 @@ def run_once(
         proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=stdout, stderr=subprocess.DEVNULL)
         _pid, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
+        LAST_CPU[0] = usage.ru_utime + usage.ru_stime
         proc.returncode = os.waitstatus_to_exitcode(status)
         rss = usage.ru_maxrss * 1024
         if rss_file is not None:
@@ -752,11 +759,20 @@ def run_once(
 class Measure:
     """Median/min/max of several runs of one command, plus the peak RSS."""
 
-    def __init__(self, label: str, times: list[float], rss: int, note: str = "") -> None:
+    def __init__(
+        self,
+        label: str,
+        times: list[float],
+        rss: int,
+        note: str = "",
+        cpu: list[float] | None = None,
+    ) -> None:
         self.label = label
         self.times = times
         self.rss = rss
         self.note = note
+        #: processor time of each timed run (measure_pair records it)
+        self.cpu = cpu or []
 
     @property
     def median(self) -> float:
@@ -812,6 +828,7 @@ def measure_pair(
     rounds): a change in the machine's load hits both alike."""
     out = []
     times: list[list[float]] = [[], []]
+    cpu: list[list[float]] = [[], []]
     rss = [0, 0]
     failed = ["", ""]
     for r in range(runs + 1):
@@ -823,12 +840,13 @@ def measure_pair(
                 failed[k] = f"exit status {code}"
             elif r:
                 times[k].append(t)
+                cpu[k].append(LAST_CPU[0])
                 rss[k] = max(rss[k], peak)
     for k, (label, _argv, _env) in enumerate((first, second)):
         if failed[k]:
             out.append(Measure(label, [], 0, failed[k]))
         else:
-            out.append(Measure(label, times[k], rss[k]))
+            out.append(Measure(label, times[k], rss[k], cpu=cpu[k]))
     return out[0], out[1]
 
 
@@ -1222,6 +1240,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return None
         return min(x.times) / min(y.times)
 
+    def cpu_ratio(x: Measure, y: Measure) -> float | None:
+        if not (x.cpu and y.cpu):
+            return None
+        return statistics.median(x.cpu) / statistics.median(y.cpu)
+
     print("Ratios (median / median)")
     for (shape, n), res in summary.items():
         parts = [
@@ -1254,6 +1277,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "-",
             )
         )
+        targets.append(
+            (
+                f"(info) same, processor time (user+sys, worker included), {at}",
+                show(cpu_ratio(top["cold"], top["b"])),
+                "-",
+            )
+        )
         if shape == "default":
             targets.append(
                 (f"cold list --json <= 2x (b), {at} (core issue)", show(r), verdict(r, 2.0))
@@ -1280,6 +1310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     r = min_ratio(startup["list"], startup["bare"])
     targets.append(("(info) same, min / min of the alternated runs", show(r), "-"))
+    r = cpu_ratio(startup["list"], startup["bare"])
+    targets.append(("(info) same, processor time (user+sys)", show(r), "-"))
     r = ratio(startup["replay"], startup["bare"])
     targets.append(("(info) list on empty project, replayed / bare import", show(r), "-"))
     r = ratio(startup["import"], startup["bare"])
