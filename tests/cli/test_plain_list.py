@@ -67,14 +67,14 @@ def test_only_plain_command_lines_skip_click(monkeypatch: pytest.MonkeyPatch) ->
 def test_a_skillpath_error_is_reported_by_the_click_command(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], isolated_env: Env
 ) -> None:
-    from skillpath.cli import _listrun
+    from skillpath.cli import _listrun, listing  # both imported before either is patched
     from skillpath.errors import PluginError
 
     def broken(*args: object) -> None:
         raise PluginError("some-plugin", "it broke")
 
     monkeypatch.setattr(_listrun, "run_list", broken)
-    monkeypatch.setattr("skillpath.cli.listing.run_list", broken)
+    monkeypatch.setattr(listing, "run_list", broken)
     monkeypatch.chdir(isolated_env.project)
     monkeypatch.setattr(sys, "argv", ["skillpath", "list", "--json"])
     with pytest.raises(SystemExit) as plain:

@@ -141,9 +141,27 @@ def emit_json(data: Any) -> None:
     # controls and bidi characters stay raw (ensure_ascii=False): on a terminal
     # they are written as \uXXXX escapes, the same JSON data
     tty = is_terminal()
+    # the pieces are written in batches of about 64 KB: one write (and one flush,
+    # which every echo does) per piece would be a system call per skill when the
+    # list is not all flat mappings (one skill with an origin is enough)
+    batch: list[str] = []
+    size = 0
     for part in _iter_json(data, ""):
-        _echo(escape_controls(part, style="json") if tty else part, nl=False)
+        if tty:
+            part = escape_controls(part, style="json")
+        batch.append(part)
+        size += len(part)
+        if size >= _BATCH:
+            _echo("".join(batch), nl=False)
+            batch = []
+            size = 0
+    if batch:
+        _echo("".join(batch), nl=False)
     _echo("")
+
+
+#: About how many characters of JSON :func:`emit_json` writes at a time.
+_BATCH = 1 << 16
 
 
 _SCALARS = (str, int, float, bool, type(None))
