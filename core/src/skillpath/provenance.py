@@ -177,9 +177,10 @@ class ProvenanceIndex:
         if src.provider not in _AGENT_FOLDER_PROVIDERS or skill.base_dir is None:
             return None
         base = skill.base_dir
-        found = self._from_lock(skill, base, verify)
-        if found is not None:
-            return found
+        if self._project_lock or self._user_lock or self._global_lock:  # else nothing to find
+            found = self._from_lock(skill, base, verify)
+            if found is not None:
+                return found
         return self._openskills(base)
 
     def _claude_plugin(self, detail: Mapping[str, Any]) -> Origin:

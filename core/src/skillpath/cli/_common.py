@@ -7,7 +7,6 @@ import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import wraps
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -213,30 +212,39 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
             sep = ",\n"
         yield "\n" + pad + "}"
     elif isinstance(obj, list) and obj:
-        if (
-            _SCALAR_TYPES.issuperset(map(type, obj)) is False
-            and all(type(item) is dict and item for item in obj)
-            and _SCALAR_TYPES.issuperset(map(type, chain.from_iterable(map(dict.values, obj))))
-        ):
-            # a list of flat mappings: the C encoder does a slice at a time, the
-            # item separator carrying the innermost indentation; then the breaks
-            # between items are put in (a raw newline never occurs inside an
-            # encoded string, so "},\n<pad>{" only occurs between two items)
-            deep = inner + "  "
-            encoder = _flat_encoder(deep)
-            between = "},\n" + deep + "{"
-            fixed = "\n" + inner + "},\n" + inner + "{\n" + deep
-            sep = "[\n"
-            for start in range(0, len(obj), _CHUNK):
-                text = encoder.encode(obj[start : start + _CHUNK])[2:-2].replace(between, fixed)
-                yield sep + inner + "{\n" + deep + text + "\n" + inner + "}"
-                sep = ",\n"
-            yield "\n" + pad + "]"
-            return
+        # runs of flat mappings (every skill, shadowed entry and diagnostic; a skill
+        # with an origin is not flat and breaks a run): the C encoder does up to
+        # _CHUNK of them at a time, the item separator carrying the innermost
+        # indentation; then the breaks between items are put in (a raw newline
+        # never occurs inside an encoded string, so "},\n<pad>{" only occurs
+        # between two items). Anything else is written item by item.
+        deep = inner + "  "
+        encoder = _flat_encoder(deep)
+        between = "},\n" + deep + "{"
+        fixed = "\n" + inner + "},\n" + inner + "{\n" + deep
+        scalars = _SCALAR_TYPES
         sep = "[\n"
-        for item in obj:
-            yield sep + inner
-            yield from _iter_json(item, inner)
+        i = 0
+        n = len(obj)
+        while i < n:
+            item = obj[i]
+            if type(item) is dict and item and scalars.issuperset(map(type, item.values())):
+                j = i + 1
+                limit = min(n, i + _CHUNK)
+                while j < limit:
+                    nxt = obj[j]
+                    if not (
+                        type(nxt) is dict and nxt and scalars.issuperset(map(type, nxt.values()))
+                    ):
+                        break
+                    j += 1
+                text = encoder.encode(obj[i:j])[2:-2].replace(between, fixed)
+                yield sep + inner + "{\n" + deep + text + "\n" + inner + "}"
+                i = j
+            else:
+                yield sep + inner
+                yield from _iter_json(item, inner)
+                i += 1
             sep = ",\n"
         yield "\n" + pad + "]"
     else:
