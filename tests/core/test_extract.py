@@ -48,6 +48,43 @@ def test_cache_root_honours_the_override_and_xdg(
         assert cache_root({}) == tmp_path / "xdg" / "skillpath"
 
 
+@pytest.mark.parametrize(
+    ("xdg", "home"),
+    [
+        ("/x/cache", "/home/u"),
+        ("/x/cache/", "/home/u"),
+        (None, "/home/u"),
+        ("", "/home/u"),
+        (None, "/home/u/"),
+        ("relative/cache", "/home/u"),
+        ("  ", "/home/u"),
+        (" /x/cache", "/home/u"),
+        (None, "relative-home"),
+        (None, None),
+        ("", ""),
+    ],
+)
+def test_cache_root_is_platformdirs_without_importing_it(
+    xdg: str | None, home: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import platformdirs
+    from skillpath import extract
+
+    monkeypatch.delenv("SKILLPATH_CACHE_DIR", raising=False)
+    for var, value in (("XDG_CACHE_HOME", xdg), ("HOME", home)):
+        if value is None:
+            monkeypatch.delenv(var, raising=False)
+        else:
+            monkeypatch.setenv(var, value)
+    plain = extract._linux_cache_dir()
+    if plain is not None:  # where it answers, it answers what platformdirs answers
+        assert plain == platformdirs.user_cache_dir("skillpath", appauthor=False)
+    if sys.platform.startswith("linux") and xdg == "/x/cache":
+        assert plain == "/x/cache/skillpath"
+    if sys.platform.startswith("linux") and xdg is None and home == "/home/u":
+        assert plain == "/home/u/.cache/skillpath"
+
+
 def test_target_is_deterministic_and_keyed_by_content(env: dict[str, str]) -> None:
     a = make_tree("packs", "acme-1.0", members(), label="t", env=env)
     b = make_tree("packs", "acme-1.0", list(reversed(members())), label="t", env=env)

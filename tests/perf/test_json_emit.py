@@ -38,3 +38,26 @@ def test_large_lists_of_flat_mappings_are_chunked_identically() -> None:
         "diagnostics": [{"level": "info", "path": None, "line": 3}],
     }
     assert dumps_json(data) == reference(data)
+
+
+_nested = st.dictionaries(_text, st.one_of(_scalar, _flat), min_size=1, max_size=3)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(_flat, _flat, _flat, _nested, _scalar, st.lists(_scalar, max_size=2)),
+        max_size=12,
+    )
+)
+def test_lists_mixing_flat_mappings_with_others(items: list[Any]) -> None:
+    data = {"skills": items}
+    assert dumps_json(data) == reference(data)
+
+
+def test_long_runs_of_flat_mappings_broken_by_nested_ones() -> None:
+    skills: list[Any] = [{"name": f"s{i}", "description": "}},\n{" * (i % 3)} for i in range(1300)]
+    for i in (0, 5, 511, 512, 513, 1024, 1299):
+        skills[i] = {"name": f"o{i}", "origin": {"kind": "python-package", "source": "x"}}
+    data = {"skills": skills, "shadowed": [], "diagnostics": []}
+    assert dumps_json(data) == reference(data)

@@ -28,3 +28,29 @@ def test_every_keyword_is_covered() -> None:
         assert textguard._any_keyword(f"plain text {word} more"), word
         assert textguard._any_keyword(f"plain{word}text"), word
     assert not textguard._any_keyword("plain text with none of them")
+
+
+def _reference_phrases(text: str) -> list[str]:
+    """Every pattern run on the text, no prefilter at all."""
+    import unicodedata
+
+    if not text:
+        return []
+    folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    return [label for label, rx in textguard._SUSPICIOUS if re.search(rx, folded, re.IGNORECASE)]
+
+
+_phrase_pieces = st.sampled_from(
+    [
+        "do not ", "don't ", "dont ", "Never ", "NOT ", "tell ", "inform ", "the user",
+        "THE USER", " ", "\n", "user: ", "User:", "system : ", "assistant:", "human", ":",
+        "Use when the user asks", "you are now ", "from now on", "<system>", "é", "ſ",
+        "K", "\u212a", "ignore previous instructions", "reveal your system prompt",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_phrase_pieces, max_size=10).map("".join))
+def test_suspicious_phrases_equal_every_pattern_run(text: str) -> None:
+    assert textguard.suspicious_phrases(text) == _reference_phrases(text)

@@ -29,9 +29,18 @@ def check(text: str) -> Any:
         assert ref is not yaml.YAMLError, f"fast path accepted invalid YAML: {text!r}"
         if ref is None:
             ref = {}
-        assert fast == ref, text
-        assert [type(v) for v in fast.values()] == [type(v) for v in ref.values()], text
+        assert typed(fast) == typed(ref), text
     return fast
+
+
+def typed(value: Any) -> Any:
+    """``value`` with the type of every node beside it (``1 == 1.0 == True`` in Python),
+    mapping keys in order."""
+    if isinstance(value, dict):
+        return ("dict", [(k, typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [typed(v) for v in value])
+    return (type(value).__name__, repr(value))
 
 
 CASES = [
@@ -57,12 +66,62 @@ CASES = [
     ("", {}),
     ("# only a comment\n", {}),
     ("name: x\nname: y\n", {"name": "y"}),
+    ("version: 1.0\n", {"version": 1.0}),
+    (
+        "version: 1.1.0\nn: 12\nm: -3\nf: +1_0.5\ne: 1.5e+3\n",
+        {"version": "1.1.0", "n": 12, "m": -3, "f": 10.5, "e": 1500.0},
+    ),
+    ("date: 2024-01-01\n", {"date": "2024-01-01"}),
+    ("nested:\n  deeper:\n    x: y\n", {"nested": {"deeper": {"x": "y"}}}),
+    (
+        "metadata:\n  version: 1.1.0\n  last_updated: 2025-12-08\n  n: 2\n"
+        "  keywords:\n    - react\n    - next.js\n  tags: [a, b]\nlicense: MIT\n",
+        {
+            "metadata": {
+                "version": "1.1.0",
+                "last_updated": "2025-12-08",
+                "n": 2,
+                "keywords": ["react", "next.js"],
+                "tags": ["a", "b"],
+            },
+            "license": "MIT",
+        },
+    ),
+    (
+        'hooks:\n  PreToolUse:\n    - matcher: "Bash"\n      hooks:\n'
+        "        - type: command\n          command: ./check.sh\n",
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}
+                ]
+            }
+        },
+    ),
+    ("a:\n- x: 1\n  y: [2]\n- z\nb: c\n", {"a": [{"x": 1, "y": [2]}, "z"], "b": "c"}),
+    ("m:\n  d: >-\n    folded\n    text\n  e: x\n", {"m": {"d": "folded text", "e": "x"}}),
+    ("argument-hint: [issue-number]\n", {"argument-hint": ["issue-number"]}),
+    (
+        "n: 0o17\nrun: ./x.sh\nv: [1, 2.5, -3, .5, 1_000]\n",
+        {"n": "0o17", "run": "./x.sh", "v": [1, 2.5, -3, 0.5, 1000]},
+    ),
 ]
 
 DECLINED = [
     "description: Use when: x\n",  # invalid YAML, repaired by the slow path
-    "version: 1.0\n",  # a float
-    "date: 2024-01-01\n",  # a timestamp
+    "n: 017\n",  # octal in YAML 1.1
+    "n: 0x1F\n",
+    "n: 0b101\n",
+    "n: 1:30\n",  # sexagesimal
+    "n: 1.0e+999\n",  # infinite
+    "n: .inf\n",
+    "n: -.5\n",
+    "- a\n",
+    "a:\n  - x\n  b: y\n",
+    "a:\n  -\n",
+    "a:\n  - - x\n",
+    "a:\n  - x\n    y\n",
+    "a:\n  b: x\n c: y\n",
     "anchor: &a x\nref: *a\n",
     "description: multi\n  line\n",
     "description: 'unterminated\n",
@@ -73,7 +132,6 @@ DECLINED = [
     "description: >\n  a\n\n  b\n",
     "on: x\n",
     "  indented: x\n",
-    "nested:\n  deeper:\n    x: y\n",
     "line\u2028sep: x\n",
 ]
 
@@ -188,6 +246,84 @@ def documents(draw: Any) -> str:
 @given(documents())
 def test_fast_path_equals_pyyaml(text: str) -> None:
     check(text)
+
+
+_NUMBERS = [
+    "12", "-3", "+4", "0", "-0", "00", "0_", "017", "019", "0o7", "0x1F", "0b101", "1_000",
+    "1__", "0.5", "1.", ".5", "-.5", "+.inf", ".inf", ".NaN", "1.5e+3", "1.5E-3", "1e5",
+    "1.0e+999", "1:30", "1:30.5", "1.0.0", "1.1.0", "2025-12-08", "2025-1-8 1:02:03",
+    "3.14abc", "-1x", ".x", "./a.sh", "..", "1.5 #c", "1_0.5_", "-", "+", ".",
+]  # fmt: skip
+_number_value = st.sampled_from(_NUMBERS)
+_leaf = st.one_of(_safe, _quoted, _number_value, _tricky)
+
+
+@st.composite
+def _leaf_line(draw: Any) -> str:
+    """The text after ``key: `` or ``- ``: a scalar, a flow sequence or a block indicator."""
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
+        items = draw(st.lists(st.one_of(_safe, _number_value, _quoted), max_size=3))
+        return "[" + ", ".join(items) + "]"
+    if kind == 1:
+        return draw(st.sampled_from(["|", "|-", ">", ">-", ""]))
+    return draw(_leaf)
+
+
+@st.composite
+def nested(draw: Any, column: int = 0, depth: int = 0) -> list[str]:
+    """Lines of a block mapping at ``column``: scalars, nested mappings and
+    sequences (of scalars, flow sequences and mappings), block scalars, comments,
+    and now and then a line indented one space off."""
+    lines: list[str] = []
+    pad = " " * column
+    for _ in range(draw(st.integers(1, 4))):
+        key = draw(_key)
+        kind = draw(st.integers(0, 9 if depth < 3 else 3))
+        if kind <= 2:
+            value = draw(_leaf_line())
+            lines.append(f"{pad}{key}: {value}".rstrip(" ") if value else f"{pad}{key}:")
+            if value in ("|", "|-", ">", ">-"):
+                for _ in range(draw(st.integers(0, 3))):
+                    lines.append(" " * (column + draw(st.integers(0, 4))) + draw(_safe))
+        elif kind == 3:
+            lines.append(draw(st.sampled_from(["", "  ", f"{pad}# c", f"{pad}  # c"])))
+        elif kind <= 5:
+            lines.append(f"{pad}{key}:")
+            lines += draw(nested(column + draw(st.integers(1, 3)), depth + 1))
+        else:
+            lines.append(f"{pad}{key}:")
+            col = column + draw(st.integers(0, 3))
+            for _ in range(draw(st.integers(1, 3))):
+                item = draw(st.integers(0, 3))
+                if item <= 1:
+                    lines.append(" " * col + "- " + draw(_leaf_line()))
+                else:
+                    sub = draw(nested(col + 2, depth + 1))
+                    first = sub[0]
+                    if first.strip(" ") and not first.lstrip(" ").startswith("#"):
+                        sub[0] = " " * col + "- " + first[col + 2 :]
+                    lines += sub
+        if draw(st.integers(0, 15)) == 0 and lines and lines[-1]:
+            lines[-1] = " " + lines[-1]  # one space off
+    return lines
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(nested(), st.booleans())
+def test_fast_path_equals_pyyaml_nested(lines: list[str], final_break: bool) -> None:
+    check("\n".join(lines) + ("\n" if final_break else ""))
+
+
+def test_fast_path_takes_nested_frontmatter() -> None:
+    # the nested generator exercises the fast path, not only its refusals
+    taken = 0
+    for text in [
+        "a:\n  b:\n    - x\n    - c: 1\n      d: [2, y]\n",
+        "a:\n- 1.5\n- 2025-01-02\nb: 3\n",
+    ]:
+        taken += check(text) is not None
+    assert taken == 2
 
 
 def test_fast_path_is_taken_for_common_frontmatter() -> None:

@@ -52,7 +52,9 @@ _BLOCK_STYLES = frozenset({"|", "|-", ">", ">-"})
 # or that are YAML indicators
 _RISKY_FIRST = frozenset("-+0123456789.<~=!&*?:,[]{}#|>'\"%@`")
 _FLOW_BAD = frozenset(",[]{}:#")
+_DIGITS = frozenset("0123456789")
 _MAX_NODES = 20_000
+_MAX_DEPTH = 32  # nesting deeper than this goes to pyyaml (and its limits)
 
 
 class _Fallback(Exception):
@@ -78,21 +80,85 @@ def _key_value(line: str) -> tuple[str, str] | None:
     return (key, rest.strip(" ")) if ok else None
 
 
+def _number_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """pyyaml's implicit float and int patterns (YAML 1.1), and the decimal
+    subsets of them this module converts itself; compiled on first use."""
+    global _NUMBERS
+    if _NUMBERS is None:
+        _NUMBERS = (
+            re.compile(
+                r"""(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                |[-+]?\.(?:inf|Inf|INF)
+                |\.(?:nan|NaN|NAN))\Z""",
+                re.X,
+            ),
+            re.compile(
+                r"""(?:[-+]?0b[0-1_]+
+                |[-+]?0[0-7_]+
+                |[-+]?(?:0|[1-9][0-9_]*)
+                |[-+]?0x[0-9a-fA-F_]+
+                |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)\Z""",
+                re.X,
+            ),
+            re.compile(
+                r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?\Z|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?\Z"
+            ),
+            re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z"),
+        )
+    return _NUMBERS
+
+
+_NUMBERS: tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]] | None = None
+
+
+def _number(value: str) -> Any:
+    """A plain scalar that starts like a number, as pyyaml resolves it.
+
+    pyyaml tries its float pattern, then its int pattern; a timestamp (tried
+    after them) is kept as the string written, as anything matching neither is.
+    Only plain decimals are converted here (the way pyyaml's constructors do);
+    octal, hexadecimal, binary, sexagesimal and non-finite values fall back.
+    """
+    if len(value) > 64:
+        raise _Fallback
+    any_float, any_int, decimal_float, decimal_int = _number_patterns()
+    if any_float.match(value):
+        if not decimal_float.match(value):
+            raise _Fallback
+        digits = value.replace("_", "")
+        sign = -1 if digits[0] == "-" else 1
+        number = sign * float(digits.lstrip("+-"))
+        if number - number != 0.0:  # inf or nan
+            raise _Fallback
+        return number
+    if any_int.match(value):
+        if not decimal_int.match(value):
+            raise _Fallback
+        return int(value.replace("_", ""))
+    return value
+
+
 def _plain(value: str, *, flow: bool = False) -> Any:
-    """A plain scalar as pyyaml resolves it (string, bool or null)."""
+    """A plain scalar as pyyaml resolves it (string, bool, null, int or float)."""
     if value in _TRUE:
         return True
     if value in _FALSE:
         return False
     if value in _NULL:
         return None
-    if value[0] in _RISKY_FIRST:
+    first = value[0]
+    # a digit, a dot, or a sign before a digit: pyyaml's float and int patterns
+    # are tried (``./run.sh`` is text, ``.5`` a number, ``.inf`` falls back)
+    numeric = first in _DIGITS or first == "." or (first in "-+" and value[1:2] in _DIGITS)
+    if first in _RISKY_FIRST and not numeric:
         raise _Fallback
     if ": " in value or " #" in value or value.endswith(":"):
         raise _Fallback
     if flow and not _FLOW_BAD.isdisjoint(value):
         raise _Fallback
-    return value
+    return _number(value) if numeric else value
 
 
 def _scalar(value: str, *, flow: bool = False) -> Any:
@@ -130,11 +196,14 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def _block_scalar(style: str, lines: list[str], i: int, at_end: bool) -> tuple[str, int]:
-    """Lines ``i..`` that belong to a block scalar; returns (value, next index)."""
+def _block_scalar(
+    style: str, lines: list[str], i: int, at_end: bool, parent: int
+) -> tuple[str, int]:
+    """Lines ``i..`` that belong to a block scalar whose key is indented by
+    ``parent`` spaces; returns (value, next index)."""
     j = i
     n = len(lines)
-    while j < n and (not lines[j] or lines[j][0] == " "):
+    while j < n and (not lines[j] or _indent(lines[j]) > parent):
         j += 1
     body = lines[i:j]
     if any(line and not line.strip(" ") for line in body):
@@ -144,7 +213,7 @@ def _block_scalar(style: str, lines: list[str], i: int, at_end: bool) -> tuple[s
     if not body:
         raise _Fallback
     width = _indent(body[0])
-    if width == 0:
+    if width <= parent:
         raise _Fallback
     content = []
     for line in body:
@@ -164,61 +233,162 @@ def _block_scalar(style: str, lines: list[str], i: int, at_end: bool) -> tuple[s
     return text, j
 
 
-def _children(lines: list[str], i: int) -> tuple[Any, int]:
-    """The value of a key written with nothing after the colon."""
-    n = len(lines)
-    j = i
-    while j < n and (not lines[j].strip(" ") or lines[j].lstrip(" ").startswith("#")):
-        j += 1
-    if j >= n:
-        return None, j
-    first = lines[j]
-    width = _indent(first)
-    stripped = first[width:]
-    if stripped == "-" or stripped.startswith("- "):
-        items: list[Any] = []
-        while j < n:
-            line = lines[j]
-            body = line.strip(" ")
-            if not body or body.startswith("#"):
-                j += 1
+class _Block:
+    """The lines of one frontmatter text and the block structure read from them.
+
+    Mappings and sequences nest by indentation, as YAML's block style does:
+    a mapping's keys all start in one column, a sequence's ``- `` items
+    likewise (at the column of its key, or further right), and a mapping may
+    start on an item's line (``- key: value``). Anything else falls back.
+    """
+
+    __slots__ = ("at_end", "lines", "n", "nodes")
+
+    def __init__(self, lines: list[str], at_end: bool) -> None:
+        self.lines = lines
+        self.n = len(lines)
+        self.at_end = at_end
+        self.nodes = 0
+
+    def skip(self, i: int) -> int:
+        """The first line at or after ``i`` that is neither blank nor a comment."""
+        lines = self.lines
+        n = self.n
+        while i < n:
+            body = lines[i].lstrip(" ")
+            if body and body[0] != "#":
+                return i
+            i += 1
+        return i
+
+    def continued(self, i: int, column: int) -> None:
+        """Fall back when line ``i`` is indented past ``column``: it would
+        continue the scalar just read (or be a comment whose meaning depends
+        on that)."""
+        if i < self.n:
+            line = self.lines[i]
+            if line[:1] == " " and _indent(line) > column and line.strip(" "):
+                raise _Fallback
+
+    def mapping(self, i: int, column: int, depth: int, out: dict[str, Any]) -> int:
+        """Read the keys of a mapping at ``column`` into ``out``; the next line index."""
+        if depth > _MAX_DEPTH:
+            raise _Fallback
+        lines = self.lines
+        n = self.n
+        # the loop runs for every line of nearly every file: blank and comment
+        # lines, indentation and the check after a scalar are written out here
+        # (what skip, _indent and continued do)
+        while i < n:
+            line = lines[i]
+            if line[:1] == " ":
+                body = line.lstrip(" ")
+                ind = len(line) - len(body)
+            else:
+                body = line
+                ind = 0
+            if not body or body[0] == "#":
+                i += 1
                 continue
-            ind = _indent(line)
-            if ind < width or (ind == 0 and not body.startswith("-")):
-                break
-            if ind > width or not body.startswith("- "):
+            if ind != column:
+                if ind < column:
+                    return i
+                raise _Fallback  # an indented line where a key belongs
+            pair = _key_value(body)
+            if pair is None:
                 raise _Fallback
-            item = body[2:].strip(" ")
-            if not item or item[0] in "[{":
+            key, value = pair
+            if key in _SPECIAL:
                 raise _Fallback
-            items.append(_scalar(item))
-            j += 1
-        return items, j
-    if width == 0:
-        return None, i
-    mapping: dict[str, Any] = {}
-    while j < n:
-        line = lines[j]
-        body = line.strip(" ")
-        if not body or body.startswith("#"):
-            j += 1
-            continue
+            i += 1
+            self.nodes += 1
+            if not value:
+                out[key], i = self.children(i, column, depth + 1)
+                continue
+            first = value[0]
+            if value in _BLOCK_STYLES:
+                out[key], i = _block_scalar(value, lines, i, self.at_end, column)
+                continue
+            if first == "[":
+                items = _flow_sequence(value)
+                self.nodes += len(items)
+                out[key] = items
+            elif first == "{":
+                raise _Fallback
+            else:
+                out[key] = _scalar(value)
+            if i < n:
+                # a following line indented further would continue the value
+                nxt = lines[i]
+                if nxt[:1] == " ":
+                    rest = nxt.lstrip(" ")
+                    if rest and len(nxt) - len(rest) > column:
+                        raise _Fallback
+        return i
+
+    def children(self, i: int, column: int, depth: int) -> tuple[Any, int]:
+        """The value of a key at ``column`` written with nothing after the colon."""
+        j = self.skip(i)
+        if j >= self.n:
+            return None, j
+        line = self.lines[j]
         ind = _indent(line)
-        if ind < width:
-            if ind != 0:
+        body = line[ind:]
+        if body == "-" or body.startswith("- "):
+            if ind < column:
+                return None, j
+            items: list[Any] = []
+            return items, self.sequence(j, ind, depth, items)
+        if ind <= column:
+            return None, j
+        mapping: dict[str, Any] = {}
+        return mapping, self.mapping(j, ind, depth, mapping)
+
+    def sequence(self, i: int, column: int, depth: int, out: list[Any]) -> int:
+        """Read the ``- `` items at ``column`` into ``out``; the next line index."""
+        if depth > _MAX_DEPTH:
+            raise _Fallback
+        lines = self.lines
+        n = self.n
+        while i < n:
+            line = lines[i]
+            body = line.lstrip(" ")
+            if not body or body[0] == "#":
+                i += 1
+                continue
+            ind = len(line) - len(body)
+            if ind != column:
+                if ind < column:
+                    return i
                 raise _Fallback
-            break
-        if ind > width:
-            raise _Fallback
-        pair = _key_value(body)
-        if pair is None:
-            raise _Fallback
-        key, value = pair
-        if not value or value[0] in "[{|>" or key in _TRUE or key in _FALSE or key in _NULL:
-            raise _Fallback
-        mapping[key] = _scalar(value)
-        j += 1
-    return mapping, j
+            if not body.startswith("- "):
+                if body == "-":
+                    raise _Fallback  # an empty item, or one on the following lines
+                return i  # the key after a sequence written at its key's column
+            rest = body[2:]
+            item = rest.strip(" ")
+            self.nodes += 1
+            if not item or item[0] in "{|>" or item == "-" or item.startswith("- "):
+                raise _Fallback
+            if item[0] == "[":
+                items = _flow_sequence(item)
+                self.nodes += len(items)
+                out.append(items)
+                i += 1
+                self.continued(i, column)
+                continue
+            if _key_value(item) is not None:
+                # a mapping that starts on the item's line, its keys in this column
+                start = ind + len(body) - len(rest.lstrip(" "))
+                lines[i] = " " * start + item
+                mapping: dict[str, Any] = {}
+                i = self.mapping(i, start, depth + 1, mapping)
+                out.append(mapping)
+                continue
+            out.append(_scalar(item))
+            i += 1
+            self.continued(i, column)
+        return i
 
 
 def parse_simple(text: str) -> dict[str, Any] | None:
@@ -242,47 +412,13 @@ def parse_simple(text: str) -> dict[str, Any] | None:
     at_end = text.endswith("\n")
     if at_end:
         lines.pop()
+    block = _Block(lines, at_end)
     out: dict[str, Any] = {}
-    n = len(lines)
-    i = 0
-    nodes = 0
     try:
-        while i < n:
-            line = lines[i]
-            first = line[:1]
-            if first == " " or first == "#" or not first:
-                stripped = line.strip(" ")
-                if not stripped or stripped[0] == "#":
-                    i += 1
-                    continue
-                return None  # an indented line where a key belongs
-            pair = _key_value(line)
-            if pair is None:
-                return None
-            key, value = pair
-            if key in _SPECIAL:
-                return None
-            i += 1
-            if not value:
-                child, i = _children(lines, i)
-                out[key] = child
-                if child is not None:
-                    nodes += len(child)
-            elif value in _BLOCK_STYLES:
-                out[key], i = _block_scalar(value, lines, i, at_end)
-            elif value[0] == "[":
-                items = _flow_sequence(value)
-                out[key] = items
-                nodes += len(items)
-            elif value[0] == "{":
-                return None
-            else:
-                out[key] = _scalar(value)
-                # a following indented line would continue this scalar
-                if i < n and lines[i][:1] == " " and lines[i].strip(" "):
-                    return None
+        if block.mapping(0, 0, 0, out) < block.n:
+            return None
     except _Fallback:
         return None
-    if nodes + len(out) > _MAX_NODES:
+    if block.nodes > _MAX_NODES:
         return None
     return out

@@ -45,6 +45,7 @@ import contextlib
 import os
 import re
 import stat
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -184,9 +185,40 @@ def cache_root(env: Mapping[str, str] | None = None) -> Path:
     override = env.get("SKILLPATH_CACHE_DIR")
     if override:
         return Path(override).expanduser()
+    plain = _linux_cache_dir()
+    if plain is not None:
+        return Path(plain)
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("skillpath", appauthor=False))
+
+
+def _linux_cache_dir() -> str | None:
+    """``platformdirs.user_cache_dir("skillpath", appauthor=False)`` on Linux in the two
+    usual cases, computed as platformdirs computes it, without importing it (and the
+    ``tempfile`` and ``shutil`` it imports; every ``list`` asks, for the packs'
+    trees): ``$XDG_CACHE_HOME/skillpath`` when that is an absolute path, else
+    ``~/.cache/skillpath`` when ``XDG_CACHE_HOME`` is unset or empty and ``HOME`` is
+    an absolute path. ``None`` in every other case (Android, another system, a
+    relative or blank variable): then platformdirs decides.
+    """
+    environ = os.environ
+    if (
+        not sys.platform.startswith("linux")
+        or hasattr(sys, "getandroidapilevel")
+        or "ANDROID_DATA" in environ
+        or "ANDROID_ROOT" in environ
+    ):
+        return None
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    if xdg:
+        if os.path.isabs(xdg) and xdg.strip() == xdg:
+            return os.path.join(xdg, "skillpath")
+        return None
+    home = environ.get("HOME", "")
+    if not os.path.isabs(home) or home.strip() != home:
+        return None
+    return os.path.join(os.path.expanduser("~/.cache"), "skillpath")
 
 
 def _safe_key(key: str) -> str:
@@ -367,6 +399,7 @@ def prune_trees(
     except OSError:
         return []
     import filelock
+
     for entry in entries:
         if entry.name.startswith(".") or entry.path in kept:
             continue

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import glob as _glob
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -229,6 +228,8 @@ def expand_directory_entries(
         if _GLOB_CHARS.isdisjoint(text):
             matches = [path]
         else:
+            import glob as _glob  # only for entries that hold a pattern
+
             matches = [
                 Path(m) for m in sorted(_glob.glob(text, recursive=True)) if os.path.isdir(m)
             ]
@@ -351,15 +352,17 @@ def merge_results(
             merger.by_file[skill.file_id] = skill
     diags: list[Diagnostic] = []
     roots: list[RootScan] = []
-    results_paths: set[Path] = set()
+    offered: list[Skill] = []
     for result in results:
         diags.extend(result.diagnostics)
         roots.extend(result.roots)
+        offered.extend(result.skills)
         for skill in result.skills:
-            if skill.path is not None:
-                results_paths.add(skill.path)
             merger.offer(skill)
-    diags = _drop_found_elsewhere(diags, results_paths)
+    if any(d.code in _NESTED_CODES for d in diags):
+        # the paths are hashed only when a nested-skill note may have to go
+        found = {s.path for s in offered if s.path is not None}
+        diags = _drop_found_elsewhere(diags, found)
     existing_names = {s.name for s in existing}
     kept = [s for n, s in merger.by_name.items() if n not in existing_names]
     active = sorted((s for s in kept if not s.conditional), key=sort_key)

@@ -98,6 +98,31 @@ def _skills_map(data: Any) -> dict[str, Any]:
     return {}
 
 
+def _within(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or inside it (``folder in path.parents``,
+    or equal), comparing the text of the two absolute paths: one string test
+    per skill instead of building and comparing every parent."""
+    if os.sep != "/" or not (path.is_absolute() and folder.is_absolute()):
+        return folder == path or folder in path.parents
+    inner = str(path)
+    outer = str(folder)
+    if inner == outer:
+        return True
+    return inner.startswith(outer if outer.endswith("/") else outer + "/")
+
+
+def _lexists(path: str) -> bool:
+    """``os.path.lexists(path)``: one ``faccessat`` without following a final
+    symlink where the system has it (no exception object for the usual answer,
+    "no such file"), else ``lstat``."""
+    if _ACCESS_NOFOLLOW:
+        return os.access(path, os.F_OK, follow_symlinks=False)
+    return os.path.lexists(path)
+
+
+_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
+
+
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -152,9 +177,10 @@ class ProvenanceIndex:
         if src.provider not in _AGENT_FOLDER_PROVIDERS or skill.base_dir is None:
             return None
         base = skill.base_dir
-        found = self._from_lock(skill, base, verify)
-        if found is not None:
-            return found
+        if self._project_lock or self._user_lock or self._global_lock:  # else nothing to find
+            found = self._from_lock(skill, base, verify)
+            if found is not None:
+                return found
         return self._openskills(base)
 
     def _claude_plugin(self, detail: Mapping[str, Any]) -> Origin:
@@ -185,8 +211,7 @@ class ProvenanceIndex:
         )
 
     def _from_lock(self, skill: Skill, base: Path, verify: bool) -> Origin | None:
-        project_root = self.ctx.project_root
-        inside_project = project_root == base or project_root in base.parents
+        inside_project = _within(base, self.ctx.project_root)
         candidates: list[tuple[dict[str, Any], Path | None, bool]] = []
         if inside_project:
             candidates.append((self._project_lock, self._project_lock_path, True))
@@ -238,9 +263,9 @@ class ProvenanceIndex:
         return False
 
     def _openskills(self, base: Path) -> Origin | None:
-        record = base / ".openskills.json"
-        if not os.path.lexists(record):
+        if not _lexists(os.path.join(os.fspath(base), ".openskills.json")):
             return None
+        record = base / ".openskills.json"
         data = _read_json(record, self.diagnostics)
         if not isinstance(data, dict):
             return None

@@ -187,7 +187,14 @@ _KEYWORDS = {
     "prompt markup": ("<",),
     "role marker": ("system", "assistant", "human", "user"),
 }
-_SUSPICIOUS_RE = [(label, _KEYWORDS[label], rx) for label, rx in _SUSPICIOUS]
+#: For ASCII text (where ``re.IGNORECASE`` is ``str.lower``), what else a pattern
+#: cannot match without: one of these in the lower-cased text. "the user" is in
+#: a great many descriptions; "don't tell the user" or "user: " rarely is.
+_ALSO = {
+    "conceal from the user": ("not", "don", "never"),
+    "role marker": (":",),
+}
+_SUSPICIOUS_RE = [(label, _KEYWORDS[label], _ALSO.get(label, ()), rx) for label, rx in _SUSPICIOUS]
 # each compiled on first use (compiling them all costs every run about 1.5 ms,
 # and most runs meet no text that needs one)
 _COMPILED: dict[str, re.Pattern[str]] = {}
@@ -251,10 +258,13 @@ def suspicious_phrases(text: str) -> list[str]:
     low = folded.lower()
     if not _any_keyword(low):
         return []
+    plain = folded.isascii()
     return [
         label
-        for label, words, rx in _SUSPICIOUS_RE
-        if any(w in low for w in words) and _pattern(label, rx).search(folded)
+        for label, words, also, rx in _SUSPICIOUS_RE
+        if any(w in low for w in words)
+        and not (plain and also and not any(w in low for w in also))
+        and _pattern(label, rx).search(folded)
     ]
 
 

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sys
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import wraps
-from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
-
-import click
 
 from skillpath.errors import SkillpathError
 from skillpath.textguard import escape_controls
 
 if TYPE_CHECKING:
+    import json
+
+    import click
+
     from skillpath.model import Diagnostic
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -48,6 +47,7 @@ __all__ = [
 def common_options(fn: F) -> F:
     """Add ``--cwd`` and ``--json`` and turn skillpath errors into a one-line message
     (and, with ``--json``, a JSON error object on stdout; see :func:`fail`)."""
+    import click
 
     @click.option(
         "--cwd",
@@ -73,15 +73,18 @@ def _ask_refresh(_ctx: click.Context, _param: click.Parameter, value: bool) -> b
     return value
 
 
-#: ``--refresh``: list MCP servers again instead of reusing their cached listings
-#: (sets ``SKILLPATH_MCP_REFRESH=1`` for the load).
-refresh_option = click.option(
-    "--refresh",
-    is_flag=True,
-    expose_value=False,
-    callback=_ask_refresh,
-    help="List MCP servers again instead of reusing their cached listings.",
-)
+def refresh_option(fn: F) -> F:
+    """``--refresh``: list MCP servers again instead of reusing their cached listings
+    (sets ``SKILLPATH_MCP_REFRESH=1`` for the load)."""
+    import click
+
+    return click.option(
+        "--refresh",
+        is_flag=True,
+        expose_value=False,
+        callback=_ask_refresh,
+        help="List MCP servers again instead of reusing their cached listings.",
+    )(fn)
 
 
 def error_code(exc: BaseException) -> str:
@@ -110,7 +113,7 @@ _EMITTED = "skillpath.json-emitted"
 
 def wants_json(ctx: click.Context | None = None) -> bool:
     """Whether the running command was given ``--json``."""
-    ctx = ctx if ctx is not None else click.get_current_context(silent=True)
+    ctx = ctx if ctx is not None else _click_context()
     while ctx is not None:
         if ctx.params.get("as_json"):
             return True
@@ -140,7 +143,7 @@ def fail(
     stdout always holds exactly one JSON document. The exit status is the same
     either way.
     """
-    ctx = click.get_current_context(silent=True)
+    ctx = _click_context()
     if wants_json(ctx) and not (ctx is not None and ctx.find_root().meta.get(_EMITTED)):
         emit_json(error_object(error, message, path))
     echo(f"skillpath: error: {message}", err=True)
@@ -149,7 +152,7 @@ def fail(
 
 def emit_json(data: Any) -> None:
     """Write ``data`` as stable, indented, key-sorted JSON."""
-    ctx = click.get_current_context(silent=True)
+    ctx = _click_context()
     if ctx is not None:
         ctx.find_root().meta[_EMITTED] = True
     # JSON text never holds a raw ESC (the encoder writes it as \u001b), so
@@ -158,9 +161,27 @@ def emit_json(data: Any) -> None:
     # controls and bidi characters stay raw (ensure_ascii=False): on a terminal
     # they are written as \uXXXX escapes, the same JSON data
     tty = is_terminal()
+    # the pieces are written in batches of about 64 KB: one write (and one flush,
+    # which every echo does) per piece would be a system call per skill when the
+    # list is not all flat mappings (one skill with an origin is enough)
+    batch: list[str] = []
+    size = 0
     for part in _iter_json(data, ""):
-        click.echo(escape_controls(part, style="json") if tty else part, nl=False, color=True)
-    click.echo("")
+        if tty:
+            part = escape_controls(part, style="json")
+        batch.append(part)
+        size += len(part)
+        if size >= _BATCH:
+            _echo("".join(batch), nl=False)
+            batch = []
+            size = 0
+    if batch:
+        _echo("".join(batch), nl=False)
+    _echo("")
+
+
+#: About how many characters of JSON :func:`emit_json` writes at a time.
+_BATCH = 1 << 16
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -185,6 +206,8 @@ def dumps_json(data: Any) -> str:
 def _flat_encoder(pad: str) -> json.JSONEncoder:
     encoder = _FLAT.get(pad)
     if encoder is None:
+        import json  # not at start-up: a plain list prints no JSON
+
         encoder = _FLAT[pad] = json.JSONEncoder(
             sort_keys=True, ensure_ascii=False, separators=(",\n" + pad, ": ")
         )
@@ -192,6 +215,8 @@ def _flat_encoder(pad: str) -> json.JSONEncoder:
 
 
 def _iter_json(obj: Any, pad: str) -> Iterator[str]:
+    import json
+
     inner = pad + "  "
     if isinstance(obj, dict) and obj:
         if _SCALAR_TYPES.issuperset(map(type, obj.values())):
@@ -208,30 +233,39 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
             sep = ",\n"
         yield "\n" + pad + "}"
     elif isinstance(obj, list) and obj:
-        if (
-            _SCALAR_TYPES.issuperset(map(type, obj)) is False
-            and all(type(item) is dict and item for item in obj)
-            and _SCALAR_TYPES.issuperset(map(type, chain.from_iterable(map(dict.values, obj))))
-        ):
-            # a list of flat mappings: the C encoder does a slice at a time, the
-            # item separator carrying the innermost indentation; then the breaks
-            # between items are put in (a raw newline never occurs inside an
-            # encoded string, so "},\n<pad>{" only occurs between two items)
-            deep = inner + "  "
-            encoder = _flat_encoder(deep)
-            between = "},\n" + deep + "{"
-            fixed = "\n" + inner + "},\n" + inner + "{\n" + deep
-            sep = "[\n"
-            for start in range(0, len(obj), _CHUNK):
-                text = encoder.encode(obj[start : start + _CHUNK])[2:-2].replace(between, fixed)
-                yield sep + inner + "{\n" + deep + text + "\n" + inner + "}"
-                sep = ",\n"
-            yield "\n" + pad + "]"
-            return
+        # runs of flat mappings (every skill, shadowed entry and diagnostic; a skill
+        # with an origin is not flat and breaks a run): the C encoder does up to
+        # _CHUNK of them at a time, the item separator carrying the innermost
+        # indentation; then the breaks between items are put in (a raw newline
+        # never occurs inside an encoded string, so "},\n<pad>{" only occurs
+        # between two items). Anything else is written item by item.
+        deep = inner + "  "
+        encoder = _flat_encoder(deep)
+        between = "},\n" + deep + "{"
+        fixed = "\n" + inner + "},\n" + inner + "{\n" + deep
+        scalars = _SCALAR_TYPES
         sep = "[\n"
-        for item in obj:
-            yield sep + inner
-            yield from _iter_json(item, inner)
+        i = 0
+        n = len(obj)
+        while i < n:
+            item = obj[i]
+            if type(item) is dict and item and scalars.issuperset(map(type, item.values())):
+                j = i + 1
+                limit = min(n, i + _CHUNK)
+                while j < limit:
+                    nxt = obj[j]
+                    if not (
+                        type(nxt) is dict and nxt and scalars.issuperset(map(type, nxt.values()))
+                    ):
+                        break
+                    j += 1
+                text = encoder.encode(obj[i:j])[2:-2].replace(between, fixed)
+                yield sep + inner + "{\n" + deep + text + "\n" + inner + "}"
+                i = j
+            else:
+                yield sep + inner
+                yield from _iter_json(item, inner)
+                i += 1
             sep = ",\n"
         yield "\n" + pad + "]"
     else:
@@ -239,6 +273,8 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
 
 
 def _indented(obj: Any, pad: str) -> str:
+    import json
+
     text = json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False)
     return text.replace("\n", "\n" + pad) if pad and "\n" in text else text
 
@@ -300,7 +336,55 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
     """
     if is_terminal(err):
         text = escape_controls(text)
-    click.echo(text, err=err, nl=nl, color=True)
+    _echo(text, err=err, nl=nl)
+
+
+def _click_context() -> click.Context | None:
+    """The running click context; ``None`` outside a click command (and when click
+    was never imported: :func:`skillpath._launch.main` runs a plain ``list``
+    without it)."""
+    if "click" not in sys.modules:
+        return None
+    import click
+
+    return click.get_current_context(silent=True)
+
+
+def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """``click.echo(text, err=err, nl=nl, color=True)``; written directly when click
+    is not imported, the way click writes text to a standard stream it takes as it
+    is (see :func:`plain_streams`): the same bytes."""
+    if "click" in sys.modules:
+        import click
+
+        click.echo(text, err=err, nl=nl, color=True)
+        return
+    stream = sys.stderr if err else sys.stdout
+    out = text + "\n" if nl else text
+    if out:
+        stream.write(out)
+    stream.flush()
+
+
+def plain_streams() -> bool:
+    """Whether ``click.echo`` would write to ``sys.stdout`` and ``sys.stderr`` as they
+    are: text streams whose encoding is not ASCII (click wraps an ASCII one, and
+    handles Windows consoles its own way). Only then does :func:`_echo` write
+    without click."""
+    if sys.platform == "win32":
+        return False
+    import codecs
+
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        if stream is None or not encoding or not hasattr(stream, "buffer"):
+            return False
+        try:
+            if codecs.lookup(encoding).name == "ascii":
+                return False
+        except LookupError:
+            return False
+    return True
 
 
 def _char_width(ch: str) -> int:
@@ -318,8 +402,23 @@ def display_width(text: str) -> int:
 
 
 def terminal_width() -> int:
-    """Columns of the terminal (80 when output is not a terminal)."""
-    return shutil.get_terminal_size((80, 24)).columns
+    """Columns of the terminal (80 when output is not a terminal).
+
+    ``shutil.get_terminal_size((80, 24)).columns`` (``$COLUMNS``, else the size of
+    the terminal of ``sys.__stdout__``, else 80), without importing shutil (and the
+    bz2, lzma and other modules it imports) for one number.
+    """
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            size = os.terminal_size((80, 24))
+        columns = size.columns or 80
+    return columns
 
 
 def _cut(text: str, width: int) -> str:
