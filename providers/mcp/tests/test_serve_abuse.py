@@ -329,7 +329,13 @@ def _stdio_server(project: Path, env: dict[str, str], *extra: str) -> Iterator[A
         yield proc
     finally:
         if proc.poll() is None:
-            proc.kill()
+            # SIGTERM: the server ends the process groups of inline commands still
+            # running (SIGKILL would leave them behind, e.g. a `cat` of a FIFO)
+            proc.terminate()
+            try:
+                proc.wait(LIMIT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         proc.wait(LIMIT)
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
