@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 from pathlib import Path
 from types import ModuleType
+
+from skillpath_testing.adapters import load_example
 
 from .conftest import Script, World, calls, final, system_text, tool_results
 
@@ -13,11 +14,7 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 
 
 def example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"docs_example_{name}", EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example(EXAMPLES / f"{name}.py")
 
 
 def test_the_page_includes_the_example() -> None:

@@ -10,9 +10,11 @@ nothing else installed on the machine leaks into the catalog.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import attrs
 import pytest
@@ -120,3 +122,13 @@ def skill_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ski
     w.skill("deploy", "Deploy the service (the user runs it).", disable_model_invocation="true")
     yield w
     reset_plugin_host()
+
+
+def load_example(path: Path) -> ModuleType:
+    """Import the Python file ``path`` as a module of its own (a docs example an
+    adapter's tests run), named ``docs_example_<stem>``."""
+    spec = importlib.util.spec_from_file_location(f"docs_example_{path.stem}", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
