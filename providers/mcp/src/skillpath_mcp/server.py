@@ -742,9 +742,9 @@ class SkillServer:
         session, catalog = self._state()
         if uri[:8].lower() != "skill://":
             raise MCPError(types.INVALID_PARAMS, f"Unknown resource: {uri!r:.200}")
+        listed = catalog.by_uri.get(uri)
+        owner = session.get(listed.skill) if listed is not None else None
         try:
-            listed = catalog.by_uri.get(uri)
-            owner = session.get(listed.skill) if listed is not None else None
             if listed is not None and not listed.binary and self._inline(session, owner):
                 res = session.resolve(uri)
             else:
@@ -752,7 +752,6 @@ class SkillServer:
         except ContainmentError as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
         except ResolveError as exc:
-            listed = catalog.by_uri.get(uri)
             if listed is None or not listed.binary:
                 raise MCPError(types.INVALID_PARAMS, str(exc)) from None
             blob = await anyio.to_thread.run_sync(self._read_binary, listed, session)
