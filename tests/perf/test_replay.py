@@ -21,38 +21,23 @@ from typing import Any
 import pytest
 from skillpath import _replay
 
-from tests.conftest import skill_md
+from tests.conftest import SkillTree, skill_md
 
 SCRIPT = Path(sys.executable).with_name("skillpath")
 
 
-class Project:
+class Project(SkillTree):
     """A home, a project and a cache in ``tmp_path``, and the command run over them."""
 
     def __init__(self, tmp_path: Path) -> None:
-        self.tmp = tmp_path
-        self.home = tmp_path / "home"
-        self.project = tmp_path / "home" / "work" / "proj"
+        super().__init__(tmp_path)
         self.cache = tmp_path / "cache"
         self.log = tmp_path / "snapshot.log"
-        (self.project / ".git").mkdir(parents=True)
-        self.env = {
+        self.env |= {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.home),
-            "XDG_CACHE_HOME": str(self.cache),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "SKILLPATH_INDEX_RACY_MS": "0",
             "SKILLPATH_SNAPSHOT_LOG": str(self.log),
             "LC_ALL": "C.UTF-8",
         }
-
-    def skill(self, root: str, name: str, description: str = "A test skill.") -> Path:
-        folder = (self.project / root if not root.startswith("~") else self.home / root[2:]) / name
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "SKILL.md"
-        path.write_text(skill_md(description), encoding="utf-8")
-        return path
 
     def plugin(self, module: str, source: str) -> Path:
         """Install plugin ``module`` (entry point of a distribution of the same name) on
@@ -150,14 +135,7 @@ def names(output: bytes) -> list[str]:
 @pytest.fixture
 def proj(tmp_path: Path) -> Project:
     p = Project(tmp_path)
-    for i in range(6):
-        p.skill(".claude/skills", f"claude-{i}")
-        p.skill(".agents/skills", f"agents-{i}")
-        p.skill("~/.claude/skills", f"user-{i}")
-    bad = p.project / ".claude" / "skills" / "broken"
-    bad.mkdir()
-    (bad / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody\n")
-    os.symlink(p.project / ".claude/skills/claude-0", p.project / ".agents/skills/linked")
+    p.fill_mixed()
     p.fresh("list", "--json")  # bytecode written now cannot make the first run racy
     return p
 

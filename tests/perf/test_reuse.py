@@ -23,37 +23,21 @@ from skillpath.plugins import PluginHost, get_plugin_host
 from skillpath.session import SkillSession
 from skillpath.watch import SkillAdded, SkillChanged, SkillRemoved
 
-from tests.conftest import skill_md
+from tests.conftest import SkillTree, skill_md
 
 
-class Project:
+class Project(SkillTree):
     """A home, a project (a git repository) and a cache in ``tmp_path``."""
 
     def __init__(self, tmp_path: Path) -> None:
-        self.tmp = tmp_path
-        self.home = tmp_path / "home"
-        self.project = self.home / "work" / "proj"
-        (self.project / ".git").mkdir(parents=True)
+        super().__init__(tmp_path)
         (self.project / "src").mkdir()
-        self.env = {
-            "HOME": str(self.home),
-            "XDG_CACHE_HOME": str(tmp_path / "cache"),
-            "XDG_CONFIG_HOME": str(self.home / ".config"),
-            "XDG_DATA_HOME": str(self.home / ".local" / "share"),
-            "SKILLPATH_INDEX_RACY_MS": "0",
+        self.env |= {
             "SKILLPATH_NO_PARALLEL": "1",
             # the example plugins installed for the test run: a filter of its own
             # (whose verdicts are never reused) and a skill pack
             "SKILLPATH_DISABLE_PLUGINS": "acme-policy,pack-urls",
         }
-
-    def skill(self, root: str, name: str, description: str = "A test skill.") -> Path:
-        base = self.home / root[2:] if root.startswith("~/") else self.project / root
-        folder = base / name
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "SKILL.md"
-        path.write_text(skill_md(description), encoding="utf-8")
-        return path
 
     def load(self, cwd: Path | None = None, **env: str) -> LoadResult:
         return load_skills(cwd or self.project, home=self.home, env={**self.env, **env})
@@ -86,14 +70,7 @@ def check(p: Project, cwd: Path | None = None, **env: str) -> LoadResult:
 @pytest.fixture
 def proj(tmp_path: Path) -> Project:
     p = Project(tmp_path)
-    for i in range(6):
-        p.skill(".claude/skills", f"claude-{i}")
-        p.skill(".agents/skills", f"agents-{i}")
-        p.skill("~/.claude/skills", f"user-{i}")
-    bad = p.project / ".claude" / "skills" / "broken"
-    bad.mkdir()
-    (bad / "SKILL.md").write_text("---\nname: [unclosed\n---\nbody\n")
-    os.symlink(p.project / ".claude/skills/claude-0", p.project / ".agents/skills/linked")
+    p.fill_mixed()
     return p
 
 
