@@ -21,9 +21,10 @@ import os
 import struct
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["LOCAL_FILESYSTEMS", "Notifier", "filesystem_type", "notifier"]
+__all__ = ["LOCAL_FILESYSTEMS", "Notifier", "filesystem_type", "local_paths", "notifier"]
 
 IN_MODIFY = 0x00000002
 IN_ATTRIB = 0x00000004
@@ -173,26 +174,47 @@ def _unescape(field: str) -> str:
     return "".join(out)
 
 
-def filesystem_type(path: str) -> str | None:
-    """The type of the file system holding ``path`` (``/proc/self/mountinfo``), if known."""
-    real = os.path.realpath(path)
-    best: tuple[int, str] | None = None
+def _mounts() -> list[tuple[str, str]] | None:
+    """``(mount point, file system type)`` of every mount (``/proc/self/mountinfo``)."""
     try:
         with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError:
         return None
+    out = []
     for line in lines:
         left, sep, right = line.partition(" - ")
         parts = left.split()
         fields = right.split()
         if not sep or len(parts) < 5 or not fields:
             continue
-        point = _unescape(parts[4])
+        out.append((_unescape(parts[4]), fields[0]))
+    return out
+
+
+def _type_in(mounts: list[tuple[str, str]], path: str) -> str | None:
+    real = os.path.realpath(path)
+    best: tuple[int, str] | None = None
+    for point, kind in mounts:
         inside = real == point or real.startswith(point.rstrip("/") + "/") or point == "/"
         if inside and (best is None or len(point) >= best[0]):
-            best = (len(point), fields[0])
+            best = (len(point), kind)
     return None if best is None else best[1]
+
+
+def filesystem_type(path: str) -> str | None:
+    """The type of the file system holding ``path`` (``/proc/self/mountinfo``), if known."""
+    mounts = _mounts()
+    return None if mounts is None else _type_in(mounts, path)
+
+
+def local_paths(paths: Iterable[str]) -> set[str]:
+    """Those of ``paths`` on a local file system (:data:`LOCAL_FILESYSTEMS`; the mount
+    table read once, each path's symlinks resolved)."""
+    mounts = _mounts()
+    if mounts is None:
+        return set()
+    return {p for p in paths if _type_in(mounts, p) in LOCAL_FILESYSTEMS}
 
 
 def local(path: str) -> bool:

@@ -33,7 +33,25 @@ def _project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_local_skill_with_the_shell_off_renders_on_the_loop(
     world: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from skillpath._notify import LOCAL_FILESYSTEMS, filesystem_type
+
     app = SkillServer(_project(world.project, monkeypatch), settings=OFF)
+    on_local_disk = filesystem_type(str(world.project)) in LOCAL_FILESYSTEMS
+    assert app._inline(app.session, app.session.get("hello")) is on_local_disk
+
+
+def test_a_skill_on_a_network_file_system_is_read_in_a_thread(
+    world: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mount that can stall (NFS, FUSE) must never hold up the event loop."""
+    import skillpath._notify
+
+    project = _project(world.project, monkeypatch)
+    monkeypatch.setattr(skillpath._notify, "_type_in", lambda mounts, path: "nfs4")
+    app = SkillServer(project, settings=OFF)
+    assert not app._inline(app.session, app.session.get("hello"))
+    monkeypatch.setattr(skillpath._notify, "_type_in", lambda mounts, path: "ext4")
+    app.reload()
     assert app._inline(app.session, app.session.get("hello"))
 
 

@@ -301,6 +301,15 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
     )
 
 
+def _local_skills(session: SkillSession) -> frozenset[str]:
+    """The names of ``session``'s skills whose folder is on a local file system."""
+    from skillpath._notify import local_paths
+
+    folders = {s.name: os.fspath(s.path.parent) for s in session.skills() if s.path is not None}
+    local = local_paths(set(folders.values()))
+    return frozenset(name for name, folder in folders.items() if folder in local)
+
+
 def build_catalog(session: SkillSession, digests: _Digests) -> Catalog:
     """Snapshot ``session``'s skills: prompts, SEP entries and their files."""
     prompts: list[types.Prompt] = []
@@ -396,6 +405,12 @@ class SkillServer:
         self._files = self._marks()
         self._watch_stop: anyio.Event | None = None
         self._loop_safe_for: tuple[SkillSession, bool] | None = None
+        #: the skills of a session whose files are on a local file system
+        #: (worked out with the session, off the event loop; see :meth:`_inline`)
+        self._local: tuple[SkillSession, frozenset[str]] = (
+            self.session,
+            _local_skills(self.session),
+        )
         # wire-shaped listings of ``_wire_of`` (the catalog they were made from)
         self._wire: dict[tuple[str, str], dict[str, Any]] = {}
         self._wire_of: Catalog | None = None
@@ -444,14 +459,18 @@ class SkillServer:
 
         Only when nothing in it can block: inline shell disabled, every
         ``transform_prompt`` and ``resolve_url`` implementation the core's own
-        (a plugin's may do anything), and the skill a file already on local disk
-        (not a consumed MCP server's, not a pack still to be unpacked). The
-        rest runs in a worker thread. A thread hop costs more than the work it
+        (a plugin's may do anything), and the skill a file already on a local
+        file system (not a network or FUSE mount that could stall, not a consumed
+        MCP server's, not a pack still to be unpacked). The rest runs in a worker
+        thread. A thread hop costs more than the work it
         moves (about half of the server's time per request at 1,000 skills).
         """
         if skill is None or skill.source.loaded_from == "mcp" or skill.path is None:
             return False
         if not self._loop_safe(session):
+            return False
+        local_for, local = self._local
+        if local_for is not session or skill.name not in local:
             return False
         try:
             return stat.S_ISREG(os.stat(skill.path).st_mode)
@@ -465,9 +484,11 @@ class SkillServer:
         files = self._marks()
         session = SkillSession.open(self.cwd, **self._open_args)
         catalog = build_catalog(session, self._digests)
+        local = _local_skills(session)
         with self._lock:
             changed = catalog.fingerprint != self.catalog.fingerprint
             self.session, self.catalog, self._files = session, catalog, files
+            self._local = (session, local)
             self.reloads += 1
         if self.freeze_gc:
             del session, catalog  # the old ones are garbage now: collected, not frozen
