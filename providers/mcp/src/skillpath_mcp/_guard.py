@@ -219,12 +219,14 @@ def guarded_protocol(limits: ServeLimits) -> type:
 # -- HTTP: sessions --------------------------------------------------------------
 
 
-def make_lru(manager: Any, limits: ServeLimits) -> None:
+def make_lru(manager: Any, limits: ServeLimits, transport_class: type | None = None) -> None:
     """Turn the SDK's session manager into one that evicts instead of refusing.
 
     The SDK answers 503 to every new client once ``max_sessions`` sessions are
     open, until they time out; here a new session evicts the least recently
-    used idle one instead.
+    used idle one instead. ``transport_class``, a subclass of the SDK's
+    transport, becomes the class of each new session's transport (see
+    :func:`skillpath_mcp._wire.splicing_transport`).
     """
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -243,7 +245,10 @@ def make_lru(manager: Any, limits: ServeLimits) -> None:
                 self._session_owners.pop(session_id, None)
                 assert self._task_group is not None
                 self._task_group.start_soon(self._discard_session, session_id, transport)
-            return super()._admit_session(requestor)
+            transport = super()._admit_session(requestor)
+            if transport_class is not None and type(transport) in transport_class.__bases__:
+                transport.__class__ = transport_class
+            return transport
 
         def _least_recently_used(self) -> tuple[str, Any] | None:
             best: tuple[float, str, Any] | None = None

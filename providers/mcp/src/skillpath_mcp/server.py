@@ -102,6 +102,7 @@ from skillpath.watch import (
 )
 
 from skillpath_mcp._guard import ServeLimits, guarded_protocol, make_lru, stdio_transport
+from skillpath_mcp._wire import EncodedListings, encode_result, splicing_transport
 from skillpath_mcp.client import SKILLS_EXTENSION
 
 __all__ = ["ServeLimits", "SkillServer", "serve"]
@@ -414,6 +415,8 @@ class SkillServer:
         # wire-shaped listings of ``_wire_of`` (the catalog they were made from)
         self._wire: dict[tuple[str, str], dict[str, Any]] = {}
         self._wire_of: Catalog | None = None
+        #: their JSON text, sent as it is over streamable HTTP (see :mod:`._wire`)
+        self.encoded_listings = EncodedListings()
         #: How many times the catalog was read again (the first read not counted).
         self.reloads = 0
         #: Keep the catalog out of the garbage collector's full passes (see
@@ -661,7 +664,9 @@ class SkillServer:
         connection, without params, get that dict. A new catalog (see
         :meth:`reload`) starts afresh. Anything else — requests with params
         (a cursor, ``_meta``), connections not initialized yet, other
-        methods — always takes the whole chain.
+        methods — always takes the whole chain. The dict's JSON text is made
+        once too: over streamable HTTP an answer carrying it is sent as that
+        text instead of being encoded again (see :mod:`skillpath_mcp._wire`).
         """
         if ctx.method not in _CACHED_LISTINGS or ctx.request_id is None or ctx.params:
             return await call_next(ctx)
@@ -674,11 +679,15 @@ class SkillServer:
             return hit  # the SDK copies it before anything is added to it
         result = await call_next(ctx)
         if isinstance(result, dict):
+            body = encode_result(result)
             with self._lock:
                 if self.catalog is catalog:
                     if self._wire_of is not catalog:
                         self._wire, self._wire_of = {}, catalog
+                        self.encoded_listings.clear()
                     self._wire[key] = result
+                    if body is not None:
+                        self.encoded_listings.keep(result, body)
         return result
 
     async def _on_initialized(self, ctx: Any, params: Any) -> None:
@@ -954,6 +963,20 @@ class SkillServer:
             await self.server.run(read, write, self.initialization_options())
             stop()
 
+    def http_app(self) -> Any:
+        """The ASGI application :meth:`run_http` serves (streamable HTTP at ``/mcp``,
+        JSON answers, the session bound of :class:`ServeLimits`); its lifespan
+        runs the SDK's session manager."""
+        limits = self.limits
+        app = self.server.streamable_http_app(
+            host="127.0.0.1",
+            session_idle_timeout=limits.session_idle_timeout,
+            max_request_body_size=limits.max_request_bytes,
+            json_response=True,
+        )
+        make_lru(self.server._session_manager, limits, splicing_transport(self.encoded_listings))
+        return app
+
     async def run_http(self, port: int) -> None:
         """Serve streamable HTTP on ``127.0.0.1:port`` (``0``: a free port) until stopped.
 
@@ -963,13 +986,7 @@ class SkillServer:
 
         limits = self.limits
         sock = _listen(port)
-        app = self.server.streamable_http_app(
-            host="127.0.0.1",
-            session_idle_timeout=limits.session_idle_timeout,
-            max_request_body_size=limits.max_request_bytes,
-            json_response=True,
-        )
-        make_lru(self.server._session_manager, limits)
+        app = self.http_app()
         config = uvicorn.Config(
             app,
             http=guarded_protocol(limits),
