@@ -676,6 +676,8 @@ def render_inline_shell(
     (``SKILLPATH_ARGUMENTS`` …); each command gets those it names in its
     environment, over any variable of the same name from ``pass_env``.
     """
+    if not _may_hold_shell(text):
+        return text  # nothing to replace: spare the regex scan of the whole text
     scoped = scoped_env(env, policy.pass_env)
     values: Mapping[str, str] = data if data is not None else {}
 
