@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,15 @@ async def _served(app: SkillServer) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
+def _run(scenario: Any) -> None:
+    """``anyio.run(scenario)``, then wait for its worker threads to end (they are told
+    to stop when it returns): tests that fork later need a single thread."""
+    anyio.run(scenario)
+    for thread in threading.enumerate():
+        if thread is not threading.current_thread() and thread.name == "AnyIO worker thread":
+            thread.join(LIMIT)
+
+
 async def _both_ways(
     app: SkillServer, client: _Client, method: str, key: int | str, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[httpx.Response, httpx.Response]:
@@ -147,7 +157,7 @@ def test_kept_text_is_byte_for_byte_the_sdks_answer(
                 prompts = (await client.post("prompts/list", 1)).json()["result"]["prompts"]
                 assert {p["name"] for p in prompts} == {"alpha", "beta"}
 
-    anyio.run(scenario)
+    _run(scenario)
 
 
 def test_other_answers_take_the_sdks_path(world: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -172,7 +182,7 @@ def test_other_answers_take_the_sdks_path(world: Any, monkeypatch: pytest.Monkey
             assert prompt.json()["result"]["messages"]
             assert bad.json()["error"]["code"] == -32602
 
-    anyio.run(scenario)
+    _run(scenario)
 
 
 def test_a_changed_catalog_is_never_sent_the_old_text(
@@ -182,19 +192,19 @@ def test_a_changed_catalog_is_never_sent_the_old_text(
     (and is still the SDK's exact encoding)."""
     project = _project(world.project, monkeypatch)
     app = SkillServer(project, settings=OFF)
-    changed = anyio.Event()
+    notified: list[str] = []
 
     class Watcher:
         """A connected client, as far as ``notify_changed`` is concerned."""
 
         async def send_prompt_list_changed(self) -> None:
-            changed.set()
+            notified.append("prompts")
 
         async def send_resource_list_changed(self) -> None:
-            changed.set()
+            notified.append("resources")
 
     async def scenario() -> None:
-        async with _served(app) as http, anyio.create_task_group() as tg:
+        async with _served(app) as http:
             client = _Client(http, "2025-06-18")
             await client.start()
             old = {}
@@ -204,21 +214,20 @@ def test_a_changed_catalog_is_never_sent_the_old_text(
                 assert fast.content == slow.content == old[method]
             assert b"Renamed purpose" not in old["prompts/list"]
             app._clients[-1] = Watcher()
-            tg.start_soon(app.watch)
             skill = project / ".skillpath" / "skills" / "alpha" / "SKILL.md"
             _write(skill, "---\ndescription: Renamed purpose.\n---\nDo it.\n")
-            with anyio.fail_after(LIMIT):
-                await changed.wait()
+            # what the watcher does after a burst of file events (its events are
+            # tested in test_serve_watch.py): read again, notify when changed
+            await app._reload_and_notify()
+            assert notified == ["prompts", "resources"]
             for method in ("prompts/list", "resources/list", "skills/list"):
                 new = (await client.post(method, 1)).content
                 assert new != old[method], method
                 assert b"Renamed purpose" in new, method
                 fast, slow = await _both_ways(app, client, method, 1, monkeypatch)
                 assert fast.content == slow.content == new, method
-            app.stop_watching()
-            tg.cancel_scope.cancel()
 
-    anyio.run(scenario)
+    _run(scenario)
 
 
 def test_a_result_is_recognised_by_identity_only() -> None:
