@@ -171,17 +171,14 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        origins = ProvenanceIndex.build(ctx)
-
-        def with_origin(skill: Any) -> dict[str, Any]:
-            entry: dict[str, Any] = skill.to_json()
-            origin = origins.origin(skill)
+        entries = [s.to_json() for s in skills]
+        for entry, origin in zip(
+            entries, ProvenanceIndex.build(ctx).origins(skills), strict=True
+        ):
             if origin is not None:
                 entry["origin"] = origin.to_json()
-            return entry
-
         data: dict[str, Any] = {
-            "skills": [with_origin(s) for s in skills],
+            "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],
             "diagnostics": [d.to_json() for d in result.diagnostics],
         }
