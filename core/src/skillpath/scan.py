@@ -1493,11 +1493,16 @@ def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> l
         names = listings[parent]
         if not names:
             continue
+        # siblings that are roots themselves (OpenCode's skill and skills) are never
+        # suggested: without others there is nothing to compare (no difflib import)
+        names = [n for n in names if os.path.join(parent, n) not in scanned]
+        if not names:
+            continue
         import difflib  # only when a missing root has siblings to compare
 
         for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=0.8):
             full = os.path.join(parent, near)
-            if near == r.path.name or full in scanned or full in seen or not os.path.isdir(full):
+            if near == r.path.name or full in seen or not os.path.isdir(full):
                 continue
             seen.add(full)
             out.append(
