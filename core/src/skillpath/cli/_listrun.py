@@ -172,9 +172,7 @@ def run_list(
         from skillpath.provenance import ProvenanceIndex
 
         entries = [s.to_json() for s in skills]
-        for entry, origin in zip(
-            entries, ProvenanceIndex.build(ctx).origins(skills), strict=True
-        ):
+        for entry, origin in zip(entries, ProvenanceIndex.build(ctx).origins(skills), strict=True):
             if origin is not None:
                 entry["origin"] = origin.to_json()
         data: dict[str, Any] = {
