@@ -28,6 +28,7 @@ from skillpath.frontmatter import (
     frontmatter_values,
     normalize_key,
     parse_frontmatter,
+    preload_parser,
 )
 from skillpath.model import (
     Diagnostic,
@@ -1137,7 +1138,9 @@ def _read_ahead(
         record, file_id = _accept_item(value)
         return built(name, record, None, paths_of(name), file_id)
 
-    values = pool.map(_remote_reader, spec, names, local=local, accept=accept)
+    values = pool.map(
+        _remote_reader, spec, names, local=local, accept=accept, prepare=preload_parser
+    )
     return dict(zip(names, values, strict=True))
 
 
