@@ -61,3 +61,74 @@ def test_long_runs_of_flat_mappings_broken_by_nested_ones() -> None:
         skills[i] = {"name": f"o{i}", "origin": {"kind": "python-package", "source": "x"}}
     data = {"skills": skills, "shadowed": [], "diagnostics": []}
     assert dumps_json(data) == reference(data)
+
+
+# -- list --json's skill items, written as text (cli._listrun.skill_item) --------------
+
+_any_text = st.text(max_size=10) | _text
+
+
+@st.composite
+def _skills(draw: Any) -> Any:
+    from pathlib import Path
+
+    from skillpath.model import Frontmatter, Skill, SkillSource
+
+    folder = draw(_any_text.filter(lambda t: "\x00" not in t))
+    path = None if draw(st.booleans()) else Path("/r", folder or "x", "SKILL.md")
+    return Skill(
+        name=draw(_any_text),
+        description=draw(_any_text),
+        path=path,
+        base_dir=None if path is None else path.parent,
+        source=SkillSource(draw(_any_text), draw(_any_text)),
+        frontmatter=Frontmatter(
+            hide=draw(st.booleans()), disable_model_invocation=draw(st.booleans())
+        ),
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_skills(), max_size=6), st.lists(st.integers(0, 5), max_size=3))
+def test_skill_items_are_the_text_of_to_json(skills: list[Any], with_origin: list[int]) -> None:
+    from skillpath.cli._listrun import skill_item
+
+    dicts: list[Any] = [s.to_json() for s in skills]
+    items: list[Any] = [skill_item(s) for s in skills]
+    for k in with_origin:  # some entries are mappings (a skill with an origin)
+        if k < len(dicts):
+            dicts[k] = items[k] = {**dicts[k], "origin": {"kind": "openskills", "source": "x"}}
+    assert dumps_json({"skills": items, "shadowed": []}) == reference(
+        {"skills": dicts, "shadowed": []}
+    )
+
+
+def test_many_skill_items_are_chunked_identically() -> None:
+    from pathlib import Path
+
+    from skillpath.cli._listrun import skill_item
+    from skillpath.model import Skill, SkillSource
+
+    skills = [
+        Skill(
+            f"s{i}",
+            "}},\n    {" * (i % 3),
+            Path(f"/r/s{i}/SKILL.md"),
+            Path(f"/r/s{i}"),
+            SkillSource("native", "user"),
+        )
+        for i in range(1300)
+    ]
+    items: list[Any] = [skill_item(s) for s in skills]
+    dicts: list[Any] = [s.to_json() for s in skills]
+    for i in (0, 511, 512, 1299):
+        dicts[i] = items[i] = {**dicts[i], "origin": {"kind": "x"}}
+    assert dumps_json({"skills": items}) == reference({"skills": dicts})
+
+
+def test_a_json_item_made_for_another_indentation_is_refused() -> None:
+    import pytest
+    from skillpath.cli._common import JSONItem
+
+    with pytest.raises(ValueError, match="indentation"):
+        dumps_json({"a": {"b": [JSONItem("{}", "    ")]}})

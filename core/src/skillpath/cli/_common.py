@@ -214,9 +214,33 @@ def _flat_encoder(pad: str) -> json.JSONEncoder:
     return encoder
 
 
+class JSONItem(str):
+    """JSON text :func:`dumps_json` writes as it is, in place of the value it encodes.
+
+    ``pad`` is the indentation of the line the value starts on (the items of a
+    list at the top level of a mapping: four spaces); the text must be exactly
+    what :func:`dumps_json` would write for the value there. Made by writers
+    that know their value's shape (:func:`skillpath.cli._listrun.skill_item`)
+    and are tested byte for byte against it.
+    """
+
+    pad: str
+
+    def __new__(cls, text: str, pad: str) -> JSONItem:
+        """``text`` (already encoded) for a value written at indentation ``pad``."""
+        item = super().__new__(cls, text)
+        item.pad = pad
+        return item
+
+
 def _iter_json(obj: Any, pad: str) -> Iterator[str]:
     import json
 
+    if type(obj) is JSONItem:
+        if obj.pad != pad:
+            raise ValueError(f"JSON text made for indentation {obj.pad!r} written at {pad!r}")
+        yield obj
+        return
     inner = pad + "  "
     if isinstance(obj, dict) and obj:
         if _SCALAR_TYPES.issuperset(map(type, obj.values())):
@@ -249,7 +273,14 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
         n = len(obj)
         while i < n:
             item = obj[i]
-            if type(item) is dict and item and scalars.issuperset(map(type, item.values())):
+            if type(item) is JSONItem and item.pad == inner:
+                j = i + 1  # a run of ready items: joined _CHUNK at a time
+                limit = min(n, i + _CHUNK)
+                while j < limit and type(obj[j]) is JSONItem and obj[j].pad == inner:
+                    j += 1
+                yield sep + inner + (",\n" + inner).join(obj[i:j])
+                i = j
+            elif type(item) is dict and item and scalars.issuperset(map(type, item.values())):
                 j = i + 1
                 limit = min(n, i + _CHUNK)
                 while j < limit:

@@ -9,11 +9,12 @@ plain ``skillpath list`` or ``skillpath list --json`` without it
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillpath.cli._common import (
+    JSONItem,
     echo,
     echo_diagnostics,
     emit_json,
@@ -22,7 +23,7 @@ from skillpath.cli._common import (
     wrap,
 )
 from skillpath.cli._load import host_for, load
-from skillpath.model import Diagnostic, LoadResult
+from skillpath.model import Diagnostic, LoadResult, Skill
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -94,6 +95,52 @@ def _footer(result: LoadResult, keep: Any) -> str | None:
     parts = [f"{counts['conditional']} conditional", f"{counts['shadowed']} shadowed"]
     parts.append(f"{len(skipped)} skipped" + (f" ({failed} with errors)" if failed else ""))
     return f"{', '.join(parts)} (`skillpath list --all`)."
+
+
+def _json_str() -> Callable[[str], str]:
+    """A string as JSON text (``ensure_ascii=False``): the function json.dumps uses."""
+    from json.encoder import encode_basestring  # not at start-up: a plain list writes no JSON
+
+    return encode_basestring  # type: ignore[no-any-return]
+
+
+def skill_item(
+    skill: Skill, pad: str = "    ", enc: Callable[[str], str] | None = None
+) -> JSONItem | dict[str, Any]:
+    """``skill.to_json()`` as the JSON text :func:`dumps_json` writes for it at ``pad``
+    (an item of ``list --json``'s ``skills``), without building the mapping.
+
+    The mapping itself for a subclass of :class:`Skill` (its ``to_json`` may
+    differ) or when a value is not of the type the text is made for.
+    ``enc``: :func:`_json_str` (passed by callers that make many items).
+    """
+    if type(skill) is not Skill:
+        return skill.to_json()
+    path, base, src = skill.path, skill.base_dir, skill.source
+    name, description, hidden = skill.name, skill.description, skill.hidden
+    provider, level = src.provider, src.level
+    if not (
+        type(name) is str
+        and type(description) is str
+        and type(provider) is str
+        and type(level) is str
+        and (hidden is True or hidden is False)
+    ):
+        return skill.to_json()
+    if enc is None:
+        enc = _json_str()
+    deep = pad + "  "
+    return JSONItem(
+        f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
+        f'\n{deep}"description": {enc(description)},'
+        f'\n{deep}"hidden": {"true" if hidden else "false"},'
+        f'\n{deep}"level": {enc(level)},'
+        f'\n{deep}"name": {enc(name)},'
+        f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
+        f'\n{deep}"provider": {enc(provider)}'
+        f"\n{pad}}}",
+        pad,
+    )
 
 
 def _keep(
@@ -171,10 +218,15 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        entries = [s.to_json() for s in skills]
-        for entry, origin in zip(entries, ProvenanceIndex.build(ctx).origins(skills), strict=True):
-            if origin is not None:
+        entries: list[Any] = []
+        enc = _json_str()
+        for skill, origin in zip(skills, ProvenanceIndex.build(ctx).origins(skills), strict=True):
+            if origin is None:
+                entries.append(skill_item(skill, enc=enc))
+            else:
+                entry = skill.to_json()
                 entry["origin"] = origin.to_json()
+                entries.append(entry)
         data: dict[str, Any] = {
             "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],
