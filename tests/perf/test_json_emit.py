@@ -88,25 +88,35 @@ def _skills(draw: Any) -> Any:
     )
 
 
+def _entries(skills: list[Any], with_origin: list[int]) -> tuple[list[Any], list[Any]]:
+    """(what list --json writes, the mappings json.dumps would be given)."""
+    from skillpath.cli._listrun import skill_entries
+    from skillpath.provenance import Origin
+
+    origins: list[Any] = [None] * len(skills)
+    for k in with_origin:
+        if k < len(skills):
+            origins[k] = Origin("openskills", "x")
+    dicts: list[Any] = [s.to_json() for s in skills]
+    for d, origin in zip(dicts, origins, strict=True):
+        if origin is not None:
+            d["origin"] = origin.to_json()
+    return skill_entries(skills, origins), dicts
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_skills(), max_size=6), st.lists(st.integers(0, 5), max_size=3))
-def test_skill_items_are_the_text_of_to_json(skills: list[Any], with_origin: list[int]) -> None:
-    from skillpath.cli._listrun import skill_item
-
-    dicts: list[Any] = [s.to_json() for s in skills]
-    items: list[Any] = [skill_item(s) for s in skills]
-    for k in with_origin:  # some entries are mappings (a skill with an origin)
-        if k < len(dicts):
-            dicts[k] = items[k] = {**dicts[k], "origin": {"kind": "openskills", "source": "x"}}
+def test_skill_entries_are_the_text_of_to_json(skills: list[Any], with_origin: list[int]) -> None:
+    items, dicts = _entries(skills, with_origin)
     assert dumps_json({"skills": items, "shadowed": []}) == reference(
         {"skills": dicts, "shadowed": []}
     )
 
 
-def test_many_skill_items_are_chunked_identically() -> None:
+def test_many_skill_entries_are_written_identically() -> None:
     from pathlib import Path
 
-    from skillpath.cli._listrun import skill_item
+    import attrs
     from skillpath.model import Skill, SkillSource
 
     skills = [
@@ -119,16 +129,16 @@ def test_many_skill_items_are_chunked_identically() -> None:
         )
         for i in range(1300)
     ]
-    items: list[Any] = [skill_item(s) for s in skills]
-    dicts: list[Any] = [s.to_json() for s in skills]
-    for i in (0, 511, 512, 1299):
-        dicts[i] = items[i] = {**dicts[i], "origin": {"kind": "x"}}
+    skills[7] = attrs.evolve(skills[7], description=None)  # not a str: its mapping
+    items, dicts = _entries(skills, [0, 511, 512, 1299])
     assert dumps_json({"skills": items}) == reference({"skills": dicts})
 
 
-def test_a_json_item_made_for_another_indentation_is_refused() -> None:
+def test_json_items_made_for_another_indentation_are_refused() -> None:
     import pytest
-    from skillpath.cli._common import JSONItem
+    from skillpath.cli._common import JSONItems
 
     with pytest.raises(ValueError, match="indentation"):
-        dumps_json({"a": {"b": [JSONItem("{}", "    ")]}})
+        dumps_json({"a": {"b": [JSONItems(["{}"], "    ")]}})
+    with pytest.raises(TypeError, match="only in a list"):
+        dumps_json({"a": JSONItems(["{}"], "  ")})

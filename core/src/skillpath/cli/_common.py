@@ -214,33 +214,30 @@ def _flat_encoder(pad: str) -> json.JSONEncoder:
     return encoder
 
 
-class JSONItem(str):
-    """JSON text :func:`dumps_json` writes as it is, in place of the value it encodes.
+class JSONItems:
+    """Items of a JSON list, already written as :func:`dumps_json` writes them.
 
-    ``pad`` is the indentation of the line the value starts on (the items of a
-    list at the top level of a mapping: four spaces); the text must be exactly
-    what :func:`dumps_json` would write for the value there. Made by writers
-    that know their value's shape (:func:`skillpath.cli._listrun.skill_item`)
-    and are tested byte for byte against it.
+    ``text`` is one or more items joined by ``",\n" + pad``, where ``pad`` is
+    the indentation of the list's items (four spaces for a list at the top
+    level of a mapping); it must be exactly what :func:`dumps_json` would
+    write for those items there. Made by writers that know their values'
+    shape (:func:`skillpath.cli._listrun.skill_entries`) and are tested byte
+    for byte against it.
     """
 
-    pad: str
+    __slots__ = ("pad", "text")
 
-    def __new__(cls, text: str, pad: str) -> JSONItem:
-        """``text`` (already encoded) for a value written at indentation ``pad``."""
-        item = super().__new__(cls, text)
-        item.pad = pad
-        return item
+    def __init__(self, texts: Sequence[str], pad: str) -> None:
+        """The items ``texts`` (each already encoded), written at indentation ``pad``."""
+        if not texts:
+            raise ValueError("no items")
+        self.text = (",\n" + pad).join(texts)
+        self.pad = pad
 
 
 def _iter_json(obj: Any, pad: str) -> Iterator[str]:
     import json
 
-    if type(obj) is JSONItem:
-        if obj.pad != pad:
-            raise ValueError(f"JSON text made for indentation {obj.pad!r} written at {pad!r}")
-        yield obj
-        return
     inner = pad + "  "
     if isinstance(obj, dict) and obj:
         if _SCALAR_TYPES.issuperset(map(type, obj.values())):
@@ -273,13 +270,13 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
         n = len(obj)
         while i < n:
             item = obj[i]
-            if type(item) is JSONItem and item.pad == inner:
-                j = i + 1  # a run of ready items: joined _CHUNK at a time
-                limit = min(n, i + _CHUNK)
-                while j < limit and type(obj[j]) is JSONItem and obj[j].pad == inner:
-                    j += 1
-                yield sep + inner + (",\n" + inner).join(obj[i:j])
-                i = j
+            if type(item) is JSONItems:
+                if item.pad != inner:
+                    raise ValueError(
+                        f"JSON text made for indentation {item.pad!r} written at {inner!r}"
+                    )
+                yield sep + inner + item.text
+                i += 1
             elif type(item) is dict and item and scalars.issuperset(map(type, item.values())):
                 j = i + 1
                 limit = min(n, i + _CHUNK)
@@ -299,6 +296,8 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
                 i += 1
             sep = ",\n"
         yield "\n" + pad + "]"
+    elif type(obj) is JSONItems:
+        raise TypeError("JSONItems stand only in a list")
     else:
         yield _indented(obj, pad)
 

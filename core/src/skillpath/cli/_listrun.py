@@ -9,12 +9,12 @@ plain ``skillpath list`` or ``skillpath list --json`` without it
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillpath.cli._common import (
-    JSONItem,
+    JSONItems,
     echo,
     echo_diagnostics,
     emit_json,
@@ -28,6 +28,7 @@ from skillpath.model import Diagnostic, LoadResult, Skill
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.doctor import SkillReport
+    from skillpath.provenance import Origin
 
 #: The last catalog listed (see list_cmd).
 _KEEP: list[LoadResult] = []
@@ -97,50 +98,56 @@ def _footer(result: LoadResult, keep: Any) -> str | None:
     return f"{', '.join(parts)} (`skillpath list --all`)."
 
 
-def _json_str() -> Callable[[str], str]:
-    """A string as JSON text (``ensure_ascii=False``): the function json.dumps uses."""
-    from json.encoder import encode_basestring  # not at start-up: a plain list writes no JSON
+def skill_entries(
+    skills: Sequence[Skill], origins: Sequence[Origin | None], pad: str = "    "
+) -> list[Any]:
+    """The ``skills`` of ``list --json``: ``skill.to_json()``, with ``origin`` when
+    there is one, for each of ``skills`` — as :func:`dumps_json` writes it at
+    ``pad``.
 
-    return encode_basestring  # type: ignore[no-any-return]
-
-
-def skill_item(
-    skill: Skill, pad: str = "    ", enc: Callable[[str], str] | None = None
-) -> JSONItem | dict[str, Any]:
-    """``skill.to_json()`` as the JSON text :func:`dumps_json` writes for it at ``pad``
-    (an item of ``list --json``'s ``skills``), without building the mapping.
-
-    The mapping itself for a subclass of :class:`Skill` (its ``to_json`` may
-    differ) or when a value is not of the type the text is made for.
-    ``enc``: :func:`_json_str` (passed by callers that make many items).
+    Runs of skills without an origin are written straight to their JSON text
+    (a :class:`JSONItems`), without building each mapping for the C encoder to
+    sort and encode; a subclass of :class:`Skill` (its ``to_json`` may differ)
+    or a value not of the type the text is made for gets its mapping.
     """
-    if type(skill) is not Skill:
-        return skill.to_json()
-    path, base, src = skill.path, skill.base_dir, skill.source
-    name, description, hidden = skill.name, skill.description, skill.hidden
-    provider, level = src.provider, src.level
-    if not (
-        type(name) is str
-        and type(description) is str
-        and type(provider) is str
-        and type(level) is str
-        and (hidden is True or hidden is False)
-    ):
-        return skill.to_json()
-    if enc is None:
-        enc = _json_str()
+    from json.encoder import encode_basestring as enc  # not at start-up: a plain list
+
     deep = pad + "  "
-    return JSONItem(
-        f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
-        f'\n{deep}"description": {enc(description)},'
-        f'\n{deep}"hidden": {"true" if hidden else "false"},'
-        f'\n{deep}"level": {enc(level)},'
-        f'\n{deep}"name": {enc(name)},'
-        f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
-        f'\n{deep}"provider": {enc(provider)}'
-        f"\n{pad}}}",
-        pad,
-    )
+    out: list[Any] = []
+    run: list[str] = []
+    for skill, origin in zip(skills, origins, strict=True):
+        if origin is None and type(skill) is Skill:
+            path, base, src = skill.path, skill.base_dir, skill.source
+            name, description, hidden = skill.name, skill.description, skill.hidden
+            provider, level = src.provider, src.level
+            if (
+                type(name) is str
+                and type(description) is str
+                and type(provider) is str
+                and type(level) is str
+                and (hidden is True or hidden is False)
+            ):
+                run.append(
+                    f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
+                    f'\n{deep}"description": {enc(description)},'
+                    f'\n{deep}"hidden": {"true" if hidden else "false"},'
+                    f'\n{deep}"level": {enc(level)},'
+                    f'\n{deep}"name": {enc(name)},'
+                    f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
+                    f'\n{deep}"provider": {enc(provider)}'
+                    f"\n{pad}}}"
+                )
+                continue
+        if run:
+            out.append(JSONItems(run, pad))
+            run = []
+        entry = skill.to_json()
+        if origin is not None:
+            entry["origin"] = origin.to_json()
+        out.append(entry)
+    if run:
+        out.append(JSONItems(run, pad))
+    return out
 
 
 def _keep(
@@ -218,15 +225,7 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        entries: list[Any] = []
-        enc = _json_str()
-        for skill, origin in zip(skills, ProvenanceIndex.build(ctx).origins(skills), strict=True):
-            if origin is None:
-                entries.append(skill_item(skill, enc=enc))
-            else:
-                entry = skill.to_json()
-                entry["origin"] = origin.to_json()
-                entries.append(entry)
+        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills))
         data: dict[str, Any] = {
             "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],
