@@ -67,9 +67,7 @@ class _Rules:
 
     def __init__(self, section: Mapping[str, Any]) -> None:
         self.section = section
-        self.disabled = frozenset(
-            v for v in section["disabled_extensions"] if isinstance(v, str)
-        )
+        self.disabled = frozenset(v for v in section["disabled_extensions"] if isinstance(v, str))
         self.ignored = tuple(section["ignored"])
         self.include = tuple(section["include"])
         # (provider, level) -> the source toggle's verdict

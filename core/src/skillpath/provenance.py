@@ -35,7 +35,7 @@ import attrs
 from skillpath.context import SkillContext
 from skillpath.model import Diagnostic, Skill
 
-__all__ = ["Origin", "ProvenanceIndex"]
+__all__ = ["OPENSKILLS_FILE", "Origin", "ProvenanceIndex"]
 
 #: The project's lock file, as ``npx skills`` names it (``skillpath export`` writes it too).
 LOCK_FILE = "skills-lock.json"
@@ -43,7 +43,7 @@ LOCK_FILE = "skills-lock.json"
 USER_LOCK_FILE = "export-lock.json"
 
 #: What openskills writes into every skill folder it installs.
-_OPENSKILLS = ".openskills.json"
+OPENSKILLS_FILE = ".openskills.json"
 
 #: Providers whose skills live in agent folders that installers write into.
 _AGENT_FOLDER_PROVIDERS = frozenset({"claude", "agents", "codex", "opencode", "github", "native"})
@@ -189,18 +189,24 @@ class ProvenanceIndex:
                 return found
         return self._openskills(base)
 
-    def origins(self, skills: Iterable[Skill]) -> list[Origin | None]:
+    def origins(
+        self, skills: Iterable[Skill], looked: Mapping[str, bool] | None = None
+    ) -> list[Origin | None]:
         """:meth:`origin` of each of ``skills`` (without ``verify``), in order.
 
         The usual skill — in an agent folder, with no lock file to look in and
         no ``.openskills.json`` next to it — costs one ``faccessat`` here and no
         further call (``list --json`` asks this of every skill it prints).
+        ``looked``: whether each folder held ``.openskills.json`` when the load
+        read it (what :func:`skillpath.scan.looking_for` gives for
+        :data:`OPENSKILLS_FILE`); a folder not in it is looked at here.
         """
         if self._project_lock or self._user_lock or self._global_lock:
             return [self.origin(skill) for skill in skills]
         agent_folders = _AGENT_FOLDER_PROVIDERS
         exists = _lexists
-        marker = os.sep + _OPENSKILLS
+        marker = os.sep + OPENSKILLS_FILE
+        known = looked if looked else {}
         out: list[Origin | None] = []
         for skill in skills:
             src = skill.source
@@ -210,11 +216,15 @@ class ProvenanceIndex:
                 and base is not None
                 and src.loaded_from != "mcp"
                 and not src.detail
-                and not exists(str(base) + marker)
             ):
-                out.append(None)  # what origin() finds: no record of any kind
-            else:
-                out.append(self.origin(skill))
+                folder = str(base)
+                found = known.get(folder)
+                if found is None:
+                    found = exists(folder + marker)
+                if not found:
+                    out.append(None)  # what origin() finds: no record of any kind
+                    continue
+            out.append(self.origin(skill))
         return out
 
     def _claude_plugin(self, detail: Mapping[str, Any]) -> Origin:
@@ -297,9 +307,9 @@ class ProvenanceIndex:
         return False
 
     def _openskills(self, base: Path) -> Origin | None:
-        if not _lexists(os.path.join(os.fspath(base), _OPENSKILLS)):
+        if not _lexists(os.path.join(os.fspath(base), OPENSKILLS_FILE)):
             return None
-        record = base / _OPENSKILLS
+        record = base / OPENSKILLS_FILE
         data = _read_json(record, self.diagnostics)
         if not isinstance(data, dict):
             return None

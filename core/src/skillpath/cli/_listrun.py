@@ -8,6 +8,7 @@ plain ``skillpath list`` or ``skillpath list --json`` without it
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -191,13 +192,21 @@ def run_list(
     # objects a large catalog is made of, and free nothing
     gc.disable()
     _KEEP.clear()
+    looking: Any = contextlib.nullcontext({})
+    if as_json:
+        from skillpath.provenance import OPENSKILLS_FILE
+        from skillpath.scan import looking_for
+
+        # an installer's record beside a skill (its origin): looked for while reading
+        looking = looking_for(OPENSKILLS_FILE)
     if no_index:
         from skillpath.index import disabled
 
-        with disabled():
+        with disabled(), looking as looked:
             result, ctx = load(cwd)
     else:
-        result, ctx = load(cwd)
+        with looking as looked:
+            result, ctx = load(cwd)
         from skillpath.index import index_enabled
 
         if index_enabled(ctx.settings, ctx.env):
@@ -225,7 +234,7 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills))
+        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills, looked))
         data: dict[str, Any] = {
             "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],
