@@ -24,10 +24,13 @@ def origins(env: Env, *, verify: bool = False) -> dict[str, Any]:
     result = load_skills(ctx=ctx)
     index = ProvenanceIndex.build(ctx)
     out = {}
-    for skill in [*result.skills, *(s.skill for s in result.shadowed)]:
+    skills = [*result.skills, *(s.skill for s in result.shadowed)]
+    for skill in skills:
         origin = index.origin(skill, verify=verify)
         if origin is not None:
             out[f"{skill.source.provider}:{skill.name}"] = origin
+    # the batch form list --json uses (its fast path included) finds the same
+    assert index.origins(skills) == [index.origin(s) for s in skills]
     return out
 
 

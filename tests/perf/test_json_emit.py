@@ -61,3 +61,84 @@ def test_long_runs_of_flat_mappings_broken_by_nested_ones() -> None:
         skills[i] = {"name": f"o{i}", "origin": {"kind": "python-package", "source": "x"}}
     data = {"skills": skills, "shadowed": [], "diagnostics": []}
     assert dumps_json(data) == reference(data)
+
+
+# -- list --json's skill items, written as text (cli._listrun.skill_item) --------------
+
+_any_text = st.text(max_size=10) | _text
+
+
+@st.composite
+def _skills(draw: Any) -> Any:
+    from pathlib import Path
+
+    from skillpath.model import Frontmatter, Skill, SkillSource
+
+    folder = draw(_any_text.filter(lambda t: "\x00" not in t))
+    path = None if draw(st.booleans()) else Path("/r", folder or "x", "SKILL.md")
+    return Skill(
+        name=draw(_any_text),
+        description=draw(_any_text),
+        path=path,
+        base_dir=None if path is None else path.parent,
+        source=SkillSource(draw(_any_text), draw(_any_text)),
+        frontmatter=Frontmatter(
+            hide=draw(st.booleans()), disable_model_invocation=draw(st.booleans())
+        ),
+    )
+
+
+def _entries(skills: list[Any], with_origin: list[int]) -> tuple[list[Any], list[Any]]:
+    """(what list --json writes, the mappings json.dumps would be given)."""
+    from skillpath.cli._listrun import skill_entries
+    from skillpath.provenance import Origin
+
+    origins: list[Any] = [None] * len(skills)
+    for k in with_origin:
+        if k < len(skills):
+            origins[k] = Origin("openskills", "x")
+    dicts: list[Any] = [s.to_json() for s in skills]
+    for d, origin in zip(dicts, origins, strict=True):
+        if origin is not None:
+            d["origin"] = origin.to_json()
+    return skill_entries(skills, origins), dicts
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_skills(), max_size=6), st.lists(st.integers(0, 5), max_size=3))
+def test_skill_entries_are_the_text_of_to_json(skills: list[Any], with_origin: list[int]) -> None:
+    items, dicts = _entries(skills, with_origin)
+    assert dumps_json({"skills": items, "shadowed": []}) == reference(
+        {"skills": dicts, "shadowed": []}
+    )
+
+
+def test_many_skill_entries_are_written_identically() -> None:
+    from pathlib import Path
+
+    import attrs
+    from skillpath.model import Skill, SkillSource
+
+    skills = [
+        Skill(
+            f"s{i}",
+            "}},\n    {" * (i % 3),
+            Path(f"/r/s{i}/SKILL.md"),
+            Path(f"/r/s{i}"),
+            SkillSource("native", "user"),
+        )
+        for i in range(1300)
+    ]
+    skills[7] = attrs.evolve(skills[7], description=None)  # not a str: its mapping
+    items, dicts = _entries(skills, [0, 511, 512, 1299])
+    assert dumps_json({"skills": items}) == reference({"skills": dicts})
+
+
+def test_json_items_made_for_another_indentation_are_refused() -> None:
+    import pytest
+    from skillpath.cli._common import JSONItems
+
+    with pytest.raises(ValueError, match="indentation"):
+        dumps_json({"a": {"b": [JSONItems(["{}"], "    ")]}})
+    with pytest.raises(TypeError, match="only in a list"):
+        dumps_json({"a": JSONItems(["{}"], "  ")})

@@ -118,6 +118,12 @@ def make_corpus(home: Path, project: Path, per_root: int) -> list[Path]:
             folder = root / name
             folder.mkdir()
             (folder / "SKILL.md").write_bytes(_text(name, kind, i))
+            if i % 7 == 3:  # an installer's record beside it: its origin in list --json
+                (folder / ".openskills.json").write_text(
+                    json.dumps({"source": f"someone/{name}", "installedAt": "2026-01-01"})
+                )
+            elif i == 5:  # a record that is a dangling link: there, but not readable
+                (folder / ".openskills.json").symlink_to(folder / "nowhere.json")
         (root / "empty-file").mkdir()
         (root / "empty-file" / "SKILL.md").write_bytes(b"")
         (root / "binary").mkdir()
@@ -511,5 +517,87 @@ def test_cli_output_is_byte_identical(corpus: Env, tmp_path: Path, index: str) -
         return proc.stdout
 
     reference = run(SKILLPATH_NO_PARALLEL="1", SKILLPATH_NO_INDEX="1")
+    # the installers' records were looked for alongside the reads, and found
+    assert reference.count(b'"kind": "openskills"') >= 5 * (60 // 7)
     assert run(SKILLPATH_PARALLEL_MIN="8") == reference
     assert run(SKILLPATH_PARALLEL_MIN="8") == reference  # warm, when the index is on
+
+
+def test_prepare_runs_once_before_the_fork_and_its_failure_is_ignored(
+    corpus: Env, no_threads: None
+) -> None:
+    root = corpus.project / ".claude" / "skills"
+    src = SkillSource("claude", "project", root)
+    prefix = str(root) + os.sep
+    names = _names(root)
+    spec = (str(root), "claude", "project", "disk", False)
+    calls: list[int | None] = []
+
+    def local(name: str) -> Any:
+        return (*sw_scan._read_item(root, prefix, name, src, False), None, None)
+
+    def accept(value: Any, name: str) -> Any:
+        return (*sw_scan._accept_item(value), None, None)
+
+    def prepare() -> None:
+        calls.append(pool._pid if pool is not None else None)
+        raise RuntimeError("ignored: the batch goes on")
+
+    expected = [local(name) for name in names]
+    with _parallel.session({}, min_items=4, timeout=HANG) as pool:
+        assert pool is not None
+        first = pool.map(
+            sw_scan._remote_reader, spec, names, local=local, accept=accept, prepare=prepare
+        )
+        second = pool.map(
+            sw_scan._remote_reader, spec, names, local=local, accept=accept, prepare=prepare
+        )
+        assert pool.stats.forks == 1
+    # once, in this process, while no worker existed yet; not again for the next batch
+    assert calls == [None]
+    for got in (first, second):
+        assert [(r[0] is None, r[1]) for r in got] == [(r[0] is None, r[1]) for r in expected]
+
+
+def test_no_prepare_without_a_fork(corpus: Env) -> None:
+    calls: list[int] = []
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)  # a second thread: no fork
+    thread.start()
+    try:
+        with _parallel.session({}, min_items=4, timeout=HANG) as pool:
+            assert pool is not None
+            got = pool.map(
+                sw_scan._remote_reader,
+                ("/nonexistent", "claude", "project", "disk", False),
+                ["a", "b", "c", "d"],
+                local=lambda name: name,
+                accept=lambda value, name: name,
+                prepare=lambda: calls.append(1),
+            )
+    finally:
+        stop.set()
+        thread.join()
+    assert got == ["a", "b", "c", "d"] and calls == [] and pool.stats.forks == 0
+
+
+@pytest.mark.parametrize("parallel", [True, False])
+def test_files_looked_for_beside_every_skill_read_ahead(
+    corpus: Env, no_threads: None, parallel: bool
+) -> None:
+    switches = {} if parallel else {"SKILLPATH_NO_PARALLEL": "1"}
+    with sw_scan.looking_for(".openskills.json") as found:
+        result = load(corpus, SKILLPATH_NO_INDEX="1", SKILLPATH_PARALLEL_MIN="8", **switches)
+    same(result, sequential(corpus, SKILLPATH_NO_INDEX="1"))
+    if not parallel:
+        assert found == {}  # nothing read ahead: each is looked at when it is needed
+        return
+    folders = {  # every plain folder of a large root (a linked one is resolved, not read ahead)
+        str(s.base_dir)
+        for s in result.skills
+        if s.source.provider == "claude" and not os.path.islink(str(s.base_dir))
+    }
+    assert folders and folders <= set(found)
+    for folder, there in found.items():
+        assert there == os.path.lexists(os.path.join(folder, ".openskills.json")), folder
+    assert sum(found.values()) >= 2 * (60 // 7)

@@ -214,6 +214,10 @@ CHANGES = {
         skill_md("Fixed now.")
     ),
     "user settings written": _settings,
+    # an installer's record next to a skill: its origin in list --json
+    "origin record written": lambda p: (
+        p.project / ".claude/skills/claude-2/.openskills.json"
+    ).write_text('{"source": "someone/skills", "installedAt": "2026-01-01"}'),
 }
 
 

@@ -21,7 +21,8 @@ What a run depends on, and how each is checked:
   every directory listed (seen through the interpreter's audit events
   ``open``, ``os.listdir`` and ``os.scandir``), and every ``os.stat`` and
   ``os.lstat`` call (what ``pathlib``, ``os.path.exists``/``isdir``/
-  ``realpath`` and the scanner use), including the ones that found nothing.
+  ``realpath`` and the scanner use) and ``os.access`` call (recorded as the
+  ``stat`` of its path), including the ones that found nothing.
   Each is recorded with its result: mode, inode, device, size and the
   nanosecond ``mtime``/``ctime``, or the error number. A replay repeats each
   ``stat``/``lstat`` and compares. A listed directory's ``mtime`` changes when
@@ -530,11 +531,13 @@ class Recorder:
             _HOOKED = True
         os.stat = _stat  # type: ignore[assignment]
         os.lstat = _lstat  # type: ignore[assignment]
+        os.access = _access  # type: ignore[assignment]
 
     def _detach(self) -> None:
         global _ACTIVE
         os.stat = _REAL_STAT
         os.lstat = _REAL_LSTAT
+        os.access = _REAL_ACCESS
         if _ACTIVE is self:
             _ACTIVE = None
 
@@ -649,6 +652,7 @@ def _copy(data: bytes | BinaryIO, f: BinaryIO) -> None:
 _CHUNK = 1 << 20
 _REAL_STAT = os.stat
 _REAL_LSTAT = os.lstat
+_REAL_ACCESS = os.access
 
 
 def _time_ns() -> int:
@@ -683,6 +687,31 @@ def _stat(path: Any, *, dir_fd: Any = None, follow_symlinks: bool = True) -> os.
 
 def _lstat(path: Any, *, dir_fd: Any = None) -> os.stat_result:
     return _stat(path, dir_fd=dir_fd, follow_symlinks=False)
+
+
+def _access(
+    path: Any,
+    mode: int,
+    *,
+    dir_fd: Any = None,
+    effective_ids: bool = False,
+    follow_symlinks: bool = True,
+) -> bool:
+    # an existence or permission test (provenance's look for .openskills.json) is an
+    # observation too: recorded as the stat of the same path, which a replay repeats
+    # (a created file, or a changed mode, moves it)
+    answer = _REAL_ACCESS(
+        path, mode, dir_fd=dir_fd, effective_ids=effective_ids, follow_symlinks=follow_symlinks
+    )
+    rec = _ACTIVE
+    if rec is not None:
+        try:
+            st = _REAL_STAT(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+        except OSError as exc:
+            rec.note(path, follow_symlinks, exc.errno, dir_fd)
+        else:
+            rec.note(path, follow_symlinks, st, dir_fd)
+    return answer
 
 
 def recorder_for(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Recorder | None:

@@ -61,6 +61,7 @@ import attrs
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.model import Diagnostic, Skill, sort_key
+from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
 from skillpath.shell import SHELL_RE, ShellPolicy
 
 __all__ = [
@@ -88,10 +89,6 @@ AGENTS: dict[str, tuple[str, str]] = {
 }
 #: Providers whose skills the agents above cannot see themselves (the default selection).
 DEFAULT_PROVIDERS = ("packs", "libraries", "mcp", "bundled", "custom")
-#: The project's lock file, as ``npx skills`` names it.
-LOCK_FILE = "skills-lock.json"
-#: The user scope's lock file, in the skillpath home.
-USER_LOCK_FILE = "export-lock.json"
 _LOCK_VERSION = 1
 _SKIP_DIRS = {".git", "node_modules"}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")

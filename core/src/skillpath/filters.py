@@ -60,18 +60,52 @@ def _match(name: str, patterns: tuple[str, ...] | list[str]) -> str | None:
     return None
 
 
+class _Rules:
+    """One ``[skills]`` section's filters, prepared once (the filter runs per skill)."""
+
+    __slots__ = ("disabled", "ignored", "include", "section", "sources")
+
+    def __init__(self, section: Mapping[str, Any]) -> None:
+        self.section = section
+        self.disabled = frozenset(v for v in section["disabled_extensions"] if isinstance(v, str))
+        self.ignored = tuple(section["ignored"])
+        self.include = tuple(section["include"])
+        # (provider, level) -> the source toggle's verdict
+        self.sources: dict[tuple[str, str], tuple[bool, str]] = {}
+
+
+_LAST: list[_Rules] = []
+
+
+def _rules(section: Mapping[str, Any]) -> _Rules:
+    # a section view is made once per settings object (Settings.section), so
+    # the same view means the same values
+    last = _LAST[0] if _LAST else None
+    if last is not None and last.section is section:
+        return last
+    rules = _Rules(section)
+    _LAST[:] = [rules]
+    return rules
+
+
 @hookimpl
 def filter_skill(skill: Skill, ctx: SkillContext) -> Veto | None:
     """Apply ``disabled_extensions``, source toggles, ``ignored`` and ``include``."""
-    s = ctx.settings.skills
-    if f"skill:{skill.name}" in s["disabled_extensions"]:
-        return Veto(f"disabled: disabled_extensions has 'skill:{skill.name}'")
-    on, key = source_enabled(skill.source.provider, skill.source.level, s)
-    if not on:
-        return Veto(f"source-disabled: {key} is off")
-    pat = _match(skill.name, s["ignored"])
-    if pat is not None:
-        return Veto(f"ignored: matches ignored pattern {pat!r}")
-    if s["include"] and _match(skill.name, s["include"]) is None:
+    rules = _rules(ctx.settings.skills)
+    name = skill.name
+    if rules.disabled and f"skill:{name}" in rules.disabled:
+        return Veto(f"disabled: disabled_extensions has 'skill:{name}'")
+    src = skill.source
+    where = (src.provider, src.level)
+    verdict = rules.sources.get(where)
+    if verdict is None:
+        verdict = rules.sources[where] = source_enabled(src.provider, src.level, rules.section)
+    if not verdict[0]:
+        return Veto(f"source-disabled: {verdict[1]} is off")
+    if rules.ignored:
+        pat = _match(name, rules.ignored)
+        if pat is not None:
+            return Veto(f"ignored: matches ignored pattern {pat!r}")
+    if rules.include and _match(name, rules.include) is None:
         return Veto("not-included: matches no include pattern")
     return None

@@ -146,9 +146,7 @@ def _claude_spellings(text: str) -> str:
     return _VARIABLE.sub(lambda m: "${CLAUDE_" + m.group(1) + "}", text) if "${" in text else text
 
 
-def _skill_md(
-    skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | None = None
-) -> str:
+def _skill_md(skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | None = None) -> str:
     spell = _claude_spellings if spell is None else spell
     source = read_source(skill)
     on_disk = skill.path is not None and skill.source.loaded_from != "mcp"

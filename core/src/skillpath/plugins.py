@@ -542,9 +542,7 @@ class PluginHost:
         ordered = sorted(
             impls,
             key=lambda i: (
-                (0, i.plugin_name)
-                if i.plugin_name.startswith("skillpath.")
-                else (1, i.plugin_name)
+                (0, i.plugin_name) if i.plugin_name.startswith("skillpath.") else (1, i.plugin_name)
             ),
         )
         chain = [

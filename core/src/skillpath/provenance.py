@@ -35,7 +35,15 @@ import attrs
 from skillpath.context import SkillContext
 from skillpath.model import Diagnostic, Skill
 
-__all__ = ["Origin", "ProvenanceIndex"]
+__all__ = ["OPENSKILLS_FILE", "Origin", "ProvenanceIndex"]
+
+#: The project's lock file, as ``npx skills`` names it (``skillpath export`` writes it too).
+LOCK_FILE = "skills-lock.json"
+#: The user scope's lock file of ``skillpath export``, in the skillpath home.
+USER_LOCK_FILE = "export-lock.json"
+
+#: What openskills writes into every skill folder it installs.
+OPENSKILLS_FILE = ".openskills.json"
 
 #: Providers whose skills live in agent folders that installers write into.
 _AGENT_FOLDER_PROVIDERS = frozenset({"claude", "agents", "codex", "opencode", "github", "native"})
@@ -143,8 +151,6 @@ class ProvenanceIndex:
     @classmethod
     def build(cls, ctx: SkillContext) -> ProvenanceIndex:
         """Read the lock files that apply to ``ctx`` (missing ones are simply absent)."""
-        from skillpath.export import LOCK_FILE, USER_LOCK_FILE
-
         index = cls(ctx)
         diags = index.diagnostics
         project = ctx.project_root / LOCK_FILE
@@ -182,6 +188,44 @@ class ProvenanceIndex:
             if found is not None:
                 return found
         return self._openskills(base)
+
+    def origins(
+        self, skills: Iterable[Skill], looked: Mapping[str, bool] | None = None
+    ) -> list[Origin | None]:
+        """:meth:`origin` of each of ``skills`` (without ``verify``), in order.
+
+        The usual skill — in an agent folder, with no lock file to look in and
+        no ``.openskills.json`` next to it — costs one ``faccessat`` here and no
+        further call (``list --json`` asks this of every skill it prints).
+        ``looked``: whether each folder held ``.openskills.json`` when the load
+        read it (what :func:`skillpath.scan.looking_for` gives for
+        :data:`OPENSKILLS_FILE`); a folder not in it is looked at here.
+        """
+        if self._project_lock or self._user_lock or self._global_lock:
+            return [self.origin(skill) for skill in skills]
+        agent_folders = _AGENT_FOLDER_PROVIDERS
+        exists = _lexists
+        marker = os.sep + OPENSKILLS_FILE
+        known = looked if looked else {}
+        out: list[Origin | None] = []
+        for skill in skills:
+            src = skill.source
+            base = skill.base_dir
+            if (
+                src.provider in agent_folders
+                and base is not None
+                and src.loaded_from != "mcp"
+                and not src.detail
+            ):
+                folder = str(base)
+                found = known.get(folder)
+                if found is None:
+                    found = exists(folder + marker)
+                if not found:
+                    out.append(None)  # what origin() finds: no record of any kind
+                    continue
+            out.append(self.origin(skill))
+        return out
 
     def _claude_plugin(self, detail: Mapping[str, Any]) -> Origin:
         registry = Path(str(detail["registry"]))
@@ -263,9 +307,9 @@ class ProvenanceIndex:
         return False
 
     def _openskills(self, base: Path) -> Origin | None:
-        if not _lexists(os.path.join(os.fspath(base), ".openskills.json")):
+        if not _lexists(os.path.join(os.fspath(base), OPENSKILLS_FILE)):
             return None
-        record = base / ".openskills.json"
+        record = base / OPENSKILLS_FILE
         data = _read_json(record, self.diagnostics)
         if not isinstance(data, dict):
             return None

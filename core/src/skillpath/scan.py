@@ -8,12 +8,14 @@ rules.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
 import os
 import re
 import stat
 import unicodedata
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from skillpath.frontmatter import (
     frontmatter_values,
     normalize_key,
     parse_frontmatter,
+    preload_parser,
 )
 from skillpath.model import (
     Diagnostic,
@@ -1031,8 +1034,13 @@ def _read_item(
 
 
 def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
-    """:func:`_read_item` for the folders of one root, as plain data (runs in the worker)."""
-    root_text, provider, level, loaded_from, require_description = spec
+    """:func:`_read_item` for the folders of one root, as plain data (runs in the worker).
+
+    With a sixth item in ``spec`` (see :func:`looking_for`), each value also says
+    whether the folder holds a file of that name.
+    """
+    root_text, provider, level, loaded_from, require_description = spec[:5]
+    look_for = spec[5] if len(spec) > 5 else None
     root = Path(root_text)
     src = SkillSource(provider, level, root, loaded_from)
     prefix = root_text if root_text.endswith(os.sep) else root_text + os.sep
@@ -1040,9 +1048,42 @@ def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
 
     def read(name: str) -> Any:
         record, file_id = _read_item(root, prefix, name, src, require_description)
+        if look_for is not None:
+            found = _has_file(prefix + name + os.sep + look_for)
+            return (None if record is None else record_out(record), file_id, found)
         return (None if record is None else record_out(record), file_id)
 
     return read
+
+
+#: What :func:`looking_for` asked for: a file name, and where it was found.
+_LOOK_FOR: contextvars.ContextVar[tuple[str, dict[str, bool]] | None] = contextvars.ContextVar(
+    "skillpath_look_for", default=None
+)
+
+
+@contextlib.contextmanager
+def looking_for(name: str) -> Iterator[dict[str, bool]]:
+    """While active, look for a file ``name`` in every skill folder read ahead.
+
+    The large roots of a cold load are read in part by the load's worker on the
+    second core (:func:`_read_ahead`); a check each skill would need next (an
+    installer's record beside ``SKILL.md``, which ``list --json`` shows as the
+    skill's origin) is made there too, shared out the same way, instead of
+    one by one afterwards. Yields ``{folder path: whether the file is there}``
+    (``os.access`` without following a final symlink) for the folders read
+    ahead; a folder not in it was not looked at.
+    """
+    found: dict[str, bool] = {}
+    token = _LOOK_FOR.set((name, found))
+    try:
+        yield found
+    finally:
+        _LOOK_FOR.reset(token)
+
+
+def _has_file(path: str) -> bool:
+    return os.access(path, os.F_OK, follow_symlinks=False)
 
 
 _RECORD_KEYS = frozenset(f.name for f in attrs.fields(Frontmatter))
@@ -1109,7 +1150,17 @@ def _read_ahead(
         names.append(name)
     if not pool.worth(len(names)):
         return {}
-    spec = (os.fspath(root), src.provider, src.level, src.loaded_from, require_description)
+    spec: tuple[Any, ...] = (
+        os.fspath(root),
+        src.provider,
+        src.level,
+        src.loaded_from,
+        require_description,
+    )
+    look = _LOOK_FOR.get()
+    if look is not None:
+        look_for, found = look
+        spec += (look_for,)
 
     def paths_of(name: str) -> tuple[Path, Path]:
         folder = prefix + name
@@ -1131,13 +1182,23 @@ def _read_ahead(
         record, st = _read_record(
             paths[1], src, require_description=require_description, default_name=name
         )
+        if look is not None:
+            found[prefix + name] = _has_file(prefix + name + os.sep + look_for)
         return built(name, record, st, paths)
 
     def accept(value: Any, name: str) -> _Ready:
-        record, file_id = _accept_item(value)
+        if look is None:
+            record, file_id = _accept_item(value)
+        else:
+            if type(value) is not tuple or len(value) != 3 or type(value[2]) is not bool:
+                raise ValueError("not a record and an answer")
+            record, file_id = _accept_item(value[:2])
+            found[prefix + name] = value[2]
         return built(name, record, None, paths_of(name), file_id)
 
-    values = pool.map(_remote_reader, spec, names, local=local, accept=accept)
+    values = pool.map(
+        _remote_reader, spec, names, local=local, accept=accept, prepare=preload_parser
+    )
     return dict(zip(names, values, strict=True))
 
 
@@ -1493,11 +1554,16 @@ def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> l
         names = listings[parent]
         if not names:
             continue
+        # siblings that are roots themselves (OpenCode's skill and skills) are never
+        # suggested: without others there is nothing to compare (no difflib import)
+        names = [n for n in names if os.path.join(parent, n) not in scanned]
+        if not names:
+            continue
         import difflib  # only when a missing root has siblings to compare
 
         for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=0.8):
             full = os.path.join(parent, near)
-            if near == r.path.name or full in scanned or full in seen or not os.path.isdir(full):
+            if near == r.path.name or full in seen or not os.path.isdir(full):
                 continue
             seen.add(full)
             out.append(

@@ -214,6 +214,27 @@ def _flat_encoder(pad: str) -> json.JSONEncoder:
     return encoder
 
 
+class JSONItems:
+    """Items of a JSON list, already written as :func:`dumps_json` writes them.
+
+    ``text`` is one or more items joined by ``",\n" + pad``, where ``pad`` is
+    the indentation of the list's items (four spaces for a list at the top
+    level of a mapping); it must be exactly what :func:`dumps_json` would
+    write for those items there. Made by writers that know their values'
+    shape (:func:`skillpath.cli._listrun.skill_entries`) and are tested byte
+    for byte against it.
+    """
+
+    __slots__ = ("pad", "text")
+
+    def __init__(self, texts: Sequence[str], pad: str) -> None:
+        """The items ``texts`` (each already encoded), written at indentation ``pad``."""
+        if not texts:
+            raise ValueError("no items")
+        self.text = (",\n" + pad).join(texts)
+        self.pad = pad
+
+
 def _iter_json(obj: Any, pad: str) -> Iterator[str]:
     import json
 
@@ -249,7 +270,14 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
         n = len(obj)
         while i < n:
             item = obj[i]
-            if type(item) is dict and item and scalars.issuperset(map(type, item.values())):
+            if type(item) is JSONItems:
+                if item.pad != inner:
+                    raise ValueError(
+                        f"JSON text made for indentation {item.pad!r} written at {inner!r}"
+                    )
+                yield sep + inner + item.text
+                i += 1
+            elif type(item) is dict and item and scalars.issuperset(map(type, item.values())):
                 j = i + 1
                 limit = min(n, i + _CHUNK)
                 while j < limit:
@@ -268,6 +296,8 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
                 i += 1
             sep = ",\n"
         yield "\n" + pad + "]"
+    elif type(obj) is JSONItems:
+        raise TypeError("JSONItems stand only in a list")
     else:
         yield _indented(obj, pad)
 

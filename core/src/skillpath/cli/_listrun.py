@@ -8,12 +8,14 @@ plain ``skillpath list`` or ``skillpath list --json`` without it
 
 from __future__ import annotations
 
+import contextlib
 import gc
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skillpath.cli._common import (
+    JSONItems,
     echo,
     echo_diagnostics,
     emit_json,
@@ -22,11 +24,12 @@ from skillpath.cli._common import (
     wrap,
 )
 from skillpath.cli._load import host_for, load
-from skillpath.model import Diagnostic, LoadResult
+from skillpath.model import Diagnostic, LoadResult, Skill
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.doctor import SkillReport
+    from skillpath.provenance import Origin
 
 #: The last catalog listed (see list_cmd).
 _KEEP: list[LoadResult] = []
@@ -96,6 +99,58 @@ def _footer(result: LoadResult, keep: Any) -> str | None:
     return f"{', '.join(parts)} (`skillpath list --all`)."
 
 
+def skill_entries(
+    skills: Sequence[Skill], origins: Sequence[Origin | None], pad: str = "    "
+) -> list[Any]:
+    """The ``skills`` of ``list --json``: ``skill.to_json()``, with ``origin`` when
+    there is one, for each of ``skills`` — as :func:`dumps_json` writes it at
+    ``pad``.
+
+    Runs of skills without an origin are written straight to their JSON text
+    (a :class:`JSONItems`), without building each mapping for the C encoder to
+    sort and encode; a subclass of :class:`Skill` (its ``to_json`` may differ)
+    or a value not of the type the text is made for gets its mapping.
+    """
+    from json.encoder import encode_basestring as enc  # not at start-up: a plain list
+
+    deep = pad + "  "
+    out: list[Any] = []
+    run: list[str] = []
+    for skill, origin in zip(skills, origins, strict=True):
+        if origin is None and type(skill) is Skill:
+            path, base, src = skill.path, skill.base_dir, skill.source
+            name, description, hidden = skill.name, skill.description, skill.hidden
+            provider, level = src.provider, src.level
+            if (
+                type(name) is str
+                and type(description) is str
+                and type(provider) is str
+                and type(level) is str
+                and (hidden is True or hidden is False)
+            ):
+                run.append(
+                    f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
+                    f'\n{deep}"description": {enc(description)},'
+                    f'\n{deep}"hidden": {"true" if hidden else "false"},'
+                    f'\n{deep}"level": {enc(level)},'
+                    f'\n{deep}"name": {enc(name)},'
+                    f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
+                    f'\n{deep}"provider": {enc(provider)}'
+                    f"\n{pad}}}"
+                )
+                continue
+        if run:
+            out.append(JSONItems(run, pad))
+            run = []
+        entry = skill.to_json()
+        if origin is not None:
+            entry["origin"] = origin.to_json()
+        out.append(entry)
+    if run:
+        out.append(JSONItems(run, pad))
+    return out
+
+
 def _keep(
     provider: str | None, level: str | None, providers: Sequence[str], levels: Sequence[str]
 ) -> bool:
@@ -137,13 +192,21 @@ def run_list(
     # objects a large catalog is made of, and free nothing
     gc.disable()
     _KEEP.clear()
+    looking: Any = contextlib.nullcontext({})
+    if as_json:
+        from skillpath.provenance import OPENSKILLS_FILE
+        from skillpath.scan import looking_for
+
+        # an installer's record beside a skill (its origin): looked for while reading
+        looking = looking_for(OPENSKILLS_FILE)
     if no_index:
         from skillpath.index import disabled
 
-        with disabled():
+        with disabled(), looking as looked:
             result, ctx = load(cwd)
     else:
-        result, ctx = load(cwd)
+        with looking as looked:
+            result, ctx = load(cwd)
         from skillpath.index import index_enabled
 
         if index_enabled(ctx.settings, ctx.env):
@@ -171,17 +234,9 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        origins = ProvenanceIndex.build(ctx)
-
-        def with_origin(skill: Any) -> dict[str, Any]:
-            entry: dict[str, Any] = skill.to_json()
-            origin = origins.origin(skill)
-            if origin is not None:
-                entry["origin"] = origin.to_json()
-            return entry
-
+        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills, looked))
         data: dict[str, Any] = {
-            "skills": [with_origin(s) for s in skills],
+            "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],
             "diagnostics": [d.to_json() for d in result.diagnostics],
         }
