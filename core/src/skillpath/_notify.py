@@ -15,7 +15,6 @@ or a refused watch (the ``max_user_watches`` limit) leaves the caller with its
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import struct
@@ -77,6 +76,8 @@ class Notifier:
     """One inotify instance: add and remove watches, read what happened."""
 
     def __init__(self) -> None:
+        import ctypes  # here: a command-line run never watches (about 2 ms to import)
+
         libc = ctypes.CDLL(None, use_errno=True)
         self._add = libc.inotify_add_watch
         self._add.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32)
@@ -89,6 +90,7 @@ class Notifier:
             code = ctypes.get_errno()
             raise OSError(code, os.strerror(code))
         self.fd = fd
+        self._errno = ctypes.get_errno
 
     def add(self, path: str, mask: int) -> int:
         """Watch ``path`` for ``mask``; the watch descriptor (the same for the same inode).
@@ -97,7 +99,7 @@ class Notifier:
         """
         wd = self._add(self.fd, os.fsencode(path), mask)
         if wd < 0:
-            code = ctypes.get_errno()
+            code = self._errno()
             raise OSError(code, os.strerror(code), path)
         return int(wd)
 
