@@ -82,6 +82,9 @@ BUILTIN_ORDER = (
     "libraries",
     "managed",
 )
+#: The built-in providers that are distributions of their own (all but the core's
+#: ``bundled``): :data:`skillpath.known.KNOWN_PROVIDERS` has a row for each.
+_BUILTIN_PROVIDERS = frozenset(BUILTIN_ORDER) - {"bundled"}
 #: Priority recorded on custom-directory skills (they merge in pass 2).
 CUSTOM_PRIORITY = 0
 
@@ -190,10 +193,13 @@ def _custom_results(ctx: SkillContext) -> DiscoveryResult:
 
 def _missing_providers(ctx: SkillContext) -> list[Diagnostic]:
     """Hints for the folders of built-in providers not installed (:mod:`skillpath.known`)."""
-    from skillpath.known import missing_provider_diagnostics
     from skillpath.plugins import ENTRY_POINT_GROUP, entry_points
 
     installed = {ep.name for ep in entry_points(ENTRY_POINT_GROUP, ctx.env)}
+    if installed.issuperset(_BUILTIN_PROVIDERS):
+        return []  # every one installed: nothing to hint at (and no table to import)
+    from skillpath.known import missing_provider_diagnostics
+
     packs = (
         [ep.name for ep in entry_points(ENTRY_POINT_GROUP + ".packs", ctx.env)]
         if "packs" not in installed

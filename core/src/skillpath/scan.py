@@ -629,7 +629,11 @@ def scan_skills_dir(
                     return memo.result  # type: ignore[no-any-return]
                 if routes is not None:
                     _reuse.release(routes)
-    handled = _reuse.changed(memo_key, memo) if memo is not None and memo.armed else None
+    handled = (
+        _reuse.changed(memo_key, memo)
+        if memo_key is not None and memo is not None and memo.armed
+        else None
+    )
     state = idx.root(os.path.abspath(root_str)) if idx is not None else None
     entries = _list_root(root_str, src, diags, idx, state)
     if entries is None:
@@ -789,18 +793,18 @@ def scan_skills_dir(
         if root_key is not None and idx is not None and idx.is_racy(root_key[2], root_key[3]):
             root_key = None
         keep = result if whole and root_key is not None else None
-        kept = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
+        root_memo = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
         routes = None
         if keep is not None and _reuse.watch_requested():
             routes = _watch(root_str, new_memo)
             # a change made before the watches were in place gave no event
             if routes is not None:
                 if _root_key(root_str) == root_key and _unchanged(new_memo):
-                    kept = _armed(kept)
+                    root_memo = _armed(root_memo)
                 else:
                     _reuse.release(routes)
                     routes = None
-        _reuse.put(memo_key, kept, handled=handled, routes=routes, base=memo)
+        _reuse.put(memo_key, root_memo, handled=handled, routes=routes, base=memo)
     return result
 
 
@@ -1528,6 +1532,26 @@ class Discovery:
         )
 
 
+_NEAR_CUTOFF = 0.8
+
+
+def _quick_ratio(a: str, b: str) -> float:
+    """``difflib.SequenceMatcher(None, a, b).quick_ratio()``: an upper bound of the
+    similarity ``get_close_matches`` requires (the characters the two share)."""
+    if not a and not b:
+        return 1.0
+    left: dict[str, int] = {}
+    for c in a:
+        left[c] = left.get(c, 0) + 1
+    matches = 0
+    for c in b:
+        n = left.get(c, 0)
+        if n > 0:
+            left[c] = n - 1
+            matches += 1
+    return 2.0 * matches / (len(a) + len(b))
+
+
 def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> list[Diagnostic]:
     """``near-miss-root`` info diagnostics for missing roots with a near-named sibling.
 
@@ -1555,13 +1579,20 @@ def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> l
         if not names:
             continue
         # siblings that are roots themselves (OpenCode's skill and skills) are never
-        # suggested: without others there is nothing to compare (no difflib import)
-        names = [n for n in names if os.path.join(parent, n) not in scanned]
+        # suggested, nor those too unlike the root's name for difflib to match
+        # (its quick_ratio bound, computed here): often nothing is left to compare
+        # and difflib is not imported
+        names = [
+            n
+            for n in names
+            if os.path.join(parent, n) not in scanned
+            and _quick_ratio(r.path.name, n) >= _NEAR_CUTOFF
+        ]
         if not names:
             continue
-        import difflib  # only when a missing root has siblings to compare
+        import difflib  # only when a missing root has a sibling of a near name
 
-        for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=0.8):
+        for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=_NEAR_CUTOFF):
             full = os.path.join(parent, near)
             if near == r.path.name or full in seen or not os.path.isdir(full):
                 continue
