@@ -50,22 +50,13 @@ from skillpath.errors import PromptError
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.hookspecs import hookimpl
 from skillpath.plugins import step
-from skillpath.shell import (
-    DATA_PREFIX,
-    CommandMap,
-    Heredoc,
-    ShellPolicy,
-    data_reference,
-    defuse,
-    escape_heredoc,
-    render_inline_shell,
-    rewrite_heredoc,
-    shell_spans,
-)
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from skillpath.context import SkillContext
     from skillpath.prompt import Invocation
+    from skillpath.shell import Heredoc
 
 __all__ = [
     "STEPS",
@@ -107,6 +98,14 @@ def parse_arguments(args: str) -> list[str]:
         return args.split()
 
 
+def _sh() -> ModuleType:
+    """:mod:`skillpath.shell`, imported on first use: registering these steps (every
+    command does) needs none of it, rendering a prompt does."""
+    import skillpath.shell
+
+    return skillpath.shell
+
+
 @functools.lru_cache(maxsize=256)
 def _arg_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alts = [r"ARGUMENTS\[(?P<idx>\d+)\]"]
@@ -126,7 +125,7 @@ class _Emitter:
     outside them; remember where the last value went."""
 
     def __init__(self, text: str) -> None:
-        self.map = CommandMap(text)
+        self.map = _sh().CommandMap(text)
         self.outside = False
         self.reference = False
 
@@ -134,9 +133,9 @@ class _Emitter:
         context = self.map.context(pos)
         if context is None:
             self.outside = True
-            return defuse(value)
+            return _sh().defuse(value)
         self.reference = True
-        return data_reference(DATA_PREFIX + var, context)
+        return _sh().data_reference(_sh().DATA_PREFIX + var, context)
 
 
 def _sub_guarded(
@@ -168,7 +167,7 @@ def _sub_guarded(
     for doc in docs.values():
         if any(s < doc.word_end and doc.word_start < e for s, e, *_ in edits):
             raise PromptError("a placeholder sits in a here-document delimiter")
-        word = rewrite_heredoc(doc, text)
+        word = _sh().rewrite_heredoc(doc, text)
         edits.append((doc.word_start, doc.word_end, word, True, False))
     edits.sort(key=lambda e: e[0])
 
@@ -178,7 +177,7 @@ def _sub_guarded(
             if end <= a or start >= b:
                 continue
             out.append(text[a : max(a, start)])
-            out.append(escape_heredoc(text[max(a, start) : min(b, end)]))
+            out.append(_sh().escape_heredoc(text[max(a, start) : min(b, end)]))
             a = min(b, end)
         out.append(text[a:b])
         return "".join(out)
@@ -192,7 +191,7 @@ def _sub_guarded(
         parts.append(lit)
         length += len(lit)
         if not is_reference and any(s <= start < e for s, e in bodies):
-            piece = escape_heredoc(piece)
+            piece = _sh().escape_heredoc(piece)
         if outside:
             regions.append((length, length + len(piece)))
         parts.append(piece)
@@ -201,7 +200,7 @@ def _sub_guarded(
     parts.append(literal(last, len(text)))
     out = "".join(parts)
     if regions:
-        for start, end in shell_spans(out):
+        for start, end in _sh().shell_spans(out):
             if any(a < end and start < b for a, b in regions):
                 raise PromptError(
                     "a substituted value would become part of an inline shell command; "
@@ -250,7 +249,7 @@ def substitute_arguments(
 
     out = _sub_guarded(pattern, text, repl, emit) if "$" in text else text
     if append and not used and args.strip():
-        out = out.rstrip("\n") + f"\n\nARGUMENTS: {defuse(args)}\n"
+        out = out.rstrip("\n") + f"\n\nARGUMENTS: {_sh().defuse(args)}\n"
     return out
 
 
@@ -346,7 +345,7 @@ class ShellData(Mapping[str, str]):
         return max(len(self._words), self._names)
 
     def __getitem__(self, var: str) -> str:
-        name = var.removeprefix(DATA_PREFIX)
+        name = var.removeprefix(_sh().DATA_PREFIX)
         if name == var:
             raise KeyError(var)
         if name in self._fixed:
@@ -359,8 +358,8 @@ class ShellData(Mapping[str, str]):
         raise KeyError(var)
 
     def __iter__(self) -> Iterator[str]:
-        yield from (DATA_PREFIX + k for k in self._fixed)
-        yield from (f"{DATA_PREFIX}ARG_{i}" for i in range(self._count()))
+        yield from (_sh().DATA_PREFIX + k for k in self._fixed)
+        yield from (f"{_sh().DATA_PREFIX}ARG_{i}" for i in range(self._count()))
 
     def __len__(self) -> int:
         return len(self._fixed) + self._count()
@@ -386,9 +385,9 @@ class ShellStep:
         passing the invocation's values as data (:class:`ShellData`)."""
         if _is_mcp(invocation):
             return None
-        policy = ShellPolicy.from_settings(ctx.settings)
+        policy = _sh().ShellPolicy.from_settings(ctx.settings)
         allowed = invocation.allow_shell and policy.allows(invocation.skill)
-        return render_inline_shell(
+        return _sh().render_inline_shell(
             text,
             allowed=allowed,
             cwd=ctx.cwd,
