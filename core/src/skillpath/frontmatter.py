@@ -8,10 +8,10 @@ data it could recover.
 
 from __future__ import annotations
 
-import datetime as _dt
 import errno
 import os
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -156,7 +156,8 @@ def _json_safe(value: Any, budget: list[int], depth: int = 0) -> Any:
         if value != value or value in (float("inf"), float("-inf")):
             return str(value)
         return value
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+    dt = sys.modules.get("datetime")  # only pyyaml makes these, and imports it first
+    if dt is not None and isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
