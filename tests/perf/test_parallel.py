@@ -523,64 +523,6 @@ def test_cli_output_is_byte_identical(corpus: Env, tmp_path: Path, index: str) -
     assert run(SKILLPATH_PARALLEL_MIN="8") == reference  # warm, when the index is on
 
 
-def test_prepare_runs_once_before_the_fork_and_its_failure_is_ignored(
-    corpus: Env, no_threads: None
-) -> None:
-    root = corpus.project / ".claude" / "skills"
-    src = SkillSource("claude", "project", root)
-    prefix = str(root) + os.sep
-    names = _names(root)
-    spec = (str(root), "claude", "project", "disk", False)
-    calls: list[int | None] = []
-
-    def local(name: str) -> Any:
-        return (*sw_scan._read_item(root, prefix, name, src, False), None, None)
-
-    def accept(value: Any, name: str) -> Any:
-        return (*sw_scan._accept_item(value), None, None)
-
-    def prepare() -> None:
-        calls.append(pool._pid if pool is not None else None)
-        raise RuntimeError("ignored: the batch goes on")
-
-    expected = [local(name) for name in names]
-    with _parallel.session({}, min_items=4, timeout=HANG) as pool:
-        assert pool is not None
-        first = pool.map(
-            sw_scan._remote_reader, spec, names, local=local, accept=accept, prepare=prepare
-        )
-        second = pool.map(
-            sw_scan._remote_reader, spec, names, local=local, accept=accept, prepare=prepare
-        )
-        assert pool.stats.forks == 1
-    # once, in this process, while no worker existed yet; not again for the next batch
-    assert calls == [None]
-    for got in (first, second):
-        assert [(r[0] is None, r[1]) for r in got] == [(r[0] is None, r[1]) for r in expected]
-
-
-def test_no_prepare_without_a_fork(corpus: Env) -> None:
-    calls: list[int] = []
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait)  # a second thread: no fork
-    thread.start()
-    try:
-        with _parallel.session({}, min_items=4, timeout=HANG) as pool:
-            assert pool is not None
-            got = pool.map(
-                sw_scan._remote_reader,
-                ("/nonexistent", "claude", "project", "disk", False),
-                ["a", "b", "c", "d"],
-                local=lambda name: name,
-                accept=lambda value, name: name,
-                prepare=lambda: calls.append(1),
-            )
-    finally:
-        stop.set()
-        thread.join()
-    assert got == ["a", "b", "c", "d"] and calls == [] and pool.stats.forks == 0
-
-
 @pytest.mark.parametrize("parallel", [True, False])
 def test_files_looked_for_beside_every_skill_read_ahead(
     corpus: Env, no_threads: None, parallel: bool

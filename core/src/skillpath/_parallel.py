@@ -203,7 +203,6 @@ class Pool:
         *,
         local: Callable[[Any], Any],
         accept: Callable[[Any, Any], Any],
-        prepare: Callable[[], Any] | None = None,
     ) -> list[Any]:
         """``[local(item) for item in items]``, part of it computed by the worker.
 
@@ -217,15 +216,12 @@ class Pool:
         accepted as they arrive, between this process's own items, so what
         ``accept`` does is shared out too. The result equals
         ``[local(item) for item in items]`` whatever the worker does.
-        ``prepare()`` runs here once, just before the worker is forked (not at
-        all once it runs): work both processes would otherwise do each on
-        their own, such as an import; what it raises is ignored.
         """
         n = len(items)
         if not self.worth(n) or not self.usable_here:
             return [local(item) for item in items]
         try:
-            self._submit(remote, spec, items, prepare)
+            self._submit(remote, spec, items)
         except _Broken:
             self._give_up()
             return [local(item) for item in items]
@@ -278,18 +274,12 @@ class Pool:
         return out
 
     # -- the parent's side ----------------------------------------------------
-    def _submit(
-        self,
-        remote: Callable[..., Any],
-        spec: Any,
-        items: Sequence[Any],
-        prepare: Callable[[], Any] | None = None,
-    ) -> None:
+    def _submit(self, remote: Callable[..., Any], spec: Any, items: Sequence[Any]) -> None:
         module, name = remote.__module__, remote.__qualname__
         if "." in name or getattr(sys.modules.get(module), name, None) is not remote:
             raise _Broken  # the worker could not find it
         if self._pid is None:
-            self._start(prepare)
+            self._start()
         self._seq += 1
         try:
             data = marshal.dumps((self._seq, module, name, spec, list(items)))
@@ -390,14 +380,11 @@ class Pool:
         del buf[:pos]
         return found
 
-    def _start(self, prepare: Callable[[], Any] | None = None) -> None:
+    def _start(self) -> None:
         if threading.active_count() != 1:
             raise _Broken  # forking a threaded process can leave a lock held forever
         if len(os.sched_getaffinity(0)) < 2:
             raise _Broken  # one CPU to run on: a second process would only take turns
-        if prepare is not None:
-            with contextlib.suppress(Exception):
-                prepare()
         # two counters both processes see: how many items the parent has taken
         # from the front, and the first item the worker has taken from the back
         import mmap  # here: most runs never fork

@@ -175,17 +175,6 @@ class _TooBig(ValueError):
 _LOADER: Any = None
 
 
-def preload_parser() -> None:
-    """Import pyyaml and build the loader now rather than on first use.
-
-    For a process about to fork a worker that reads ``SKILL.md`` files with it
-    (:mod:`skillpath._parallel`): among thousands of files a few always need
-    the full parser, and importing it once before the fork spares both
-    processes an import of their own (about 15 ms each).
-    """
-    _loader()
-
-
 def _loader() -> Any:
     """The safe loader class, built on first use.
 

@@ -30,7 +30,6 @@ from skillpath.frontmatter import (
     frontmatter_values,
     normalize_key,
     parse_frontmatter,
-    preload_parser,
 )
 from skillpath.model import (
     Diagnostic,
@@ -1200,9 +1199,7 @@ def _read_ahead(
             found[prefix + name] = value[2]
         return built(name, record, None, paths_of(name), file_id)
 
-    values = pool.map(
-        _remote_reader, spec, names, local=local, accept=accept, prepare=preload_parser
-    )
+    values = pool.map(_remote_reader, spec, names, local=local, accept=accept)
     return dict(zip(names, values, strict=True))
 
 
