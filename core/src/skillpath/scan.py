@@ -783,6 +783,8 @@ def scan_skills_dir(
         else:
             whole = False
     survey.report(diags)
+    if _SPARE is not None:
+        _SPARE.append((ready, entries))  # freed at exit, not object by object here
     result = ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
@@ -955,6 +957,29 @@ def _replaced(
         swap[id(before)] = after
     skills = tuple(swap.get(id(s), s) for s in old.skills)
     return ScanResult(skills, old.diagnostics, old.root)
+
+
+#: Set by a command that exits once it has written its output (``list``): what a
+#: scan read ahead and listed, no longer needed once its skills are built, is
+#: kept here rather than freed object by object when the scan returns (the
+#: process frees it all at once when it ends).
+_SPARE: list[Any] | None = None
+
+
+@contextlib.contextmanager
+def keeping_until_exit(store: list[Any]) -> Iterator[list[Any]]:
+    """While active, keep in ``store`` what each scan no longer needs.
+
+    Only for a process that ends right after the load (the ``list`` command,
+    which keeps ``store`` until it exits): a library or a long-running process
+    must not use it.
+    """
+    global _SPARE
+    before, _SPARE = _SPARE, store
+    try:
+        yield store
+    finally:
+        _SPARE = before
 
 
 def _realpath_cached(path: str, parents: dict[str, str], depth: int = 0) -> str:

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from skillpath.provenance import Origin
 
 #: The last catalog listed (see list_cmd).
-_KEEP: list[LoadResult] = []
+_KEEP: list[Any] = []
 #: The source levels every installation knows (more may come from plugins).
 BASE_LEVELS = ("managed", "user", "project", "package", "remote")
 
@@ -192,21 +192,23 @@ def run_list(
     # objects a large catalog is made of, and free nothing
     gc.disable()
     _KEEP.clear()
-    looking: Any = contextlib.nullcontext({})
-    if as_json:
-        from skillpath.provenance import OPENSKILLS_FILE
-        from skillpath.scan import looking_for
+    from skillpath.scan import keeping_until_exit, looking_for
 
-        # an installer's record beside a skill (its origin): looked for while reading
-        looking = looking_for(OPENSKILLS_FILE)
-    if no_index:
-        from skillpath.index import disabled
+    with contextlib.ExitStack() as stack:
+        # what each scan no longer needs stays in _KEEP (freed with the process)
+        stack.enter_context(keeping_until_exit(_KEEP))
+        if no_index:
+            from skillpath.index import disabled
 
-        with disabled(), looking as looked:
-            result, ctx = load(cwd)
-    else:
-        with looking as looked:
-            result, ctx = load(cwd)
+            stack.enter_context(disabled())
+        looked: dict[str, bool] = {}
+        if as_json:
+            from skillpath.provenance import OPENSKILLS_FILE
+
+            # an installer's record beside a skill (its origin): looked for while reading
+            looked = stack.enter_context(looking_for(OPENSKILLS_FILE))
+        result, ctx = load(cwd)
+    if not no_index:
         from skillpath.index import index_enabled
 
         if index_enabled(ctx.settings, ctx.env):
