@@ -139,6 +139,6 @@ def test_json_items_made_for_another_indentation_are_refused() -> None:
     from skillpath.cli._common import JSONItems
 
     with pytest.raises(ValueError, match="indentation"):
-        dumps_json({"a": {"b": [JSONItems(["{}"], "    ")]}})
+        dumps_json({"a": {"b": [JSONItems(["{}"], "    ", str)]}})
     with pytest.raises(TypeError, match="only in a list"):
-        dumps_json({"a": JSONItems(["{}"], "  ")})
+        dumps_json({"a": JSONItems(["{}"], "  ", str)})

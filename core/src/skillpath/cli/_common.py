@@ -215,24 +215,26 @@ def _flat_encoder(pad: str) -> json.JSONEncoder:
 
 
 class JSONItems:
-    """Items of a JSON list, already written as :func:`dumps_json` writes them.
+    """Items of a JSON list that :func:`dumps_json` writes with ``encode``.
 
-    ``text`` is one or more items joined by ``",\n" + pad``, where ``pad`` is
-    the indentation of the list's items (four spaces for a list at the top
-    level of a mapping); it must be exactly what :func:`dumps_json` would
-    write for those items there. Made by writers that know their values'
-    shape (:func:`skillpath.cli._listrun.skill_entries`) and are tested byte
-    for byte against it.
+    ``encode(value)`` gives the JSON text of one of ``values`` written at
+    ``pad``, the indentation of the list's items (four spaces for a list at
+    the top level of a mapping); it must be exactly what :func:`dumps_json`
+    would write for that item there. The texts are made :data:`_CHUNK` at a
+    time, as they are written. Made by writers that know their values' shape
+    (:func:`skillpath.cli._listrun.skill_entries`) and are tested byte for
+    byte against it.
     """
 
-    __slots__ = ("pad", "text")
+    __slots__ = ("encode", "pad", "values")
 
-    def __init__(self, texts: Sequence[str], pad: str) -> None:
-        """The items ``texts`` (each already encoded), written at indentation ``pad``."""
-        if not texts:
+    def __init__(self, values: Sequence[Any], pad: str, encode: Callable[[Any], str]) -> None:
+        """``values``, each written as ``encode(value)`` at indentation ``pad``."""
+        if not values:
             raise ValueError("no items")
-        self.text = (",\n" + pad).join(texts)
+        self.values = values
         self.pad = pad
+        self.encode = encode
 
 
 def _iter_json(obj: Any, pad: str) -> Iterator[str]:
@@ -275,7 +277,11 @@ def _iter_json(obj: Any, pad: str) -> Iterator[str]:
                     raise ValueError(
                         f"JSON text made for indentation {item.pad!r} written at {inner!r}"
                     )
-                yield sep + inner + item.text
+                values, encode = item.values, item.encode
+                joint = ",\n" + inner
+                for k in range(0, len(values), _CHUNK):
+                    yield sep + inner + joint.join(map(encode, values[k : k + _CHUNK]))
+                    sep = ",\n"
                 i += 1
             elif type(item) is dict and item and scalars.issuperset(map(type, item.values())):
                 j = i + 1

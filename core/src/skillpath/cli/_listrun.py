@@ -107,47 +107,52 @@ def skill_entries(
     ``pad``.
 
     Runs of skills without an origin are written straight to their JSON text
-    (a :class:`JSONItems`), without building each mapping for the C encoder to
-    sort and encode; a subclass of :class:`Skill` (its ``to_json`` may differ)
-    or a value not of the type the text is made for gets its mapping.
+    (a :class:`JSONItems`, made as it is written), without building each
+    mapping for the C encoder to sort and encode; a subclass of :class:`Skill`
+    (its ``to_json`` may differ) or a value not of the type the text is made
+    for gets its mapping.
     """
     from json.encoder import encode_basestring as enc  # not at start-up: a plain list
 
     deep = pad + "  "
+
+    def text(skill: Skill) -> str:
+        path, base, src = skill.path, skill.base_dir, skill.source
+        return (
+            f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
+            f'\n{deep}"description": {enc(skill.description)},'
+            f'\n{deep}"hidden": {"true" if skill.hidden else "false"},'
+            f'\n{deep}"level": {enc(src.level)},'
+            f'\n{deep}"name": {enc(skill.name)},'
+            f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
+            f'\n{deep}"provider": {enc(src.provider)}'
+            f"\n{pad}}}"
+        )
+
     out: list[Any] = []
-    run: list[str] = []
+    run: list[Skill] = []
     for skill, origin in zip(skills, origins, strict=True):
         if origin is None and type(skill) is Skill:
-            path, base, src = skill.path, skill.base_dir, skill.source
-            name, description, hidden = skill.name, skill.description, skill.hidden
-            provider, level = src.provider, src.level
+            src = skill.source
+            hidden = skill.hidden
             if (
-                type(name) is str
-                and type(description) is str
-                and type(provider) is str
-                and type(level) is str
+                type(skill.name) is str
+                and type(skill.description) is str
+                and type(src.provider) is str
+                and type(src.level) is str
                 and (hidden is True or hidden is False)
             ):
-                run.append(
-                    f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
-                    f'\n{deep}"description": {enc(description)},'
-                    f'\n{deep}"hidden": {"true" if hidden else "false"},'
-                    f'\n{deep}"level": {enc(level)},'
-                    f'\n{deep}"name": {enc(name)},'
-                    f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
-                    f'\n{deep}"provider": {enc(provider)}'
-                    f"\n{pad}}}"
-                )
+                run.append(skill)
                 continue
         if run:
-            out.append(JSONItems(run, pad))
+            out.append(JSONItems(run, pad, text))
             run = []
         entry = skill.to_json()
         if origin is not None:
             entry["origin"] = origin.to_json()
         out.append(entry)
     if run:
-        out.append(JSONItems(run, pad))
+        out.append(JSONItems(run, pad, text))
     return out
 
 
