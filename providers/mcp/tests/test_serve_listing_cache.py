@@ -32,6 +32,26 @@ def _project(root: Path) -> Path:
     return root
 
 
+def mcp_post(
+    method: str, key: int | str | None, params: Any, sid: str | None, version: str
+) -> tuple[str, dict[str, str]]:
+    """The body and headers of a JSON-RPC POST to ``/mcp`` (``key`` ``None``: a
+    notification; ``sid``: the session it belongs to, at protocol ``version``)."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if key is not None:
+        body["id"] = key
+    if params is not None:
+        body["params"] = params
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    if sid:
+        headers["mcp-session-id"] = sid
+        headers["mcp-protocol-version"] = version
+    return json.dumps(body), headers
+
+
 class _Http:
     """One keep-alive connection to ``serve --http`` with its MCP session."""
 
@@ -42,20 +62,11 @@ class _Http:
         self.ids = 0
 
     def post(self, method: str, params: Any = None, *, notify: bool = False) -> Any:
-        body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if not notify:
             self.ids += 1
-            body["id"] = self.ids
-        if params is not None:
-            body["params"] = params
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-        }
-        if self.sid:
-            headers["mcp-session-id"] = self.sid
-            headers["mcp-protocol-version"] = self.version
-        self.conn.request("POST", "/mcp", json.dumps(body), headers)
+        key = None if notify else self.ids
+        body, headers = mcp_post(method, key, params, self.sid, self.version)
+        self.conn.request("POST", "/mcp", body, headers)
         resp = self.conn.getresponse()
         data = resp.read()
         if method == "initialize":

@@ -9,7 +9,6 @@ with the previous catalog's text.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import threading
 from collections.abc import AsyncIterator
@@ -23,6 +22,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from skillpath import reset_plugin_host
 from skillpath_mcp._wire import EncodedListings, encode_result, splicing_transport
 from skillpath_mcp.server import SkillServer
+
+from .test_serve_listing_cache import mcp_post
 
 LIMIT = 60.0  # seconds (generous: loaded machines)
 OFF = {"shell": {"enabled": False}}
@@ -69,20 +70,9 @@ class _Client:
         self.sid: str | None = None
 
     async def post(self, method: str, key: int | str | None, params: Any = None) -> httpx.Response:
-        body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if key is not None:
-            body["id"] = key
-        if params is not None:
-            body["params"] = params
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-        }
-        if self.sid:
-            headers["mcp-session-id"] = self.sid
-            headers["mcp-protocol-version"] = self.version
+        body, headers = mcp_post(method, key, params, self.sid, self.version)
         with anyio.fail_after(LIMIT):
-            resp = await self.http.post("/mcp", content=json.dumps(body), headers=headers)
+            resp = await self.http.post("/mcp", content=body, headers=headers)
         assert resp.status_code in (200, 202), (method, resp.status_code, resp.content)
         return resp
 
