@@ -423,12 +423,7 @@ def same_as_fresh(p: Project, s: SkillSession) -> None:
     assert snapshot(s.result) == snapshot(p.load(SKILLPATH_NO_INDEX="1"))
 
 
-#: A session opened without ``settings`` keeps the settings it was opened with
-#: (``SkillSession.settings_arg``), so settings files are left to the loads above.
-FILE_CHANGES = [c for c in CHANGES if "settings" not in c]
-
-
-@pytest.mark.parametrize("change", FILE_CHANGES)
+@pytest.mark.parametrize("change", list(CHANGES))
 def test_every_kind_of_change_is_seen_by_a_watching_session(proj: Project, change: str) -> None:
     s = open_session(proj)
     assert s.refresh() == ()
@@ -439,6 +434,46 @@ def test_every_kind_of_change_is_seen_by_a_watching_session(proj: Project, chang
     same_as_fresh(proj, s)
     assert s.refresh() == ()
     same_as_fresh(proj, s)
+
+
+def test_a_refresh_reads_the_config_files_again(proj: Project) -> None:
+    s = open_session(proj)
+    assert s.settings_arg is None
+    user = proj.home / ".skillpath" / "config.toml"
+    user.parent.mkdir()
+    user.write_text("[skills]\nenable_claude_user = false\n")
+    events = s.refresh()
+    assert [(type(e), e.name) for e in events] == [(SkillRemoved, f"user-{i}") for i in range(6)]
+    assert not any(n.startswith("user-") for n in s.result.names)
+    project = proj.project / ".skillpath" / "config.toml"
+    project.parent.mkdir()
+    project.write_text('[skills]\nignored = ["agents-*"]\n')
+    s.refresh()
+    assert not any(n.startswith(("user-", "agents-")) for n in s.result.names)
+    assert s.get("agents-1") is None and tuple(s.ctx.settings.skills["ignored"]) == ("agents-*",)
+    same_as_fresh(proj, s)
+    user.unlink()
+    project.unlink()
+    s.refresh()
+    assert {"user-0", "agents-1", "claude-0"} <= set(s.result.names)
+    assert s.get("agents-1") is not None
+    same_as_fresh(proj, s)
+
+
+def test_settings_given_to_open_still_win_over_the_files(proj: Project) -> None:
+    given = {"skills": {"enable_claude_user": True, "ignored": ["claude-1"]}}
+    s = SkillSession.open(proj.project, home=proj.home, env=proj.env, settings=given)
+    assert "claude-1" not in s.result.names and "user-0" in s.result.names
+    (proj.home / ".skillpath").mkdir()
+    (proj.home / ".skillpath" / "config.toml").write_text(
+        '[skills]\nenable_claude_user = false\nignored = ["claude-2"]\n[listing]\nbudget = 1234\n'
+    )
+    s.refresh()
+    assert "user-0" in s.result.names  # the given value wins
+    assert "claude-1" not in s.result.names and "claude-2" in s.result.names
+    assert s.ctx.settings.get("listing", "budget") == 1234  # the file is read again
+    s.refresh()
+    assert "user-0" in s.result.names and "claude-1" not in s.result.names
 
 
 @pytest.fixture

@@ -115,7 +115,8 @@ class SkillSession:
     session_id: str
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     #: The ``settings`` given to :meth:`open` (re-applied on top of the config files
-    #: by :meth:`refresh`); ``None``: refresh keeps ``ctx.settings`` as it is.
+    #: by :meth:`refresh`; a ready :class:`Settings` is used as is); ``None``: refresh
+    #: reads the config files alone.
     settings_arg: Mapping[str, Any] | Settings | None = attrs.field(default=None, kw_only=True)
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
     _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
@@ -258,12 +259,13 @@ class SkillSession:
         """
         from skillpath.watch import diff_results
 
-        settings = self.settings_arg if self.settings_arg is not None else self.ctx.settings
+        # the overrides given to open() (none: the config files alone), never the
+        # settings loaded last time, which would hide every change of the files
         ctx, sdiags = make_context(
             self.ctx.cwd,
             home=self.ctx.home,
             env=self.ctx.env,
-            settings=settings,
+            settings=self.settings_arg,
             session_id=self.session_id,
         )
         with _reuse.watching(ctx.env):
