@@ -375,6 +375,51 @@ def test_refresh_reports_exactly_what_changed(proj: Project) -> None:
     assert s.refresh() == ()
 
 
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"SKILLPATH_NO_REUSE": "1"},
+        {"SKILLPATH_NO_WATCH": "1"},
+        {"SKILLPATH_NO_INDEX": "1"},
+        {"SKILLPATH_INDEX_RACY_MS": "3600000"},  # every file is "recent"
+    ],
+    ids=["watching", "no reuse", "no watch", "no index", "racy"],
+)
+def test_refresh_reports_body_only_edits(proj: Project, env: dict[str, str]) -> None:
+    """A host that keeps rendered prompts learns of an edit below the frontmatter."""
+    s = SkillSession.open(proj.project, home=proj.home, env={**proj.env, **env})
+    user_md = proj.home / ".claude/skills/user-1/SKILL.md"
+    assert s.get("user-1").body == "Body.\n"  # type: ignore[union-attr]
+    assert s.refresh() == ()
+
+    def events() -> list[tuple[type, str]]:
+        return [(type(e), e.name) for e in s.refresh()]
+
+    # the body only, same size
+    path = proj.project / ".claude/skills/claude-1/SKILL.md"
+    path.write_text(path.read_text().replace("Body.", "Bxdy."))
+    assert events() == [(SkillChanged, "claude-1")]
+    assert s.get("claude-1").body == "Bxdy.\n"  # type: ignore[union-attr]
+    assert s.refresh() == ()
+    # the body only, longer; with a skill added at the same time
+    user_md.write_text(user_md.read_text().replace("Body.", "A longer body."))
+    proj.skill(".claude/skills", "new-one")
+    assert events() == [(SkillAdded, "new-one"), (SkillChanged, "user-1")]
+    assert s.get("user-1").body == "A longer body.\n"  # type: ignore[union-attr]
+    assert s.refresh() == ()
+    # the frontmatter only
+    path = proj.project / ".claude/skills/claude-3/SKILL.md"
+    path.write_text(path.read_text().replace("A test", "F test"))
+    assert events() == [(SkillChanged, "claude-3")]
+    assert s.refresh() == ()
+    # the same text written again: the file changed, its skill is reported
+    path.write_text(path.read_text())
+    assert events() == [(SkillChanged, "claude-3")]
+    assert s.refresh() == ()
+    same_as_fresh(proj, s)
+
+
 def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) -> None:
     proj.skill("~/.claude/skills", "claude-0", "Shadowed by the project's claude-0.")
     check(proj)
@@ -403,7 +448,8 @@ def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) ->
     # a skill the filters now drop
     (proj.project / ".skillpath").mkdir()
     (proj.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-1"]\n')
-    assert not patched_after(lambda: _edit_same_size(proj))
+    agents_1 = proj.project / ".agents/skills/agents-1/SKILL.md"
+    assert not patched_after(lambda: agents_1.write_text(skill_md("Still dropped.")))
     assert "agents-1" not in check(proj).names
 
 

@@ -382,7 +382,11 @@ def _same_skills(old: Sequence[Any], new: Sequence[Any]) -> bool:
         # stands for the new one when the records, the files and the bodies are equal
         if a != b or a.file_id != b.file_id:
             return False
-        if (a.body_loader is not None or b.body_loader is not None) and a.body != b.body:
+        if a.body_loader is None and b.body_loader is None:
+            # a SKILL.md read again (its file changed): its body may have changed
+            # with the record equal, and the old object may hold the old body
+            return False
+        if a.body != b.body:
             return False
     return True
 
