@@ -690,3 +690,126 @@ def test_loads_in_several_threads_while_files_change(proj: Project) -> None:
     for s in sessions:
         s.refresh()
         same_as_fresh(proj, s)
+
+
+# -- an agent's check before each turn --------------------------------------------
+
+TURN_ENVS = {
+    "watching": {},
+    "no watch": {"SKILLPATH_NO_WATCH": "1"},
+    "no reuse": {"SKILLPATH_NO_REUSE": "1"},
+}
+
+
+@pytest.mark.parametrize("how", list(TURN_ENVS))
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_every_kind_of_change_is_seen_at_the_next_turn(
+    proj: Project, change: str, how: str
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    env = {**proj.env, **TURN_ENVS[how]}
+    skills = AgentSkills(SkillSession.open(proj.project, home=proj.home, env=env))
+    assert skills.begin_turn() is False
+    before = snapshot(skills.session.result)
+    CHANGES[change](proj)
+    skills.begin_turn()  # True when the active skills changed (not a shadowed one)
+    assert snapshot(skills.session.result) != before
+    same_as_fresh(proj, skills.session)
+    assert skills.begin_turn() is False
+
+
+@pytest.fixture
+def stats_taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths ``os.stat`` is called on."""
+    seen: list[str] = []
+    real = os.stat
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting)
+    return seen
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_turn_reads_the_events_of_the_watched_roots_instead_of_a_stat_each(
+    proj: Project, stats_taken: list[str]
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    skills = AgentSkills(open_session(proj))
+    stats_taken.clear()
+    assert skills.begin_turn() is False
+    # the roots, the entries through a symlink and the config files: no SKILL.md else
+    # (of this tree: a plugin's skill pack elsewhere is no watched root)
+    skill_files = [p for p in stats_taken if p.endswith("SKILL.md") and str(proj.tmp) in p]
+    assert skill_files == [str(proj.project / ".agents/skills/linked/SKILL.md")], skill_files
+    _edit_same_size(proj)
+    assert skills.begin_turn() is True
+    assert skills.session.get("claude-1").description == "B test skill."  # type: ignore[union-attr]
+    # a write through a link's target is seen by its stat
+    (proj.project / ".claude/skills/claude-0/SKILL.md").write_text(skill_md("Via the link."))
+    assert skills.begin_turn() is True
+    same_as_fresh(proj, skills.session)
+    assert skills.begin_turn() is False
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_turn_falls_back_to_stat_where_nothing_is_watched(
+    proj: Project, stats_taken: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    monkeypatch.setattr(_notify, "local", lambda path: False)  # a network file system
+    skills = AgentSkills(SkillSession.open(proj.project, home=proj.home, env=proj.env))
+    stats_taken.clear()
+    assert skills.begin_turn() is False
+    assert str(proj.project / ".claude/skills/claude-3/SKILL.md") in stats_taken
+    _edit_restoring_mtime(proj)
+    assert skills.begin_turn() is True
+    same_as_fresh(proj, skills.session)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_checks_its_turns_itself(proj: Project) -> None:
+    from skillpath.agent import AgentSkills
+
+    skills = AgentSkills(open_session(proj))
+    pid = os.fork()
+    if pid == 0:  # the child: its first turn loads again, then sees its own changes
+        code = 1
+        try:
+            skills.begin_turn()
+            _edit_same_size(proj)
+            if skills.begin_turn() is True and not skills.begin_turn():
+                code = 0
+        except BaseException:
+            code = 2
+        os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert skills.begin_turn() is True  # the child's edit, seen by the parent's watch
+    assert skills.session.get("claude-1").description == "B test skill."  # type: ignore[union-attr]
+    same_as_fresh(proj, skills.session)
+
+
+@pytest.mark.parametrize(
+    "switch", ["SKILLPATH_NO_WATCH", "SKILLPATH_NO_REUSE", "SKILLPATH_NO_INDEX"]
+)
+def test_a_turn_stats_every_file_with_a_switch_even_where_another_session_watches(
+    proj: Project, stats_taken: list[str], switch: str
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    open_session(proj)  # watches the roots
+    skills = AgentSkills(
+        SkillSession.open(proj.project, home=proj.home, env={**proj.env, switch: "1"})
+    )
+    stats_taken.clear()
+    assert skills.begin_turn() is False
+    assert str(proj.project / ".claude/skills/claude-3/SKILL.md") in stats_taken
+    _edit_restoring_mtime(proj)
+    assert skills.begin_turn() is True
+    same_as_fresh(proj, skills.session)
