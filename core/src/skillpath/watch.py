@@ -222,32 +222,40 @@ class FileStamps:
         given to the last update, ``None`` the first time).
 
         :returns: the stamps of the skills of ``before`` (as they were taken) and
-            of ``after``, by ``id`` of the skill (for :func:`diff_results`).
+            of ``after``, by ``id`` of the skill, for :func:`diff_results` (when
+            both hold as many skills: only those of the skills that are not the
+            very same object at the same place, the only ones it compares).
         """
         old = self._by_path
-        out: dict[int, Any] = {id(s): st for s, st in old.values()}
+        out: dict[int, Any] = {}
         a = (*before.skills, *before.conditional) if before is not None else ()
         b = (*after.skills, *after.conditional)
         if before is not None and len(a) == len(b):
-            # the usual case: most objects are the very same ones (found in C)
-            fresh = dict(old)
-            for i in itertools.compress(range(len(b)), map(operator.is_not, a, b)):
+            # the usual case: most objects are the very same ones (found in C), and
+            # diff_results looks only at the others: only their stamps are given
+            moved = list(itertools.compress(range(len(b)), map(operator.is_not, a, b)))
+            was: dict[str, tuple[Skill, Any]] = {}
+            for i in moved:
                 gone = a[i].path
                 if gone is not None:
-                    kept = fresh.get(os.fspath(gone))
+                    kept = old.get(os.fspath(gone))
                     if kept is not None and kept[0] is a[i]:
-                        del fresh[os.fspath(gone)]
-                self._add(b[i], old, fresh, out)
-        else:
-            fresh = {}
-            for s in b:
-                if s.path is None:
-                    continue
-                kept = old.get(os.fspath(s.path))
-                if kept is not None and kept[0] is s:
-                    fresh[os.fspath(s.path)] = kept
-                else:
-                    self._add(s, old, fresh, out)
+                        out[id(a[i])] = kept[1]
+                        was[os.fspath(gone)] = kept
+                        del old[os.fspath(gone)]
+            for i in moved:
+                self._add(b[i], was, old, out)
+            return out
+        out.update((id(s), st) for s, st in old.values())
+        fresh: dict[str, tuple[Skill, Any]] = {}
+        for s in b:
+            if s.path is None:
+                continue
+            kept = old.get(os.fspath(s.path))
+            if kept is not None and kept[0] is s:
+                fresh[os.fspath(s.path)] = kept
+            else:
+                self._add(s, old, fresh, out)
         self._by_path = fresh
         return out
 
