@@ -375,6 +375,51 @@ def test_refresh_reports_exactly_what_changed(proj: Project) -> None:
     assert s.refresh() == ()
 
 
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},
+        {"SKILLPATH_NO_REUSE": "1"},
+        {"SKILLPATH_NO_WATCH": "1"},
+        {"SKILLPATH_NO_INDEX": "1"},
+        {"SKILLPATH_INDEX_RACY_MS": "3600000"},  # every file is "recent"
+    ],
+    ids=["watching", "no reuse", "no watch", "no index", "racy"],
+)
+def test_refresh_reports_body_only_edits(proj: Project, env: dict[str, str]) -> None:
+    """A host that keeps rendered prompts learns of an edit below the frontmatter."""
+    s = SkillSession.open(proj.project, home=proj.home, env={**proj.env, **env})
+    user_md = proj.home / ".claude/skills/user-1/SKILL.md"
+    assert s.get("user-1").body == "Body.\n"  # type: ignore[union-attr]
+    assert s.refresh() == ()
+
+    def events() -> list[tuple[type, str]]:
+        return [(type(e), e.name) for e in s.refresh()]
+
+    # the body only, same size
+    path = proj.project / ".claude/skills/claude-1/SKILL.md"
+    path.write_text(path.read_text().replace("Body.", "Bxdy."))
+    assert events() == [(SkillChanged, "claude-1")]
+    assert s.get("claude-1").body == "Bxdy.\n"  # type: ignore[union-attr]
+    assert s.refresh() == ()
+    # the body only, longer; with a skill added at the same time
+    user_md.write_text(user_md.read_text().replace("Body.", "A longer body."))
+    proj.skill(".claude/skills", "new-one")
+    assert events() == [(SkillAdded, "new-one"), (SkillChanged, "user-1")]
+    assert s.get("user-1").body == "A longer body.\n"  # type: ignore[union-attr]
+    assert s.refresh() == ()
+    # the frontmatter only
+    path = proj.project / ".claude/skills/claude-3/SKILL.md"
+    path.write_text(path.read_text().replace("A test", "F test"))
+    assert events() == [(SkillChanged, "claude-3")]
+    assert s.refresh() == ()
+    # the same text written again: the file changed, its skill is reported
+    path.write_text(path.read_text())
+    assert events() == [(SkillChanged, "claude-3")]
+    assert s.refresh() == ()
+    same_as_fresh(proj, s)
+
+
 def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) -> None:
     proj.skill("~/.claude/skills", "claude-0", "Shadowed by the project's claude-0.")
     check(proj)
@@ -403,7 +448,8 @@ def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) ->
     # a skill the filters now drop
     (proj.project / ".skillpath").mkdir()
     (proj.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-1"]\n')
-    assert not patched_after(lambda: _edit_same_size(proj))
+    agents_1 = proj.project / ".agents/skills/agents-1/SKILL.md"
+    assert not patched_after(lambda: agents_1.write_text(skill_md("Still dropped.")))
     assert "agents-1" not in check(proj).names
 
 
@@ -423,12 +469,7 @@ def same_as_fresh(p: Project, s: SkillSession) -> None:
     assert snapshot(s.result) == snapshot(p.load(SKILLPATH_NO_INDEX="1"))
 
 
-#: A session opened without ``settings`` keeps the settings it was opened with
-#: (``SkillSession.settings_arg``), so settings files are left to the loads above.
-FILE_CHANGES = [c for c in CHANGES if "settings" not in c]
-
-
-@pytest.mark.parametrize("change", FILE_CHANGES)
+@pytest.mark.parametrize("change", list(CHANGES))
 def test_every_kind_of_change_is_seen_by_a_watching_session(proj: Project, change: str) -> None:
     s = open_session(proj)
     assert s.refresh() == ()
@@ -439,6 +480,46 @@ def test_every_kind_of_change_is_seen_by_a_watching_session(proj: Project, chang
     same_as_fresh(proj, s)
     assert s.refresh() == ()
     same_as_fresh(proj, s)
+
+
+def test_a_refresh_reads_the_config_files_again(proj: Project) -> None:
+    s = open_session(proj)
+    assert s.settings_arg is None
+    user = proj.home / ".skillpath" / "config.toml"
+    user.parent.mkdir()
+    user.write_text("[skills]\nenable_claude_user = false\n")
+    events = s.refresh()
+    assert [(type(e), e.name) for e in events] == [(SkillRemoved, f"user-{i}") for i in range(6)]
+    assert not any(n.startswith("user-") for n in s.result.names)
+    project = proj.project / ".skillpath" / "config.toml"
+    project.parent.mkdir()
+    project.write_text('[skills]\nignored = ["agents-*"]\n')
+    s.refresh()
+    assert not any(n.startswith(("user-", "agents-")) for n in s.result.names)
+    assert s.get("agents-1") is None and tuple(s.ctx.settings.skills["ignored"]) == ("agents-*",)
+    same_as_fresh(proj, s)
+    user.unlink()
+    project.unlink()
+    s.refresh()
+    assert {"user-0", "agents-1", "claude-0"} <= set(s.result.names)
+    assert s.get("agents-1") is not None
+    same_as_fresh(proj, s)
+
+
+def test_settings_given_to_open_still_win_over_the_files(proj: Project) -> None:
+    given = {"skills": {"enable_claude_user": True, "ignored": ["claude-1"]}}
+    s = SkillSession.open(proj.project, home=proj.home, env=proj.env, settings=given)
+    assert "claude-1" not in s.result.names and "user-0" in s.result.names
+    (proj.home / ".skillpath").mkdir()
+    (proj.home / ".skillpath" / "config.toml").write_text(
+        '[skills]\nenable_claude_user = false\nignored = ["claude-2"]\n[listing]\nbudget = 1234\n'
+    )
+    s.refresh()
+    assert "user-0" in s.result.names  # the given value wins
+    assert "claude-1" not in s.result.names and "claude-2" in s.result.names
+    assert s.ctx.settings.get("listing", "budget") == 1234  # the file is read again
+    s.refresh()
+    assert "user-0" in s.result.names and "claude-1" not in s.result.names
 
 
 @pytest.fixture
@@ -609,3 +690,126 @@ def test_loads_in_several_threads_while_files_change(proj: Project) -> None:
     for s in sessions:
         s.refresh()
         same_as_fresh(proj, s)
+
+
+# -- an agent's check before each turn --------------------------------------------
+
+TURN_ENVS = {
+    "watching": {},
+    "no watch": {"SKILLPATH_NO_WATCH": "1"},
+    "no reuse": {"SKILLPATH_NO_REUSE": "1"},
+}
+
+
+@pytest.mark.parametrize("how", list(TURN_ENVS))
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_every_kind_of_change_is_seen_at_the_next_turn(
+    proj: Project, change: str, how: str
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    env = {**proj.env, **TURN_ENVS[how]}
+    skills = AgentSkills(SkillSession.open(proj.project, home=proj.home, env=env))
+    assert skills.begin_turn() is False
+    before = snapshot(skills.session.result)
+    CHANGES[change](proj)
+    skills.begin_turn()  # True when the active skills changed (not a shadowed one)
+    assert snapshot(skills.session.result) != before
+    same_as_fresh(proj, skills.session)
+    assert skills.begin_turn() is False
+
+
+@pytest.fixture
+def stats_taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths ``os.stat`` is called on."""
+    seen: list[str] = []
+    real = os.stat
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting)
+    return seen
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_turn_reads_the_events_of_the_watched_roots_instead_of_a_stat_each(
+    proj: Project, stats_taken: list[str]
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    skills = AgentSkills(open_session(proj))
+    stats_taken.clear()
+    assert skills.begin_turn() is False
+    # the roots, the entries through a symlink and the config files: no SKILL.md else
+    # (of this tree: a plugin's skill pack elsewhere is no watched root)
+    skill_files = [p for p in stats_taken if p.endswith("SKILL.md") and str(proj.tmp) in p]
+    assert skill_files == [str(proj.project / ".agents/skills/linked/SKILL.md")], skill_files
+    _edit_same_size(proj)
+    assert skills.begin_turn() is True
+    assert skills.session.get("claude-1").description == "B test skill."  # type: ignore[union-attr]
+    # a write through a link's target is seen by its stat
+    (proj.project / ".claude/skills/claude-0/SKILL.md").write_text(skill_md("Via the link."))
+    assert skills.begin_turn() is True
+    same_as_fresh(proj, skills.session)
+    assert skills.begin_turn() is False
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_turn_falls_back_to_stat_where_nothing_is_watched(
+    proj: Project, stats_taken: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    monkeypatch.setattr(_notify, "local", lambda path: False)  # a network file system
+    skills = AgentSkills(SkillSession.open(proj.project, home=proj.home, env=proj.env))
+    stats_taken.clear()
+    assert skills.begin_turn() is False
+    assert str(proj.project / ".claude/skills/claude-3/SKILL.md") in stats_taken
+    _edit_restoring_mtime(proj)
+    assert skills.begin_turn() is True
+    same_as_fresh(proj, skills.session)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_checks_its_turns_itself(proj: Project) -> None:
+    from skillpath.agent import AgentSkills
+
+    skills = AgentSkills(open_session(proj))
+    pid = os.fork()
+    if pid == 0:  # the child: its first turn loads again, then sees its own changes
+        code = 1
+        try:
+            skills.begin_turn()
+            _edit_same_size(proj)
+            if skills.begin_turn() is True and not skills.begin_turn():
+                code = 0
+        except BaseException:
+            code = 2
+        os._exit(code)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert skills.begin_turn() is True  # the child's edit, seen by the parent's watch
+    assert skills.session.get("claude-1").description == "B test skill."  # type: ignore[union-attr]
+    same_as_fresh(proj, skills.session)
+
+
+@pytest.mark.parametrize(
+    "switch", ["SKILLPATH_NO_WATCH", "SKILLPATH_NO_REUSE", "SKILLPATH_NO_INDEX"]
+)
+def test_a_turn_stats_every_file_with_a_switch_even_where_another_session_watches(
+    proj: Project, stats_taken: list[str], switch: str
+) -> None:
+    from skillpath.agent import AgentSkills
+
+    open_session(proj)  # watches the roots
+    skills = AgentSkills(
+        SkillSession.open(proj.project, home=proj.home, env={**proj.env, switch: "1"})
+    )
+    stats_taken.clear()
+    assert skills.begin_turn() is False
+    assert str(proj.project / ".claude/skills/claude-3/SKILL.md") in stats_taken
+    _edit_restoring_mtime(proj)
+    assert skills.begin_turn() is True
+    same_as_fresh(proj, skills.session)

@@ -56,7 +56,16 @@ from typing import Any
 
 from skillpath import _env, _notify
 
-__all__ = ["MAX_ENTRIES", "MAX_ROOTS", "RootMemo", "clear", "enabled", "stats"]
+__all__ = [
+    "MAX_ENTRIES",
+    "MAX_ROOTS",
+    "RootMemo",
+    "any_changed",
+    "clear",
+    "enabled",
+    "stats",
+    "watched",
+]
 
 #: At most this many skills roots, and this many skill folders in all, are kept.
 MAX_ROOTS = 512
@@ -322,6 +331,32 @@ def changed(key: tuple[Any, ...], memo: RootMemo) -> set[str | None]:
         return set(_DIRTY.get(key, ()))
 
 
+def watched(root: str) -> tuple[list[tuple[tuple[Any, ...], RootMemo]], set[str]] | None:
+    """The kept memos of skills root ``root`` (its path text) and the names of their
+    entries reached through a symlink, when every one is watched (:func:`arm`);
+    ``None`` when none is kept or one is not watched (its files need a ``stat``)."""
+    with _LOCK:
+        found = [(k, m) for k, m in _SCANS.items() if k[0] == root]
+        if not found or not all(m.armed and k in _ROUTES for k, m in found):
+            return None
+        links: set[str] = set()
+        for _k, m in found:
+            links.update(m.links)
+        return found, links
+
+
+def any_changed(kept: Sequence[tuple[tuple[Any, ...], RootMemo]]) -> bool:
+    """Whether anything changed in the watched roots of ``kept`` (from :func:`watched`)
+    since: an event came for one, events were lost, or another load replaced or
+    dropped one of the memos. Reads the queued events; no ``stat``."""
+    with _LOCK:
+        _drain()
+        for key, memo in kept:
+            if key not in _ROUTES or _SCANS.get(key) is not memo or _DIRTY.get(key):
+                return True
+    return False
+
+
 def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> Routes | None:
     """Watch root ``root`` (when ``with_root``), and the folder and ``SKILL.md`` of each
     of ``names``; ``None`` when a watch is refused (nothing is kept watched then).
@@ -382,7 +417,11 @@ def _same_skills(old: Sequence[Any], new: Sequence[Any]) -> bool:
         # stands for the new one when the records, the files and the bodies are equal
         if a != b or a.file_id != b.file_id:
             return False
-        if (a.body_loader is not None or b.body_loader is not None) and a.body != b.body:
+        if a.body_loader is None and b.body_loader is None:
+            # a SKILL.md read again (its file changed): its body may have changed
+            # with the record equal, and the old object may hold the old body
+            return False
+        if a.body != b.body:
             return False
     return True
 

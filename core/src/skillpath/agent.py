@@ -6,8 +6,11 @@ holds the little logic they share, so that each framework's agent sees the
 same skills, the same listing and the same answers:
 
 * :meth:`AgentSkills.begin_turn`: before each model turn, look whether the
-  skills on disk changed (a ``stat`` of each skills root, skill folder and
-  ``SKILL.md``; no file is read) and load them again when they did;
+  skills or the config files on disk changed and load them again when they
+  did. The roots the session's loads watch (:mod:`skillpath._reuse`: inotify,
+  on Linux and local file systems) cost one read of the queued events; every
+  other skills root, skill folder, ``SKILL.md`` and config file a ``stat``
+  each (no file is read);
 * :meth:`AgentSkills.instructions`: the listing for the system prompt;
 * :meth:`AgentSkills.call`: the answer to the model's Skill tool call. Every
   refusal (an unknown name, a ``disable-model-invocation`` skill, a failed
@@ -31,11 +34,14 @@ from typing import Any, TypeVar
 
 import attrs
 
+from skillpath import _env, _reuse
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
 from skillpath.errors import SkillpathError
+from skillpath.index import index_enabled
 from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
 from skillpath.session import SkillSession
+from skillpath.settings import Settings, settings_paths
 from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, near_names
 
 __all__ = [
@@ -66,15 +72,49 @@ def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> li
     later too) and every folder in a root that holds no known skill (a folder
     whose ``SKILL.md`` is not written yet). Skills served from MCP are left out.
     """
+    return _watch_plan(result, skills, watched=False)[0]
+
+
+def _watch_plan(
+    result: LoadResult, skills: Iterable[Skill] | None, *, watched: bool = True
+) -> tuple[list[str], list[Any]]:
+    """The paths to ``stat`` (:func:`watch_paths`) less what the watched roots cover,
+    and those roots' kept memos (for :func:`skillpath._reuse.any_changed`).
+
+    A root is covered when every memo kept for it is watched
+    (:func:`skillpath._reuse.watched`): its skill folders and ``SKILL.md``
+    files give events, and a folder added to it is an event of the root. The
+    root itself is ``stat``'ed still, and so is every entry reached through a
+    symlink (the folder and its ``SKILL.md``: where a link leads can change
+    with no event).
+    """
     paths = [os.fspath(r.path) for r in result.roots]
+    covered: dict[str, set[str]] = {}
+    kept: list[Any] = []
+    if watched:
+        for root in paths:
+            w = _reuse.watched(root)
+            if w is not None:
+                kept += w[0]
+                covered[root] = w[1]
+                prefix = root if root.endswith(os.sep) else root + os.sep
+                for name in sorted(w[1]):
+                    paths += [prefix + name, prefix + name + os.sep + "SKILL.md"]
     known: set[str] = set()
     for skill in (*result.skills, *result.conditional) if skills is None else skills:
         if skill.path is None or skill.source.loaded_from == "mcp":
             continue
         path = os.fspath(skill.path)
+        folder = os.path.dirname(path)
+        known.add(folder)
+        if covered:
+            links = covered.get(os.path.dirname(folder))
+            if links is not None and os.path.basename(folder) not in links:
+                continue  # its folder and file are watched
         paths.append(path)
-        known.add(os.path.dirname(path))
     for r in result.roots:
+        if os.fspath(r.path) in covered:
+            continue  # a folder added to it is an event
         try:
             with os.scandir(r.path) as it:
                 for entry in it:
@@ -87,7 +127,7 @@ def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> li
                         continue
         except OSError:
             continue
-    return paths
+    return paths, kept
 
 
 def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
@@ -95,7 +135,8 @@ def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
 
     It changes when a root appears, disappears or gains or loses an entry (a
     new skill folder), when a ``SKILL.md`` is edited, replaced, created in a
-    folder that had none, or removed. Nothing is read.
+    folder that had none, or removed (``ctime_ns`` too: an edit that puts the
+    old ``mtime`` back). Nothing is read.
     """
     out: list[Any] = []
     stat = os.stat
@@ -105,7 +146,7 @@ def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
         except OSError:
             out.append(None)
             continue
-        out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        out.append((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
     return tuple(out)
 
 
@@ -187,6 +228,7 @@ class AgentSkills:
         self.format = format
         self.tool_name = tool_name
         self._paths: list[str] = []
+        self._watched: list[Any] = []
         self._cache: dict[str, Any] = {}
         self._cache_for: Any = None
         self._state = self._disk_state()
@@ -241,7 +283,18 @@ class AgentSkills:
 
     def _disk_state(self) -> tuple[Any, ...]:
         session = self.session
-        self._paths = watch_paths(session.result, (*session.skills(), *session.pending()))
+        ctx = session.ctx
+        self._paths, self._watched = _watch_plan(
+            session.result,
+            (*session.skills(), *session.pending()),
+            watched=_reuse.enabled(ctx.env)
+            and not _env.flag(ctx.env, "SKILLPATH_NO_WATCH")
+            and index_enabled(ctx.settings, ctx.env),
+        )
+        if not isinstance(session.settings_arg, Settings):  # the config files are read
+            self._paths += [
+                os.fspath(p) for _o, p in settings_paths(ctx.skillpath_home, ctx.project_root)
+            ]
         return disk_state(self._paths)
 
     def _cached(self, key: str, make: Callable[[], _T]) -> _T:
@@ -273,10 +326,19 @@ class AgentSkills:
     def begin_turn(self) -> bool:
         """Call before each model turn: refresh when the disk changed (``refresh="turn"``).
 
+        The roots the session's loads watch are checked by reading the queued
+        events (the kernel queues one before the write that caused it returns:
+        no timing window); the rest, and every entry reached through a symlink,
+        by a ``stat`` each. Without inotify, on a network file system, with
+        ``SKILLPATH_NO_WATCH=1`` or ``SKILLPATH_NO_REUSE=1``, or in a forked
+        child, every root, skill folder and ``SKILL.md`` is ``stat``'ed.
+
         :returns: whether the active skills changed.
         """
         if self.refresh_mode != "turn":
             return False
+        if self._watched and _reuse.any_changed(self._watched):
+            return self.refresh()
         if disk_state(self._paths) == self._state:
             return False
         return self.refresh()

@@ -71,7 +71,7 @@ from skillpath.suggest import (
 from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
-    from skillpath.watch import SkillEvent
+    from skillpath.watch import FileStamps, SkillEvent
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -115,11 +115,13 @@ class SkillSession:
     session_id: str
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     #: The ``settings`` given to :meth:`open` (re-applied on top of the config files
-    #: by :meth:`refresh`); ``None``: refresh keeps ``ctx.settings`` as it is.
+    #: by :meth:`refresh`; a ready :class:`Settings` is used as is); ``None``: refresh
+    #: reads the config files alone.
     settings_arg: Mapping[str, Any] | Settings | None = attrs.field(default=None, kw_only=True)
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
     _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
+    _stamps: FileStamps = attrs.field(default=None, init=False)
     _activator: PathActivator = attrs.field(
         default=attrs.Factory(lambda self: PathActivator.of(self.result.conditional), True),
         init=False,
@@ -130,7 +132,12 @@ class SkillSession:
     )
 
     def __attrs_post_init__(self) -> None:
+        from skillpath.watch import FileStamps
+
         self._active = {s.name: s for s in self.result.skills}
+        # what each loaded file was: an edit of a body alone is a change (refresh)
+        self._stamps = FileStamps(self.ctx.env)
+        self._stamps.update(None, self.result)
         if self.ctx.session_id != self.session_id:
             self.ctx = attrs.evolve(self.ctx, session_id=self.session_id)
         self._sync()
@@ -254,16 +261,22 @@ class SkillSession:
 
         :returns: what changed in the loaded catalog (see
             :func:`skillpath.watch.diff_results`): empty when nothing did, so it is
-            false then.
+            false then. A skill whose ``SKILL.md`` was written since the last load
+            is a :class:`~skillpath.watch.SkillChanged` even when only its body
+            changed (or the same text was written again): a host that keeps
+            rendered prompts drops that skill's. Only the files of the skills the
+            load built again are ``stat``'ed for it (see
+            :class:`skillpath.watch.FileStamps`).
         """
         from skillpath.watch import diff_results
 
-        settings = self.settings_arg if self.settings_arg is not None else self.ctx.settings
+        # the overrides given to open() (none: the config files alone), never the
+        # settings loaded last time, which would hide every change of the files
         ctx, sdiags = make_context(
             self.ctx.cwd,
             home=self.ctx.home,
             env=self.ctx.env,
-            settings=settings,
+            settings=self.settings_arg,
             session_id=self.session_id,
         )
         with _reuse.watching(ctx.env):
@@ -293,7 +306,8 @@ class SkillSession:
                 self._activator = PathActivator.of(still_pending)
             self._active = fresh
             self._sync()
-            return diff_results(before_result, result)
+            stamps = self._stamps.update(before_result, result)
+            return diff_results(before_result, result, stamps=stamps)
 
     @staticmethod
     def _merge_refresh(

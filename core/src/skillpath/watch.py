@@ -30,6 +30,7 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import operator
 import os
@@ -48,6 +49,7 @@ from skillpath.plugins import PluginHost
 from skillpath.settings import settings_paths
 
 __all__ = [
+    "FileStamps",
     "SkillAdded",
     "SkillChanged",
     "SkillChanges",
@@ -132,10 +134,13 @@ class _Stop(Protocol):
     def is_set(self) -> bool: ...
 
 
-def _signature(skill: Skill) -> tuple[Any, ...]:
-    """What makes two versions of a skill the same: the record and its file's identity."""
-    st: tuple[int, ...] | None = None
-    if skill.path is not None:
+def _signature(skill: Skill, stamps: Mapping[int, Any] | None = None) -> tuple[Any, ...]:
+    """What makes two versions of a skill the same: the record and its file's identity
+    (from ``stamps``, by ``id`` of the skill, when it is there; else a ``stat`` now)."""
+    st: Any = None
+    if stamps is not None and id(skill) in stamps:
+        st = stamps[id(skill)]
+    elif skill.path is not None:
         try:
             s = os.stat(skill.path)
             st = (s.st_size, s.st_mtime_ns, s.st_ino, s.st_dev, s.st_ctime_ns)
@@ -148,13 +153,22 @@ def _catalog(result: LoadResult) -> dict[str, tuple[Skill, tuple[Any, ...]]]:
     return {s.name: (s, _signature(s)) for s in (*result.skills, *result.conditional)}
 
 
-def diff_results(before: LoadResult, after: LoadResult) -> tuple[SkillEvent, ...]:
+def diff_results(
+    before: LoadResult, after: LoadResult, *, stamps: Mapping[int, Any] | None = None
+) -> tuple[SkillEvent, ...]:
     """The events that turn catalog ``before`` into ``after`` (active and conditional skills).
 
     A skill is "changed" when anything that defines it differs: its record
     (description, frontmatter, path, source, priority), whether it is
-    conditional, or its file (size, ``mtime_ns``, inode, ``ctime_ns`` — so a
-    body-only edit counts too).
+    conditional, or its file (size, ``mtime_ns``, inode, ``ctime_ns``).
+
+    The file is compared through ``stamps``: what each skill's file was when
+    that skill was loaded, by ``id`` of the skill object (see
+    :class:`FileStamps`), so that an edit of the Markdown body alone, which
+    leaves the record equal, is a change too. A skill missing from ``stamps``
+    (or every skill, without ``stamps``) has its file ``stat``'ed now: the
+    same path then gives the same state on both sides, and only the record
+    (or a path that moved) tells a change.
     """
     a = (*before.skills, *before.conditional)
     b = (*after.skills, *after.conditional)
@@ -163,7 +177,7 @@ def diff_results(before: LoadResult, after: LoadResult) -> tuple[SkillEvent, ...
         # skills that are not the very same objects are compared (found in C)
         moved = list(itertools.compress(range(len(a)), map(operator.is_not, a, b)))
         if all(a[i].name == b[i].name for i in moved):
-            changed = [i for i in moved if _signature(a[i]) != _signature(b[i])]
+            changed = [i for i in moved if _signature(a[i], stamps) != _signature(b[i], stamps)]
             changed.sort(key=lambda i: b[i].name)
             return tuple(SkillChanged(b[i], a[i]) for i in changed)
     old = {s.name: s for s in a}
@@ -173,9 +187,110 @@ def diff_results(before: LoadResult, after: LoadResult) -> tuple[SkillEvent, ...
     if len(same) == len(old) == len(new):
         return ()
     return _diff(
-        {n: (s, _signature(s)) for n, s in old.items() if n not in same},
-        {n: (s, _signature(s)) for n, s in new.items() if n not in same},
+        {n: (s, _signature(s, stamps)) for n, s in old.items() if n not in same},
+        {n: (s, _signature(s, stamps)) for n, s in new.items() if n not in same},
     )
+
+
+class FileStamps:
+    """What the file of each loaded skill was when that skill object was loaded.
+
+    A ``SKILL.md`` whose body alone was edited gives a skill object whose record
+    equals the old one: only the file tells the edit. :meth:`update` is called
+    after each load with its result and ``stat``\\ s only the files of skill
+    objects it has not seen (a load that reuses what the last one built, see
+    :mod:`skillpath._reuse`, gives the same objects back for unchanged files:
+    nothing to ``stat``); the stamps of the skills that left are dropped. A
+    stamp is the file's ``(size, mtime_ns, inode, device, ctime_ns)`` and, when
+    those times fall within the racy window (``SKILLPATH_INDEX_RACY_MS``, as
+    for the discovery index) of the moment they were taken, a hash of the
+    file's bytes, so that a same-size rewrite within the same timestamp tick is
+    seen too. Not thread-safe: its owner holds a lock.
+    """
+
+    __slots__ = ("_by_path", "_window")
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        from skillpath._cachefile import racy_window_ns
+
+        self._window = racy_window_ns(env)
+        #: path text -> (the skill object stamped, its stamp)
+        self._by_path: dict[str, tuple[Skill, Any]] = {}
+
+    def update(self, before: LoadResult | None, after: LoadResult) -> dict[int, Any]:
+        """Stamp the skill objects of ``after`` not stamped yet (``before``: the result
+        given to the last update, ``None`` the first time).
+
+        :returns: the stamps of the skills of ``before`` (as they were taken) and
+            of ``after``, by ``id`` of the skill, for :func:`diff_results` (when
+            both hold as many skills: only those of the skills that are not the
+            very same object at the same place, the only ones it compares).
+        """
+        old = self._by_path
+        out: dict[int, Any] = {}
+        a = (*before.skills, *before.conditional) if before is not None else ()
+        b = (*after.skills, *after.conditional)
+        if before is not None and len(a) == len(b):
+            # the usual case: most objects are the very same ones (found in C), and
+            # diff_results looks only at the others: only their stamps are given
+            moved = list(itertools.compress(range(len(b)), map(operator.is_not, a, b)))
+            was: dict[str, tuple[Skill, Any]] = {}
+            for i in moved:
+                gone = a[i].path
+                if gone is not None:
+                    kept = old.get(os.fspath(gone))
+                    if kept is not None and kept[0] is a[i]:
+                        out[id(a[i])] = kept[1]
+                        was[os.fspath(gone)] = kept
+                        del old[os.fspath(gone)]
+            for i in moved:
+                self._add(b[i], was, old, out)
+            return out
+        out.update((id(s), st) for s, st in old.values())
+        fresh: dict[str, tuple[Skill, Any]] = {}
+        for s in b:
+            if s.path is None:
+                continue
+            kept = old.get(os.fspath(s.path))
+            if kept is not None and kept[0] is s:
+                fresh[os.fspath(s.path)] = kept
+            else:
+                self._add(s, old, fresh, out)
+        self._by_path = fresh
+        return out
+
+    def _add(
+        self,
+        skill: Skill,
+        old: Mapping[str, tuple[Skill, Any]],
+        fresh: dict[str, tuple[Skill, Any]],
+        out: dict[int, Any],
+    ) -> None:
+        if skill.path is None:
+            return
+        path = os.fspath(skill.path)
+        kept = old.get(path)
+        # the last stamp of this path holds a hash: the new one must too to compare
+        stamp = self._stamp(path, kept is not None and kept[1] is not None and len(kept[1]) > 5)
+        fresh[path] = (skill, stamp)
+        out[id(skill)] = stamp
+
+    def _stamp(self, path: str, digest: bool) -> Any:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
+        if not digest and self._window > 0:
+            digest = max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - self._window
+        if not digest:
+            return key
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return (*key, None)
+        return (*key, hashlib.blake2b(data, digest_size=16).digest())
 
 
 def _diff(
