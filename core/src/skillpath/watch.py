@@ -142,11 +142,16 @@ def _signature(skill: Skill, stamps: Mapping[int, Any] | None = None) -> tuple[A
         st = stamps[id(skill)]
     elif skill.path is not None:
         try:
-            s = os.stat(skill.path)
-            st = (s.st_size, s.st_mtime_ns, s.st_ino, s.st_dev, s.st_ctime_ns)
+            st = _stat_stamp(os.stat(skill.path))
         except OSError:
             st = None
     return (skill, skill.conditional, st)
+
+
+def _stat_stamp(st: os.stat_result) -> int:
+    """A file's ``(size, mtime_ns, inode, device, ctime_ns)``, as one number (a hash:
+    10,000 of them kept by a session take a few hundred KB, not a few MB)."""
+    return hash((st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns))
 
 
 def _catalog(result: LoadResult) -> dict[str, tuple[Skill, tuple[Any, ...]]]:
@@ -201,11 +206,12 @@ class FileStamps:
     objects it has not seen (a load that reuses what the last one built, see
     :mod:`skillpath._reuse`, gives the same objects back for unchanged files:
     nothing to ``stat``); the stamps of the skills that left are dropped. A
-    stamp is the file's ``(size, mtime_ns, inode, device, ctime_ns)`` and, when
+    stamp is the file's ``(size, mtime_ns, inode, device, ctime_ns)`` (hashed) and, when
     those times fall within the racy window (``SKILLPATH_INDEX_RACY_MS``, as
     for the discovery index) of the moment they were taken, a hash of the
     file's bytes, so that a same-size rewrite within the same timestamp tick is
-    seen too. Not thread-safe: its owner holds a lock.
+    seen too (the stamp is then a pair: the ``stat`` and the hash). Not thread-safe:
+    its owner holds a lock.
     """
 
     __slots__ = ("_by_path", "_window")
@@ -271,7 +277,7 @@ class FileStamps:
         path = os.fspath(skill.path)
         kept = old.get(path)
         # the last stamp of this path holds a hash: the new one must too to compare
-        stamp = self._stamp(path, kept is not None and kept[1] is not None and len(kept[1]) > 5)
+        stamp = self._stamp(path, kept is not None and type(kept[1]) is tuple)
         fresh[path] = (skill, stamp)
         out[id(skill)] = stamp
 
@@ -280,7 +286,7 @@ class FileStamps:
             st = os.stat(path)
         except OSError:
             return None
-        key = (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns)
+        key = _stat_stamp(st)
         if not digest and self._window > 0:
             digest = max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - self._window
         if not digest:
@@ -289,8 +295,8 @@ class FileStamps:
             with open(path, "rb") as f:
                 data = f.read()
         except OSError:
-            return (*key, None)
-        return (*key, hashlib.blake2b(data, digest_size=16).digest())
+            return (key, None)
+        return (key, hashlib.blake2b(data, digest_size=16).digest())
 
 
 def _diff(
