@@ -522,20 +522,25 @@ def test_settings_given_to_open_still_win_over_the_files(proj: Project) -> None:
     assert "user-0" in s.result.names and "claude-1" not in s.result.names
 
 
+def _first_arguments(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[str]:
+    """The paths ``owner.name`` is called on from now on (its first argument)."""
+    seen: list[str] = []
+    real = getattr(owner, name)
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counting)
+    return seen
+
+
 @pytest.fixture
 def file_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ``SKILL.md`` paths whose ``stat`` the scanner takes."""
     from skillpath import scan
 
-    seen: list[str] = []
-    real = scan._file_key
-
-    def counting(path: str, linked: str | None, *rest: Any) -> Any:
-        seen.append(path)
-        return real(path, linked, *rest)
-
-    monkeypatch.setattr(scan, "_file_key", counting)
-    return seen
+    return _first_arguments(monkeypatch, scan, "_file_key")
 
 
 @pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
@@ -722,15 +727,7 @@ def test_every_kind_of_change_is_seen_at_the_next_turn(
 @pytest.fixture
 def stats_taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths ``os.stat`` is called on."""
-    seen: list[str] = []
-    real = os.stat
-
-    def counting(path: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(os.fspath(path))
-        return real(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "stat", counting)
-    return seen
+    return _first_arguments(monkeypatch, os, "stat")
 
 
 @pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
