@@ -23,7 +23,7 @@ from types import ModuleType
 import attrs
 import pytest
 from click.testing import CliRunner
-from skillpath import frontmatter, load_skills, provenance
+from skillpath import frontmatter, load_skills, provenance, safety
 from skillpath.cli import main
 
 from ..conftest import Env
@@ -148,7 +148,7 @@ def test_lexists_is_os_path_lexists(tmp_path: Path) -> None:
     names = ["file", "dir", "dangling", "link", "loop", "missing", "file/below", "dir/x/y"]
     for name in names:
         path = str(tmp_path / name)
-        assert provenance._lexists(path) is os.path.lexists(path), name
+        assert safety.lexists(path) is os.path.lexists(path), name
 
 
 @pytest.mark.parametrize("columns", [None, "120", "0", "-3", "wide", ""])

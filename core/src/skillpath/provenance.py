@@ -34,6 +34,7 @@ import attrs
 
 from skillpath.context import SkillContext
 from skillpath.model import Diagnostic, Skill
+from skillpath.safety import lexists
 
 __all__ = ["OPENSKILLS_FILE", "Origin", "ProvenanceIndex"]
 
@@ -119,18 +120,6 @@ def _within(path: Path, folder: Path) -> bool:
     return inner.startswith(outer if outer.endswith("/") else outer + "/")
 
 
-def _lexists(path: str) -> bool:
-    """``os.path.lexists(path)``: one ``faccessat`` without following a final
-    symlink where the system has it (no exception object for the usual answer,
-    "no such file"), else ``lstat``."""
-    if _ACCESS_NOFOLLOW:
-        return os.access(path, os.F_OK, follow_symlinks=False)
-    return os.path.lexists(path)
-
-
-_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
-
-
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
@@ -204,7 +193,7 @@ class ProvenanceIndex:
         if self._project_lock or self._user_lock or self._global_lock:
             return [self.origin(skill) for skill in skills]
         agent_folders = _AGENT_FOLDER_PROVIDERS
-        exists = _lexists
+        exists = lexists
         marker = os.sep + OPENSKILLS_FILE
         known = looked if looked else {}
         out: list[Origin | None] = []
@@ -307,7 +296,7 @@ class ProvenanceIndex:
         return False
 
     def _openskills(self, base: Path) -> Origin | None:
-        if not _lexists(os.path.join(os.fspath(base), OPENSKILLS_FILE)):
+        if not lexists(os.path.join(os.fspath(base), OPENSKILLS_FILE)):
             return None
         record = base / OPENSKILLS_FILE
         data = _read_json(record, self.diagnostics)

@@ -30,6 +30,7 @@ __all__ = [
     "check_relative",
     "describe_oserror",
     "is_inside",
+    "lexists",
     "open_regular",
     "outside_area",
     "project_area",
@@ -89,6 +90,18 @@ def open_regular(path: Path | str, *, follow: bool = True) -> tuple[int, os.stat
         os.close(fd)
         raise
     return fd, st
+
+
+def lexists(path: str) -> bool:
+    """``os.path.lexists(path)``: one ``faccessat`` without following a final
+    symlink where the system has it (no exception object for the usual answer,
+    "no such file"), else ``lstat``."""
+    if _ACCESS_NOFOLLOW:
+        return os.access(path, os.F_OK, follow_symlinks=False)
+    return os.path.lexists(path)
+
+
+_ACCESS_NOFOLLOW = os.access in os.supports_follow_symlinks
 
 
 def read_fd_bounded(fd: int, limit: int, path: Path | str = "") -> bytes:

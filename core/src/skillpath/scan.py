@@ -39,7 +39,7 @@ from skillpath.model import (
     Skill,
     SkillSource,
 )
-from skillpath.safety import is_inside, outside_area, project_area
+from skillpath.safety import is_inside, lexists, outside_area, project_area
 from skillpath.textguard import text_findings
 
 __all__ = [
@@ -1077,7 +1077,7 @@ def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
     def read(name: str) -> Any:
         record, file_id = _read_item(root, prefix, name, src, require_description)
         if look_for is not None:
-            found = _has_file(prefix + name + os.sep + look_for)
+            found = lexists(prefix + name + os.sep + look_for)
             return (None if record is None else record_out(record), file_id, found)
         return (None if record is None else record_out(record), file_id)
 
@@ -1099,7 +1099,7 @@ def looking_for(name: str) -> Iterator[dict[str, bool]]:
     installer's record beside ``SKILL.md``, which ``list --json`` shows as the
     skill's origin) is made there too, shared out the same way, instead of
     one by one afterwards. Yields ``{folder path: whether the file is there}``
-    (``os.access`` without following a final symlink) for the folders read
+    (:func:`skillpath.safety.lexists`) for the folders read
     ahead; a folder not in it was not looked at.
     """
     found: dict[str, bool] = {}
@@ -1108,10 +1108,6 @@ def looking_for(name: str) -> Iterator[dict[str, bool]]:
         yield found
     finally:
         _LOOK_FOR.reset(token)
-
-
-def _has_file(path: str) -> bool:
-    return os.access(path, os.F_OK, follow_symlinks=False)
 
 
 _RECORD_KEYS = frozenset(f.name for f in attrs.fields(Frontmatter))
@@ -1211,7 +1207,7 @@ def _read_ahead(
             paths[1], src, require_description=require_description, default_name=name
         )
         if look is not None:
-            found[prefix + name] = _has_file(prefix + name + os.sep + look_for)
+            found[prefix + name] = lexists(prefix + name + os.sep + look_for)
         return built(name, record, st, paths)
 
     def accept(value: Any, name: str) -> _Ready:
