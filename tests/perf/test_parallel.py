@@ -543,3 +543,14 @@ def test_files_looked_for_beside_every_skill_read_ahead(
     for folder, there in found.items():
         assert there == os.path.lexists(os.path.join(folder, ".openskills.json")), folder
     assert sum(found.values()) >= 2 * (60 // 7)
+
+
+def test_a_list_keeps_the_scans_leftovers_only_while_it_loads(corpus: Env) -> None:
+    store: list[object] = []
+    with sw_scan.keeping_until_exit(store):
+        inside = load(corpus, SKILLPATH_NO_INDEX="1")
+    kept = len(store)
+    assert kept >= 5  # one (read ahead, listing) pair per root scanned
+    after = load(corpus, SKILLPATH_NO_INDEX="1")
+    assert len(store) == kept and sw_scan._SPARE is None  # a later load keeps nothing
+    same(inside, after)

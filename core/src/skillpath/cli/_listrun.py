@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from skillpath.doctor import SkillReport
     from skillpath.provenance import Origin
 
-#: The last catalog listed (see list_cmd).
+#: The last catalog listed (see list_cmd), and what its scans no longer needed
+#: (scan.keeping_until_exit): kept until the process ends.
 _KEEP: list[Any] = []
 #: The source levels every installation knows (more may come from plugins).
 BASE_LEVELS = ("managed", "user", "project", "package", "remote")
