@@ -317,14 +317,9 @@ def _diff(
 
 def _file_state(paths: list[Path]) -> tuple[Any, ...]:
     """Stats of the settings files (``None`` for a missing one)."""
-    out: list[Any] = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-            out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-        except OSError:
-            out.append(None)
-    return tuple(out)
+    from skillpath.agent import disk_state
+
+    return disk_state(map(os.fspath, paths))
 
 
 def _encodable(path: str) -> bool:
@@ -338,15 +333,9 @@ def _encodable(path: str) -> bool:
 
 def _folder_state(paths: list[str]) -> tuple[Any, ...]:
     """Stats of folders watched by polling and of the ``SKILL.md`` in each."""
-    out: list[Any] = []
-    for path in paths:
-        for p in (path, os.path.join(path, "SKILL.md")):
-            try:
-                st = os.stat(p)
-                out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-            except OSError:
-                out.append(None)
-    return tuple(out)
+    from skillpath.agent import disk_state
+
+    return disk_state(p for path in paths for p in (path, os.path.join(path, "SKILL.md")))
 
 
 def _appeared(result: LoadResult) -> bool:
