@@ -142,3 +142,31 @@ def test_json_items_made_for_another_indentation_are_refused() -> None:
         dumps_json({"a": {"b": [JSONItems(["{}"], "    ", str)]}})
     with pytest.raises(TypeError, match="only in a list"):
         dumps_json({"a": JSONItems(["{}"], "  ", str)})
+
+
+def test_published_skills_are_written_as_json_dumps_writes_them() -> None:
+    # the real published skills in tests/fixtures/realworld, each skills folder loaded
+    # as a custom directory: list --json's text equals json.dumps of the mappings
+    from pathlib import Path
+
+    from skillpath import load_skills, make_context
+    from skillpath.cli._listrun import skill_entries
+    from skillpath.provenance import ProvenanceIndex
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "realworld"
+    folders = sorted(p for p in fixtures.rglob("*skills") if p.is_dir())
+    compared = 0
+    for folder in folders:
+        env = {"SKILLPATH": str(folder)}
+        skills = list(load_skills(folder.parent, home=folder.parent, env=env).skills)
+        ctx, _ = make_context(folder.parent, home=folder.parent, env=env)
+        origins = ProvenanceIndex.build(ctx).origins(skills)
+        dicts: list[Any] = [s.to_json() for s in skills]
+        for entry, origin in zip(dicts, origins, strict=True):
+            if origin is not None:
+                entry["origin"] = origin.to_json()
+        assert dumps_json({"skills": skill_entries(skills, origins)}) == reference(
+            {"skills": dicts}
+        ), folder
+        compared += len(skills)
+    assert compared >= 25  # every layout of the sample holds some
