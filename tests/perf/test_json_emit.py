@@ -144,7 +144,7 @@ def test_json_items_made_for_another_indentation_are_refused() -> None:
         dumps_json({"a": JSONItems(["{}"], "  ", str)})
 
 
-def test_published_skills_are_written_as_json_dumps_writes_them() -> None:
+def test_published_skills_are_written_as_json_dumps_writes_them(tmp_path: Any) -> None:
     # the real published skills in tests/fixtures/realworld, each skills folder loaded
     # as a custom directory: list --json's text equals json.dumps of the mappings
     from pathlib import Path
@@ -157,9 +157,10 @@ def test_published_skills_are_written_as_json_dumps_writes_them() -> None:
     folders = sorted(p for p in fixtures.rglob("*skills") if p.is_dir())
     compared = 0
     for folder in folders:
-        env = {"SKILLPATH": str(folder)}
-        skills = list(load_skills(folder.parent, home=folder.parent, env=env).skills)
-        ctx, _ = make_context(folder.parent, home=folder.parent, env=env)
+        # home and caches outside the fixtures (nothing is written into them)
+        env = {"SKILLPATH": str(folder), "SKILLPATH_CACHE_DIR": str(tmp_path / "cache")}
+        skills = list(load_skills(folder.parent, home=tmp_path, env=env).skills)
+        ctx, _ = make_context(folder.parent, home=tmp_path, env=env)
         origins = ProvenanceIndex.build(ctx).origins(skills)
         dicts: list[Any] = [s.to_json() for s in skills]
         for entry, origin in zip(dicts, origins, strict=True):
