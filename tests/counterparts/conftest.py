@@ -1,7 +1,7 @@
 """The real counterparts (``testing/npm``): Claude Code, Codex CLI, OpenCode, ``npx skills``,
 the MCP conformance suite, and the Node.js they run on.
 
-``.ci/run`` installs them (``npm ci`` in ``testing/npm``). A test that needs one asks the
+``.ci/run`` installs them (``npm install --no-save`` in ``testing/npm``). A test that needs one asks the
 ``counterpart`` fixture for its command; where it is not installed the test is skipped with
 the command that installs it, except under CI (``CI`` set), where a missing counterpart is a
 failure: the differential tests must never pass by not running.
@@ -36,7 +36,7 @@ def counterpart() -> Callable[[str], Path]:
         path = BIN / name
         if path.exists():
             return path
-        message = f"{name} is not installed: run `npm ci` in {NPM}"
+        message = f"{name} is not installed: run `npm install --no-save` in {NPM}"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
