@@ -208,9 +208,7 @@ class ProvenanceIndex:
         return gh if gh is not None else self._openskills(base)
 
     def _any_lock(self) -> bool:
-        return bool(
-            self._project_lock or self._export_lock or self._user_lock or self._global_lock
-        )
+        return bool(self._project_lock or self._export_lock or self._user_lock or self._global_lock)
 
     def origins(
         self, skills: Iterable[Skill], looked: Mapping[str, bool] | None = None
