@@ -109,6 +109,14 @@ def test_npx_skills_lists_updates_and_restores_what_skillpath_added(
     assert lock(env)["skills"]["alpha"]["computedHash"] == folder_hash(canonical)
     # and skillpath still knows it for its own: the refreshed copy matches the lock
     assert {c["action"] for c in skillpath(env, "update")["changes"]} == {"unchanged"}
+    # skillpath removes it (with a link npx skills made to it), npx skills agrees
+    removed = skillpath(env, "remove", "alpha")
+    assert {c["action"] for c in removed["changes"]} == {"remove"}
+    assert not (env.project / ".claude/skills/alpha").is_symlink()
+    assert not (env.project / ".claude/skills/alpha").exists()
+    assert sorted(npx_list(npx)) == ["beta"]
+    assert sorted(lock(env)["skills"]) == ["beta"]
+    skillpath(env, "add", served, "--skill", "alpha")
 
     # a fresh clone of the project: restore from the lock alone
     for rel in (".agents", ".claude"):

@@ -765,6 +765,16 @@ def update_skills(
 # -- remove ----------------------------------------------------------------------------
 
 
+def _links_to(where: Path, folder: Path) -> bool:
+    """Whether ``where`` is a symbolic link that resolves to ``folder``."""
+    if not where.is_symlink():
+        return False
+    try:
+        return os.path.realpath(where) == os.path.realpath(folder)
+    except OSError:
+        return False
+
+
 def remove_skills(
     ctx: SkillContext,
     names: Sequence[str],
@@ -793,9 +803,21 @@ def remove_skills(
             places.sort(key=lambda w: (not w.is_symlink(), str(w)))
             ours_lock = False
             seen = False
+            canonical = agent_folder(_CANONICAL, ctx, user=user) / name
+            canonical_ours = _ours(canonical, record, entry)
             for where in places:
                 mine = record.get(where)
                 present = where.exists() or where.is_symlink()
+                if canonical_ours and _links_to(where, canonical):
+                    # a link another tool made to the copy removed here would dangle
+                    seen = True
+                    changes.append(
+                        Change(name, "remove", where, "link", "a link to the copy removed here")
+                    )
+                    if not dry_run:
+                        where.unlink()
+                        record.drop(where)
+                    continue
                 if mine is None:
                     if present:
                         seen = True
