@@ -423,3 +423,18 @@ def test_zip_slip_is_refused(isolated_env: Env, tmp_path: Path) -> None:
     )
     assert done.exit_code == 1
     assert "outside the archive folder" in done.stderr
+
+
+def test_an_agent_folder_linked_out_of_the_project_is_not_written_through(
+    isolated_env: Env, served: str, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (isolated_env.project / ".claude").symlink_to(elsewhere, target_is_directory=True)
+    done = CliRunner().invoke(
+        main, ["add", served, "--skill", "alpha", "--cwd", str(isolated_env.project)]
+    )
+    assert done.exit_code == 1
+    assert "leads outside the project" in done.stderr
+    assert list(elsewhere.iterdir()) == []
+    assert not (isolated_env.project / "skills-lock.json").exists()

@@ -352,6 +352,22 @@ def _targets(
     return out
 
 
+def _check_inside(targets: Sequence[tuple[str, Path]], ctx: SkillContext, user: bool) -> None:
+    """Refuse a project target whose folder resolves (through links) outside the
+    project: the write would land somewhere else. (The user's folders may live
+    anywhere: ``CLAUDE_CONFIG_DIR``, ``XDG_CONFIG_HOME``.)"""
+    if user:
+        return
+    root = os.path.realpath(ctx.project_root)
+    for _agent, where in targets:
+        real = os.path.realpath(where.parent)
+        if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+            raise SkillpathError(
+                f"{where.parent}: leads outside the project "
+                f"(to {real}) through a symbolic link; refusing to write there"
+            )
+
+
 def _check_agents(agents: Sequence[str]) -> tuple[str, ...]:
     for agent in agents:
         if agent not in AGENTS:
@@ -490,6 +506,7 @@ def add_skills(
         entries: dict[str, Any] = dict(shared["skills"]) if shared is not None else {}
         for item, files, digest in planned:
             targets = _targets(item.name, chosen_agents, ctx, user)
+            _check_inside(targets, ctx, user)
             canonical = targets[0][1]
             blocked = [
                 w
