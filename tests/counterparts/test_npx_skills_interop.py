@@ -125,6 +125,13 @@ def test_npx_skills_lists_updates_and_restores_what_skillpath_added(
     assert "Failed" not in restored.stdout + restored.stderr
     assert (canonical / "Zebra.md").is_file()
     assert (env.project / ".agents/skills/beta/SKILL.md").is_file()
+    # npx skills removes what skillpath added; skillpath forgets it without complaint
+    npx("remove", "beta", "-y")
+    assert not (env.project / ".agents/skills/beta").exists()
+    assert sorted(lock(env)["skills"]) == ["alpha", "beta"]  # npx skills leaves the entry
+    gone = skillpath(env, "remove", "beta")
+    assert {c["action"] for c in gone["changes"]} == {"missing"}
+    assert sorted(lock(env)["skills"]) == ["alpha"]  # the stale entry skillpath wrote
 
 
 def test_the_hash_is_the_one_npx_skills_computes(

@@ -847,6 +847,12 @@ def remove_skills(
                 seen = True
                 if not present:
                     changes.append(Change(name, "missing", where, mine.get("mode", "copy")))
+                    if (
+                        mine.get("canonical")
+                        and mine.get("lock") == str(lock_file)
+                        and _lock_hash(entry) == mine.get("hash")
+                    ):
+                        ours_lock = True  # the entry skillpath wrote, for a folder now gone
                     if not dry_run:
                         record.drop(where)
                     continue
