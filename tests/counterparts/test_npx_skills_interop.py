@@ -241,3 +241,17 @@ def test_package_skills_exported_do_not_break_npx_skills(
         assert "Failed" not in out.stdout + out.stderr, args
         assert "webkit-lib" not in out.stdout, args
     assert sys.executable  # the export ran with this interpreter
+
+
+def test_npx_skills_reads_and_updates_the_global_lock_skillpath_wrote(
+    isolated_env: Env, served: str, upstream: Upstream, npx: Any
+) -> None:
+    env = isolated_env
+    skillpath(env, "add", served, "--skill", "alpha", "--user")
+    listed = {s["name"]: s for s in json.loads(npx("list", "-g", "--json").stdout)}
+    assert sorted(listed) == ["alpha"]
+    upstream.commit({"skills/alpha/notes.txt": "global notes\n"})
+    done = npx("update", "-g", "-y")
+    assert "Failed" not in done.stdout
+    assert "Updated alpha" in done.stdout
+    assert (env.home / ".agents/skills/alpha/notes.txt").read_text() == "global notes\n"

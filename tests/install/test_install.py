@@ -438,3 +438,16 @@ def test_an_agent_folder_linked_out_of_the_project_is_not_written_through(
     assert "leads outside the project" in done.stderr
     assert list(elsewhere.iterdir()) == []
     assert not (isolated_env.project / "skills-lock.json").exists()
+
+
+def test_a_ref_picks_the_branch(isolated_env: Env, served: str, upstream: Upstream) -> None:
+    from tests.gitserve import git
+
+    git("checkout", "-q", "-b", "v2", cwd=upstream.work)
+    upstream.commit({"skills/beta/SKILL.md": skill_text("beta", "Beta, second edition.")})
+    git("push", "-q", str(upstream.bare), "v2", cwd=upstream.work)
+    cli(isolated_env, "add", f"{served}#v2", "--skill", "beta")
+    entry = lock(isolated_env)["skills"]["beta"]
+    assert entry["ref"] == "v2"
+    text = (isolated_env.project / ".agents/skills/beta/SKILL.md").read_text()
+    assert "second edition" in text
