@@ -255,3 +255,19 @@ def test_npx_skills_reads_and_updates_the_global_lock_skillpath_wrote(
     assert "Failed" not in done.stdout
     assert "Updated alpha" in done.stdout
     assert (env.home / ".agents/skills/alpha/notes.txt").read_text() == "global notes\n"
+
+
+def test_skillpath_add_takes_over_an_untouched_npx_skills_install(
+    isolated_env: Env, upstream: Upstream, npx: Any
+) -> None:
+    env = isolated_env
+    source = str(upstream.work / "skills" / "alpha")
+    npx("add", source, "-y", "--agent", "claude-code", "codex")
+    assert (env.project / ".claude/skills/alpha").is_symlink()
+    report = skillpath(env, "add", source)
+    assert {c["action"] for c in report["changes"]} == {"replace"}
+    assert not (env.project / ".claude/skills/alpha").is_symlink()  # now skillpath's copy
+    removed = skillpath(env, "remove", "alpha")
+    assert {c["action"] for c in removed["changes"]} == {"remove"}
+    assert npx_list(npx) == {}
+    assert lock(env)["skills"] == {}

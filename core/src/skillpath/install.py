@@ -508,11 +508,17 @@ def add_skills(
             targets = _targets(item.name, chosen_agents, ctx, user)
             _check_inside(targets, ctx, user)
             canonical = targets[0][1]
+            lock_entry = entries.get(item.name)
+            canonical_free = not (canonical.exists() or canonical.is_symlink()) or _replaceable(
+                canonical, record, lock_entry
+            )
             blocked = [
                 w
                 for _a, w in targets
                 if (w.exists() or w.is_symlink())
-                and not _replaceable(w, record, entries.get(item.name))
+                and not _replaceable(w, record, lock_entry)
+                # a link (another tool's) to the canonical copy that is replaced anyway
+                and not (canonical_free and w != canonical and _links_to(w, canonical))
             ]
             if blocked:
                 for where in blocked:
