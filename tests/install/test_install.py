@@ -451,3 +451,20 @@ def test_a_ref_picks_the_branch(isolated_env: Env, served: str, upstream: Upstre
     assert entry["ref"] == "v2"
     text = (isolated_env.project / ".agents/skills/beta/SKILL.md").read_text()
     assert "second edition" in text
+
+
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"version": 1}', "[" * 100_000])
+def test_an_unreadable_lock_is_reported_and_never_overwritten(
+    isolated_env: Env, served: str, text: str
+) -> None:
+    path = isolated_env.project / "skills-lock.json"
+    path.write_text(text)
+    done = CliRunner().invoke(
+        main, ["add", served, "--skill", "alpha", "--cwd", str(isolated_env.project)]
+    )
+    assert done.exit_code == 1
+    assert f"skillpath: error: {path}: " in done.stderr
+    assert "fix or move it first" in done.stderr
+    assert path.read_text() == text
+    assert not (isolated_env.project / ".agents").exists()
+    assert done.exception is None or isinstance(done.exception, SystemExit)

@@ -145,16 +145,22 @@ def _now() -> str:
 
 
 def _read_json(path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+    """A JSON object file that is about to be rewritten: ``None`` when missing.
+
+    :raises SkillpathError: when it is there but unreadable or not an object (it is
+        never overwritten then: it may hold what someone needs).
+    """
     from skillpath.urls import read_text_file
 
+    if not os.path.lexists(path):
+        return None
     try:
-        if not path.exists():
-            return None
         data = json.loads(read_text_file(path))
     except (OSError, ValueError, RecursionError, SkillpathError) as exc:
-        diags.append(Diagnostic("warning", "lock-unreadable", f"cannot read: {exc}", path))
-        return None
-    return data if isinstance(data, dict) else None
+        raise SkillpathError(f"{path}: cannot read it ({exc}); fix or move it first") from exc
+    if not isinstance(data, dict):
+        raise SkillpathError(f"{path}: not a JSON object; fix or move it first")
+    return data
 
 
 def _write_json(path: Path, data: Mapping[str, Any], *, newline: bool = True) -> None:
@@ -186,11 +192,13 @@ def _lock_file(ctx: SkillContext, user: bool) -> Path:
 
 
 def _read_shared(path: Path, user: bool, diags: list[Diagnostic]) -> dict[str, Any]:
-    data = _read_json(path, diags) or {}
-    skills = data.get("skills")
-    version = data.get("version")
-    if not isinstance(skills, dict) or not isinstance(version, int):
-        data = {**data, "version": 3 if user else 1, "skills": {}}
+    data = _read_json(path, diags)
+    if data is None:
+        return {"version": 3 if user else 1, "skills": {}}
+    if not isinstance(data.get("skills"), dict):
+        raise SkillpathError(f"{path}: not a skills lock (no skills map); fix or move it first")
+    if not isinstance(data.get("version"), int):
+        data = {**data, "version": 3 if user else 1}
     return data
 
 
