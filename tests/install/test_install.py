@@ -194,6 +194,10 @@ def test_update_leaves_an_edited_copy_alone(
     assert by_path[str(edited.parent)] == "keep"
     assert by_path[str(env.project / ".agents/skills/alpha")] == "replace"
     assert edited.read_text() == "my own notes\n"
+    # the lock still describes the install as it was (one copy is not the new one)
+    assert lock(env)["skills"]["alpha"]["computedHash"] != folder_hash(
+        env.project / ".agents/skills/alpha"
+    )
 
 
 def test_remove_touches_only_what_skillpath_wrote(isolated_env: Env, served: str) -> None:

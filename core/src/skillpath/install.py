@@ -773,13 +773,15 @@ def update_skills(
         shared = _read_shared(lock_file, user, diags)
         entries = dict(shared["skills"])
         lock_dirty = False
+        # a name with a copy left alone keeps its lock entry: the lock describes what is there
+        kept = {c.name for c in changes if c.action == "keep"}
         for name, where, files, digest, in_lock in work:
             _stage_copy(where, files)
             wrote = record.get(where)
             if wrote is not None:
                 record.put(where, {**wrote, "mode": "copy", "hash": digest, "written_at": _now()})
             entry = entries.get(name)
-            if in_lock and isinstance(entry, dict):
+            if in_lock and isinstance(entry, dict) and name not in kept:
                 key = "skillFolderHash" if user else "computedHash"
                 if entry.get(key) != digest:
                     updated = {**entry, key: digest}
