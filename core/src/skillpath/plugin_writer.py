@@ -31,8 +31,14 @@ plugin folder::
   are written in Claude Code's spelling (``${CLAUDE_SKILL_DIR}``, …);
 - **the inline-shell policy stays skillpath's**: a `` !`cmd` `` the
   ``[shell]`` policy would not run for that skill is replaced by
-  :data:`~skillpath.shell.DISABLED_TEXT` in the exported text, so the reader
-  cannot run it either.
+  :data:`~skillpath.shell.DISABLED_TEXT` in the exported text, and every other
+  `` !` `` or ```` ```! ```` opener is broken, so the reader cannot run it
+  either (:func:`skillpath.powers.neutralise_shell`);
+- **no more powers than the source**: for a skill below the hand-written
+  tier, frontmatter that grants powers in Claude Code (``hooks``,
+  ``allowed-tools``, ``context``, ``agent``, ``mcp-servers``) is left out,
+  with an ``export-power-dropped`` warning naming each field
+  (:mod:`skillpath.powers`).
 
 The reusable core of ``skillpath export --to claude-plugin`` and of the
 Claude Agent SDK adapter.
@@ -58,7 +64,8 @@ from skillpath.commands import read_source
 from skillpath.errors import SkillpathError
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.model import Diagnostic, Skill, sort_key
-from skillpath.shell import DISABLED_TEXT, SHELL_RE, ShellPolicy
+from skillpath.powers import neutralise_shell, power_fields
+from skillpath.shell import ShellPolicy
 
 __all__ = [
     "MANIFEST_FILE",
@@ -66,6 +73,7 @@ __all__ = [
     "VARIABLE_RE",
     "PluginExport",
     "claude_skill_name_problem",
+    "power_diagnostics",
     "skill_files",
     "write_claude_plugin",
 ]
@@ -81,7 +89,7 @@ _VARIABLE = re.compile(r"(?<!\\)\$\{(SKILL_DIR|SESSION_ID|PROJECT_DIR)\}")
 #: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}`` (group 1: the name).
 VARIABLE_RE = _VARIABLE
 _SKIP_SUFFIXES = (".pyc", ".pyo")
-_STAMP_VERSION = 1
+_STAMP_VERSION = 2  # 2: powers left out, every shell opener broken
 
 
 @attrs.frozen
@@ -138,7 +146,23 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def _neutralise_shell(text: str, skill: Skill, policy: ShellPolicy) -> str:
     if policy.allows(skill):
         return text
-    return SHELL_RE.sub(DISABLED_TEXT, text)
+    return neutralise_shell(text)
+
+
+def power_diagnostics(skill: Skill, fields: Iterable[str], diags: list[Diagnostic]) -> None:
+    """An ``export-power-dropped`` warning in ``diags`` for each frontmatter field of
+    ``skill`` left out of its copy (:func:`skillpath.powers.power_fields`)."""
+    for field in fields:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-power-dropped",
+                f"skill {skill.name!r}: frontmatter {field!r} is left out of the copy "
+                f"({skill.source.level} skills do not get it in the agent reading the copy; "
+                "list the level in [shell] levels to keep it)",
+                skill.path,
+            )
+        )
 
 
 def _claude_spellings(text: str) -> str:
@@ -147,13 +171,16 @@ def _claude_spellings(text: str) -> str:
 
 
 def _skill_md(skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | None = None) -> str:
+    """``SKILL.md`` as exported: frontmatter without the powers the source does not
+    get (:func:`skillpath.powers.power_fields`), body with its shell neutralised."""
     spell = _claude_spellings if spell is None else spell
     source = read_source(skill)
     on_disk = skill.path is not None and skill.source.loaded_from != "mcp"
     body = strip_frontmatter(source) if on_disk else source
     front: dict[str, Any] = {"name": skill.name, "description": skill.description}
+    dropped = set(power_fields(skill, policy))
     for key, value in skill.frontmatter.raw.items():
-        if key not in front:
+        if key not in front and key not in dropped:
             front[key] = value
     head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{head}---\n{spell(_neutralise_shell(body, skill, policy))}"
@@ -220,7 +247,9 @@ def skill_files(
 ) -> dict[str, bytes]:
     """Every file of ``skill`` as written out: ``SKILL.md`` (frontmatter and body,
     inline shell the ``policy`` refuses for it neutralised, variables respelled by
-    ``spell`` — default: Claude Code's ``${CLAUDE_…}``) and its sibling files.
+    ``spell`` — default: Claude Code's ``${CLAUDE_…}``, the frontmatter fields that
+    grant powers left out for a source below the hand-written tier, each named by
+    an ``export-power-dropped`` warning in ``diags``) and its sibling files.
 
     :raises SkillpathError: when the skill's text cannot be read.
     """
@@ -228,6 +257,7 @@ def skill_files(
         text = _skill_md(skill, policy, spell)
     except yaml.YAMLError as exc:
         raise SkillpathError(f"skill {skill.name!r}: {exc}") from exc
+    power_diagnostics(skill, power_fields(skill, policy), diags)
     files = _sibling_files(skill, diags)
     files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
     return files
@@ -340,6 +370,7 @@ def _stamp(skill: Skill, policy: ShellPolicy, racy_ns: int) -> str | None:
             str(path),
             sorted((str(k), repr(v)) for k, v in fm.items()),
             policy.allows(skill),
+            power_fields(skill, policy),
             sorted(entries),
         )
     )
@@ -462,6 +493,7 @@ def write_claude_plugin(
                 )
             )
             continue
+        power_diagnostics(skill, power_fields(skill, policy), diags)
         stamp = _stamp(skill, policy, racy_ns)
         if stamp is not None:
             stamps[skill.name] = stamp
