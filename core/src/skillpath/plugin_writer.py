@@ -46,6 +46,7 @@ Claude Agent SDK adapter.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -60,17 +61,23 @@ import attrs
 import yaml
 
 from skillpath._cachefile import racy_window_ns
+from skillpath.boundedjson import JSONLimitError, read_json_bounded
 from skillpath.commands import read_source
 from skillpath.errors import SkillpathError
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.model import Diagnostic, Skill, sort_key
+from skillpath.ownership import FolderRefused, claim_folder, exclusive, lock_wait
 from skillpath.powers import neutralise_shell, power_fields
+from skillpath.safety import describe_oserror, read_bounded
 from skillpath.shell import ShellPolicy
 
 __all__ = [
+    "LOCK_FILE",
     "MANIFEST_FILE",
     "MAX_FILE_BYTES",
+    "MAX_MANIFEST_BYTES",
     "VARIABLE_RE",
+    "FolderRefused",
     "PluginExport",
     "claude_skill_name_problem",
     "power_diagnostics",
@@ -82,6 +89,10 @@ __all__ = [
 MANIFEST_FILE = ".skillpath-export.json"
 #: Sibling files larger than this are not copied (reported instead).
 MAX_FILE_BYTES = 10 * 1024 * 1024
+#: A manifest larger than this is not one this writer wrote (refused).
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+#: The lock file serialising writers of one plugin folder, at its root.
+LOCK_FILE = ".skillpath-export.lock"
 _MANIFEST_FORMAT = 1
 _NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 _SKIP_DIRS = {"__pycache__", ".git"}
@@ -128,10 +139,10 @@ def claude_skill_name_problem(name: str) -> str | None:
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file (nothing when it holds it already)."""
     try:
-        if path.read_bytes() == data:
+        if read_bounded(path, len(data), follow=False) == data:
             return
     except OSError:
-        pass
+        pass  # missing, different, or not a regular file: replaced below (never followed)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
@@ -272,21 +283,50 @@ def _digest(files: dict[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def _read_manifest(root: Path, diags: list[Diagnostic]) -> dict[str, str] | None:
-    """The manifest's ``{name: hash}``; ``None`` when there is none (or it is unusable)."""
+def _read_record(root: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+    """The manifest as written (``None`` when there is none, or it is not JSON).
+
+    Read within limits (:func:`skillpath.boundedjson.read_json_bounded`: a
+    regular file, not a symbolic link, at most :data:`MAX_MANIFEST_BYTES`,
+    nested at most 16 deep).
+
+    :raises FolderRefused: when the manifest is a FIFO, a device, a link (to
+        ``/dev/zero`` or anywhere), too large or too deep: not one this writer
+        wrote.
+    """
     path = root / MANIFEST_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_bounded(path, max_bytes=MAX_MANIFEST_BYTES, max_depth=16, follow=False)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except JSONLimitError as exc:
+        raise FolderRefused(f"{path}: {exc}; not a manifest skillpath wrote") from exc
+    except OSError as exc:
+        reason = "is a symbolic link" if exc.errno == errno.ELOOP else describe_oserror(exc)
+        raise FolderRefused(f"{path}: {reason}; not a manifest skillpath wrote") from exc
+    except ValueError as exc:
         diags.append(
             Diagnostic(
                 "warning", "export-manifest-unreadable", f"cannot read the manifest: {exc}", path
             )
         )
         return None
-    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        diags.append(
+            Diagnostic("warning", "export-manifest-invalid", "the manifest has no skills", path)
+        )
+        return None
+    return data
+
+
+def _manifest_skills(
+    record: Mapping[str, Any] | None, root: Path, diags: list[Diagnostic]
+) -> dict[str, str] | None:
+    """The manifest's ``{name: hash}``; ``None`` when there is none (or it is unusable)."""
+    if record is None:
+        return None
+    path = root / MANIFEST_FILE
+    skills = record.get("skills")
     if not isinstance(skills, dict):
         diags.append(
             Diagnostic("warning", "export-manifest-invalid", "the manifest has no skills", path)
@@ -308,13 +348,9 @@ def _read_manifest(root: Path, diags: list[Diagnostic]) -> dict[str, str] | None
     return clean
 
 
-def _read_stamps(root: Path) -> dict[str, str]:
+def _manifest_stamps(record: Mapping[str, Any] | None) -> dict[str, str]:
     """The manifest's ``{name: stamp}`` (empty when missing or unusable)."""
-    try:
-        data = json.loads((root / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    stamps = data.get("stamps") if isinstance(data, dict) else None
+    stamps = record.get("stamps") if record is not None else None
     if not isinstance(stamps, dict):
         return {}
     return {k: v for k, v in stamps.items() if isinstance(k, str) and isinstance(v, str)}
@@ -451,25 +487,65 @@ def write_claude_plugin(
     if claude_skill_name_problem(name) is not None:
         raise SkillpathError(f"plugin name {name!r} must be lowercase letters, digits and '-'")
     root = Path(dest).absolute()
+    if root.is_symlink():
+        raise FolderRefused(
+            f"plugin folder {root}: is a symbolic link; refusing to write through it"
+        )
     if root.exists() and not root.is_dir():
         raise SkillpathError(f"{root}: not a folder")
     policy = shell_policy if shell_policy is not None else ShellPolicy()
-    racy_ns = racy_window_ns(os.environ if env is None else env)
-    diags: list[Diagnostic] = []
-    previous = _read_manifest(root, diags)
-    plugin_json = root / ".claude-plugin" / "plugin.json"
-    if previous is None and (plugin_json.exists() or (root / "skills").exists()):
-        raise SkillpathError(
-            f"{root}: holds a plugin that skillpath did not write (no {MANIFEST_FILE}); "
-            "choose an empty or new folder"
+    environ = os.environ if env is None else env
+    claim_folder(root, "plugin folder")
+    with exclusive(
+        root / LOCK_FILE,
+        wait=lock_wait(environ),
+        what=f"plugin folder {root}",
+        hint="another writer is updating it",
+    ):
+        return _write_locked(
+            root,
+            skills,
+            name=name,
+            manifest={
+                "name": name,
+                "description": description,
+                "version": version,
+                "author": {"name": author},
+            },
+            policy=policy,
+            racy_ns=racy_window_ns(environ),
         )
-    previous = previous or {}
+
+
+def _write_locked(
+    root: Path,
+    skills: Iterable[Skill],
+    *,
+    name: str,
+    manifest: dict[str, Any],
+    policy: ShellPolicy,
+    racy_ns: int,
+) -> PluginExport:
+    """:func:`write_claude_plugin` once ``root`` is claimed and locked."""
+    diags: list[Diagnostic] = []
+    plugin_json = root / ".claude-plugin" / "plugin.json"
     skills_dir = root / "skills"
     for inner in (skills_dir, plugin_json.parent, root / MANIFEST_FILE, plugin_json):
         if inner.is_symlink():
-            raise SkillpathError(f"{inner}: is a symbolic link; refusing to write through it")
+            raise FolderRefused(f"{inner}: is a symbolic link; refusing to write through it")
+    record = _read_record(root, diags)
+    previous = _manifest_skills(record, root, diags)
+    if previous is None:
+        strangers = sorted(set(os.listdir(root)) - {LOCK_FILE})
+        if strangers:
+            raise FolderRefused(
+                f"{root}: holds files skillpath did not write ({', '.join(strangers[:5])}"
+                f"{', …' if len(strangers) > 5 else ''}) and no {MANIFEST_FILE} of its own; "
+                "choose an empty or new folder"
+            )
+    previous = previous or {}
 
-    stamps_before = _read_stamps(root)
+    stamps_before = _manifest_stamps(record)
     wanted: dict[str, dict[str, bytes]] = {}
     kept: dict[str, str] = {}  # unchanged since the last run (same stamp): not rendered
     stamps: dict[str, str] = {}
@@ -544,12 +620,6 @@ def write_claude_plugin(
             shutil.rmtree(folder)
         removed.append(old)
 
-    manifest = {
-        "name": name,
-        "description": description,
-        "version": version,
-        "author": {"name": author},
-    }
     _atomic_write(
         plugin_json, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     )
