@@ -284,15 +284,24 @@ def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
 
 @contextlib.contextmanager
 def _exclusive(lock_path: Path, ctx: SkillContext) -> Iterator[None]:
-    """One export at a time per lock file, across processes."""
-    import filelock
+    """One export at a time per lock file, across processes.
 
+    The wait is bounded (:func:`skillpath.ownership.lock_wait`), and a lock that
+    belongs to another user (a shared cache) is refused at once:
+    :class:`~skillpath.ownership.LockBusy`, one line.
+    """
     from skillpath.extract import cache_root
+    from skillpath.ownership import exclusive, lock_wait
 
     key = hashlib.sha256(os.fsencode(os.path.abspath(lock_path))).hexdigest()[:24]
     where = cache_root(ctx.env) / "locks"
     where.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with filelock.FileLock(os.fspath(where / f"export-{key}.lock"), timeout=300, mode=0o600):
+    with exclusive(
+        where / f"export-{key}.lock",
+        wait=lock_wait(ctx.env),
+        what=f"export recorded in {lock_path}",
+        hint="set SKILLPATH_CACHE_DIR to a folder of your own, SKILLPATH_LOCK_WAIT to wait longer",
+    ):
         yield
 
 
