@@ -498,7 +498,8 @@ def _link_refusal(skill: Skill, ctx: SkillContext, policy: ShellPolicy) -> str |
     not live on disk outside the cache, or its copy needs neutralising (a link
     would show the agent the raw source)."""
     from skillpath.commands import read_source
-    from skillpath.powers import link_refusal
+    from skillpath.powers import CODEX_METADATA, link_refusal
+    from skillpath.safety import read_bounded
 
     if not _on_disk(skill, ctx):
         return (
@@ -509,7 +510,14 @@ def _link_refusal(skill: Skill, ctx: SkillContext, policy: ShellPolicy) -> str |
         text = read_source(skill)
     except SkillpathError:
         text = ""
-    return link_refusal(skill, policy, text)
+    siblings: dict[str, bytes] = {}
+    assert skill.base_dir is not None
+    try:
+        siblings[CODEX_METADATA] = read_bounded(skill.base_dir / CODEX_METADATA, 1 << 20)
+    except OSError as exc:
+        if not isinstance(exc, FileNotFoundError):
+            siblings[CODEX_METADATA] = b"\0"  # unreadable: not vouched for, never linked
+    return link_refusal(skill, policy, text, siblings)
 
 
 def _shell_warning(skill: Skill, policy: ShellPolicy, diags: list[Diagnostic]) -> None:

@@ -67,7 +67,7 @@ from skillpath.errors import SkillpathError
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.ownership import FolderRefused, claim_folder, exclusive, lock_wait
-from skillpath.powers import neutralise_shell, power_fields
+from skillpath.powers import neutralise_shell, power_fields, strip_file_powers
 from skillpath.safety import describe_oserror, read_bounded
 from skillpath.shell import ShellPolicy
 
@@ -160,15 +160,20 @@ def _neutralise_shell(text: str, skill: Skill, policy: ShellPolicy) -> str:
     return neutralise_shell(text)
 
 
+def _what(field: str) -> str:
+    return field if "/" in field else f"frontmatter {field!r}"
+
+
 def power_diagnostics(skill: Skill, fields: Iterable[str], diags: list[Diagnostic]) -> None:
     """An ``export-power-dropped`` warning in ``diags`` for each frontmatter field of
-    ``skill`` left out of its copy (:func:`skillpath.powers.power_fields`)."""
+    ``skill`` (or part of a sibling file, named with its path) left out of its copy
+    (:func:`skillpath.powers.power_fields`, :func:`~skillpath.powers.strip_file_powers`)."""
     for field in fields:
         diags.append(
             Diagnostic(
                 "warning",
                 "export-power-dropped",
-                f"skill {skill.name!r}: frontmatter {field!r} is left out of the copy "
+                f"skill {skill.name!r}: {_what(field)} is left out of the copy "
                 f"({skill.source.level} skills do not get it in the agent reading the copy; "
                 "list the level in [shell] levels to keep it)",
                 skill.path,
@@ -195,6 +200,16 @@ def _skill_md(skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | N
             front[key] = value
     head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{head}---\n{spell(_neutralise_shell(body, skill, policy))}"
+
+
+def _exported_siblings(
+    skill: Skill, policy: ShellPolicy, diags: list[Diagnostic]
+) -> dict[str, bytes]:
+    """:func:`_sibling_files` without the powers a lower tier does not get
+    (:func:`skillpath.powers.strip_file_powers`), each named by a warning."""
+    files = _sibling_files(skill, diags)
+    power_diagnostics(skill, strip_file_powers(files, skill, policy), diags)
+    return files
 
 
 def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
@@ -269,7 +284,7 @@ def skill_files(
     except yaml.YAMLError as exc:
         raise SkillpathError(f"skill {skill.name!r}: {exc}") from exc
     power_diagnostics(skill, power_fields(skill, policy), diags)
-    files = _sibling_files(skill, diags)
+    files = _exported_siblings(skill, policy, diags)
     files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
     return files
 
@@ -588,7 +603,7 @@ def _write_locked(
                 Diagnostic("error", "export-unreadable", f"skill {skill.name!r}: {exc}", skill.path)
             )
             continue
-        files = _sibling_files(skill, diags)
+        files = _exported_siblings(skill, policy, diags)
         files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
         wanted[skill.name] = files
 

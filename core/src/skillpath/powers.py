@@ -37,17 +37,23 @@ if TYPE_CHECKING:
     from skillpath.shell import ShellPolicy
 
 __all__ = [
+    "CODEX_METADATA",
     "POWER_FIELDS",
     "hand_written",
     "has_shell",
     "link_refusal",
     "neutralise_shell",
     "power_fields",
+    "strip_file_powers",
 ]
 
 #: Frontmatter fields that grant a skill powers in the agent reading it (kebab-case;
 #: ``allowed_tools`` and ``allowedTools`` spellings count too).
 POWER_FIELDS = ("hooks", "allowed-tools", "context", "agent", "mcp-servers")
+
+#: Codex's per-skill metadata file; its ``dependencies`` (MCP servers Codex offers to
+#: install into the user's global config) are left out of a lower tier's copy.
+CODEX_METADATA = "agents/openai.yaml"
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
@@ -69,6 +75,33 @@ def power_fields(skill: Skill, policy: ShellPolicy) -> tuple[str, ...]:
     if hand_written(skill, policy):
         return ()
     return tuple(k for k in skill.frontmatter.raw if _kebab(str(k)) in POWER_FIELDS)
+
+
+def strip_file_powers(files: dict[str, bytes], skill: Skill, policy: ShellPolicy) -> list[str]:
+    """Take out of ``files`` (a skill's sibling files) what grants powers, for a
+    skill below the hand-written tier; return what was taken, for a warning.
+
+    :data:`CODEX_METADATA` loses its ``dependencies`` key (kept otherwise:
+    its ``interface`` and ``policy`` only describe and restrict); when it is not
+    a YAML mapping it is left out whole.
+    """
+    if hand_written(skill, policy) or CODEX_METADATA not in files:
+        return []
+    import yaml
+
+    try:
+        data = yaml.safe_load(files[CODEX_METADATA].decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        del files[CODEX_METADATA]
+        return [f"{CODEX_METADATA} (not a YAML mapping; left out)"]
+    if "dependencies" not in data:
+        return []
+    del data["dependencies"]
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000) if data else ""
+    files[CODEX_METADATA] = text.encode("utf-8")
+    return [f"{CODEX_METADATA} dependencies"]
 
 
 def has_shell(text: str) -> bool:
@@ -93,11 +126,14 @@ def neutralise_shell(text: str) -> str:
     return text.replace("!`", "! `").replace("```!", "``` !")
 
 
-def link_refusal(skill: Skill, policy: ShellPolicy, text: str) -> str | None:
-    """Why ``skill`` (whose ``SKILL.md`` is ``text``) may not be linked into an
-    agent's folder, or ``None``: a link shows the agent the source itself, so a
-    skill whose copy would need neutralising is never linked."""
-    what = []
+def link_refusal(
+    skill: Skill, policy: ShellPolicy, text: str, siblings: dict[str, bytes] | None = None
+) -> str | None:
+    """Why ``skill`` (whose ``SKILL.md`` is ``text``, and whose sibling files
+    include ``siblings``) may not be linked into an agent's folder, or ``None``:
+    a link shows the agent the source itself, so a skill whose copy would need
+    neutralising is never linked."""
+    what = strip_file_powers(dict(siblings or {}), skill, policy)
     if not policy.allows(skill) and has_shell(text):
         what.append("inline shell")
     fields = power_fields(skill, policy)
