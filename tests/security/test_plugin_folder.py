@@ -250,3 +250,46 @@ def test_a_writer_waits_for_the_lock_then_gives_up_with_one_line(tmp_path: Path)
     message = str(caught.value)
     assert "\n" not in message and "held by another process" in message
     assert "SKILLPATH_LOCK_WAIT" in message and str(dest) in message
+
+
+_WRITER = """
+import sys
+from skillpath.model import SkillSource
+from skillpath.plugin_writer import write_claude_plugin
+from skillpath.scan import build_skill
+
+dest, count, tag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+source = SkillSource(provider="native", level="user", root=None, loaded_from="bundled")
+skills = []
+for i in range(count):
+    skill, _ = build_skill(
+        {"name": f"s{i}", "description": f"Skill {i}."}, default_name=f"s{i}", source=source,
+        priority=10, path=None, base_dir=None, require_description=True,
+        body_loader=lambda i=i: f"{tag} {i}\\n",
+    )
+    skills.append(skill)
+for _ in range(10):
+    write_claude_plugin(dest, skills)
+"""
+
+
+def test_two_writer_processes_at_once_are_serialised(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dest = tmp_path / "plugin"
+    script = tmp_path / "writer.py"
+    script.write_text(_WRITER)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(dest), count, tag],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for count, tag in (("9", "A"), ("4", "B"))
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    _matches_manifest(dest)

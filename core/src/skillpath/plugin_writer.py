@@ -551,7 +551,10 @@ def _write_locked(
     record = _read_record(root, diags)
     previous = _manifest_skills(record, root, diags)
     if previous is None:
-        strangers = sorted(set(os.listdir(root)) - {LOCK_FILE})
+        leftover = re.compile(rf"\.{re.escape(MANIFEST_FILE)}\.\d+\.[0-9a-f]+\.tmp")
+        strangers = sorted(
+            n for n in os.listdir(root) if n != LOCK_FILE and not leftover.fullmatch(n)
+        )
         if strangers:
             raise FolderRefused(
                 f"{root}: holds files skillpath did not write ({', '.join(strangers[:5])}"
