@@ -1,11 +1,13 @@
-"""The real Claude Code runs no inline shell from a neutralised plugin skill (issue row 6).
+"""The real Claude Code runs nothing from a neutralised plugin skill (issue rows 4 and 6).
 
 The neutraliser's table (``tests/export/test_export_powers.py``) comes from Claude
 Code's documentation and public reports. This test runs the CLI bundled with the SDK
 on one skill holding every form, each a ``touch`` of its own marker file: with the
 project's level allowed to run shell (the control) the CLI runs the documented forms,
 so the harness sees execution; under the default policy the plugin's copy is
-neutralised and no marker appears, whatever form the CLI would run.
+neutralised and no marker appears, whatever form the CLI would run. The same for a
+skill's frontmatter ``hooks``: the CLI runs them from a plugin skill that may keep them,
+and the plugin's copy of a project skill has none.
 """
 
 from __future__ import annotations
@@ -66,4 +68,29 @@ def test_the_real_cli_runs_nothing_from_a_neutralised_copy(
 
     world.write("shell-probe", "Probe.", body.replace("{m}", str(exported)))
     _run(world, tmp_path, fake_api, exported)  # default policy: project skills run nothing
+    assert os.listdir(exported) == []
+
+
+def _hooks(markers: Path) -> str:
+    return (
+        "\n  PostToolUse:\n    - matcher: '*'\n      hooks:\n        - type: command\n"
+        f"          command: touch {markers}/post-tool-use\n"
+        "  Stop:\n    - hooks:\n        - type: command\n"
+        f"          command: touch {markers}/stop\n"
+    )
+
+
+@needs_cli
+def test_the_real_cli_runs_no_hooks_from_a_lower_tiers_copy(
+    world: AdapterWorld, tmp_path: Path, fake_api: Any
+) -> None:
+    control, exported = tmp_path / "control", tmp_path / "exported"
+    control.mkdir()
+    exported.mkdir()
+    world.write("shell-probe", "Probe.", "Probe.\n", hooks=_hooks(control))
+    _run(world, tmp_path, fake_api, control, shell={"levels": ["user", "managed", "project"]})
+    assert set(os.listdir(control)) == {"post-tool-use", "stop"}  # hooks are a real power
+
+    world.write("shell-probe", "Probe.", "Probe.\n", hooks=_hooks(exported))
+    _run(world, tmp_path, fake_api, exported)
     assert os.listdir(exported) == []
