@@ -23,6 +23,12 @@ plugin folder::
   manifest are replaced or removed; a ``skills/<name>`` folder the manifest
   does not list is reported and left as it is, and a destination that holds a
   plugin the manifest does not describe is refused;
+- **a folder of its own**: ``dest`` is created fresh (``0700``) or must be
+  the user's, writable by no one else, with this writer's manifest (or
+  empty); a folder someone else created — in a shared cache its name may be
+  computable — is refused (:class:`FolderRefused`), never adopted; one writer
+  at a time per folder (``.skillpath-export.lock``); the manifest is read
+  within size and depth limits, and a FIFO or a link in its place is refused;
 - **no path escape**: names must be Claude Code skill names (lowercase
   letters, digits and ``-``, at most 64) and are checked again when read back
   from the manifest; symbolic links in a skill's folder are not followed or
@@ -496,8 +502,19 @@ def write_claude_plugin(
     :param env: the environment (default ``os.environ``) for
         ``SKILLPATH_INDEX_RACY_MS``: a skill whose files are older than that
         window and unchanged since the last run is not read again.
-    :raises SkillpathError: when ``name`` is not a plugin name, ``dest`` is
-        not a folder, or ``dest`` holds a plugin this writer did not write.
+    ``dest`` must be new (it is created with mode ``0700``) or the user's own
+    folder, writable by no one else, under folders no one else may write
+    unless sticky (:func:`skillpath.ownership.claim_folder`), and either empty
+    or holding this writer's manifest. Writers of one folder take turns (a
+    lock file at its root, waited on for ``SKILLPATH_LOCK_WAIT`` seconds).
+
+    :raises FolderRefused: when ``dest`` is not such a folder, holds files and
+        no manifest, or its manifest is a link, a special file, too large or too
+        deep (the message says which).
+    :raises skillpath.ownership.LockBusy: when another writer holds the folder
+        for longer than the wait.
+    :raises SkillpathError: when ``name`` is not a plugin name or ``dest`` is
+        not a folder.
     """
     if claude_skill_name_problem(name) is not None:
         raise SkillpathError(f"plugin name {name!r} must be lowercase letters, digits and '-'")
