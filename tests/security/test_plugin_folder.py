@@ -293,3 +293,27 @@ def test_two_writer_processes_at_once_are_serialised(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
     _matches_manifest(dest)
+
+
+@pytest.mark.parametrize(
+    "planted", ["hooks/hooks.json", ".mcp.json", "commands/x.md", ".claude-plugin/marketplace.json"]
+)
+def test_an_own_folder_with_a_forged_manifest_and_plugin_powers_is_refused(
+    tmp_path: Path, planted: str
+) -> None:
+    # a cloned repository ships a folder with a manifest in our format and plugin powers
+    dest = tmp_path / "repo-plugin"
+    write_claude_plugin(dest, _skills())
+    (dest / planted).parent.mkdir(parents=True, exist_ok=True)
+    (dest / planted).write_text("{}")
+    with pytest.raises(FolderRefused, match="Claude Code would load them"):
+        write_claude_plugin(dest, _skills())
+    assert (dest / planted).read_text() == "{}"  # reported, never deleted
+
+
+def test_an_interrupted_first_run_is_not_a_stranger(tmp_path: Path) -> None:
+    dest = tmp_path / "plugin"
+    dest.mkdir(mode=0o700)
+    (dest / f".{MANIFEST_FILE}.123.deadbeef.tmp").write_text("{")
+    (dest / LOCK_FILE).write_text("")
+    assert write_claude_plugin(dest, _skills()).written == ("s0", "s1", "s2")

@@ -549,6 +549,33 @@ def write_claude_plugin(
         )
 
 
+def _leftover(name: str, of: str) -> bool:
+    """Whether ``name`` is an interrupted :func:`_atomic_write`'s temporary file for ``of``."""
+    return re.fullmatch(rf"\.{re.escape(of)}\.\d+\.[0-9a-f]+\.tmp", name) is not None
+
+
+def _strangers(root: Path, *, mine: bool) -> list[str]:
+    """The entries of plugin folder ``root`` this writer does not write (sorted).
+
+    With no manifest (``mine`` false) every entry but the lock is a stranger;
+    with one, only ``.claude-plugin/plugin.json``, ``skills/`` and the manifest
+    belong at the root: anything else (``hooks/``, ``.mcp.json``, ``commands/``,
+    ``agents/`` …) would be loaded by Claude Code as part of the plugin.
+    """
+    names = [n for n in os.listdir(root) if n != LOCK_FILE and not _leftover(n, MANIFEST_FILE)]
+    if not mine:
+        return sorted(names)
+    out = [n for n in names if n not in (".claude-plugin", "skills", MANIFEST_FILE)]
+    meta = root / ".claude-plugin"
+    if meta.is_dir() and not meta.is_symlink():
+        out += [
+            f".claude-plugin/{n}"
+            for n in os.listdir(meta)
+            if n != "plugin.json" and not _leftover(n, "plugin.json")
+        ]
+    return sorted(out)
+
+
 def _write_locked(
     root: Path,
     skills: Iterable[Skill],
@@ -567,17 +594,19 @@ def _write_locked(
             raise FolderRefused(f"{inner}: is a symbolic link; refusing to write through it")
     record = _read_record(root, diags)
     previous = _manifest_skills(record, root, diags)
-    if previous is None:
-        leftover = re.compile(rf"\.{re.escape(MANIFEST_FILE)}\.\d+\.[0-9a-f]+\.tmp")
-        strangers = sorted(
-            n for n in os.listdir(root) if n != LOCK_FILE and not leftover.fullmatch(n)
-        )
-        if strangers:
+    strangers = _strangers(root, mine=previous is not None)
+    if strangers:
+        what = ", ".join(strangers[:5]) + (", …" if len(strangers) > 5 else "")
+        if previous is None:
             raise FolderRefused(
-                f"{root}: holds files skillpath did not write ({', '.join(strangers[:5])}"
-                f"{', …' if len(strangers) > 5 else ''}) and no {MANIFEST_FILE} of its own; "
-                "choose an empty or new folder"
+                f"{root}: holds files skillpath did not write ({what}) and no "
+                f"{MANIFEST_FILE} of its own; choose an empty or new folder"
             )
+        raise FolderRefused(
+            f"{root}: holds files skillpath did not write ({what}); Claude Code would load "
+            "them with the plugin (hooks, MCP servers, commands, agents): remove them or "
+            "choose a new folder"
+        )
     previous = previous or {}
 
     stamps_before = _manifest_stamps(record)
