@@ -295,3 +295,17 @@ def test_a_plain_list_never_imports_search(isolated_env: Env) -> None:
         check=True,
     )
     assert res.stderr.endswith("False")
+
+
+def test_an_over_budget_listing_names_the_search_tool(tmp_path: Path) -> None:
+    from skillpath.listing import render_listing
+
+    skills = [make(tmp_path, f"skill-{i:03}", "Does a thing " * 20) for i in range(60)]
+    plain = render_listing(skills, budget=1500)
+    offered = render_listing(skills, budget=1500, search_tool="search_skills")
+    assert "search_skills" not in plain.text
+    assert "Call search_skills with a few words of the task" in offered.text
+    # the notice's extra words are paid for inside the budget
+    assert len(offered.text) <= 1500 and len(plain.text) <= 1500
+    small = render_listing(skills[:2], budget=0, search_tool="search_skills")
+    assert "search_skills" not in small.text  # nothing left out: no notice

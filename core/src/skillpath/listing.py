@@ -330,7 +330,7 @@ def _frame(fmt: str) -> tuple[str, str]:
     return _SKILLS_HEAD, _SKILLS_TAIL
 
 
-def _notice(fmt: str, bare: int, dropped: int, budget: int) -> str:
+def _notice(fmt: str, bare: int, dropped: int, budget: int, search: str | None = None) -> str:
     """The line telling the model what it does not see and how to reach it."""
     if bare <= 0 and dropped <= 0:
         return ""
@@ -346,13 +346,23 @@ def _notice(fmt: str, bare: int, dropped: int, budget: int) -> str:
         reach = "The Skill tool's list of names holds every skill."
     else:
         reach = "Read skill://<name> for what a skill does; skill:// lists every skill."
+    if search:
+        reach = f"Call {search} with a few words of the task to find the others. {reach}"
     text = f"{head} (budget {budget} chars). {reach} Skills the user names can still be used."
     return f"<!-- {text} -->" if fmt == "agentskills" else text
 
 
-def _measure(fmt: str, entry_lengths: int, count: int, bare: int, dropped: int, budget: int) -> int:
+def _measure(
+    fmt: str,
+    entry_lengths: int,
+    count: int,
+    bare: int,
+    dropped: int,
+    budget: int,
+    search: str | None = None,
+) -> int:
     head, tail = _frame(fmt)
-    notice = _notice(fmt, bare, dropped, budget)
+    notice = _notice(fmt, bare, dropped, budget, search)
     items = count + (1 if notice else 0)
     if items == 0:
         return 0
@@ -472,7 +482,11 @@ def _bare_length(fmt: str, entry: _Entry) -> int:
 
 
 def _best_cap(
-    fmt: str, described: list[_Entry], rest: tuple[int, int, int, int], budget: int
+    fmt: str,
+    described: list[_Entry],
+    rest: tuple[int, int, int, int],
+    budget: int,
+    search: str | None = None,
 ) -> int | None:
     """The largest description cap at which ``described`` fits, or ``None`` when even
     the minimum does not; ``rest`` is ``(length, count, bare, dropped)`` of the
@@ -481,7 +495,9 @@ def _best_cap(
 
     def fits(cap: int | None) -> bool:
         total = length + sum(_lengths_at(fmt, described, cap))
-        return _measure(fmt, total, count + len(described), bare, dropped, budget) <= budget
+        return (
+            _measure(fmt, total, count + len(described), bare, dropped, budget, search) <= budget
+        )
 
     longest = max((len(e[_DESC]) for e in described), default=0)
     if fits(None):
@@ -513,7 +529,7 @@ _WINDOW = 64
 
 
 def _degrade(
-    fmt: str, entries: list[_Entry], budget: int
+    fmt: str, entries: list[_Entry], budget: int, search: str | None = None
 ) -> tuple[list[_Entry], list[_Entry], list[_Entry]]:
     """Split over-budget ``entries`` into described, name-only and dropped ones.
 
@@ -534,7 +550,9 @@ def _degrade(
         has_desc.append(has_desc[-1] + (1 if e[_DESC] else 0))
 
     def fits_bare(kept: int) -> bool:
-        return _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget) <= budget
+        return (
+            _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget, search) <= budget
+        )
 
     kept = n
     if not fits_bare(n):
@@ -557,7 +575,7 @@ def _degrade(
     def fits(described: int) -> bool:
         total = at_min[described] + bare[kept] - bare[described]
         names_only = has_desc[kept] - has_desc[described]
-        return _measure(fmt, total, kept, names_only, n - kept, budget) <= budget
+        return _measure(fmt, total, kept, names_only, n - kept, budget, search) <= budget
 
     described = kept
     while described > 0 and not fits(described):
@@ -572,6 +590,7 @@ def render_listing(
     budget: int | None = DEFAULT_BUDGET,
     read_tool: bool = True,
     entry_cap: int | None = ENTRY_CAP,
+    search_tool: str | None = None,
 ) -> Listing:
     """Render the model-facing listing of ``skills`` (see the module docstring).
 
@@ -583,6 +602,8 @@ def render_listing(
         Skill tool); without it the listing is empty.
     :param entry_cap: the longest description of one entry; ``None`` means
         :data:`ENTRY_CAP`, ``0`` or less means no cap.
+    :param search_tool: the name of the search tool the agent has (such as
+        ``search_skills``): the over-budget notice tells the model to call it.
     :raises SkillpathError: for an unknown format.
     """
     fmt = _ALIASES.get(format, format)
@@ -611,11 +632,11 @@ def render_listing(
     cap: int | None = None
     if limit > 0:
         full = sum(e[_FULL] for e in entries)
-        if _measure(fmt, full, len(entries), 0, 0, limit) > limit:
-            described, bare, dropped = _degrade(fmt, entries, limit)
+        if _measure(fmt, full, len(entries), 0, 0, limit, search_tool) > limit:
+            described, bare, dropped = _degrade(fmt, entries, limit, search_tool)
             named = sum(1 for e in bare if e[_DESC])
             rest = (sum(_bare_length(fmt, e) for e in bare), len(bare), named, len(dropped))
-            cap = _best_cap(fmt, described, rest, limit) if described else None
+            cap = _best_cap(fmt, described, rest, limit, search_tool) if described else None
     kept = sorted(described + bare, key=_by_index) if described is not entries else entries
     plain = {e[_INDEX] for e in bare}
     texts: list[str] = []
@@ -651,7 +672,7 @@ def render_listing(
         )
         return Listing("", report)
     head, tail = _frame(fmt)
-    notice = _notice(fmt, len(names_only), len(dropped), limit)
+    notice = _notice(fmt, len(names_only), len(dropped), limit, search_tool)
     if notice:
         texts.append(notice)
     text = head + "\n".join(texts) + tail

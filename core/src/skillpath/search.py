@@ -66,7 +66,10 @@ if TYPE_CHECKING:
 __all__ = [
     "BODY_LIMIT",
     "FIELDS",
+    "MAX_QUERY_CHARS",
+    "MAX_TOOL_RESULTS",
     "RESOURCE_LIMIT",
+    "SEARCH_TOOL_NAME",
     "WEIGHTS",
     "SearchExplanation",
     "SearchHit",
@@ -75,7 +78,9 @@ __all__ = [
     "format_hits",
     "index_for",
     "query_terms",
+    "run_search_tool",
     "search_skills",
+    "search_tool_schema",
 ]
 
 #: The indexed fields, in column order.
@@ -602,13 +607,83 @@ def search_skills(
     return hits[:k]
 
 
+#: The name of the search tool every skillpath surface offers (MCP ``serve``, adapters).
+SEARCH_TOOL_NAME = "search_skills"
+#: Longest query a search tool accepts, in characters.
+MAX_QUERY_CHARS = 1000
+#: Most results a search tool returns.
+MAX_TOOL_RESULTS = 20
+
+
+def search_tool_schema() -> dict[str, Any]:
+    """The ``search_skills`` tool: name, description and JSON Schema of its input
+    (``query``: a string; ``k``: an integer from 1 to :data:`MAX_TOOL_RESULTS`, default 5)."""
+    return {
+        "name": SEARCH_TOOL_NAME,
+        "description": (
+            "Search this project's skills by what you need to do, when the skills list does "
+            "not show one that fits: returns the best matching skills (name and "
+            "description), best first. Then load one by name."
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "A few words describing the task.",
+                    "maxLength": MAX_QUERY_CHARS,
+                },
+                "k": {
+                    "type": "integer",
+                    "description": "How many skills to return (default 5).",
+                    "minimum": 1,
+                    "maximum": MAX_TOOL_RESULTS,
+                },
+            },
+            "required": ["query"],
+        },
+    }
+
+
+def run_search_tool(
+    skills: Sequence[Skill],
+    arguments: Mapping[str, Any] | Any,
+    *,
+    ctx: SkillContext | None = None,
+    host: PluginHost | None = None,
+) -> tuple[str, list[SearchHit] | None]:
+    """Run a ``search_skills`` tool call with the model's ``arguments``, whatever they are.
+
+    :returns: ``(text, hits)``: the model-facing text and the hits, or ``(message,
+        None)`` when the arguments are not a query (the tool's error result). Hidden
+        skills are never returned: a model cannot invoke them.
+    """
+    if not isinstance(arguments, Mapping):
+        return "search_skills needs an object with a string 'query'", None
+    query = arguments.get("query")
+    k = arguments.get("k", 5)
+    if not isinstance(query, str) or not query.strip():
+        return "search_skills needs a non-empty string 'query'", None
+    if len(query) > MAX_QUERY_CHARS:
+        return (
+            f"search_skills: query too long ({len(query)} characters, at most {MAX_QUERY_CHARS})",
+            None,
+        )
+    if k is None:
+        k = 5
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_TOOL_RESULTS:
+        return f"search_skills: 'k' must be an integer from 1 to {MAX_TOOL_RESULTS}", None
+    hits = search_skills(skills, query, k, ctx=ctx, host=host, fields=False)
+    return format_hits(hits, query), hits
+
+
 def format_hits(hits: Sequence[SearchHit], query: str) -> str:
     """The model-facing text of search results (what the ``search_skills`` tools return)."""
     if not hits:
         return (
             f"No skill matches {query!r}. Try other words, or read skill:// for every skill's name."
         )
-    lines = [f"Skills matching {query!r}, best first (load one with the Skill tool):"]
+    lines = [f"Skills matching {query[:200]!r}, best first:"]
     for hit in hits:
         desc = " ".join((hit.skill.description or "").split())
         lines.append(f"- {hit.name}: {desc}" if desc else f"- {hit.name}")
