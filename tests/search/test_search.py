@@ -309,3 +309,51 @@ def test_an_over_budget_listing_names_the_search_tool(tmp_path: Path) -> None:
     assert len(offered.text) <= 1500 and len(plain.text) <= 1500
     small = render_listing(skills[:2], budget=0, search_tool="search_skills")
     assert "search_skills" not in small.text  # nothing left out: no notice
+
+
+def _pkg(tmp: Path, name: str, description: str, provider: str = "packs") -> Skill:
+    skill = make(tmp, name, description)
+    return attrs.evolve(skill, source=SkillSource(provider, "package", tmp, "pack"))
+
+
+def test_with_search_the_listing_keeps_a_byte_stable_prefix(tmp_path: Path) -> None:
+    from skillpath.listing import render_listing
+
+    own = [make(tmp_path / "own", f"mine-{i}", f"My own skill {i}. " * 5) for i in range(5)]
+    pkgs = [_pkg(tmp_path / "p", f"pkg-{i:02}", "A packaged skill. " * 8) for i in range(40)]
+    first = render_listing([*own, *pkgs], budget=1500, search_tool="search_skills")
+    more = [*own, *pkgs, _pkg(tmp_path / "p", "aaa-new", "Newly installed. " * 8)]
+    second = render_listing(more, budget=1500, search_tool="search_skills")
+    # the user's own skills come first, whole; a new package skill changes no byte before it
+    entries = [ln for ln in first.text.splitlines() if ln.startswith("- ")]
+    assert [ln.split(":")[0] for ln in entries[:5]] == [f"- mine-{i}" for i in range(5)]
+    head = first.text.split("\n- pkg-00")[0]
+    assert second.text.startswith(head)
+    assert "Call search_skills" in first.text
+    assert first.report.dropped and not first.report.names_only
+    assert len(first.text) <= 1500 and len(second.text) <= 1500
+
+
+def test_pinned_skills_come_first_in_full_and_quotas_bound_a_source(tmp_path: Path) -> None:
+    from skillpath.listing import render_listing
+
+    own = [make(tmp_path / "own", f"mine-{i}", "Own.") for i in range(3)]
+    libs = [_pkg(tmp_path / "l", f"lib-{i}", "From a library.", "libraries") for i in range(6)]
+    listing = render_listing(
+        [*own, *libs], budget=0, pinned=("lib-5", "mine-2"), quotas={"libraries": 2}
+    )
+    names = [ln[2:].split(":")[0] for ln in listing.text.splitlines() if ln.startswith("- ")]
+    assert names[:2] == ["lib-5", "mine-2"]
+    assert [n for n in names if n.startswith("lib-")] == ["lib-5", "lib-0", "lib-1"]
+    assert set(listing.report.dropped) == {"lib-2", "lib-3", "lib-4"}
+
+
+def test_listing_quotas_must_be_counts(isolated_env: Env) -> None:
+    (isolated_env.home / ".skillpath").mkdir(exist_ok=True)
+    (isolated_env.home / ".skillpath" / "config.toml").write_text(
+        '[listing]\nquotas = { libraries = "many" }\npinned = ["a"]\n'
+    )
+    result = load_skills(isolated_env.project, env=isolated_env.env)
+    assert any(
+        d.code == "settings-bad-value" and "quotas" in d.message for d in result.diagnostics
+    )

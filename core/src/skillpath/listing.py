@@ -76,7 +76,7 @@ import os
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -495,9 +495,7 @@ def _best_cap(
 
     def fits(cap: int | None) -> bool:
         total = length + sum(_lengths_at(fmt, described, cap))
-        return (
-            _measure(fmt, total, count + len(described), bare, dropped, budget, search) <= budget
-        )
+        return _measure(fmt, total, count + len(described), bare, dropped, budget, search) <= budget
 
     longest = max((len(e[_DESC]) for e in described), default=0)
     if fits(None):
@@ -550,9 +548,7 @@ def _degrade(
         has_desc.append(has_desc[-1] + (1 if e[_DESC] else 0))
 
     def fits_bare(kept: int) -> bool:
-        return (
-            _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget, search) <= budget
-        )
+        return _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget, search) <= budget
 
     kept = n
     if not fits_bare(n):
@@ -591,6 +587,8 @@ def render_listing(
     read_tool: bool = True,
     entry_cap: int | None = ENTRY_CAP,
     search_tool: str | None = None,
+    pinned: Sequence[str] = (),
+    quotas: Mapping[str, int] | None = None,
 ) -> Listing:
     """Render the model-facing listing of ``skills`` (see the module docstring).
 
@@ -603,7 +601,11 @@ def render_listing(
     :param entry_cap: the longest description of one entry; ``None`` means
         :data:`ENTRY_CAP`, ``0`` or less means no cap.
     :param search_tool: the name of the search tool the agent has (such as
-        ``search_skills``): the over-budget notice tells the model to call it.
+        ``search_skills``): the over-budget notice tells the model to call it, and
+        the listing follows the *policy* order (see :func:`_policy_listing`).
+    :param pinned: names always listed first and in full (``[listing] pinned``).
+    :param quotas: at most this many entries per provider id or level
+        (``[listing] quotas``); pinned skills do not count.
     :raises SkillpathError: for an unknown format.
     """
     fmt = _ALIASES.get(format, format)
@@ -625,6 +627,19 @@ def render_listing(
             ),
         )
     entries, flagged, _ties = _make_entries(fmt, visible, cap_each)
+    if search_tool or pinned or quotas:
+        return _policy_listing(
+            fmt,
+            entries,
+            visible,
+            limit,
+            cap_each,
+            hidden,
+            flagged,
+            search_tool=search_tool,
+            pinned=tuple(pinned),
+            quotas=dict(quotas or {}),
+        )
 
     described = entries
     bare: list[_Entry] = []
@@ -694,3 +709,117 @@ def render_listing(
 
 
 _by_index = operator.itemgetter(_INDEX)
+
+
+def _policy_listing(
+    fmt: str,
+    entries: list[_Entry],
+    visible: list[Skill],
+    limit: int,
+    cap_each: int,
+    hidden: int,
+    flagged: list[str],
+    *,
+    search_tool: str | None,
+    pinned: tuple[str, ...],
+    quotas: dict[str, int],
+) -> Listing:
+    """The listing under a policy (pinned names, quotas, or a search tool offered).
+
+    Entries go in *keep order* — the pinned names in the order given, then the
+    user's and the project's own skills, then packages, then generated ones
+    (higher priority first, then by name) — and the text keeps that order, so a
+    skill added later in the order never changes the bytes before it (a prompt
+    cache keeps its prefix). A quota drops the entries of a provider id or level
+    past its count. Each entry is listed whole (within the entry cap) while it
+    fits the budget; pinned entries always are. What does not fit is left to the
+    search tool when one is offered, else listed by name only while that fits,
+    and the rest is left out; the notice says how many and how to reach them.
+    """
+    rank_of = {name: i for i, name in enumerate(pinned)}
+    order = sorted(
+        entries,
+        key=lambda e: (0, rank_of[e[_NAME]], 0, 0) if e[_NAME] in rank_of else (1, *_keep_key(e)),
+    )
+    counts: dict[str, int] = {}
+    kept: list[_Entry] = []
+    dropped: list[_Entry] = []
+    for e in order:
+        if e[_NAME] not in rank_of and quotas:
+            src = visible[e[_INDEX]].source
+            keys = [k for k in (src.provider, src.level) if k in quotas]
+            if any(counts.get(k, 0) >= quotas[k] for k in keys):
+                dropped.append(e)
+                continue
+            for k in keys:
+                counts[k] = counts.get(k, 0) + 1
+        kept.append(e)
+    head, tail = _frame(fmt)
+    full: list[_Entry] = []
+    bare: list[_Entry] = []
+    used = len(head) + len(tail)
+    pending = list(kept)
+
+    def room(extra: int, n_bare: int, n_dropped: int) -> bool:
+        if limit <= 0:
+            return True
+        notice = _notice(fmt, n_bare, n_dropped, limit, search_tool)
+        items = len(full) + len(bare) + 1 + (1 if notice else 0)
+        return used + extra + len(notice) + (items - 1) <= limit
+
+    while pending:
+        e = pending[0]
+        if e[_NAME] in rank_of or room(e[_FULL], len(bare), len(pending) - 1 + len(dropped)):
+            full.append(pending.pop(0))
+            used += e[_FULL]
+            continue
+        break
+    if not search_tool:
+        while pending:
+            e = pending[0]
+            named = len(bare) + (1 if e[_DESC] else 0)
+            if not room(_bare_length(fmt, e), named, len(pending) - 1 + len(dropped)):
+                break
+            bare.append(pending.pop(0))
+            used += _bare_length(fmt, e)
+    dropped.extend(pending)
+    texts = [_entry_text(fmt, e[_NAME], e[_DESC], e[_LOCATION]) for e in full]
+    texts += [_entry_text(fmt, e[_NAME], "", e[_LOCATION], bare=True) for e in bare]
+    names_only = tuple(e[_NAME] for e in bare if e[_DESC])
+    listed = len(full) + len(bare)
+    capped = tuple(e[_NAME] for e in full if e[_CAPPED])
+    dropped_names = tuple(e[_NAME] for e in dropped)
+    if not texts:
+        report = BudgetReport(
+            limit,
+            0,
+            len(visible),
+            0,
+            (),
+            dropped_names,
+            hidden,
+            tuple(flagged),
+            "budget",
+            (),
+            cap_each,
+        )
+        return Listing("", report)
+    notice = _notice(fmt, len(names_only), len(dropped), limit, search_tool)
+    if notice:
+        texts.append(notice)
+    text = head + "\n".join(texts) + tail
+    report = BudgetReport(
+        limit,
+        len(text),
+        len(visible),
+        listed,
+        capped,
+        dropped_names,
+        hidden,
+        tuple(flagged),
+        None,
+        capped,
+        cap_each,
+        names_only,
+    )
+    return Listing(text, report)

@@ -359,6 +359,8 @@ class SkillSession:
             read_tool=read_tool,
             entry_cap=entry_cap,
             search_tool=search_tool,
+            pinned=tuple(self.ctx.settings.get("listing", "pinned", ())),
+            quotas=dict(self.ctx.settings.get("listing", "quotas", {}) or {}),
         )
 
     def search(
