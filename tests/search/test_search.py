@@ -51,7 +51,7 @@ def catalog(tmp_path: Path) -> list[Skill]:
             "Review SQL migrations for locking problems.",
             "# Migration checklist\n\nLook for missing indexes and long locks.\n",
         ),
-        make(tmp_path, "release-notes", "Write release notes.", "Summarise merged pull requests.\n"),
+        make(tmp_path, "release-notes", "Write release notes.", "Summarise merged pull requests."),
         make(tmp_path, "secret-tool", "Rotate database credentials.", hide="true"),
     ]
 
@@ -135,7 +135,8 @@ def test_a_body_that_cannot_be_read_does_not_stop_the_index(tmp_path: Path) -> N
 def test_results_are_the_same_bytes_in_another_process(isolated_env: Env) -> None:
     for i in range(30):
         isolated_env.skill(".agents/skills", f"skill-{i:02}", f"Handle case {i % 7} of deploys.")
-    cmd = [sys.executable, "-m", "skillpath", "search", "--json", "--cwd", str(isolated_env.project)]
+    project = str(isolated_env.project)
+    cmd = [sys.executable, "-m", "skillpath", "search", "--json", "--cwd", project]
     env = dict(isolated_env.env, SKILLPATH_NO_SNAPSHOT="1")
     outs = {
         subprocess.run(
@@ -354,6 +355,4 @@ def test_listing_quotas_must_be_counts(isolated_env: Env) -> None:
         '[listing]\nquotas = { libraries = "many" }\npinned = ["a"]\n'
     )
     result = load_skills(isolated_env.project, env=isolated_env.env)
-    assert any(
-        d.code == "settings-bad-value" and "quotas" in d.message for d in result.diagnostics
-    )
+    assert any(d.code == "settings-bad-value" and "quotas" in d.message for d in result.diagnostics)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..cli.conftest import Cli, cli  # noqa: F401 - the fixture
 from ..conftest import Env
+from .conftest import Cli
 
 
 def _project(env: Env) -> None:
@@ -40,7 +40,7 @@ def test_search_json_is_the_documented_shape(cli: Cli) -> None:
 def test_hidden_skills_need_all(cli: Cli) -> None:
     _project(cli.env)
     assert "quiet" not in [r["name"] for r in cli.json("search", "rotate", "secrets")["results"]]
-    assert [r["name"] for r in cli.json("search", "--all", "rotate")["results"]][0] == "quiet"
+    assert cli.json("search", "--all", "rotate")["results"][0]["name"] == "quiet"
 
 
 def test_no_match_says_so(cli: Cli) -> None:
