@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "add": "skillpath.cli.add:add_cmd",
     "update": "skillpath.cli.add:update_cmd",
     "remove": "skillpath.cli.add:remove_cmd",
+    "search": "skillpath.cli.search:search_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}
