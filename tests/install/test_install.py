@@ -472,3 +472,20 @@ def test_an_unreadable_lock_is_reported_and_never_overwritten(
     assert path.read_text() == text
     assert not (isolated_env.project / ".agents").exists()
     assert done.exception is None or isinstance(done.exception, SystemExit)
+
+
+def test_a_held_record_lock_costs_a_bounded_wait(
+    isolated_env: Env, served: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import filelock
+
+    monkeypatch.setenv("SKILLPATH_LOCK_WAIT", "0.2")
+    held = filelock.FileLock(str(isolated_env.home / ".skillpath" / ".installed.json.lock"))
+    (isolated_env.home / ".skillpath").mkdir(exist_ok=True)
+    with held:
+        done = CliRunner().invoke(
+            main, ["add", served, "--skill", "alpha", "--cwd", str(isolated_env.project)]
+        )
+    assert done.exit_code == 1
+    assert "held by another process; gave up after 0.2 s (SKILLPATH_LOCK_WAIT)" in done.stderr
+    assert not (isolated_env.project / ".agents").exists()

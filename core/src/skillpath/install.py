@@ -218,19 +218,18 @@ def _write_shared(path: Path, lock: Mapping[str, Any], user: bool) -> None:
 
 @contextlib.contextmanager
 def _exclusive(ctx: SkillContext) -> Iterator[None]:
-    """One ``add``/``update``/``remove`` at a time per user (they share the record)."""
-    import filelock
+    """One ``add``/``update``/``remove`` at a time per user (they share the record); the
+    wait is bounded (``SKILLPATH_LOCK_WAIT``), another user's lock is refused at once."""
+    from skillpath.ownership import exclusive, lock_wait
 
     home = ctx.skillpath_home
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = filelock.FileLock(os.fspath(home / f".{RECORD_FILE}.lock"), timeout=60, mode=0o600)
-    try:
-        with lock:
-            yield
-    except filelock.Timeout as exc:
-        raise SkillpathError(
-            f"{home / RECORD_FILE}: another skillpath add/update/remove holds it (waited 60 s)"
-        ) from exc
+    with exclusive(
+        home / f".{RECORD_FILE}.lock",
+        wait=lock_wait(ctx.env),
+        what=f"skillpath add/update/remove recorded in {home / RECORD_FILE}",
+    ):
+        yield
 
 
 @attrs.define
