@@ -489,3 +489,24 @@ def test_a_held_record_lock_costs_a_bounded_wait(
     assert done.exit_code == 1
     assert "held by another process; gave up after 0.2 s (SKILLPATH_LOCK_WAIT)" in done.stderr
     assert not (isolated_env.project / ".agents").exists()
+
+
+def test_a_skill_too_big_is_refused_before_it_is_read(
+    isolated_env: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(skill_text("big", "Big."))
+    with open(folder / "blob.bin", "wb") as fh:  # sparse: 3 GiB claimed, nothing stored
+        fh.truncate(3 * 1024**3)
+    real_read = Path.read_bytes
+
+    def guarded(self: Path) -> bytes:
+        assert self.name != "blob.bin", "the oversized file was read"
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", guarded)
+    done = CliRunner().invoke(main, ["add", str(folder), "--cwd", str(isolated_env.project)])
+    assert done.exit_code == 1
+    assert f"{folder}: more than" in done.stderr
+    assert not (isolated_env.project / ".agents").exists()

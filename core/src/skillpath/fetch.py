@@ -460,6 +460,8 @@ def skill_folder_files(folder: Path, diags: list[Diagnostic]) -> dict[str, bytes
                     )
                 )
                 continue
+            if total + full.stat().st_size > MAX_SKILL_BYTES:  # before reading it
+                raise SkillpathError(f"{folder}: more than {MAX_SKILL_BYTES} bytes")
             data = full.read_bytes()
             total += len(data)
             if total > MAX_SKILL_BYTES:

@@ -150,12 +150,12 @@ def _read_json(path: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
     :raises SkillpathError: when it is there but unreadable or not an object (it is
         never overwritten then: it may hold what someone needs).
     """
-    from skillpath.urls import read_text_file
+    from skillpath.boundedjson import read_json_bounded
 
     if not os.path.lexists(path):
         return None
     try:
-        data = json.loads(read_text_file(path))
+        data = read_json_bounded(path)
     except (OSError, ValueError, RecursionError, SkillpathError) as exc:
         raise SkillpathError(f"{path}: cannot read it ({exc}); fix or move it first") from exc
     if not isinstance(data, dict):
