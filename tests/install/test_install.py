@@ -510,3 +510,22 @@ def test_a_skill_too_big_is_refused_before_it_is_read(
     assert done.exit_code == 1
     assert f"{folder}: more than" in done.stderr
     assert not (isolated_env.project / ".agents").exists()
+
+
+def test_on_a_terminal_update_asks_before_replacing(
+    isolated_env: Env, served: str, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = isolated_env
+    cli(env, "add", served, "--skill", "alpha", "--agent", "agents")
+    upstream.commit({"skills/alpha/notes.txt": "asked\n"})
+    monkeypatch.setattr("skillpath.cli.add._tty", lambda: True)
+    args = ["update", "--cwd", str(env.project)]
+    declined = CliRunner().invoke(main, args, input="n\n")
+    assert declined.exit_code == 0, declined.output
+    assert "~ notes.txt" in declined.stdout and "Replace these?" in declined.stdout
+    notes = env.project / ".agents/skills/alpha/notes.txt"
+    assert notes.read_text() == "notes\n"
+    accepted = CliRunner().invoke(main, args, input="y\n")
+    assert accepted.exit_code == 0, accepted.output
+    assert notes.read_text() == "asked\n"
+    assert CliRunner().invoke(main, [*args, "--yes"]).exit_code == 0
