@@ -62,11 +62,19 @@ def _anthropic(body: dict[str, Any]) -> tuple[str, bytes]:
             ("message_start", {"type": "message_start", "message": start}),
             (
                 "content_block_start",
-                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
             ),
             (
                 "content_block_delta",
-                {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": REPLY}},
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": REPLY},
+                },
             ),
             ("content_block_stop", {"type": "content_block_stop", "index": 0}),
             (
@@ -106,13 +114,35 @@ def _responses(body: dict[str, Any]) -> tuple[str, bytes]:
     }
     return "text/event-stream", _sse(
         [
-            ("response.created", {"type": "response.created", "response": dict(response, status="in_progress", output=[])}),
-            ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": dict(item, content=[])}),
+            (
+                "response.created",
+                {
+                    "type": "response.created",
+                    "response": dict(response, status="in_progress", output=[]),
+                },
+            ),
+            (
+                "response.output_item.added",
+                {
+                    "type": "response.output_item.added",
+                    "output_index": 0,
+                    "item": dict(item, content=[]),
+                },
+            ),
             (
                 "response.output_text.delta",
-                {"type": "response.output_text.delta", "item_id": "msg_fake", "output_index": 0, "content_index": 0, "delta": REPLY},
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": "msg_fake",
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": REPLY,
+                },
             ),
-            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+            (
+                "response.output_item.done",
+                {"type": "response.output_item.done", "output_index": 0, "item": item},
+            ),
             ("response.completed", {"type": "response.completed", "response": response}),
         ]
     )
@@ -127,7 +157,11 @@ def _chat(body: dict[str, Any]) -> tuple[str, bytes]:
             "created": 0,
             "model": model,
             "choices": [
-                {"index": 0, "message": {"role": "assistant", "content": REPLY}, "finish_reason": "stop"}
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": REPLY},
+                    "finish_reason": "stop",
+                }
             ],
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
         }
@@ -145,7 +179,11 @@ def _chat(body: dict[str, Any]) -> tuple[str, bytes]:
     last = chunk({}, "stop")
     last["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
     return "text/event-stream", _sse(
-        [(None, chunk({"role": "assistant", "content": REPLY}, None)), (None, last), (None, "[DONE]")]
+        [
+            (None, chunk({"role": "assistant", "content": REPLY}, None)),
+            (None, last),
+            (None, "[DONE]"),
+        ]
     )
 
 
@@ -160,7 +198,7 @@ class FakeModel:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 return
 
             def _answer(self, status: int, kind: str, data: bytes) -> None:
@@ -170,7 +208,7 @@ class FakeModel:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 owner._record(self.path, {})
                 if self.path.rstrip("/").endswith("/models"):
                     models = {"object": "list", "data": [{"id": "fake", "object": "model"}]}
@@ -178,10 +216,10 @@ class FakeModel:
                 else:
                     self._answer(404, "application/json", b'{"error": "not found"}')
 
-            def do_HEAD(self) -> None:  # noqa: N802
+            def do_HEAD(self) -> None:
                 self._answer(200, "text/plain", b"")
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 try:
