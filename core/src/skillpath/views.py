@@ -1,0 +1,781 @@
+"""What each agent shows the model: a view per agent (Claude Code, Codex, OpenCode).
+
+skillpath's own catalog (:func:`skillpath.load_skills`) is deterministic,
+budgeted with a report and never silent. A *view* answers a different question:
+what one real agent, started in ``cwd``, will list to its model, what it drops
+and why. Each view follows that agent's own rules, learned by running the
+pinned agents against a scripted model API (``tests/counterparts``):
+
+``claude-code`` (Claude Code 2.1.332)
+    ``~/.claude/skills``, then ``.claude/skills`` from cwd up to the repository
+    root (nearest first), then legacy ``.claude/commands/*.md``. One level deep,
+    dot folders included, symlinks followed (a target reached twice loads once).
+    Listed under the folder name (``folder (name)`` when ``name:`` differs);
+    ``disable-model-invocation`` hides. No usable description: the first
+    non-blank body line, ``#`` stripped. Groups in that order, each by name;
+    entry cut ``description[:1535] + "…"``; budget
+    ``SLASH_COMMAND_TOOL_CHAR_BUDGET`` else context window × 4 × 0.01; over
+    budget every entry is ``- name`` and then, in order, gets its description
+    back while it fits.
+``codex`` (Codex CLI 0.171.0)
+    ``.codex/skills`` and ``.agents/skills`` in every directory from cwd up to
+    the repository root (outside git: only cwd's two),
+    ``$CODEX_HOME/skills`` and its ``.system`` skills, ``~/.agents/skills``,
+    ``/etc/codex/skills``. Nested to depth 6, dot entries skipped, a skill
+    inside a skill read. Dropped: a BOM, anything before the opening ``---``,
+    no closing ``---``, no (string) description, a name over 64 characters.
+    A name found twice is listed twice. ``agents/openai.yaml``
+    ``policy.allow_implicit_invocation: false`` and ``[[skills.config]]
+    enabled = false`` hide. Descriptions over 1,024 characters are cut to
+    1,021 + ``...``.
+``opencode`` (OpenCode 1.18.33)
+    ``~/.claude/skills`` and ``~/.agents/skills``, the same two in every
+    directory from cwd up to the worktree, then ``{skill,skills}`` under
+    ``~/.config/opencode`` and every ``.opencode`` from cwd up; any depth
+    (dot folders only under ``.claude``/``.agents``). ``name`` and
+    ``description`` must be strings. The last copy of a name read wins, but
+    OpenCode reads in parallel, so the pick is flagged as unstable.
+    ``permission.skill`` ``deny`` hides. Everything is listed, by name, in an
+    unescaped ``<available_skills>`` block.
+
+The agents' own built-in skills (Codex's ``.system`` folder excepted, which is
+on disk) are not part of a view.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "AGENTS",
+    "AgentView",
+    "Dropped",
+    "ViewSkill",
+    "claude_budget",
+    "view",
+]
+
+#: The agents a view can be made for.
+AGENTS = ("claude-code", "codex", "opencode")
+
+CLAUDE_HEADER = "The following skills are available for use with the Skill tool:"
+CLAUDE_ENTRY_CUT = 1535
+CLAUDE_BUDGET_ENV = "SLASH_COMMAND_TOOL_CHAR_BUDGET"
+CLAUDE_BUDGET_FRACTION = 0.01
+#: The context window of Claude Code's default model (its ``modelUsage`` report).
+CLAUDE_CONTEXT_WINDOW = 1_000_000
+
+CODEX_MAX_DEPTH = 6
+CODEX_MAX_DIRS = 2000
+CODEX_NAME_MAX = 64
+CODEX_DESCRIPTION_MAX = 1024
+CODEX_INTRO = (
+    "A skill is a set of local instructions to follow that is stored in a `SKILL.md` file. "
+    "Below is the list of skills that can be used. Each entry includes a name, description, "
+    "and a short path that can be expanded into an absolute path using the skill roots table."
+)
+_SCOPE_RANK = {"system": 0, "admin": 1, "repo": 2, "user": 3}
+
+
+@attrs.frozen
+class ViewSkill:
+    """One skill as an agent loads it.
+
+    ``name`` is the name the agent lists (Claude Code: ``folder (name)`` when
+    they differ), ``description`` the listed text (after the agent's cut),
+    ``path`` the ``SKILL.md`` (or command file), ``root`` the folder scanned,
+    ``scope`` the agent's word for where it came from. ``shown`` is False when
+    the agent loads the skill but keeps it out of the listing; ``why`` says why.
+    """
+
+    name: str
+    description: str
+    path: Path
+    root: Path
+    scope: str
+    shown: bool = True
+    why: str = ""
+
+
+@attrs.frozen
+class Dropped:
+    """A file the agent finds but does not load: ``path`` and a one-line ``reason``."""
+
+    path: Path
+    reason: str
+    name: str = ""
+
+
+@attrs.frozen
+class AgentView:
+    """What ``agent`` shows the model in ``cwd``.
+
+    ``skills``: every loaded skill in listing order (hidden ones included, with
+    ``shown=False``); ``dropped``: files skipped, with the reason;
+    ``warnings``: one line each (duplicate names, unstable picks, budget);
+    ``listing``: the listing text byte for byte as the agent sends it.
+    """
+
+    agent: str
+    cwd: Path
+    skills: tuple[ViewSkill, ...]
+    dropped: tuple[Dropped, ...]
+    warnings: tuple[str, ...]
+    listing: str
+
+    @property
+    def shown(self) -> tuple[ViewSkill, ...]:
+        """The skills the agent lists to the model, in listing order."""
+        return tuple(s for s in self.skills if s.shown)
+
+    def explain(self, name: str) -> str:
+        """One line: whether the agent shows ``name`` and, when not, why."""
+        label = _LABELS[self.agent]
+        hits = [s for s in self.skills if name in (s.name, _bare(s.name), s.path.parent.name)]
+        shown = [s for s in hits if s.shown]
+        if shown:
+            where = ", ".join(str(s.path) for s in shown)
+            extra = [w for w in self.warnings if f"'{name}'" in w]
+            return f"{label} shows it ({where})" + (f"; {extra[0]}" if extra else "")
+        if hits:
+            return f"{label} loads it but does not list it: {hits[0].why}"
+        for d in self.dropped:
+            if name in (d.name, d.path.parent.name, d.path.stem):
+                return f"{label} skips it: {d.reason} ({d.path})"
+        return f"{label} does not find it: no {name} in any folder {label} reads"
+
+
+_LABELS = {"claude-code": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
+
+
+def _bare(listed: str) -> str:
+    return listed.split(" (", 1)[0]
+
+
+# --- shared helpers -----------------------------------------------------------
+
+
+def repo_root(cwd: Path) -> Path | None:
+    """The first directory from ``cwd`` up holding ``.git`` (a folder or a file)."""
+    for d in (cwd, *cwd.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def _up(cwd: Path, stop: Path | None) -> list[Path]:
+    """``cwd`` and its parents up to ``stop`` (included), nearest first."""
+    out = []
+    for d in (cwd, *cwd.parents):
+        out.append(d)
+        if stop is None or d == stop:
+            break
+    return out
+
+
+_LINE = re.compile(r"^([A-Za-z0-9_-]+)\s*:\s*(.*)$")
+
+
+def _line_parse(text: str) -> dict[str, Any]:
+    """``key: value`` lines, as the agents' fallbacks read a block YAML rejects."""
+    out: dict[str, Any] = {}
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m:
+            value = m.group(2).strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+                value = value[1:-1]
+            out[m.group(1)] = value
+    return out
+
+
+def _yaml(text: str) -> tuple[Any, str | None]:
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        return yaml.safe_load(text), None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem", None) or type(e).__name__
+        return None, str(mark)
+
+
+def _js_string(value: Any) -> str | None:
+    """``String(value)`` for a scalar the way a JavaScript agent prints it; else None."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _split(raw: bytes, *, opener: str) -> tuple[str | None, str, str]:
+    """Split a file into ``(frontmatter, body, problem)``.
+
+    ``opener`` is ``"exact"`` (first line ``---``, trailing blanks allowed) or
+    ``"trimmed"`` (the first line stripped equals ``---``). ``problem`` names
+    why there is no frontmatter (empty when there is one).
+    """
+    text = raw.decode("utf-8", "replace")
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return None, text, "the file is empty"
+    first = lines[0].rstrip("\r\n")
+    ok = first.strip() == "---" if opener == "trimmed" else first.rstrip() == "---"
+    if not ok:
+        if not first.strip() and any(line.strip() == "---" for line in lines[1:3]):
+            return None, text, "a blank line before the opening ---"
+        return None, text, "no frontmatter (the first line is not ---)"
+    for i in range(1, len(lines)):
+        line = lines[i].rstrip("\r\n")
+        closes = line.strip() == "---" if opener == "trimmed" else line.rstrip() == "---"
+        if closes:
+            return "".join(lines[1:i]), "".join(lines[i + 1 :]), ""
+    return None, text, "the frontmatter is never closed (no second ---)"
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return str(value).strip().lower() in ("true", "yes", "on", "1")
+
+
+# --- Claude Code --------------------------------------------------------------
+
+
+def claude_budget(env: Mapping[str, str], context_window: int | None = None) -> int:
+    """Claude Code's listing budget: ``$SLASH_COMMAND_TOOL_CHAR_BUDGET`` when it is a
+    positive integer, else ``context_window × 4 × 0.01``."""
+    value = env.get(CLAUDE_BUDGET_ENV, "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    window = context_window or CLAUDE_CONTEXT_WINDOW
+    return int(window * 4 * CLAUDE_BUDGET_FRACTION)
+
+
+def _claude_description(meta: dict[str, Any], body: str) -> str:
+    text = _js_string(meta.get("description"))
+    if text is None or not text.strip():
+        text = ""
+        for line in body.splitlines():
+            if line.strip():
+                text = line.strip().lstrip("#").strip()
+                break
+    return text.strip()
+
+
+def _claude_meta(raw: bytes) -> tuple[dict[str, Any], str]:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    block, body, _problem = _split(raw, opener="exact")
+    if block is None:
+        return {}, body
+    data, error = _yaml(block)
+    if error is not None:
+        data = {k: v for k, v in _line_parse(block).items() if not v.startswith(("[", "{"))}
+    return (data if isinstance(data, dict) else {}), body
+
+
+def _claude_entry(folder: str, meta: dict[str, Any], body: str) -> tuple[str, str]:
+    named = _js_string(meta.get("name"))
+    if named is not None and (not named.strip() or any(c.isspace() for c in named)):
+        named = None  # Claude Code keeps the folder name alone for a name with blanks
+    name = folder if not named or named == folder else f"{folder} ({named})"
+    return name, _claude_description(meta, body)
+
+
+def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
+    root = repo_root(cwd)
+    groups: list[tuple[str, Path]] = [("user", home / ".claude" / "skills")]
+    groups += [("project", d / ".claude" / "skills") for d in _up(cwd, root or cwd)]
+    skills: list[ViewSkill] = []
+    dropped: list[Dropped] = []
+    seen_names: set[str] = set()
+    seen_real: set[str] = set()
+    for scope, folder in groups:
+        found = []
+        try:
+            children = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for child in children:
+            skill_md = folder / child / "SKILL.md"
+            raw = _read(skill_md) if skill_md.is_file() else None
+            if raw is None:
+                continue
+            real = os.path.realpath(skill_md)
+            if real in seen_real:
+                dropped.append(Dropped(skill_md, "the same file was already loaded", child))
+                continue
+            seen_real.add(real)
+            if child in seen_names:
+                dropped.append(Dropped(skill_md, f"{child} is already loaded from {scope}", child))
+                continue
+            seen_names.add(child)
+            meta, body = _claude_meta(raw)
+            name, desc = _claude_entry(child, meta, body)
+            hidden = _bool(meta.get("disable-model-invocation", False))
+            found.append(
+                ViewSkill(
+                    name,
+                    desc,
+                    skill_md,
+                    folder,
+                    scope,
+                    not hidden,
+                    "disable-model-invocation: true keeps it out of the listing" if hidden else "",
+                )
+            )
+        skills += found
+    legacy: list[ViewSkill] = []
+    for d in [home, *_up(cwd, root or cwd)]:
+        commands = d / ".claude" / "commands"
+        if not commands.is_dir():
+            continue
+        for file in sorted(commands.rglob("*.md")):
+            rel = file.relative_to(commands).with_suffix("")
+            name = ":".join(rel.parts)
+            if name in seen_names:
+                continue
+            raw = _read(file)
+            if raw is None:
+                continue
+            seen_names.add(name)
+            meta, body = _claude_meta(raw)
+            desc = _claude_description(meta, body)
+            hidden = _bool(meta.get("disable-model-invocation", False))
+            legacy.append(ViewSkill(name, desc, file, commands, "commands", not hidden))
+    skills += sorted(legacy, key=lambda s: s.name)
+    listing, warnings = _claude_listing(skills, claude_budget(env, window))
+    return AgentView("claude-code", cwd, tuple(skills), tuple(dropped), warnings, listing)
+
+
+def _claude_text(desc: str) -> str:
+    text = " ".join(desc.split("\n")).replace("<", "&lt;").replace(">", "&gt;")
+    if len(text) > CLAUDE_ENTRY_CUT + 1:
+        text = text[:CLAUDE_ENTRY_CUT] + "…"
+    return text
+
+
+def _claude_listing(skills: list[ViewSkill], budget: int) -> tuple[str, tuple[str, ...]]:
+    shown = [s for s in skills if s.shown]
+    full = [
+        f"- {s.name}: {_claude_text(s.description)}" if s.description else f"- {s.name}"
+        for s in shown
+    ]
+    if sum(len(line) + 1 for line in full) <= budget:
+        return "\n".join(full), ()
+    lines = [f"- {s.name}" for s in shown]
+    used = sum(len(line) + 1 for line in lines)
+    kept = 0
+    for i, line in enumerate(full):
+        extra = len(line)  # Claude Code charges the whole entry, its name again included
+        if used + extra <= budget:
+            lines[i] = line
+            used += extra
+            kept += 1
+    warning = (
+        f"over Claude Code's listing budget of {budget} characters: {len(shown) - kept} of "
+        f"{len(shown)} skills are listed by name only, without a notice"
+    )
+    return "\n".join(lines), (warning,)
+
+
+# --- Codex --------------------------------------------------------------------
+
+
+def _codex_home(home: Path, env: Mapping[str, str]) -> Path:
+    value = env.get("CODEX_HOME", "")
+    return Path(value) if value else home / ".codex"
+
+
+def _codex_roots(cwd: Path, home: Path, env: Mapping[str, str]) -> list[tuple[str, Path]]:
+    root = repo_root(cwd)
+    codex_home = _codex_home(home, env)
+    roots: list[tuple[str, Path]] = []
+    # the project's .codex layers: cwd up to the root; outside git cwd alone
+    roots += [("repo", d / ".codex" / "skills") for d in _up(cwd, root or cwd)]
+    roots += [
+        ("user", codex_home / "skills"),
+        ("user", home / ".agents" / "skills"),
+        ("system", codex_home / "skills" / ".system"),
+        ("admin", Path(env.get("SKILLPATH_CODEX_ADMIN_DIR", "/etc/codex/skills"))),
+    ]
+    if root is not None:
+        roots += [("repo", d / ".agents" / "skills") for d in reversed(_up(cwd, root))]
+    else:
+        roots.append(("repo", cwd / ".agents" / "skills"))
+    unique: list[tuple[str, Path]] = []
+    for scope, path in roots:
+        if all(path != p for _s, p in unique):
+            unique.append((scope, path))
+    return unique
+
+
+def _codex_walk(root: Path) -> list[Path]:
+    """``SKILL.md`` files under ``root``: breadth first, depth ≤ 6, dot entries skipped."""
+    out: list[Path] = []
+    queue: list[tuple[Path, int]] = [(root, 0)]
+    visited = 0
+    while queue and visited < CODEX_MAX_DIRS:
+        folder, depth = queue.pop(0)
+        visited += 1
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if e.name.startswith("."):
+                continue
+            if e.name == "SKILL.md" and depth > 0 and e.is_file():
+                out.append(Path(e.path))
+            elif e.is_dir() and depth < CODEX_MAX_DEPTH:
+                queue.append((Path(e.path), depth + 1))
+    return out
+
+
+def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
+    """``(name, description)`` as Codex reads them, or the reason it drops the file."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return "a UTF-8 BOM before the frontmatter"
+    block, _body, problem = _split(raw, opener="trimmed")
+    if block is None:
+        return problem
+    data, error = _yaml(block)
+    if error is not None:
+        data = _line_parse(block)
+    if not isinstance(data, dict):
+        data = {}
+    name = _js_string(data.get("name")) or ""
+    name = " ".join(name.split("\n")).strip() or path.parent.name
+    if len(name) > CODEX_NAME_MAX:
+        return f"the name is {len(name)} characters (Codex allows {CODEX_NAME_MAX})"
+    raw_desc = data.get("description")
+    desc = _js_string(raw_desc)
+    if desc is None:
+        kind = "missing" if raw_desc is None else f"a {type(raw_desc).__name__}, not a string"
+        return f"no description (it is {kind})"
+    desc = " ".join(desc.replace("\r\n", "\n").split("\n")).strip()
+    if not desc:
+        return "an empty description"
+    if len(desc) > CODEX_DESCRIPTION_MAX:
+        desc = desc[: CODEX_DESCRIPTION_MAX - 3] + "..."
+    return name, desc
+
+
+def _codex_disabled(codex_home: Path) -> set[str]:
+    try:
+        config = tomllib.loads((codex_home / "config.toml").read_text())
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return set()
+    skills = config.get("skills", {})
+    entries = skills.get("config", []) if isinstance(skills, dict) else []
+    out = set()
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("enabled") is False and "path" in entry:
+            out.add(os.path.abspath(os.path.expanduser(str(entry["path"]))))
+    return out
+
+
+def _codex_implicit(skill_dir: Path) -> bool:
+    raw = _read(skill_dir / "agents" / "openai.yaml")
+    if raw is None:
+        return True
+    data, error = _yaml(raw.decode("utf-8", "replace"))
+    if error is not None or not isinstance(data, dict):
+        return True
+    policy = data.get("policy")
+    return not (isinstance(policy, dict) and policy.get("allow_implicit_invocation") is False)
+
+
+def _codex(cwd: Path, home: Path, env: Mapping[str, str]) -> AgentView:
+    roots = _codex_roots(cwd, home, env)
+    disabled = _codex_disabled(_codex_home(home, env))
+    skills: list[tuple[int, ViewSkill]] = []
+    dropped: list[Dropped] = []
+    for scope, root in roots:
+        for skill_md in _codex_walk(root):
+            raw = _read(skill_md)
+            if raw is None:
+                continue
+            parsed = _codex_parse(skill_md, raw)
+            if isinstance(parsed, str):
+                dropped.append(Dropped(skill_md, parsed, skill_md.parent.name))
+                continue
+            name, desc = parsed
+            why = ""
+            if os.path.abspath(skill_md) in disabled:
+                why = "[[skills.config]] enabled = false in config.toml"
+            elif not _codex_implicit(skill_md.parent):
+                why = "agents/openai.yaml sets policy.allow_implicit_invocation: false"
+            skills.append(
+                (
+                    _SCOPE_RANK[scope],
+                    ViewSkill(name, desc, skill_md, root, scope, not why, why),
+                )
+            )
+    skills.sort(key=lambda t: (t[0], t[1].name.encode(), str(t[1].path).encode()))
+    ordered = [s for _r, s in skills]
+    warnings = []
+    counts: dict[str, list[ViewSkill]] = {}
+    for s in ordered:
+        if s.shown:
+            counts.setdefault(s.name, []).append(s)
+    for name, copies in counts.items():
+        if len(copies) > 1:
+            where = ", ".join(str(c.path) for c in copies)
+            warnings.append(
+                f"'{name}' is listed {len(copies)} times by Codex ({where}); "
+                f"${name} then pastes neither copy"
+            )
+    listing = _codex_listing(ordered, [r for _s, r in roots])
+    return AgentView("codex", cwd, tuple(ordered), tuple(dropped), tuple(warnings), listing)
+
+
+def _codex_listing(skills: list[ViewSkill], roots: list[Path]) -> str:
+    shown = [s for s in skills if s.shown]
+    if not shown:
+        return ""
+    used = [r for r in roots if any(s.root == r for s in shown)]
+    alias = {r: f"r{i}" for i, r in enumerate(used)}
+    lines = ["<skills_instructions>", "## Skills", CODEX_INTRO, "### Skill roots"]
+    lines += [f"- `{alias[r]}` = `{r}`" for r in used]
+    lines.append("### Available skills")
+    for s in shown:
+        rel = s.path.relative_to(s.root).as_posix()
+        lines.append(f"- {s.name}: {s.description} (file: {alias[s.root]}/{rel})")
+    lines.append("</skills_instructions>")
+    return "\n".join(lines)
+
+
+# --- OpenCode -----------------------------------------------------------------
+
+
+def _opencode_config_dir(home: Path, env: Mapping[str, str]) -> Path:
+    value = env.get("XDG_CONFIG_HOME", "")
+    base = Path(value) if value and Path(value).is_absolute() else home / ".config"
+    return base / "opencode"
+
+
+def _glob_skills(root: Path, *, dot: bool) -> list[Path]:
+    """Every ``SKILL.md`` below ``root`` at any depth, symlinked folders followed."""
+    out = []
+    seen: set[str] = set()
+    for folder, dirs, files in os.walk(root, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs[:] = sorted(d for d in dirs if dot or not d.startswith("."))
+        if "SKILL.md" in files and Path(folder) != root:
+            out.append(Path(folder) / "SKILL.md")
+    return out
+
+
+def _opencode_parse(raw: bytes) -> tuple[str, str] | str:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    block, _body, problem = _split(raw, opener="exact")
+    if block is None:
+        if "never closed" in problem:
+            return "no frontmatter (the opening --- is never closed)"
+        return problem
+    data, error = _yaml(block)
+    if error is not None:
+        repaired = "\n".join(_quote_colons(line) for line in block.splitlines())
+        data, error2 = _yaml(repaired)
+        if error2 is not None:
+            return f"the frontmatter is not valid YAML ({error})"
+    if not isinstance(data, dict):
+        return "no name or description in the frontmatter"
+    name, desc = data.get("name"), data.get("description")
+    if not isinstance(name, str):
+        return "no name" if name is None else f"the name is a {_js_type(name)}, not a string"
+    if not isinstance(desc, str):
+        return "no description" if desc is None else f"the description is a {_js_type(desc)}"
+    return name, desc
+
+
+def _js_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "list"
+    return "mapping" if isinstance(value, dict) else type(value).__name__
+
+
+_COLON_VALUE = re.compile(r"^([A-Za-z0-9_-]+):\s+([^\"'\s].*:\s.*)$")
+
+
+def _quote_colons(line: str) -> str:
+    m = _COLON_VALUE.match(line)
+    if not m:
+        return line
+    return f"{m.group(1)}: {json.dumps(m.group(2))}"
+
+
+def _opencode_permission(config: Mapping[str, Any], name: str) -> str:
+    perm = config.get("permission")
+    rules = perm.get("skill") if isinstance(perm, dict) else None
+    if isinstance(rules, str):
+        return rules
+    action = "allow"
+    if isinstance(rules, dict):
+        for pattern, value in rules.items():
+            if fnmatch.fnmatchcase(name, str(pattern)):
+                action = str(value)
+    return action
+
+
+def _opencode_config(cwd: Path, home: Path, env: Mapping[str, str]) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    files = [_opencode_config_dir(home, env) / "opencode.json"]
+    root = repo_root(cwd)
+    files += [d / "opencode.json" for d in reversed(_up(cwd, root or cwd))]
+    for file in files:
+        raw = _read(file)
+        if raw is None:
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            config.update(data)
+    inline = env.get("OPENCODE_CONFIG_CONTENT")
+    if inline:
+        try:
+            data = json.loads(inline)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            config.update(data)
+    return config
+
+
+def _icu_key(name: str) -> tuple[tuple[int, str], ...]:
+    """An approximation of ``localeCompare`` order: blanks, punctuation, digits, letters;
+    letters case-insensitive first, lower case before upper case on a tie."""
+    out = []
+    for ch in name:
+        if ch.isspace():
+            out.append((0, ch))
+        elif ch.isdigit():
+            out.append((2, ch))
+        elif ch.isalpha():
+            out.append((3, ch.lower()))
+        else:
+            out.append((1, ch))
+    return tuple(out)
+
+
+def _opencode(cwd: Path, home: Path, env: Mapping[str, str]) -> AgentView:
+    root = repo_root(cwd)
+    scans: list[tuple[str, Path, bool]] = []
+    if not env.get("OPENCODE_DISABLE_EXTERNAL_SKILLS"):
+        scans += [("global", home / d / "skills", True) for d in (".claude", ".agents")]
+        for d in _up(cwd, root):
+            scans += [("project", d / x / "skills", True) for x in (".claude", ".agents")]
+    config_dirs = [_opencode_config_dir(home, env)]
+    config_dirs += [d / ".opencode" for d in reversed(_up(cwd, root))]
+    for folder in config_dirs:
+        scans += [("config", folder / x, False) for x in ("skill", "skills")]
+    config = _opencode_config(cwd, home, env)
+    by_name: dict[str, list[ViewSkill]] = {}
+    dropped: list[Dropped] = []
+    for scope, folder, dot in scans:
+        for skill_md in _glob_skills(folder, dot=dot):
+            raw = _read(skill_md)
+            if raw is None:
+                continue
+            parsed = _opencode_parse(raw)
+            if isinstance(parsed, str):
+                dropped.append(Dropped(skill_md, parsed, skill_md.parent.name))
+                continue
+            name, desc = parsed
+            denied = _opencode_permission(config, name) == "deny"
+            why = "permission.skill denies it in opencode.json" if denied else ""
+            by_name.setdefault(name, []).append(
+                ViewSkill(name, desc, skill_md, folder, scope, not denied, why)
+            )
+    skills = []
+    warnings = []
+    for name in sorted(by_name, key=_icu_key):
+        copies = by_name[name]
+        skills.append(copies[-1])
+        if len(copies) > 1:
+            where = ", ".join(str(c.path) for c in copies)
+            warnings.append(
+                f"'{name}' is found {len(copies)} times ({where}); OpenCode keeps one copy, "
+                "and which one is not stable between runs"
+            )
+            for c in copies[:-1]:
+                dropped.append(Dropped(c.path, f"another copy of '{name}' may be picked", name))
+    listing = _opencode_listing(skills)
+    return AgentView("opencode", cwd, tuple(skills), tuple(dropped), tuple(warnings), listing)
+
+
+def _opencode_listing(skills: Iterable[ViewSkill]) -> str:
+    lines = ["<available_skills>"]
+    for s in skills:
+        if s.shown:
+            lines += [
+                "  <skill>",
+                f"    <name>{s.name}</name>",
+                f"    <description>{s.description}</description>",
+                f"    <location>{s.path}</location>",
+                "  </skill>",
+            ]
+    lines.append("</available_skills>")
+    return "\n".join(lines)
+
+
+# --- entry point --------------------------------------------------------------
+
+
+def view(
+    agent: str,
+    cwd: Path | str | None = None,
+    *,
+    home: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    context_window: int | None = None,
+) -> AgentView:
+    """The view of ``agent`` (one of :data:`AGENTS`) started in ``cwd``.
+
+    ``home`` defaults to ``$HOME``, ``env`` to ``os.environ`` (read for
+    ``CODEX_HOME``, ``XDG_CONFIG_HOME``, ``SLASH_COMMAND_TOOL_CHAR_BUDGET``,
+    ``OPENCODE_CONFIG_CONTENT``, ``OPENCODE_DISABLE_EXTERNAL_SKILLS``);
+    ``context_window`` is the model's window for Claude Code's budget (default
+    :data:`CLAUDE_CONTEXT_WINDOW`). Raises ``ValueError`` for an unknown agent.
+    """
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}: choose one of {', '.join(AGENTS)}")
+    env = dict(os.environ if env is None else env)
+    where = Path(cwd if cwd is not None else os.getcwd()).absolute()
+    home_dir = Path(home) if home is not None else Path(env.get("HOME") or Path.home())
+    if agent == "claude-code":
+        return _claude(where, home_dir, env, context_window)
+    if agent == "codex":
+        return _codex(where, home_dir, env)
+    return _opencode(where, home_dir, env)
