@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 from agentrun import claude_listing, codex_listing, opencode_listing, run_agent
-from cases import Tree, budget_tree, build_tree, codex_switches
+from cases import Tree, budget_tree, build_tree, codex_switches, frontmatter_cases
 from fakemodel import FakeModel, fake_model
+from skillpath.lint import lint_skill_dir
 from skillpath.views import AgentView, view
 
 
@@ -252,3 +253,32 @@ def test_opencode_300_no_budget(
 def test_views_agree_with_the_environment_they_are_given() -> None:
     with pytest.raises(ValueError, match="unknown agent"):
         view("copilot", os.getcwd())
+
+
+# --- validate --target uses the agent's own rules ---------------------------------
+
+FRONTMATTER = sorted(frontmatter_cases())
+HIDDEN = {"fm-hidden"}  # loaded, but kept out of Claude Code's listing
+
+
+def _loaded(run: Run, folder: str, entries: Callable[[str], list[Any]]) -> bool:
+    return (
+        (folder in HIDDEN
+        and run.view.agent == "claude-code")
+        or any(e[0] == folder for e in entries(run.real))
+    )
+
+
+@pytest.mark.parametrize("case", FRONTMATTER)
+@pytest.mark.parametrize("agent", ["claude", "codex", "opencode"])
+def test_validate_target_agrees_with_the_agent(
+    agent: str, case: str, claude_run: Run, codex_run: Run, opencode_run: Run
+) -> None:
+    run, entries, root = {
+        "claude": (claude_run, claude_entries, ".claude/skills"),
+        "codex": (codex_run, codex_entries, ".agents/skills"),
+        "opencode": (opencode_run, opencode_entries, ".agents/skills"),
+    }[agent]
+    findings = lint_skill_dir(run.tree.repo / root / case, agent)
+    errors = [f for f in findings if f.level == "error"]
+    assert bool(errors) == (not _loaded(run, case, entries)), findings

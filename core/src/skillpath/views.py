@@ -61,6 +61,7 @@ __all__ = [
     "Dropped",
     "ViewSkill",
     "claude_budget",
+    "skip_reason",
     "view",
 ]
 
@@ -751,6 +752,23 @@ def _opencode_listing(skills: Iterable[ViewSkill]) -> str:
 
 
 # --- entry point --------------------------------------------------------------
+
+
+def skip_reason(agent: str, skill_md: Path | str) -> str | None:
+    """Why ``agent`` would not load this ``SKILL.md`` (a short reason), or ``None`` when
+    it loads it. Only the file's own content counts here (not where it lies, not
+    duplicates or switches): this is the rule ``validate --target`` applies."""
+    if agent not in AGENTS:
+        raise ValueError(f"unknown agent {agent!r}: choose one of {', '.join(AGENTS)}")
+    path = Path(skill_md)
+    raw = _read(path)
+    if raw is None:
+        return "SKILL.md cannot be read"
+    if agent == "claude-code":
+        return None
+    parsed = _codex_parse(path, raw) if agent == "codex" else _opencode_parse(raw)
+    return parsed if isinstance(parsed, str) else None
+
 
 
 def view(
