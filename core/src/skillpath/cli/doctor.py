@@ -8,6 +8,7 @@ from pathlib import Path
 import attrs
 import click
 
+from skillpath.cli._agentview import agent_option
 from skillpath.cli._common import (
     common_options,
     diagnostic_line,
@@ -219,6 +220,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
 
 @click.command("explain")
 @click.argument("name", shell_complete=complete_skill_names)
+@agent_option("explain")
 @refresh_option
 @common_options
 def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
