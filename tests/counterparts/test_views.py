@@ -262,10 +262,8 @@ HIDDEN = {"fm-hidden"}  # loaded, but kept out of Claude Code's listing
 
 
 def _loaded(run: Run, folder: str, entries: Callable[[str], list[Any]]) -> bool:
-    return (
-        (folder in HIDDEN
-        and run.view.agent == "claude-code")
-        or any(e[0] == folder for e in entries(run.real))
+    return (folder in HIDDEN and run.view.agent == "claude-code") or any(
+        e[0] == folder for e in entries(run.real)
     )
 
 
@@ -282,3 +280,20 @@ def test_validate_target_agrees_with_the_agent(
     findings = lint_skill_dir(run.tree.repo / root / case, agent)
     errors = [f for f in findings if f.level == "error"]
     assert bool(errors) == (not _loaded(run, case, entries)), findings
+
+
+@pytest.mark.parametrize("count", [120, 300])
+def test_codex_budget(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path, count: int
+) -> None:
+    t = budget_tree(tmp_path, ".agents/skills", count)
+    run = _run("codex", counterpart, fm, t)
+    real, mine = codex_entries(run.real), codex_entries(run.view.listing)
+    # the same skills, names, order and paths; every description shortened by both
+    assert [(e[1], e[3]) for e in mine] == [(e[1], e[3]) for e in real]
+    full = {s.name: s.description for s in run.view.shown}
+    for r, m in zip(real, mine, strict=True):
+        assert full[r[1]].startswith(r[2]) and full[m[1]].startswith(m[2])
+    # deliberate difference (docs/agents.md): the share-out differs by a few characters
+    assert abs(len(run.view.listing) - len(run.real)) < len(run.real) // 50
+    assert any("over Codex's skills budget" in w for w in run.view.warnings)

@@ -27,7 +27,8 @@ pinned agents against a scripted model API (``tests/counterparts``):
     A name found twice is listed twice. ``agents/openai.yaml``
     ``policy.allow_implicit_invocation: false`` and ``[[skills.config]]
     enabled = false`` hide. Descriptions over 1,024 characters are cut to
-    1,021 + ``...``.
+    1,021 + ``...``. Budget: 2% of the context window in tokens (four bytes
+    each); over it, descriptions are shortened evenly, then skills left out.
 ``opencode`` (OpenCode 1.18.33)
     ``~/.claude/skills`` and ``~/.agents/skills``, the same two in every
     directory from cwd up to the worktree, then ``{skill,skills}`` under
@@ -75,6 +76,9 @@ CLAUDE_BUDGET_FRACTION = 0.01
 #: The context window of Claude Code's default model (its ``modelUsage`` report).
 CLAUDE_CONTEXT_WINDOW = 1_000_000
 
+#: The context window Codex assumes for a model it has no metadata for (its fallback).
+CODEX_CONTEXT_WINDOW = 272_000
+CODEX_BUDGET_PERCENT = 2
 CODEX_MAX_DEPTH = 6
 CODEX_MAX_DIRS = 2000
 CODEX_NAME_MAX = 64
@@ -506,7 +510,7 @@ def _codex_implicit(skill_dir: Path) -> bool:
     return not (isinstance(policy, dict) and policy.get("allow_implicit_invocation") is False)
 
 
-def _codex(cwd: Path, home: Path, env: Mapping[str, str]) -> AgentView:
+def _codex(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
     roots = _codex_roots(cwd, home, env)
     disabled = _codex_disabled(_codex_home(home, env))
     skills: list[tuple[int, ViewSkill]] = []
@@ -546,24 +550,94 @@ def _codex(cwd: Path, home: Path, env: Mapping[str, str]) -> AgentView:
                 f"'{name}' is listed {len(copies)} times by Codex ({where}); "
                 f"${name} then pastes neither copy"
             )
-    listing = _codex_listing(ordered, [r for _s, r in roots])
+    listing, notes = _codex_listing(ordered, [r for _s, r in roots], window or CODEX_CONTEXT_WINDOW)
+    warnings += notes
     return AgentView("codex", cwd, tuple(ordered), tuple(dropped), tuple(warnings), listing)
 
 
-def _codex_listing(skills: list[ViewSkill], roots: list[Path]) -> str:
+def _tokens(n_bytes: int) -> int:
+    """Codex's token estimate: four bytes a token, rounded up."""
+    return (n_bytes + 3) // 4
+
+
+def _codex_fit(items: list[tuple[str, str, str]], limit: int) -> tuple[list[str], int, int]:
+    """Codex's budget rule over ``(name, description, path)`` lines, in tokens.
+
+    All lines in full when they fit; else every line at its minimum
+    (``- name: (file: …)``) and the room left shared out one description
+    character at a time, round robin in listing order; else minimum lines
+    while they fit. Returns the lines, how many were shortened and omitted.
+    """
+    full = [f"- {n}: {d} (file: {p})" for n, d, p in items]
+    if sum(_tokens(len(f"{line}\n".encode())) for line in full) <= limit:
+        return full, 0, 0
+    mins = [f"- {n}: (file: {p})" for n, _d, p in items]
+    min_cost = sum(_tokens(len(f"{line}\n".encode())) for line in mins)
+    if min_cost > limit:
+        out, used = [], 0
+        for line in mins:
+            cost = _tokens(len(f"{line}\n".encode()))
+            if used + cost <= limit:
+                used += cost
+                out.append(line)
+        return out, len(out), len(mins) - len(out)
+    remaining = limit - min_cost
+    steps: list[list[int]] = []
+    for (_n, d, _p), line in zip(items, mins, strict=True):
+        base = len(line.encode()) + 1
+        costs, prefix = [0], 0
+        for ch in d:
+            prefix += len(ch.encode())
+            costs.append(_tokens(base + prefix + 1) - _tokens(base))
+        steps.append(costs)
+    given = [0] * len(items)
+    spent = [0] * len(items)
+    changed = True
+    while changed:
+        changed = False
+        for i, (_n, d, _p) in enumerate(items):
+            if given[i] >= len(d):
+                continue
+            delta = steps[i][given[i] + 1] - spent[i]
+            if delta <= remaining:
+                given[i] += 1
+                spent[i] += delta
+                remaining -= delta
+                changed = True
+    out = [
+        f"- {n}: {d[:k]} (file: {p})" if k else f"- {n}: (file: {p})"
+        for (n, d, p), k in zip(items, given, strict=True)
+    ]
+    return out, sum(1 for (_n, d, _p), k in zip(items, given, strict=True) if k < len(d)), 0
+
+
+def _codex_listing(
+    skills: list[ViewSkill], roots: list[Path], window: int
+) -> tuple[str, tuple[str, ...]]:
     shown = [s for s in skills if s.shown]
     if not shown:
-        return ""
+        return "", ()
     used = [r for r in roots if any(s.root == r for s in shown)]
     alias = {r: f"r{i}" for i, r in enumerate(used)}
+    items = [
+        (s.name, s.description, f"{alias[s.root]}/{s.path.relative_to(s.root).as_posix()}")
+        for s in shown
+    ]
+    limit = max(1, window * CODEX_BUDGET_PERCENT // 100)
+    entries, shortened, omitted = _codex_fit(items, limit)
     lines = ["<skills_instructions>", "## Skills", CODEX_INTRO, "### Skill roots"]
     lines += [f"- `{alias[r]}` = `{r}`" for r in used]
     lines.append("### Available skills")
-    for s in shown:
-        rel = s.path.relative_to(s.root).as_posix()
-        lines.append(f"- {s.name}: {s.description} (file: {alias[s.root]}/{rel})")
+    lines += entries
     lines.append("</skills_instructions>")
-    return "\n".join(lines)
+    notes = []
+    if shortened or omitted:
+        notes.append(
+            f"over Codex's skills budget ({CODEX_BUDGET_PERCENT}% of a {window:,}-token "
+            f"window = {limit:,} tokens): {shortened} description(s) shortened, "
+            f"{omitted} skill(s) left out"
+        )
+    return "\n".join(lines), tuple(notes)
 
 
 # --- OpenCode -----------------------------------------------------------------
@@ -770,7 +844,6 @@ def skip_reason(agent: str, skill_md: Path | str) -> str | None:
     return parsed if isinstance(parsed, str) else None
 
 
-
 def view(
     agent: str,
     cwd: Path | str | None = None,
@@ -784,8 +857,9 @@ def view(
     ``home`` defaults to ``$HOME``, ``env`` to ``os.environ`` (read for
     ``CODEX_HOME``, ``XDG_CONFIG_HOME``, ``SLASH_COMMAND_TOOL_CHAR_BUDGET``,
     ``OPENCODE_CONFIG_CONTENT``, ``OPENCODE_DISABLE_EXTERNAL_SKILLS``);
-    ``context_window`` is the model's window for Claude Code's budget (default
-    :data:`CLAUDE_CONTEXT_WINDOW`). Raises ``ValueError`` for an unknown agent.
+    ``context_window`` is the model's window for the budget (default
+    :data:`CLAUDE_CONTEXT_WINDOW` for Claude Code, :data:`CODEX_CONTEXT_WINDOW`
+    for Codex; OpenCode has no budget). Raises ``ValueError`` for an unknown agent.
     """
     if agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}: choose one of {', '.join(AGENTS)}")
@@ -795,5 +869,5 @@ def view(
     if agent == "claude-code":
         return _claude(where, home_dir, env, context_window)
     if agent == "codex":
-        return _codex(where, home_dir, env)
+        return _codex(where, home_dir, env, context_window)
     return _opencode(where, home_dir, env)
