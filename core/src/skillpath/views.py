@@ -59,9 +59,11 @@ import attrs
 __all__ = [
     "AGENTS",
     "AgentView",
+    "Difference",
     "Dropped",
     "ViewSkill",
     "claude_budget",
+    "differences",
     "skip_reason",
     "view",
 ]
@@ -826,6 +828,81 @@ def _opencode_listing(skills: Iterable[ViewSkill]) -> str:
 
 
 # --- entry point --------------------------------------------------------------
+
+
+@attrs.frozen
+class Difference:
+    """One way ``agent`` shows skillpath's skill ``name`` (at ``path``) differently."""
+
+    name: str
+    path: Path
+    agent: str
+    how: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{name, path, agent, how}``."""
+        return {"name": self.name, "path": str(self.path), "agent": self.agent, "how": self.how}
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a == b or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def differences(
+    skills: Iterable[Any],
+    cwd: Path | str,
+    *,
+    home: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    views: Mapping[str, AgentView] | None = None,
+) -> list[Difference]:
+    """How each agent would show skillpath's ``skills`` (objects with ``name``,
+    ``description`` and ``path``) differently: not read, skipped, hidden, listed
+    under another name or description, listed twice, or an unstable pick. One
+    :class:`Difference` per skill and agent at most, in skill order then
+    :data:`AGENTS` order; a skill every agent shows as skillpath does is absent,
+    and so is one from a source none of the agents reads (a pack, a library, a
+    skillpath-only folder): no agent shows it, so none shows it differently.
+    """
+    made = dict(views or {})
+    for agent in AGENTS:
+        if agent not in made:
+            made[agent] = view(agent, cwd, home=home, env=env)
+    out: list[Difference] = []
+    for skill in skills:
+        path = getattr(skill, "path", None)
+        if path is None:
+            continue
+        path = Path(path)
+        hows = {a: _difference(made[a], skill.name, skill.description, path) for a in AGENTS}
+        if all(h.startswith(f"{_LABELS[a]} does not read") for a, h in hows.items()):
+            continue  # a source only skillpath reads (packs, libraries, its own folders)
+        out += [Difference(skill.name, path, a, h) for a, h in hows.items() if h]
+    return out
+
+
+def _difference(v: AgentView, name: str, description: str, path: Path) -> str:
+    label = _LABELS[v.agent]
+    for d in v.dropped:
+        if _same_file(d.path, path):
+            return f"{label} skips it: {d.reason}"
+    mine = [s for s in v.skills if _same_file(s.path, path)]
+    if not mine:
+        return f"{label} does not read {path.parent.parent}"
+    s = mine[0]
+    if not s.shown:
+        return f"{label} loads it but does not list it: {s.why}"
+    if _bare(s.name) != name and s.name != name:
+        return f"{label} lists it as {s.name!r}"
+    twice = [w for w in v.warnings if w.startswith(f"'{s.name}' ")]
+    if twice:
+        return twice[0]
+    if " ".join(s.description.split()) != " ".join(description.split()):
+        return f"{label} lists another description: {s.description[:60]!r}"
+    return ""
 
 
 def skip_reason(agent: str, skill_md: Path | str) -> str | None:
