@@ -191,7 +191,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         ]
         if listings:
             data["listings"] = listings
-        data["agents"] = [d.to_json() for d in _agent_differences(result, ctx)]
+        data["agents"] = [diff.to_json() for diff in _agent_differences(result, ctx)]
         emit_json(data)
     else:
         exist = sum(1 for r in report.roots if r.exists)
@@ -221,8 +221,8 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         shown_differently = _agent_differences(result, ctx)
         if shown_differently:
             echo(f"\nAgents: {len(shown_differently)} way(s) an agent shows a skill differently")
-            for d in shown_differently:
-                line = f"{d.name}: {d.how}"
+            for diff in shown_differently:
+                line = f"{diff.name}: {diff.how}"
                 echo("\n".join(wrap(terminal_safe(line), None, "  ", "    ")))
         echo(f"\nDiagnostics: {len(report.diagnostics)}")
         shown, folded = _fold_nested(report.diagnostics)
