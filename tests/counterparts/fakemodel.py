@@ -5,7 +5,10 @@ turn: Anthropic Messages (``POST /v1/messages``, JSON or SSE), OpenAI Responses
 (``POST /v1/responses``, SSE) and OpenAI chat completions
 (``POST /v1/chat/completions``, JSON or SSE). Every request is recorded
 (path and parsed JSON body) so a test can read what the agent sent the model.
-Every answer is the same short text: the agent's turn ends at once.
+Every answer is the same short text: the agent's turn ends at once — unless
+:attr:`FakeModel.tool_call` is set, then the first request offering that tool
+is answered with one call of it (Anthropic ``tool_use`` or a chat-completions
+``tool_calls`` delta), and the agent's next request carries the tool's result.
 """
 
 from __future__ import annotations
@@ -148,6 +151,99 @@ def _responses(body: dict[str, Any]) -> tuple[str, bytes]:
     )
 
 
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    names = set()
+    for tool in body.get("tools") or []:
+        if isinstance(tool, dict):
+            fn = tool.get("function")
+            names.add(str(fn.get("name")) if isinstance(fn, dict) else str(tool.get("name")))
+    return names
+
+
+def _anthropic_tool(body: dict[str, Any], name: str, args: dict[str, Any]) -> tuple[str, bytes]:
+    model = body.get("model", "fake")
+    block = {"type": "tool_use", "id": "toolu_fake", "name": name, "input": args}
+    message = {
+        "id": "msg_fake_tool",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [block],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    if not body.get("stream"):
+        return "application/json", json.dumps(message).encode()
+    start = dict(message, content=[], stop_reason=None)
+    return "text/event-stream", _sse(
+        [
+            ("message_start", {"type": "message_start", "message": start}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": dict(block, input={})},
+            ),
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(args)},
+                },
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                    "usage": {"output_tokens": 1},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
+def _chat_tool(body: dict[str, Any], name: str, args: dict[str, Any]) -> tuple[str, bytes]:
+    model = body.get("model", "fake")
+    call = {
+        "id": "call_fake",
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+    if not body.get("stream"):
+        answer = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                    "finish_reason": "tool_calls",
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return "application/json", json.dumps(answer).encode()
+
+    def chunk(delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    last = chunk({}, "tool_calls")
+    last["usage"] = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    first = chunk({"role": "assistant", "tool_calls": [dict(call, index=0)]}, None)
+    return "text/event-stream", _sse([(None, first), (None, last), (None, "[DONE]")])
+
+
 def _chat(body: dict[str, Any]) -> tuple[str, bytes]:
     model = body.get("model", "fake")
     if not body.get("stream"):
@@ -192,6 +288,8 @@ class FakeModel:
 
     def __init__(self) -> None:
         self.requests: list[Request] = []
+        #: ``(tool name, arguments)`` to call once, in answer to the first request offering it.
+        self.tool_call: tuple[str, dict[str, Any]] | None = None
         self._lock = threading.Lock()
         owner = self
 
@@ -233,11 +331,14 @@ class FakeModel:
                 if path.endswith("/messages/count_tokens"):
                     self._answer(200, "application/json", b'{"input_tokens": 1}')
                 elif path.endswith("/messages"):
-                    self._answer(200, *_anthropic(body))
+                    call = owner._take_call(body)
+                    answer = _anthropic_tool(body, *call) if call else _anthropic(body)
+                    self._answer(200, *answer)
                 elif path.endswith("/responses"):
                     self._answer(200, *_responses(body))
                 elif path.endswith("/chat/completions"):
-                    self._answer(200, *_chat(body))
+                    call = owner._take_call(body)
+                    self._answer(200, *(_chat_tool(body, *call) if call else _chat(body)))
                 else:
                     self._answer(404, "application/json", b'{"error": "not found"}')
 
@@ -249,6 +350,14 @@ class FakeModel:
     def _record(self, path: str, body: dict[str, Any]) -> None:
         with self._lock:
             self.requests.append(Request(path, body))
+
+    def _take_call(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        with self._lock:
+            call = self.tool_call
+            if call is None or call[0] not in _tool_names(body):
+                return None
+            self.tool_call = None
+            return call
 
     def start(self) -> FakeModel:
         """Start serving in a daemon thread."""

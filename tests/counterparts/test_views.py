@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -297,3 +298,66 @@ def test_codex_budget(
     # deliberate difference (docs/agents.md): the share-out differs by a few characters
     assert abs(len(run.view.listing) - len(run.real)) < len(run.real) // 50
     assert any("over Codex's skills budget" in w for w in run.view.warnings)
+
+
+# --- the skill tool's text ---------------------------------------------------------
+
+INVOKED = {
+    "plain-args": ("Say hello to $ARGUMENTS.\n\nSecond paragraph.\n", "world", ""),
+    "indexed": ("First $0, then $ARGUMENTS[1], missing $5.\n", 'one "two words"', ""),
+    "appended": ("No placeholder here.\n", "extra words", ""),
+    "named": ("Deploy $env at $version.\n", "prod 1.2", "arguments: env version\n"),
+}
+
+
+def _invoke_tree(base: Path, root: str) -> Tree:
+    t = Tree(base)
+    t.home.mkdir(parents=True)
+    t.cwd.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(t.repo)], check=True)
+    for name, (body, _args, extra) in INVOKED.items():
+        folder = t.repo / root / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Invoke {name}.\n{extra}---\n{body}"
+        )
+        (folder / "scripts").mkdir()
+        (folder / "scripts" / "run.sh").write_text("echo run\n")
+    return t
+
+
+def _tool_result(bodies: list[dict[str, Any]]) -> str:
+    for body in bodies:
+        for message in body.get("messages", []):
+            content = message.get("content")
+            if message.get("role") == "tool" and isinstance(content, str):
+                return content
+            if isinstance(content, list) and any(
+                isinstance(c, dict) and c.get("type") == "tool_result" for c in content
+            ):
+                texts = [c["text"] for c in content if c.get("type") == "text"]
+                return texts[0] if texts else ""
+    raise AssertionError("the agent never returned the tool's result")
+
+
+@pytest.mark.parametrize("name", sorted(INVOKED))
+def test_claude_skill_tool_text(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path, name: str
+) -> None:
+    t = _invoke_tree(tmp_path, ".claude/skills")
+    args = INVOKED[name][1]
+    fm.tool_call = ("Skill", {"skill": name, "args": args})
+    bodies = run_agent("claude", counterpart("claude"), fm, home=t.home, cwd=t.cwd)
+    v = view("claude-code", t.cwd, env=_env(t, "claude"))
+    assert v.invocation(name, args) == _tool_result(bodies)
+
+
+@pytest.mark.parametrize("name", ["plain-args", "named"])
+def test_opencode_skill_tool_text(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path, name: str
+) -> None:
+    t = _invoke_tree(tmp_path, ".agents/skills")
+    fm.tool_call = ("skill", {"name": name})
+    bodies = run_agent("opencode", counterpart("opencode"), fm, home=t.home, cwd=t.cwd)
+    v = view("opencode", t.cwd, env=_env(t, "opencode"))
+    assert v.invocation(name) == _tool_result(bodies)

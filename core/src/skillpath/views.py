@@ -144,6 +144,58 @@ class AgentView:
         """The skills the agent lists to the model, in listing order."""
         return tuple(s for s in self.skills if s.shown)
 
+    def invocation(self, name: str, args: str = "") -> str | None:
+        """The text the agent's skill tool gives the model for ``name`` (``None`` when the
+        agent has no such skill, or no skill tool: Codex reads ``SKILL.md`` itself).
+
+        Claude Code (``Skill`` tool, after ``Launching skill: NAME``): ``Base directory
+        for this skill: DIR``, a blank line, then the body with ``$ARGUMENTS``-style
+        arguments substituted. OpenCode (``skill`` tool): a ``<skill_content>`` block
+        with the body, the base directory and up to 10 of the skill's other files.
+        """
+        if self.agent == "codex":
+            return None
+        hits = [s for s in self.skills if name in (s.name, _bare(s.name))]
+        if not hits:
+            return None
+        skill = hits[0]
+        raw = _read(skill.path)
+        if raw is None:
+            return None
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        _block, body, _problem = _split(raw, opener="exact")
+        if self.agent == "claude-code":
+            from skillpath.transforms import substitute_arguments
+
+            meta, _ = _claude_meta(raw)
+            names = meta.get("arguments") or ()
+            if isinstance(names, str):
+                names = names.split()
+            keys = [str(n) for n in names]
+            text = substitute_arguments(body, args, keys, append=False)
+            if args and text == substitute_arguments(body, "", keys, append=False):
+                text += f"\n\nARGUMENTS: {args}"  # no placeholder took them: appended as is
+            return f"Base directory for this skill: {skill.path.parent}\n\n{text}"
+        files = _sample_files(skill.path.parent)
+        lines = [
+            f'<skill_content name="{skill.name}">',
+            f"# Skill: {skill.name}",
+            "",
+            body.strip(),
+            "",
+            f"Base directory for this skill: {skill.path.parent}",
+            "Relative paths in this skill (e.g., scripts/, reference/) are relative to this "
+            "base directory.",
+            "Note: file list is sampled.",
+            "",
+            "<skill_files>",
+            *(f"<file>{f}</file>" for f in files),
+            "</skill_files>",
+            "</skill_content>",
+        ]
+        return "\n".join(lines)
+
     def explain(self, name: str) -> str:
         """One line: whether the agent shows ``name`` and, when not, why."""
         label = _LABELS[self.agent]
@@ -162,6 +214,22 @@ class AgentView:
 
 
 _LABELS = {"claude-code": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
+#: OpenCode's skill tool lists at most this many of a skill's files.
+OPENCODE_SAMPLED_FILES = 10
+
+
+def _sample_files(folder: Path) -> list[Path]:
+    """Up to :data:`OPENCODE_SAMPLED_FILES` files of a skill folder besides ``SKILL.md``,
+    sorted (OpenCode samples them with ``rg --files``; its order is not specified)."""
+    out = []
+    for path in sorted(folder.rglob("*")):
+        if (
+            path.is_file()
+            and path.name != "SKILL.md"
+            and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+        ):
+            out.append(path)
+    return out[:OPENCODE_SAMPLED_FILES]
 
 
 def _bare(listed: str) -> str:
