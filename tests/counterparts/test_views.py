@@ -10,6 +10,7 @@ are left out of the comparison.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -361,3 +362,89 @@ def test_opencode_skill_tool_text(
     bodies = run_agent("opencode", counterpart("opencode"), fm, home=t.home, cwd=t.cwd)
     v = view("opencode", t.cwd, env=_env(t, "opencode"))
     assert v.invocation(name) == _tool_result(bodies)
+
+
+# --- Claude Code plugins ------------------------------------------------------------
+
+
+def _plugin(market: Path, name: str, files: dict[str, str]) -> dict[str, str]:
+    root = market / name
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": name, "version": "1.0.0", "description": f"{name} plugin"})
+    )
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return {"name": name, "source": f"./{name}", "description": f"{name} plugin"}
+
+
+@pytest.fixture(scope="module")
+def plugin_tree(counterpart: Callable[[str], Path], tmp_path_factory: Any) -> Tree:
+    t = Tree(tmp_path_factory.mktemp("plugins"))
+    t.home.mkdir(parents=True)
+    t.cwd.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(t.repo)], check=True)
+    market = t.base / "market"
+    entries = [
+        _plugin(
+            market,
+            "toolbox",
+            {
+                "skills/pskill/SKILL.md": "---\nname: pskill\ndescription: Plugin skill.\n---\n"
+                "Run ${CLAUDE_PLUGIN_ROOT}/scripts/x.sh with $ARGUMENTS\n",
+                "skills/quiet/SKILL.md": "---\ndescription: Hidden.\n"
+                "disable-model-invocation: true\n---\nQuiet.\n",
+                "skills/nodesc/SKILL.md": "# Plugin heading\n\nBody.\n",
+                "commands/pcmd.md": "---\ndescription: Plugin command.\n---\nDo pcmd.\n",
+                "commands/sub/deep.md": "Deep command.\n",
+                "commands/sub/deep2.md": "---\ndescription: Nested command.\n---\nDeep.\n",
+                "scripts/x.sh": "echo x\n",
+            },
+        ),
+        _plugin(market, "offbox", {"skills/off/SKILL.md": "---\ndescription: Off.\n---\nOff.\n"}),
+    ]
+    (market / ".claude-plugin").mkdir()
+    (market / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps({"name": "localmkt", "owner": {"name": "test"}, "plugins": entries})
+    )
+    skill_dir = t.home / ".claude/skills/pskill"
+    skill_dir.mkdir(parents=True)
+    (skill_dir / "SKILL.md").write_text("---\ndescription: The user's pskill.\n---\nMine.\n")
+    claude = str(counterpart("claude"))
+    env = {
+        "HOME": str(t.home),
+        "PATH": os.environ.get("PATH", ""),
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    for args in (
+        ["plugin", "marketplace", "add", str(market)],
+        ["plugin", "install", "toolbox@localmkt"],
+        ["plugin", "install", "offbox@localmkt"],
+        ["plugin", "disable", "offbox@localmkt"],
+    ):
+        done = subprocess.run(
+            [claude, *args], cwd=t.cwd, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    return t
+
+
+def test_claude_plugins_listing(
+    counterpart: Callable[[str], Path], fm: FakeModel, plugin_tree: Tree
+) -> None:
+    run = _run("claude", counterpart, fm, plugin_tree)
+    real = [line for _f, line in claude_entries(run.real)]
+    assert run.view.listing.split("\n") == real
+    assert "- toolbox:pcmd: Plugin command." in real and not any("off" in x for x in real)
+
+
+def test_claude_plugin_skill_tool_text(
+    counterpart: Callable[[str], Path], fm: FakeModel, plugin_tree: Tree
+) -> None:
+    fm.tool_call = ("Skill", {"skill": "toolbox:pskill", "args": "now"})
+    t = plugin_tree
+    bodies = run_agent("claude", counterpart("claude"), fm, home=t.home, cwd=t.cwd)
+    v = view("claude-code", t.cwd, env=_env(t, "claude"))
+    assert v.invocation("toolbox:pskill", "now") == _tool_result(bodies)

@@ -8,7 +8,10 @@ pinned agents against a scripted model API (``tests/counterparts``):
 
 ``claude-code`` (Claude Code 2.1.332)
     ``~/.claude/skills``, then ``.claude/skills`` from cwd up to the repository
-    root (nearest first), then legacy ``.claude/commands/*.md``. One level deep,
+    root (nearest first), then legacy ``.claude/commands/*.md``, then the skills and
+    commands of every installed plugin enabled in ``enabledPlugins``, named
+    ``plugin:name`` (a directory marketplace's plugin read from that directory,
+    ``${CLAUDE_PLUGIN_ROOT}`` substituted when invoked). One level deep,
     dot folders included, symlinks followed (a target reached twice loads once).
     Listed under the folder name (``folder (name)`` when ``name:`` differs);
     ``disable-model-invocation`` hides. No usable description: the first
@@ -63,6 +66,7 @@ __all__ = [
     "Dropped",
     "ViewSkill",
     "claude_budget",
+    "claude_plugin_roots",
     "differences",
     "skip_reason",
     "view",
@@ -173,6 +177,8 @@ class AgentView:
             if isinstance(names, str):
                 names = names.split()
             keys = [str(n) for n in names]
+            if skill.scope == "plugin":
+                body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(skill.root.parent))
             text = substitute_arguments(body, args, keys, append=False)
             if args and text == substitute_arguments(body, "", keys, append=False):
                 text += f"\n\nARGUMENTS: {args}"  # no placeholder took them: appended as is
@@ -376,6 +382,104 @@ def _claude_entry(folder: str, meta: dict[str, Any], body: str) -> tuple[str, st
     return name, _claude_description(meta, body)
 
 
+def _json_file(path: Path) -> dict[str, Any]:
+    raw = _read(path)
+    if raw is None:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def claude_plugin_roots(home: Path, cwd: Path) -> list[tuple[str, Path]]:
+    """``(plugin name, root folder)`` of every plugin Claude Code loads: installed
+    (``~/.claude/plugins/installed_plugins.json``) and ``true`` in ``enabledPlugins``
+    (user ``settings.json``, then the project's ``.claude/settings.json`` and
+    ``settings.local.json``). A plugin from a local directory marketplace is read
+    from that directory, as Claude Code does, not from its cache copy."""
+    claude = home / ".claude"
+    enabled: dict[str, Any] = {}
+    for settings in (
+        claude / "settings.json",
+        cwd / ".claude" / "settings.json",
+        cwd / ".claude" / "settings.local.json",
+    ):
+        value = _json_file(settings).get("enabledPlugins")
+        if isinstance(value, dict):
+            enabled.update(value)
+    installed = _json_file(claude / "plugins" / "installed_plugins.json").get("plugins")
+    markets = _json_file(claude / "plugins" / "known_marketplaces.json")
+    out: list[tuple[str, Path]] = []
+    for key, records in sorted((installed or {}).items()):
+        if enabled.get(key) is not True or not isinstance(records, list) or not records:
+            continue
+        plugin, _, market = key.partition("@")
+        root: Path | None = None
+        source = (markets.get(market) or {}).get("source") or {}
+        if isinstance(source, dict) and source.get("source") == "directory":
+            base = Path(str(source.get("path", "")))
+            listing = _json_file(base / ".claude-plugin" / "marketplace.json")
+            for entry in listing.get("plugins") or []:
+                if isinstance(entry, dict) and entry.get("name") == plugin:
+                    src = entry.get("source")
+                    if isinstance(src, str):
+                        root = (base / src).resolve()
+        if root is None and isinstance(records[0], dict) and records[0].get("installPath"):
+            root = Path(str(records[0]["installPath"]))
+        if root is not None:
+            out.append((plugin, root))
+    return out
+
+
+def _claude_plugins(home: Path, cwd: Path, seen: set[str]) -> list[ViewSkill]:
+    found: list[ViewSkill] = []
+    for plugin, root in claude_plugin_roots(home, cwd):
+        entries: list[tuple[str, Path, Path]] = []
+        commands = root / "commands"
+        if commands.is_dir():
+            entries += sorted(
+                (
+                    f"{plugin}:" + ":".join(f.relative_to(commands).with_suffix("").parts),
+                    f,
+                    commands,
+                )
+                for f in commands.rglob("*.md")
+            )
+        skills_dir = root / "skills"
+        try:
+            children = sorted(os.listdir(skills_dir))
+        except OSError:
+            children = []
+        entries += [
+            (f"{plugin}:{c}", skills_dir / c / "SKILL.md", skills_dir)
+            for c in children
+            if (skills_dir / c / "SKILL.md").is_file()
+        ]
+        for name, path, scanned in entries:
+            raw = _read(path)
+            if raw is None or name in seen:
+                continue
+            seen.add(name)
+            meta, body = _claude_meta(raw)
+            hidden = _bool(meta.get("disable-model-invocation", False))
+            why = "disable-model-invocation: true keeps it out of the listing" if hidden else ""
+            described = _js_string(meta.get("description"))
+            if not hidden and not (described and described.strip()):
+                hidden = True
+                why = (
+                    "no description in its frontmatter (Claude Code lists plugin entries "
+                    "only with one)"
+                )
+            found.append(
+                ViewSkill(
+                    name, _claude_description(meta, body), path, scanned, "plugin", not hidden, why
+                )
+            )
+    return found
+
+
 def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
     root = repo_root(cwd)
     groups: list[tuple[str, Path]] = [("user", home / ".claude" / "skills")]
@@ -438,6 +542,7 @@ def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -
             hidden = _bool(meta.get("disable-model-invocation", False))
             legacy.append(ViewSkill(name, desc, file, commands, "commands", not hidden))
     skills += sorted(legacy, key=lambda s: s.name)
+    skills += _claude_plugins(home, cwd, seen_names)
     listing, warnings = _claude_listing(skills, claude_budget(env, window))
     return AgentView("claude-code", cwd, tuple(skills), tuple(dropped), warnings, listing)
 
