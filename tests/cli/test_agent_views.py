@@ -54,5 +54,12 @@ def test_doctor_names_skills_an_agent_shows_differently(cli: Cli, isolated_env: 
     assert got[("release", "claude-code")] == "Claude Code lists it as 'deploy (release)'"
     assert "bom" not in {n for n, a in got if a == "opencode"}
     assert all(name != "own" for name, _a in got)  # no agent reads .skillpath/skills
+    put(project / ".agent/skills/solo/SKILL.md", b"---\nname: solo\ndescription: S.\n---\nB.\n")
+    data = json.loads(cli.run("doctor", "--json").stdout)
+    solo = [d["how"] for d in data["agents"] if d["name"] == "solo"]
+    assert solo == [
+        f"{label} does not read {project / '.agent' / 'skills'}"
+        for label in ("Claude Code", "Codex", "OpenCode")
+    ]
     text = cli.run("doctor").stdout
     assert "Agents: " in text and "bom: Codex skips it: a UTF-8 BOM" in text

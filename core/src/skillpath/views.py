@@ -1017,6 +1017,11 @@ class Difference:
         return {"name": self.name, "path": str(self.path), "agent": self.agent, "how": self.how}
 
 
+#: Folders named like an agent's (``<folder>/skills/<name>/SKILL.md``): a skill there that
+#: no agent reads (``.agent`` singular, a folder above the repository root) is reported.
+_AGENT_FOLDERS = frozenset({".agent", ".agents", ".claude", ".codex", ".opencode"})
+
+
 def _same_file(a: Path, b: Path) -> bool:
     try:
         return a == b or os.path.samefile(a, b)
@@ -1051,7 +1056,8 @@ def differences(
             continue
         path = Path(path)
         hows = {a: _difference(made[a], skill.name, skill.description, path) for a in AGENTS}
-        if all(h.startswith(f"{_LABELS[a]} does not read") for a, h in hows.items()):
+        unread = all(h.startswith(f"{_LABELS[a]} does not read") for a, h in hows.items())
+        if unread and path.parent.parent.parent.name not in _AGENT_FOLDERS:
             continue  # a source only skillpath reads (packs, libraries, its own folders)
         out += [Difference(skill.name, path, a, h) for a, h in hows.items() if h]
     return out
