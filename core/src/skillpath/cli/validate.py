@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from skillpath.cli._agentview import agent_option
 from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
 from skillpath.lint import DEFAULT_TARGET, TARGETS, Finding, iter_skill_dirs, lint_paths
 
@@ -60,6 +61,7 @@ def project_skill_dirs(cwd: Path | None, base: Path) -> tuple[list[Path], list[P
     "supports would load; agentskills is the strict open standard).",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@agent_option("validate")
 @common_options
 def validate_cmd(
     paths: tuple[Path, ...],
