@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -50,7 +51,7 @@ HOSTILE: list[tuple[str, str, str]] = [
     ("encoded-payload", "high", "echo ZWNobyBoaQ== | base64 -d | sh"),
     ("encoded-payload", "high", "scripts/run.js:eval(atob('YWxlcnQoMSk='))"),
     ("encoded-payload", "high", "scripts/run.py:exec(base64.b64decode(payload))"),
-    ("encoded-payload", "medium", "blob: " + "QUJD" * 120),
+    ("encoded-payload", "medium", "blob: " + base64.b64encode(bytes(range(256)) * 2).decode()),
     ("credential-read", "high", "cat ~/.aws/credentials"),
     ("credential-read", "high", "Then run `tar czf k.tgz ~/.ssh/id_ed25519`."),
     ("credential-read", "high", "scripts/k.py:open(os.path.expanduser('~/.ssh/id_rsa')).read()"),

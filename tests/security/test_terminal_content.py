@@ -141,7 +141,10 @@ def test_a_terminal_gets_no_control_sequence(hostile: Env, args: tuple[str, ...]
 def test_the_sequences_are_shown_visibly(hostile: Env) -> None:
     out = _on_tty(hostile, "invoke", "evil").decode()
     assert "Step one.\n\\x1b]52;c;cHduZWQ=\\x07\\x1b]0;pwned\\x1b\\" in out
-    assert "\\x9b31m\\x0dfake line\\u202eevil" in out
+    # the bidi override never reaches a model: invoke removes it (and says so) before the
+    # terminal escaping shows the other controls visibly
+    assert "\\x9b31m\\x0dfake lineevil" in out
+    assert "invisible-characters-removed" in out
     assert "Step two.\n" in out  # line feeds and the text around stay as they are
 
 
@@ -152,13 +155,16 @@ def test_the_sequences_are_shown_visibly(hostile: Env) -> None:
 def test_piped_output_is_byte_exact(hostile: Env, args: tuple[str, ...]) -> None:
     proc = _piped(hostile, *args)
     assert proc.returncode == 0, proc.stderr
-    assert f"Step one.\n{HOSTILE}\nStep two.".encode() in proc.stdout
+    # byte-exact but for the invisible characters a model must never get (the bidi override)
+    visible = HOSTILE.replace("\u202e", "")
+    assert f"Step one.\n{visible}\nStep two.".encode() in proc.stdout
 
 
 def test_a_piped_resource_is_the_file(hostile: Env) -> None:
     proc = _piped(hostile, "read", "skill://evil/notes.txt")
     path = hostile.home / ".skillpath" / "skills" / "evil" / "notes.txt"
-    assert proc.stdout == Path(path).read_bytes()
+    # the file's bytes, but for the invisible characters a model must never get
+    assert proc.stdout == Path(path).read_bytes().decode().replace("\u202e", "").encode()
 
 
 @pytest.mark.parametrize(

@@ -348,6 +348,19 @@ def _severity(
     return base, ""
 
 
+def _encoded_like(run: str) -> bool:
+    """A run of base64 letters that looks encoded (mixed case and digits, many distinct
+    characters), not a long word or a row of one character."""
+    classes = sum(
+        (
+            any(c.isupper() for c in run),
+            any(c.islower() for c in run),
+            any(c.isdigit() for c in run),
+        )
+    )
+    return classes >= 2 and len(set(run)) >= 20
+
+
 def scan_text(
     text: str, *, path: Path | None = None, first_line: int = 1, script: bool = False
 ) -> list[ContentFinding]:
@@ -378,6 +391,8 @@ def scan_text(
                 )
             )
         blob = _BLOB.search(line)
+        if blob is not None and not _encoded_like(blob.group()):
+            blob = None
         if blob is not None and ("encoded-payload", number) not in seen:
             seen.add(("encoded-payload", number))
             out.append(
