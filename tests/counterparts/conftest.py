@@ -1,10 +1,10 @@
 """The real counterparts (``testing/npm``): Claude Code, Codex CLI, OpenCode, ``npx skills``,
 the MCP conformance suite, and the Node.js they run on.
 
-``.ci/run`` installs them (``npm install --no-save`` in ``testing/npm``). A test that needs one asks the
-``counterpart`` fixture for its command; where it is not installed the test is skipped with
-the command that installs it, except under CI (``CI`` set), where a missing counterpart is a
-failure: the differential tests must never pass by not running.
+``.ci/run`` installs them (``npm install --no-save`` in ``testing/npm``). A test that needs
+one asks the ``counterpart`` fixture for its command; where it is not installed the test is
+skipped with the command that installs it, except under CI (``CI`` set), where a missing
+counterpart is a failure: the differential tests must never pass by not running.
 """
 
 from __future__ import annotations

@@ -74,7 +74,6 @@ import anyio
 import anyio.to_thread
 import attrs
 import mcp_types as types
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.subscriptions import (
     InMemorySubscriptionBus,
@@ -83,6 +82,7 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from skillpath import __version__
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
