@@ -1132,7 +1132,10 @@ def serve(
     if shell is None:
         shell = http is None
     settings = None if shell else {"shell": {"enabled": False}}
-    app = SkillServer(cwd, settings=settings, poll=poll, limits=limits)
+    # the MCP servers this project consumes are listed in the background: one that
+    # hangs must not keep this server from answering its own clients
+    env = {**os.environ, "SKILLPATH_MCP_BACKGROUND": "1"}
+    app = SkillServer(cwd, env=env, settings=settings, poll=poll, limits=limits)
     app.freeze_gc = True
     app.freeze_catalog()
     if http is None:
