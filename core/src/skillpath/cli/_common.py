@@ -482,22 +482,41 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - display_width(text))
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, flex: int = -1) -> str:
-    """A plain-text table that fits the terminal (80 columns when not a tty).
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    flex: int = -1,
+    overflow: str = "clip",
+) -> str:
+    """A plain-text table; on a terminal, one that fits it.
 
-    Column ``flex`` (default: the last) absorbs the width that is left and is
-    clipped with an ellipsis; when the other columns alone would leave it less
-    than 20 columns, the widest of them are narrowed (and clipped) too. Widths
-    are display widths (a CJK character takes two columns).
+    On a terminal, column ``flex`` (default: the last) absorbs the width that
+    is left; a longer cell is clipped with an ellipsis, or with ``overflow =
+    "wrap"`` continued on the lines below (words kept whole, a path broken
+    after a ``/``), so nothing is lost. When the other columns alone would
+    leave it less than 20 columns, the widest of them are narrowed (and
+    clipped) too. Piped or redirected output is never cut: every cell is
+    written whole, whatever its width (``list | grep`` finds long names and
+    descriptions). Widths are display widths (a CJK character takes two
+    columns).
     """
-    width = terminal_width()
     cols = len(headers)
     flex = flex % cols
+    cells = [[terminal_safe(" ".join(c.split())) for c in r] for r in rows]
     widths = [display_width(h) for h in headers]
-    for row in rows:
+    for row in cells:
         for i, cell in enumerate(row):
-            if i != flex:
-                widths[i] = max(widths[i], display_width(terminal_safe(" ".join(cell.split()))))
+            widths[i] = max(widths[i], display_width(cell))
+    grid = [list(headers), ["-" * len(h) for h in headers], *cells]
+    if not is_terminal():
+        return "\n".join(
+            "  ".join(
+                _pad(c, widths[i]) if i != cols - 1 else c for i, c in enumerate(row)
+            ).rstrip()
+            for row in grid
+        )
+    width = terminal_width()
     budget = width - 1 - 2 * (cols - 1) - 20  # what the fixed columns may take
     while sum(w for i, w in enumerate(widths) if i != flex) > budget:
         i = max((j for j in range(cols) if j != flex), key=lambda j: widths[j])
@@ -507,12 +526,20 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, flex: int = 
     fixed = sum(w for i, w in enumerate(widths) if i != flex) + 2 * (cols - 1)
     widths[flex] = max(10, width - fixed - 1)
     lines = []
-    for row in [list(headers), ["-" * len(h) for h in headers], *[list(r) for r in rows]]:
-        cells = [
-            _pad(_clip(c, widths[i]), widths[i]) if i != cols - 1 else _clip(c, widths[i])
-            for i, c in enumerate(row)
-        ]
-        lines.append("  ".join(cells).rstrip())
+    for row in grid:
+        parts: list[list[str]] = []
+        for i, c in enumerate(row):
+            if i == flex and overflow == "wrap" and display_width(c) > widths[i]:
+                parts.append(wrap(c, widths[i]))
+            else:
+                parts.append([_clip(c, widths[i])])
+        for k in range(max(len(p) for p in parts)):
+            line = [
+                (p[k] if k < len(p) else "") if i == cols - 1
+                else _pad(p[k] if k < len(p) else "", widths[i])
+                for i, p in enumerate(parts)
+            ]
+            lines.append("  ".join(line).rstrip())
     return "\n".join(lines)
 
 

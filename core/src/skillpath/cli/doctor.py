@@ -60,7 +60,7 @@ def _roots_table(roots: Sequence[RootScan], ctx: SkillContext) -> str:
         ]
         for r in roots
     ]
-    return table(["PROVIDER", "LEVEL", "EXISTS", "SKILLS", "PATH"], rows)
+    return table(["PROVIDER", "LEVEL", "EXISTS", "SKILLS", "PATH"], rows, overflow="wrap")
 
 
 def _detail(e: SkillReport, ctx: SkillContext) -> str:
@@ -193,7 +193,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
                 ]
                 for s, o in origins
             ]
-            echo(table(["NAME", "FROM", "KIND", "SOURCE", "DRIFT"], rows))
+            echo(table(["NAME", "FROM", "KIND", "SOURCE", "DRIFT"], rows, flex=3, overflow="wrap"))
         if listings:
             echo(f"\nRemote listings: {len(listings)}")
             for entry in listings:
