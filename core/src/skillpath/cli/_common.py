@@ -24,17 +24,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "check_cwd",
+    "color_enabled",
     "common_options",
     "diagnostic_line",
     "display_width",
     "dumps_json",
     "echo",
     "echo_diagnostics",
+    "echo_table",
     "emit_json",
     "error_code",
     "error_object",
     "fail",
     "is_terminal",
+    "paint",
+    "quiet",
     "refresh_option",
     "table",
     "terminal_safe",
@@ -56,6 +60,22 @@ def common_options(fn: F) -> F:
         help="Project directory to look from (default: the current directory).",
     )
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+    @click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        expose_value=False,
+        callback=_ask_quiet,
+        help="No warnings, notes or progress on stderr (errors are still shown).",
+    )
+    @click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default=None,
+        expose_value=False,
+        callback=_ask_color,
+        help="Colour on a terminal (auto, the default; NO_COLOR turns it off), always or never.",
+    )
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         check_cwd(kwargs.get("cwd"))
@@ -65,6 +85,69 @@ def common_options(fn: F) -> F:
             fail(str(exc), error=error_code(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+#: Set by ``--quiet``: diagnostics below ``error`` and progress lines are not printed.
+QUIET_VAR = "SKILLPATH_QUIET"
+#: Set by ``--color``: ``auto`` (colour on a terminal unless ``NO_COLOR``), ``always``
+#: or ``never``.
+COLOR_VAR = "SKILLPATH_COLOR"
+
+
+def _ask_quiet(_ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        os.environ[QUIET_VAR] = "1"
+    return value
+
+
+def _ask_color(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        os.environ[COLOR_VAR] = value
+    return value
+
+
+def quiet() -> bool:
+    """Whether ``--quiet`` (``SKILLPATH_QUIET=1``) asked for errors only on stderr."""
+    return os.environ.get(QUIET_VAR, "").strip() not in ("", "0")
+
+
+def color_enabled(err: bool = False) -> bool:
+    """Whether standard output (``err``: standard error) gets colour.
+
+    ``--color always``/``never`` (``SKILLPATH_COLOR``) decide; otherwise
+    (``auto``) colour goes to a terminal only, and never when ``NO_COLOR`` is
+    set to anything but the empty string (https://no-color.org) or ``TERM`` is
+    ``dumb``. JSON output is never coloured.
+    """
+    mode = os.environ.get(COLOR_VAR, "auto").strip().lower()
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    if os.environ.get("NO_COLOR", "") != "" or os.environ.get("TERM") == "dumb":
+        return False
+    return is_terminal(err)
+
+
+#: SGR codes of the styles used.
+_STYLES = {"error": "1;31", "warning": "33", "info": "2", "bold": "1"}
+
+
+def paint(text: str, style: str, err: bool = False) -> str:
+    """``text`` in ``style`` (``error``, ``warning``, ``info``, ``bold``) when
+    :func:`color_enabled`; as it is otherwise. ``text`` must already be safe
+    for a terminal: it is written without :func:`echo`'s escaping."""
+    if not text or not color_enabled(err):
+        return text
+    return f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
+
+
+def echo_table(text: str) -> None:
+    """Print a :func:`table` on stdout, its header line in bold where colour is on."""
+    if is_terminal():
+        text = escape_controls(text)
+    head, sep, rest = text.partition("\n")
+    _echo(paint(head, "bold") + sep + rest)
 
 
 def _ask_refresh(_ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -146,7 +229,10 @@ def fail(
     ctx = _click_context()
     if wants_json(ctx) and not (ctx is not None and ctx.find_root().meta.get(_EMITTED)):
         emit_json(error_object(error, message, path))
-    echo(f"skillpath: error: {message}", err=True)
+    line = f"skillpath: error: {message}"
+    if is_terminal(err=True):
+        line = escape_controls(line)
+    _echo(paint("skillpath: error:", "error", True) + line[len("skillpath: error:") :], err=True)
     sys.exit(code)
 
 
@@ -331,9 +417,15 @@ def echo_diagnostics(
     """Print ``diagnostics`` on stderr, one line each: those ``show`` accepts
     (default: every one that is not ``info``)."""
     keep = show if show is not None else _not_info
+    hush = quiet()
     for d in diagnostics:
-        if keep(d):
-            echo(diagnostic_line(d), err=True)
+        if keep(d) and not (hush and d.level != "error"):
+            line = diagnostic_line(d)
+            if is_terminal(err=True):
+                line = escape_controls(line)
+            level, colon, rest = line.partition(":")
+            style = d.level if d.level in _STYLES else "info"
+            _echo(paint(level, style, True) + colon + rest, err=True)
 
 
 def _not_info(d: Diagnostic) -> bool:
