@@ -94,15 +94,30 @@ QUIET_VAR = "SKILLPATH_QUIET"
 COLOR_VAR = "SKILLPATH_COLOR"
 
 
-def _ask_quiet(_ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+def _set_for_the_command(ctx: click.Context, name: str, value: str) -> None:
+    """Set ``os.environ[name]`` while the command runs (what it loads reads it there),
+    and put back what was there when it ends (a process may run several commands)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+    ctx.call_on_close(restore)
+
+
+def _ask_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
     if value:
-        os.environ[QUIET_VAR] = "1"
+        _set_for_the_command(ctx, QUIET_VAR, "1")
     return value
 
 
-def _ask_color(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+def _ask_color(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is not None:
-        os.environ[COLOR_VAR] = value
+        _set_for_the_command(ctx, COLOR_VAR, value)
     return value
 
 
