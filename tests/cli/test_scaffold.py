@@ -139,3 +139,30 @@ def test_new_pack_installs_and_its_skills_load(cli: Cli, isolated_env: Env, tmp_
         timeout=120,
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
+
+
+def test_the_new_provider_install_hint_works_without_pip(
+    cli: Cli, isolated_env: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An environment uv made has no pip: the hint then installs with uv, naming this
+    environment (``uv pip install`` alone would pick the system's Python)."""
+    import importlib.util
+    import shlex
+
+    res = cli.run("new-provider", "team", "--dest", str(tmp_path / "p"))
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    (install,) = [ln.strip() for ln in lines if ln.startswith("  ") and " -e " in ln]
+    words = shlex.split(install)
+    if importlib.util.find_spec("pip") is None:
+        assert words[:5] == ["python3", "-m", "uv", "pip", "install"]
+        assert words[words.index("--python") + 1] == sys.executable
+    else:
+        assert words[:4] == [sys.executable, "-m", "pip", "install"]
+    assert words[-2:] == ["-e", str(tmp_path / "p")]
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a)
+    )
+    res = cli.run("new-provider", "other", "--dest", str(tmp_path / "q"))
+    assert "python3 -m uv pip install --python" in res.stdout

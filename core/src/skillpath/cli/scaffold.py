@@ -336,8 +336,6 @@ def new_provider_cmd(
     JSON shape: {"provider", "distribution", "package", "priority", "path",
     "files": [relative paths]}.
     """
-    import shlex
-    import sys
 
     from skillpath.provider_template import TemplateError, make_provider, placeholders
 
@@ -369,11 +367,29 @@ def new_provider_cmd(
     echo(terminal_safe(f"Created {target}"))
     for rel in rels:
         echo(terminal_safe(f"  {rel}"))
+    echo(_install_hint(target))
+
+
+def _install_hint(target: Path) -> str:
+    """How to install the new provider into the environment this skillpath runs in and
+    run its tests: with that Python's pip when it has one, else with uv (an environment
+    uv made has no pip), naming the environment (``uv pip`` alone picks the system's)."""
+    import importlib.util
+    import shlex
+    import sys
+
     py, where = shlex.quote(sys.executable), shlex.quote(str(target))
-    echo(
+    if importlib.util.find_spec("pip") is not None:
+        install = f"{py} -m pip install -e {where}"
+    else:
+        install = f"python3 -m uv pip install --python {py} -e {where}"
+    lines = [
         "Next: install it (editable) into an environment with skillpath-core and "
-        "skillpath-testing — this skillpath runs in "
-        f"{terminal_safe(sys.executable)} — and run its tests:\n"
-        f"  {py} -m pip install -e {where}   (or: uv pip install --python {py} -e {where})\n"
-        f"  {py} -m pytest {where}"
-    )
+        f"skillpath-testing — this skillpath runs in {terminal_safe(sys.executable)} — "
+        "and run its tests:",
+        f"  {install}",
+    ]
+    if importlib.util.find_spec("skillpath_testing") is None:
+        lines.append(f"  {install.split(' -e ')[0]} skillpath-testing   (its tests need it)")
+    lines.append(f"  {py} -m pytest {where}")
+    return "\n".join(lines)
