@@ -431,10 +431,13 @@ def store_failure(
     except (TypeError, ValueError):
         invalidate(config, env)
         return False
+    sealed = _cachefile.seal(_MAGIC, raw)
+
+    def write(f: Any) -> None:
+        f.write(sealed)
+
     try:
-        _cachefile.write_atomic(
-            _path(env, ident), lambda f: f.write(_cachefile.seal(_MAGIC, raw))
-        )
+        _cachefile.write_atomic(_path(env, ident), write)
     except OSError:
         invalidate(config, env)
         return False
