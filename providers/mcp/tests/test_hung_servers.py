@@ -8,6 +8,7 @@ again), never from a clock.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pty
 import subprocess
@@ -149,7 +150,7 @@ def test_serve_answers_while_an_upstream_hangs(world: Any, tmp_path: Path) -> No
 
     async def scenario() -> list[str]:
         params = StdioServerParameters(
-            command=sys.executable, args=_serve_args(world.project, "--poll", "0"), env=world.env
+            command=sys.executable, args=_serve_args(world.project, "--poll", "30"), env=world.env
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
@@ -157,3 +158,36 @@ def test_serve_answers_while_an_upstream_hangs(world: Any, tmp_path: Path) -> No
 
     assert "local" in _run(scenario)
     assert not list((world.home / ".cache").rglob("*.lst"))  # the upstream has not failed yet
+
+
+def test_serve_adds_an_upstreams_skills_when_it_answers(world: Any) -> None:
+    """A healthy upstream listed in the background: its prompts follow, announced with
+    list_changed, and the project's own skills were there from the first answer."""
+    world.config(world.toml_servers([world.server("fx", "prompt_server.py")]))
+    world.skill("local", "A local skill.")
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        changed = asyncio.Event()
+
+        async def on_message(message: Any) -> None:
+            if getattr(getattr(message, "root", message), "method", "").endswith("list_changed"):
+                changed.set()
+
+        params = StdioServerParameters(
+            command=sys.executable, args=_serve_args(world.project, "--poll", "0.2"), env=world.env
+        )
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as s,
+        ):
+            await s.initialize()
+            first = sorted(p.name for p in (await s.list_prompts()).prompts)
+            names = first
+            while "greet" not in names:
+                await changed.wait()
+                changed.clear()
+                names = sorted(p.name for p in (await s.list_prompts()).prompts)
+            return first, names
+
+    first, later = _run(scenario)
+    assert "local" in first and "local" in later and "greet" in later

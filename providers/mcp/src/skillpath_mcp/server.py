@@ -1158,8 +1158,9 @@ def serve(
         shell = http is None
     settings = None if shell else {"shell": {"enabled": False}}
     # the MCP servers this project consumes are listed in the background: one that
-    # hangs must not keep this server from answering its own clients
-    env = {**os.environ, "SKILLPATH_MCP_BACKGROUND": "1"}
+    # hangs must not keep this server from answering its own clients (their skills
+    # follow when the watcher reloads; without one, --poll 0, they are waited for)
+    env = {**os.environ, "SKILLPATH_MCP_BACKGROUND": "1"} if poll > 0 else None
     app = SkillServer(cwd, env=env, settings=settings, poll=poll, limits=limits)
     app.freeze_gc = True
     app.freeze_catalog()
