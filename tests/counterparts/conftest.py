@@ -10,6 +10,7 @@ counterpart is a failure: the differential tests must never pass by not running.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,10 @@ import pytest
 
 NPM = Path(__file__).resolve().parents[2] / "testing" / "npm"
 BIN = NPM / "node_modules" / ".bin"
+
+# the helpers beside the tests (fakemodel, agentrun, cases) import by their plain names
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
