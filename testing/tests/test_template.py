@@ -42,7 +42,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "acme-tools", "--priority", "42", "--description", "Acme skills", cwd=outside
     )
     assert proc.returncode == 0, proc.stderr
-    assert "pip install -e" in proc.stdout and sys.executable in proc.stdout
+    assert "pip install " in proc.stdout and " -e " in proc.stdout and sys.executable in proc.stdout
     return outside / "skillpath-acme-tools"
 
 

@@ -85,3 +85,12 @@ custom_directories = ["more-skills"]
     write(env.home / ".skillpath" / "skills" / "user-only" / "SKILL.md", skill_md("User."))
     write(p / "more-skills" / "alpha" / "SKILL.md", skill_md("Custom alpha."))
     return env
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output goes to an 80-column terminal (the tables fit it; piped output is never cut),
+    without colour (``NO_COLOR``), so that lines are measured as they show."""
+    monkeypatch.setattr("skillpath.cli._common.is_terminal", lambda err=False: True)
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")

@@ -66,7 +66,9 @@ def test_doctor_reports_every_skip_reason(cli: Cli, doctor_project: Env) -> None
     assert {"missing-description", "invalid-name", "name-conflict", "duplicate-file"} <= codes
 
 
-def test_doctor_text_shows_roots_reasons_and_file_lines(cli: Cli, doctor_project: Env) -> None:
+def test_doctor_text_shows_roots_reasons_and_file_lines(
+    cli: Cli, doctor_project: Env, terminal: None
+) -> None:
     res = cli.run("doctor")
     assert res.exit_code == 1
     out = res.stdout
@@ -76,6 +78,31 @@ def test_doctor_text_shows_roots_reasons_and_file_lines(cli: Cli, doctor_project
     assert "~/.skillpath/skills" in out
     assert "Summary: 1 loaded, 1 hidden, 1 conditional, 1 shadowed, " in out
     assert all(len(line) <= 80 for line in out.splitlines() if not line.startswith("  "))
+    # on 80 columns a long root path is wrapped onto the next lines, never clipped
+    assert "…" not in out.split("Skills:")[0]
+
+
+def test_doctor_roots_wrap_whole_paths_at_80_columns(
+    cli: Cli, isolated_env: Env, terminal: None
+) -> None:
+    # outside the project and home (shown whole, not as ./… or ~/…)
+    deep = isolated_env.project.parent / "a-rather-deep" / "folder-of-shared" / "team-skills"
+    write(deep / "x" / "SKILL.md", "---\ndescription: X.\n---\nBody.\n")
+    write(
+        isolated_env.project / ".skillpath" / "config.toml",
+        f'[skills]\ncustom_directories = ["{deep}"]\n',
+    )
+    out = cli.run("doctor").stdout
+    roots = out.split("Skills:")[0].splitlines()
+    assert all(len(line) <= 80 for line in roots)
+    start = next(i for i, line in enumerate(roots) if line.startswith("custom"))
+    column = next(line for line in roots if line.startswith("PROVIDER")).index("PATH")
+    joined = roots[start][column:]
+    for line in roots[start + 1 :]:
+        if line[:column].strip():
+            break
+        joined += line[column:]
+    assert joined == str(deep)
 
 
 def test_doctor_is_clean_and_exits_zero_on_a_good_project(cli: Cli, isolated_env: Env) -> None:

@@ -56,7 +56,7 @@ def test_list_filters_by_provider_and_level(cli: Cli, doctor_project: Env) -> No
 
 
 def test_list_text_fits_80_columns_and_reports_errors_on_stderr(
-    cli: Cli, doctor_project: Env
+    cli: Cli, doctor_project: Env, terminal: None
 ) -> None:
     res = cli.run("list", "--all", "--provider", "native", "--provider", "custom")
     assert res.exit_code == 0
@@ -68,6 +68,21 @@ def test_list_text_fits_80_columns_and_reports_errors_on_stderr(
     plain = cli.run("list", "--provider", "native")
     assert "hidden-tool (hidden)" in plain.stdout
     assert "1 conditional" in plain.stdout and "(`skillpath list --all`)" in plain.stdout
+
+
+def test_piped_list_output_is_never_cut(cli: Cli, isolated_env: Env) -> None:
+    """``list | grep`` finds a long name and the end of a long description: only a
+    terminal's output is fitted to its width."""
+    name = "a-skill-whose-name-is-much-longer-than-the-name-column-would-allow-x"
+    description = "Starts here and goes on " + "and on " * 20 + "to the very end."
+    write(isolated_env.project / ".claude" / "skills" / name / "SKILL.md", skill_md(description))
+    res = cli.run("list")
+    assert res.exit_code == 0
+    (line,) = [line for line in res.stdout.splitlines() if line.startswith(name)]
+    assert line.endswith("to the very end.") and "…" not in line
+    res = cli.run("list", "--all")
+    (line,) = [line for line in res.stdout.splitlines() if line.startswith(name)]
+    assert line.endswith("to the very end.")
 
 
 def test_show_every_field_resources_and_shadowed_copies(cli: Cli, doctor_project: Env) -> None:

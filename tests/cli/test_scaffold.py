@@ -9,6 +9,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 from skillpath.lint import has_errors, lint_paths, lint_skill_dir
 
 from ..conftest import Env
@@ -20,14 +21,44 @@ def test_new_creates_a_valid_native_skill_that_loads(cli: Cli, isolated_env: Env
     sub.mkdir(parents=True)
     res = cli.run("new", "pdf-tables", "--description", 'Extract tables: "quoted" too.', cwd=sub)
     assert res.exit_code == 0, res.output
-    folder = isolated_env.project / ".skillpath" / "skills" / "pdf-tables"  # the repo root
+    # the repo root's .agents/skills, which other agents read too
+    folder = isolated_env.project / ".agents" / "skills" / "pdf-tables"
     assert res.stdout.startswith(f"Created {folder / 'SKILL.md'}")
     for target in ("agentskills", "claude", "codex", "opencode", "copilot"):
         assert lint_skill_dir(folder, target) == [], target
     data = cli.json("list")
     (s,) = [s for s in data["skills"] if s["name"] == "pdf-tables"]
-    assert s["provider"] == "native" and s["level"] == "project"
+    assert s["provider"] == "agents" and s["level"] == "project"
     assert s["description"] == 'Extract tables: "quoted" too.'
+
+
+@pytest.mark.parametrize(
+    ("agent", "folder", "provider"),
+    [
+        ("claude", ".claude/skills", "claude"),
+        ("codex", ".codex/skills", "codex"),
+        ("opencode", ".opencode/skills", "opencode"),
+        ("github", ".github/skills", "github"),
+        ("agents", ".agents/skills", "agents"),
+        ("skillpath", ".skillpath/skills", "native"),
+    ],
+)
+def test_new_agent_writes_that_agents_folder(
+    cli: Cli, isolated_env: Env, agent: str, folder: str, provider: str
+) -> None:
+    data = cli.json("new", "helper", "--agent", agent, "--description", "Help. Use when asked.")
+    assert data["path"] == str(isolated_env.project / folder / "helper")
+    (s,) = [s for s in cli.json("list")["skills"] if s["name"] == "helper"]
+    assert s["provider"] == provider
+
+
+def test_new_agent_names_and_export_agree(cli: Cli, isolated_env: Env) -> None:
+    from skillpath.cli.scaffold import _NEW_AGENTS
+    from skillpath.export import AGENTS
+
+    assert sorted(_NEW_AGENTS) == sorted(AGENTS)
+    res = cli.run("new", "x", "--agent", "claude", "--dir", "somewhere")
+    assert res.exit_code == 2 and "--dir and --agent" in res.stderr
 
 
 def test_new_with_dir_and_json(cli: Cli, isolated_env: Env) -> None:
@@ -52,9 +83,9 @@ def test_new_refuses_invalid_names_and_existing_folders(cli: Cli, isolated_env: 
         assert res.exit_code == 1, bad
         assert res.stderr.startswith(f"skillpath: error: invalid skill name {bad!r}")
         assert res.stderr.count("\n") == 1
-    assert not (isolated_env.project / ".skillpath").exists()
+    assert not (isolated_env.project / ".agents").exists()
     assert cli.run("new", "twice").exit_code == 0
-    skill_file = isolated_env.project / ".skillpath" / "skills" / "twice" / "SKILL.md"
+    skill_file = isolated_env.project / ".agents" / "skills" / "twice" / "SKILL.md"
     skill_file.write_text("---\ndescription: mine\n---\nkeep me\n")
     res = cli.run("new", "twice")
     assert res.exit_code == 1 and "already exists" in res.stderr
@@ -108,3 +139,30 @@ def test_new_pack_installs_and_its_skills_load(cli: Cli, isolated_env: Env, tmp_
         timeout=120,
     )
     assert tests.returncode == 0, tests.stdout + tests.stderr
+
+
+def test_the_new_provider_install_hint_works_without_pip(
+    cli: Cli, isolated_env: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An environment uv made has no pip: the hint then installs with uv, naming this
+    environment (``uv pip install`` alone would pick the system's Python)."""
+    import importlib.util
+    import shlex
+
+    res = cli.run("new-provider", "team", "--dest", str(tmp_path / "p"))
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    (install,) = [ln.strip() for ln in lines if ln.startswith("  ") and " -e " in ln]
+    words = shlex.split(install)
+    if importlib.util.find_spec("pip") is None:
+        assert words[:5] == ["python3", "-m", "uv", "pip", "install"]
+        assert words[words.index("--python") + 1] == sys.executable
+    else:
+        assert words[:4] == [sys.executable, "-m", "pip", "install"]
+    assert words[-2:] == ["-e", str(tmp_path / "p")]
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a)
+    )
+    res = cli.run("new-provider", "other", "--dest", str(tmp_path / "q"))
+    assert "python3 -m uv pip install --python" in res.stdout

@@ -246,7 +246,7 @@ def test_an_unquoted_colon_is_flagged_for_strict_parsers(tmp_path: Path) -> None
 
 def test_the_scaffold_placeholder_description_is_flagged(cli: Cli, isolated_env: Env) -> None:
     assert cli.run("new", "draft").exit_code == 0
-    folder = isolated_env.project / ".skillpath" / "skills" / "draft"
+    folder = isolated_env.project / ".agents" / "skills" / "draft"
     for target in TARGETS:
         assert codes(lint_skill_dir(folder, target)) == {
             "placeholder-description": ("warning", 3)

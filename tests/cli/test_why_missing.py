@@ -186,7 +186,7 @@ def test_explain_says_why_a_same_priority_copy_lost(cli: Cli, isolated_env: Env)
     assert "within claude, the user dir is scanned before project dirs" in text
 
 
-def test_doctor_and_explain_fit_80_columns(cli: Cli, isolated_env: Env) -> None:
+def test_doctor_and_explain_fit_80_columns(cli: Cli, isolated_env: Env, terminal: None) -> None:
     deep = isolated_env.project / "a-rather-long-directory-name" / "and-another-one-below-it"
     write(
         isolated_env.project / ".skillpath" / "config.toml",

@@ -90,3 +90,13 @@ def test_skillpath_mcp_requires_the_sdk_major_it_imports() -> None:
     lock = (REPO / "uv.lock").read_text()
     (locked,) = re.findall(r'name = "mcp"\nversion = "([^"]+)"', lock)
     assert locked.startswith("2.")
+
+
+def test_the_all_extra_is_every_other_extra_and_each_is_on_the_index_page() -> None:
+    meta = project(REPO)["project"]
+    extras = meta["optional-dependencies"]
+    others = sorted({d for name, deps in extras.items() if name != "all" for d in deps})
+    assert sorted(extras["all"]) == others
+    readme = (REPO / meta["readme"]).read_text(encoding="utf-8")
+    for name in extras:
+        assert f"| `{name}` |" in readme, name

@@ -142,11 +142,32 @@ def test_invoke_and_show_pass_everything_after_name_verbatim(proj: Runtime) -> N
     data = json.loads(res.stdout)
     assert data["args"] == "--max 3 -v --json --cwd x"
     assert "Read --max now." in data["content"]
-    shown = run(proj, "show", "--json", "pdf", "--max", "3")
+    # invoke says so when a word after NAME spells one of its own options
+    assert "'--json' comes after the skill name" in res.stderr
+    assert "'--cwd' comes after the skill name" in res.stderr
+    assert "--max" not in res.stderr  # not one of invoke's options
+    quiet = run(proj, "invoke", "--quiet", "pdf", "--json")
+    assert quiet.stderr == "" and "Read --json now." in quiet.stdout
+    # show takes its options anywhere; words for the skill that start with - go after --
+    shown = run(proj, "show", "--json", "pdf", "--", "--max", "3")
     assert shown.exit_code == 0, shown.output
     assert json.loads(shown.stdout)["args"] == "--max 3"
-    text = run(proj, "show", "pdf", "-x")
+    text = run(proj, "show", "pdf", "--", "-x")
     assert text.exit_code == 0 and "arguments:   -x" in text.stdout
+
+
+def test_show_takes_its_options_after_the_name(proj: Runtime) -> None:
+    after = run(proj, "show", "pdf", "--json")
+    assert after.exit_code == 0, after.output
+    data = json.loads(after.stdout)
+    assert data == json.loads(run(proj, "show", "--json", "pdf").stdout)
+    assert "args" not in data
+    body = json.loads(run(proj, "show", "pdf", "--body", "--json").stdout)
+    assert body["body"] == "Read $0 now.\n"
+    text = run(proj, "show", "pdf", "--body").stdout
+    assert text.splitlines()[-1] == "Read $0 now."
+    unknown = run(proj, "show", "pdf", "--max", "3")
+    assert unknown.exit_code == 2 and "--max" in unknown.stderr
 
 
 def test_context_command(proj: Runtime) -> None:

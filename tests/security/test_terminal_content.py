@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -79,7 +80,9 @@ def _on_tty(env: Env, *args: str, plugins: str = "native") -> bytes:
     finally:
         os.close(master)
         proc.wait(timeout=LIMIT)
-    return bytes(out)
+    # skillpath's own colour (bold headers, coloured levels) and the erasing of its
+    # progress line are the only control sequences allowed
+    return re.sub(rb"\x1b\[(?:1;31|33|2|1|0)m|\r\x1b\[K", b"", bytes(out))
 
 
 def _piped(env: Env, *args: str, plugins: str = "native") -> subprocess.CompletedProcess[bytes]:

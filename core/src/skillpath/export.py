@@ -816,3 +816,55 @@ def check_export(
     return ExportReport(
         to, "user" if user else "project", folder, lock_file, (), tuple(drift), tuple(diags)
     )
+
+
+# -- exported copies -----------------------------------------------------------------
+
+
+def export_records(ctx: SkillContext) -> dict[str, tuple[str, str, frozenset[Path]]]:
+    """What the project's and the user's locks say ``export`` wrote: skill name ->
+    (source, provider, the folders of its copies). Unreadable locks count as empty."""
+    out: dict[str, tuple[str, str, frozenset[Path]]] = {}
+    for user in (True, False):  # the project's entry wins over the user's
+        path = lock_path(ctx, user=user)
+        if not path.is_file():
+            continue
+        entries = read_lock(path).get("skills", {})
+        if not isinstance(entries, dict):
+            continue
+        for name, entry in entries.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("skillpath"), dict):
+                continue
+            mine = entry["skillpath"]
+            targets = mine.get("targets") if isinstance(mine.get("targets"), dict) else {}
+            folders = set()
+            for target in targets.values():
+                where = target.get("path") if isinstance(target, dict) else None
+                if isinstance(where, str) and where:
+                    folder = Path(where)
+                    folders.add(folder if folder.is_absolute() else ctx.project_root / folder)
+            out[str(name)] = (
+                str(entry.get("source", "")),
+                str(mine.get("provider", "")),
+                frozenset(folders),
+            )
+    return out
+
+
+def is_exported_copy(
+    copy: Skill, source: Skill, records: Mapping[str, tuple[str, str, frozenset[Path]]]
+) -> bool:
+    """Whether ``copy`` is a folder ``export`` wrote from ``source`` (its lock entry names
+    ``copy``'s folder and ``source``'s origin), so the two are one skill, not a clash."""
+    record = records.get(copy.name)
+    if record is None or copy.base_dir is None:
+        return False
+    recorded_source, provider, folders = record
+    origin = skill_source(source)
+    if origin.get("source") != recorded_source or provider not in ("", origin["provider"]):
+        return False
+    try:
+        here = copy.base_dir.resolve()
+        return any(here == f.resolve() for f in folders)
+    except OSError:
+        return False

@@ -296,6 +296,24 @@ class _Merger:
     diags: list[Diagnostic] = attrs.field(factory=list)
     # plugins whose failing filter was already reported during this merge
     failed_filters: set[str] = attrs.field(factory=set)
+    # what the export locks record (read at the first name clash)
+    exports: dict[str, Any] | None = None
+
+    def _exported(self, copy: Skill, source: Skill) -> bool:
+        """Whether ``copy`` is the folder ``skillpath export`` wrote from ``source``
+        (the locks are read at the first name clash of the merge, once)."""
+        if self.exports is None:
+            from skillpath.export import export_records
+
+            try:
+                self.exports = export_records(self.ctx)
+            except Exception:  # noqa: BLE001 - a bad lock must not break the load
+                self.exports = {}
+        if copy.name not in self.exports:
+            return False
+        from skillpath.export import is_exported_copy
+
+        return is_exported_copy(copy, source, self.exports)
 
     def offer(self, skill: Skill) -> bool:
         verdict = self.host.filter(skill, self.ctx, self.diags, reported=self.failed_filters)
@@ -320,6 +338,20 @@ class _Merger:
         winner = self.by_name.get(skill.name)
         if winner is not None:
             self.shadowed.append(Shadowed(skill, winner, "name"))
+            if self._exported(winner, skill) or self._exported(skill, winner):
+                # the copy `skillpath export` wrote of this very skill: one skill, two places
+                self.diags.append(
+                    Diagnostic(
+                        "info",
+                        "exported-copy",
+                        f"skill {skill.name!r} from {_describe(skill)} is served by its "
+                        f"exported copy {_describe(winner)}",
+                        skill.path,
+                        None,
+                        skill.source.provider,
+                    )
+                )
+                return False
             self.diags.append(
                 Diagnostic(
                     "warning",

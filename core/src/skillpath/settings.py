@@ -187,6 +187,13 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             "run); `list --refresh` fetches it again at once.",
             scope="trusted",
         ),
+        "retry_after": SettingSpec(
+            int,
+            300,
+            "Seconds an MCP server that could not be listed (did not start or answer) "
+            "is not tried again (0: every run); `list --refresh` tries it at once.",
+            scope="trusted",
+        ),
         "max_items": SettingSpec(
             int,
             1000,

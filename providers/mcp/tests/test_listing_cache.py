@@ -355,22 +355,47 @@ def test_replacing_the_command_lists_again(
 # -- failures ------------------------------------------------------------------------
 
 
-def test_a_failure_is_never_cached(world: Any, server: Server, clock: list[float]) -> None:
+def test_a_failure_is_remembered_for_retry_after(
+    world: Any, server: Server, clock: list[float]
+) -> None:
     server.fail.touch()
     failed = load(world, server.settings())
     (error,) = _errors(failed)
     assert "told to fail" in error  # its diagnostic, with the server's stderr
-    assert _files() == []
+    assert "not tried again for 300s" in error
+    assert len(_files()) == 1  # the failure, not a listing
+    assert _listcache.load(_config(server), os.environ) is None
     clear_cache()
-    again = load(world, server.settings())  # the next run tries again, and says why
-    assert _errors(again) == [error]
+    again = load(world, server.settings())  # the next run shows it without a start
+    (remembered,) = _errors(again)
+    assert "told to fail" in remembered and "not tried again until" in remembered
+    assert server.starts() == 1
     server.fail.unlink()
     clear_cache()
+    clock[0] += 299
+    assert _errors(load(world, server.settings()))  # still within retry_after
+    assert server.starts() == 1
+    clear_cache()
+    clock[0] += 2  # retry_after is over: tried again, and the listing cached
     assert _remote(load(world, server.settings())) == {"alpha": "Alpha v1."}
-    assert len(_files()) == 1
+    assert server.starts() == 2
+    assert _listcache.load(_config(server), os.environ) is not None
 
 
-def test_a_failure_after_a_good_listing_is_retried_next_run(
+def test_retry_after_zero_remembers_no_failure(
+    world: Any, server: Server, clock: list[float]
+) -> None:
+    server.fail.touch()
+    settings = {**server.settings(), "mcp": {**server.settings()["mcp"], "retry_after": 0}}
+    (error,) = _errors(load(world, settings))
+    assert "not tried again" not in error
+    assert _files() == []
+    clear_cache()
+    assert _errors(load(world, settings)) == [error]  # the next run tries again
+    assert server.starts() == 2
+
+
+def test_a_failure_after_a_good_listing_replaces_it(
     world: Any, server: Server, clock: list[float]
 ) -> None:
     load(world, server.settings())
@@ -379,12 +404,26 @@ def test_a_failure_after_a_good_listing_is_retried_next_run(
     refreshed = load(world, server.settings(), SKILLPATH_MCP_REFRESH="1")
     assert _errors(refreshed)  # asked for a fresh listing: the failure is shown
     assert _remote(refreshed) == {}
-    assert _files() == []  # the last good listing does not stand in for the server
+    # the last good listing does not stand in for the server: its failure does
+    assert _listcache.load(_config(server), os.environ) is None
     clear_cache()
-    assert _errors(load(world, server.settings()))  # tried again, still failing
+    assert _errors(load(world, server.settings()))  # remembered, still failing
+    assert server.starts() == 2
     server.fail.unlink()
     clear_cache()
-    assert _remote(load(world, server.settings())) == {"alpha": "Alpha v1."}
+    # --refresh tries it at once
+    fresh = load(world, server.settings(), SKILLPATH_MCP_REFRESH="1")
+    assert _remote(fresh) == {"alpha": "Alpha v1."}
+    assert server.starts() == 3
+
+
+def _config(server: Server) -> ServerConfig:
+    from skillpath import make_context
+    from skillpath_mcp.config import parse_servers
+
+    ctx, _diags = make_context(None, settings=server.settings())
+    (config,), _ = parse_servers(ctx)
+    return config
 
 
 def test_a_partial_listing_is_not_stored(world: Any, tmp_path: Path) -> None:

@@ -24,17 +24,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "check_cwd",
+    "color_enabled",
     "common_options",
     "diagnostic_line",
     "display_width",
     "dumps_json",
     "echo",
     "echo_diagnostics",
+    "echo_table",
     "emit_json",
     "error_code",
     "error_object",
     "fail",
     "is_terminal",
+    "paint",
+    "quiet",
     "refresh_option",
     "table",
     "terminal_safe",
@@ -56,6 +60,22 @@ def common_options(fn: F) -> F:
         help="Project directory to look from (default: the current directory).",
     )
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
+    @click.option(
+        "--quiet",
+        "-q",
+        is_flag=True,
+        expose_value=False,
+        callback=_ask_quiet,
+        help="No warnings, notes or progress on stderr (errors are still shown).",
+    )
+    @click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        default=None,
+        expose_value=False,
+        callback=_ask_color,
+        help="Colour on a terminal (auto, the default; NO_COLOR turns it off), always or never.",
+    )
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         check_cwd(kwargs.get("cwd"))
@@ -65,6 +85,84 @@ def common_options(fn: F) -> F:
             fail(str(exc), error=error_code(exc))
 
     return wrapper  # type: ignore[return-value]
+
+
+#: Set by ``--quiet``: diagnostics below ``error`` and progress lines are not printed.
+QUIET_VAR = "SKILLPATH_QUIET"
+#: Set by ``--color``: ``auto`` (colour on a terminal unless ``NO_COLOR``), ``always``
+#: or ``never``.
+COLOR_VAR = "SKILLPATH_COLOR"
+
+
+def _set_for_the_command(ctx: click.Context, name: str, value: str) -> None:
+    """Set ``os.environ[name]`` while the command runs (what it loads reads it there),
+    and put back what was there when it ends (a process may run several commands)."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+
+    def restore() -> None:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+    ctx.call_on_close(restore)
+
+
+def _ask_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        _set_for_the_command(ctx, QUIET_VAR, "1")
+    return value
+
+
+def _ask_color(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        _set_for_the_command(ctx, COLOR_VAR, value)
+    return value
+
+
+def quiet() -> bool:
+    """Whether ``--quiet`` (``SKILLPATH_QUIET=1``) asked for errors only on stderr."""
+    return os.environ.get(QUIET_VAR, "").strip() not in ("", "0")
+
+
+def color_enabled(err: bool = False) -> bool:
+    """Whether standard output (``err``: standard error) gets colour.
+
+    ``--color always``/``never`` (``SKILLPATH_COLOR``) decide; otherwise
+    (``auto``) colour goes to a terminal only, and never when ``NO_COLOR`` is
+    set to anything but the empty string (https://no-color.org) or ``TERM`` is
+    ``dumb``. JSON output is never coloured.
+    """
+    mode = os.environ.get(COLOR_VAR, "auto").strip().lower()
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    if os.environ.get("NO_COLOR", "") != "" or os.environ.get("TERM") == "dumb":
+        return False
+    return is_terminal(err)
+
+
+#: SGR codes of the styles used.
+_STYLES = {"error": "1;31", "warning": "33", "info": "2", "bold": "1"}
+
+
+def paint(text: str, style: str, err: bool = False) -> str:
+    """``text`` in ``style`` (``error``, ``warning``, ``info``, ``bold``) when
+    :func:`color_enabled`; as it is otherwise. ``text`` must already be safe
+    for a terminal: it is written without :func:`echo`'s escaping."""
+    if not text or not color_enabled(err):
+        return text
+    return f"\x1b[{_STYLES[style]}m{text}\x1b[0m"
+
+
+def echo_table(text: str) -> None:
+    """Print a :func:`table` on stdout, its header line in bold where colour is on."""
+    if is_terminal():
+        text = escape_controls(text)
+    head, sep, rest = text.partition("\n")
+    _echo(paint(head, "bold") + sep + rest)
 
 
 def _ask_refresh(_ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -146,7 +244,10 @@ def fail(
     ctx = _click_context()
     if wants_json(ctx) and not (ctx is not None and ctx.find_root().meta.get(_EMITTED)):
         emit_json(error_object(error, message, path))
-    echo(f"skillpath: error: {message}", err=True)
+    line = f"skillpath: error: {message}"
+    if is_terminal(err=True):
+        line = escape_controls(line)
+    _echo(paint("skillpath: error:", "error", True) + line[len("skillpath: error:") :], err=True)
     sys.exit(code)
 
 
@@ -331,9 +432,15 @@ def echo_diagnostics(
     """Print ``diagnostics`` on stderr, one line each: those ``show`` accepts
     (default: every one that is not ``info``)."""
     keep = show if show is not None else _not_info
+    hush = quiet()
     for d in diagnostics:
-        if keep(d):
-            echo(diagnostic_line(d), err=True)
+        if keep(d) and not (hush and d.level != "error"):
+            line = diagnostic_line(d)
+            if is_terminal(err=True):
+                line = escape_controls(line)
+            level, colon, rest = line.partition(":")
+            style = d.level if d.level in _STYLES else "info"
+            _echo(paint(level, style, True) + colon + rest, err=True)
 
 
 def _not_info(d: Diagnostic) -> bool:
@@ -482,22 +589,41 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - display_width(text))
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, flex: int = -1) -> str:
-    """A plain-text table that fits the terminal (80 columns when not a tty).
+def table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    flex: int = -1,
+    overflow: str = "clip",
+) -> str:
+    """A plain-text table; on a terminal, one that fits it.
 
-    Column ``flex`` (default: the last) absorbs the width that is left and is
-    clipped with an ellipsis; when the other columns alone would leave it less
-    than 20 columns, the widest of them are narrowed (and clipped) too. Widths
-    are display widths (a CJK character takes two columns).
+    On a terminal, column ``flex`` (default: the last) absorbs the width that
+    is left; a longer cell is clipped with an ellipsis, or with ``overflow =
+    "wrap"`` continued on the lines below (words kept whole, a path broken
+    after a ``/``), so nothing is lost. When the other columns alone would
+    leave it less than 20 columns, the widest of them are narrowed (and
+    clipped) too. Piped or redirected output is never cut: every cell is
+    written whole, whatever its width (``list | grep`` finds long names and
+    descriptions). Widths are display widths (a CJK character takes two
+    columns).
     """
-    width = terminal_width()
     cols = len(headers)
     flex = flex % cols
+    cells = [[terminal_safe(" ".join(c.split())) for c in r] for r in rows]
     widths = [display_width(h) for h in headers]
-    for row in rows:
+    for row in cells:
         for i, cell in enumerate(row):
-            if i != flex:
-                widths[i] = max(widths[i], display_width(terminal_safe(" ".join(cell.split()))))
+            widths[i] = max(widths[i], display_width(cell))
+    grid = [list(headers), ["-" * len(h) for h in headers], *cells]
+    if not is_terminal():
+        return "\n".join(
+            "  ".join(
+                _pad(c, widths[i]) if i != cols - 1 else c for i, c in enumerate(row)
+            ).rstrip()
+            for row in grid
+        )
+    width = terminal_width()
     budget = width - 1 - 2 * (cols - 1) - 20  # what the fixed columns may take
     while sum(w for i, w in enumerate(widths) if i != flex) > budget:
         i = max((j for j in range(cols) if j != flex), key=lambda j: widths[j])
@@ -507,12 +633,20 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, flex: int = 
     fixed = sum(w for i, w in enumerate(widths) if i != flex) + 2 * (cols - 1)
     widths[flex] = max(10, width - fixed - 1)
     lines = []
-    for row in [list(headers), ["-" * len(h) for h in headers], *[list(r) for r in rows]]:
-        cells = [
-            _pad(_clip(c, widths[i]), widths[i]) if i != cols - 1 else _clip(c, widths[i])
-            for i, c in enumerate(row)
-        ]
-        lines.append("  ".join(cells).rstrip())
+    for row in grid:
+        parts: list[list[str]] = []
+        for i, c in enumerate(row):
+            if i == flex and overflow == "wrap" and display_width(c) > widths[i]:
+                parts.append(wrap(c, widths[i]))
+            else:
+                parts.append([_clip(c, widths[i])])
+        for k in range(max(len(p) for p in parts)):
+            line = [
+                (p[k] if k < len(p) else "") if i == cols - 1
+                else _pad(p[k] if k < len(p) else "", widths[i])
+                for i, p in enumerate(parts)
+            ]
+            lines.append("  ".join(line).rstrip())
     return "\n".join(lines)
 
 

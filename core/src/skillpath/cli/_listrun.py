@@ -18,6 +18,7 @@ from skillpath.cli._common import (
     JSONItems,
     echo,
     echo_diagnostics,
+    echo_table,
     emit_json,
     fail,
     table,
@@ -273,7 +274,7 @@ def run_list(
                 ]
                 for e in entries
             ]
-            echo(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
+            echo_table(table(["NAME", "STATUS", "SOURCE", "DETAIL"], rows))
         echo_diagnostics(result.diagnostics, _shown)
         return
     if not skills:
@@ -283,7 +284,7 @@ def run_list(
             [s.name + (" (hidden)" if s.hidden else ""), f"{s.provider}/{s.level}", s.description]
             for s in skills
         ]
-        echo(table(["NAME", "SOURCE", "DESCRIPTION"], rows))
+        echo_table(table(["NAME", "SOURCE", "DESCRIPTION"], rows))
     footer = _footer(result, keep)
     if footer:
         echo("\n" + "\n".join(wrap(footer)))

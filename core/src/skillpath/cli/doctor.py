@@ -15,6 +15,7 @@ from skillpath.cli._common import (
     diagnostic_line,
     display_width,
     echo,
+    echo_table,
     emit_json,
     fail,
     refresh_option,
@@ -80,7 +81,7 @@ def _roots_table(roots: Sequence[RootScan], ctx: SkillContext) -> str:
         ]
         for r in roots
     ]
-    return table(["PROVIDER", "LEVEL", "EXISTS", "SKILLS", "PATH"], rows)
+    return table(["PROVIDER", "LEVEL", "EXISTS", "SKILLS", "PATH"], rows, overflow="wrap")
 
 
 def _detail(e: SkillReport, ctx: SkillContext) -> str:
@@ -212,7 +213,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         exist = sum(1 for r in report.roots if r.exists)
         echo(f"Roots: {len(report.roots)} scanned, {exist} exist")
         if report.roots:
-            echo(_roots_table(report.roots, ctx))
+            echo_table(_roots_table(report.roots, ctx))
         echo(f"\nSkills: {len(report.skills)} found")
         if report.skills:
             echo("\n".join(_skills_block(report.skills, ctx)))
@@ -228,7 +229,8 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
                 ]
                 for s, o in origins
             ]
-            echo(table(["NAME", "FROM", "KIND", "SOURCE", "DRIFT"], rows))
+            headers = ["NAME", "FROM", "KIND", "SOURCE", "DRIFT"]
+            echo_table(table(headers, rows, flex=3, overflow="wrap"))
         if listings:
             echo(f"\nRemote listings: {len(listings)}")
             for entry in listings:
@@ -335,7 +337,7 @@ def explain_cmd(name: str, query: str | None, cwd: Path | None, as_json: bool) -
         if not ex.available and not ex.disabled:
             echo(f"\nLooked in {len(ex.roots)} root(s):")
             if ex.roots:
-                echo(_roots_table(ex.roots, ctx))
+                echo_table(_roots_table(ex.roots, ctx))
             if ex.near:
                 echo(f"\nDid you mean: {terminal_safe(', '.join(ex.near))}?")
     if not ex.available:

@@ -13,7 +13,9 @@ from skillpath.cli._common import (
     echo,
     echo_diagnostics,
     emit_json,
+    quiet,
     refresh_option,
+    terminal_safe,
 )
 from skillpath.cli.completion import complete_skill_names, complete_skill_urls
 from skillpath.context_files import discover_context_files
@@ -146,13 +148,16 @@ def invoke_cmd(
     """Render skill NAME as `/skill:NAME ARGS…` injects it (or, with --tool, as the Skill tool).
 
     Options go before NAME; everything after NAME is passed through verbatim,
-    words starting with `-` included (skillpath invoke fix-issue --max 3).
+    words starting with `-` included (skillpath invoke fix-issue --max 3). A word
+    after NAME that is one of invoke's own options (`invoke fix --json`) is
+    passed on too, with a warning on stderr saying so.
     ARGS are joined with single spaces into the argument string, exactly as if
     typed after the command; quote inside one argument to group words
     (skillpath invoke fix '"two words" next'). Inline shell runs only where the
     [shell] policy allows. JSON shape: {name, path, base_dir, args, trigger,
     content, line_count, already_loaded, session_id, diagnostics}.
     """
+    _warn_option_like(args)
     session = SkillSession.open(cwd, session_id=session_id)
     rendered = session.invoke(name, " ".join(args), trigger="tool" if as_tool else "command")
     if as_json:
@@ -160,6 +165,25 @@ def invoke_cmd(
         return
     echo(rendered.content.rstrip("\n"))
     echo_diagnostics(rendered.diagnostics)
+
+
+def _warn_option_like(args: tuple[str, ...]) -> None:
+    """Warn (on stderr) about arguments after NAME that spell one of invoke's own options:
+    they go to the skill, which is rarely what was meant by ``invoke NAME --json``."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or quiet():
+        return
+    own = {o for p in ctx.command.params for o in (*p.opts, *p.secondary_opts) if o[:1] == "-"}
+    own.update(ctx.help_option_names)
+    for arg in args:
+        if arg == "--":
+            break
+        if arg in own or arg.split("=", 1)[0] in own:
+            echo(
+                f"skillpath: warning: invoke: {terminal_safe(arg)!r} comes after the skill name, "
+                "so it is passed to the skill as an argument; put invoke's options before NAME",
+                err=True,
+            )
 
 
 @click.command("context")

@@ -68,6 +68,10 @@ def _write_new(path: Path, content: str) -> None:
         fh.write(content)
 
 
+#: ``new --agent``: the agents of ``export --to`` (their project folders).
+_NEW_AGENTS = ("agents", "claude", "codex", "opencode", "github")
+
+
 @click.command("new")
 @click.argument("name")
 @click.option(
@@ -75,27 +79,48 @@ def _write_new(path: Path, content: str) -> None:
     "directory",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Skills root to create the folder in (default: <project>/.skillpath/skills).",
+    help="Skills root to create the folder in (instead of an agent's, see --agent).",
+)
+@click.option(
+    "--agent",
+    type=click.Choice(sorted([*_NEW_AGENTS, "skillpath"])),
+    default=None,
+    help="Whose project folder gets the skill (the names of `export --to`; default: agents, "
+    ".agents/skills, which Codex, Copilot, OpenCode and `npx skills` read; claude: "
+    ".claude/skills; skillpath: .skillpath/skills, read by skillpath only).",
 )
 @click.option("--description", default=None, help="The skill's description (what and when).")
 @common_options
 def new_cmd(
-    name: str, directory: Path | None, description: str | None, cwd: Path | None, as_json: bool
+    name: str,
+    directory: Path | None,
+    agent: str | None,
+    description: str | None,
+    cwd: Path | None,
+    as_json: bool,
 ) -> None:
     """Create the skill folder NAME with a valid SKILL.md.
 
     NAME must be 1–64 lowercase letters, digits and single hyphens. The folder
-    goes into the project's .skillpath/skills (the project is the repository
-    root, or --cwd) unless --dir names another skills root; an existing folder
-    is never touched.
+    goes into the project's .agents/skills (the project is the repository root,
+    or --cwd), or into the folder of the agent --agent names (claude:
+    .claude/skills, codex: .codex/skills, …), or into the skills root --dir
+    names; an existing folder is never touched.
 
     JSON shape: {"name", "path" (the folder), "skill_file", "findings": [as in
     `validate --json`]}.
     """
     _check_name(name)
+    if directory is not None and agent is not None:
+        fail("--dir and --agent name two places; give one", code=2, error="usage")
     ctx, _diags = project_context(cwd)
     if directory is None:
-        root = ctx.project_root / ".skillpath" / "skills"
+        if agent == "skillpath":
+            root = ctx.project_root / ".skillpath" / "skills"
+        else:
+            from skillpath.export import agent_folder
+
+            root = agent_folder(agent or "agents", ctx)
     else:
         root = directory if directory.is_absolute() else ctx.cwd / directory
     folder = root / name
@@ -311,8 +336,6 @@ def new_provider_cmd(
     JSON shape: {"provider", "distribution", "package", "priority", "path",
     "files": [relative paths]}.
     """
-    import shlex
-    import sys
 
     from skillpath.provider_template import TemplateError, make_provider, placeholders
 
@@ -344,11 +367,29 @@ def new_provider_cmd(
     echo(terminal_safe(f"Created {target}"))
     for rel in rels:
         echo(terminal_safe(f"  {rel}"))
+    echo(_install_hint(target))
+
+
+def _install_hint(target: Path) -> str:
+    """How to install the new provider into the environment this skillpath runs in and
+    run its tests: with that Python's pip when it has one, else with uv (an environment
+    uv made has no pip), naming the environment (``uv pip`` alone picks the system's)."""
+    import importlib.util
+    import shlex
+    import sys
+
     py, where = shlex.quote(sys.executable), shlex.quote(str(target))
-    echo(
+    if importlib.util.find_spec("pip") is not None:
+        install = f"{py} -m pip install -e {where}"
+    else:
+        install = f"python3 -m uv pip install --python {py} -e {where}"
+    lines = [
         "Next: install it (editable) into an environment with skillpath-core and "
-        "skillpath-testing — this skillpath runs in "
-        f"{terminal_safe(sys.executable)} — and run its tests:\n"
-        f"  {py} -m pip install -e {where}   (or: uv pip install --python {py} -e {where})\n"
-        f"  {py} -m pytest {where}"
-    )
+        f"skillpath-testing — this skillpath runs in {terminal_safe(sys.executable)} — "
+        "and run its tests:",
+        f"  {install}",
+    ]
+    if importlib.util.find_spec("skillpath_testing") is None:
+        lines.append(f"  {install.split(' -e ')[0]} skillpath-testing   (its tests need it)")
+    lines.append(f"  {py} -m pytest {where}")
+    return "\n".join(lines)

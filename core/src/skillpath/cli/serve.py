@@ -2,13 +2,63 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import warnings
 from pathlib import Path
 
 import click
 
-from skillpath.cli._common import check_cwd, error_code, fail
+from skillpath.cli._common import check_cwd, echo, error_code, fail
+
+#: The MCP clients ``--print-config`` knows, and where their snippet goes.
+CLIENTS = {
+    "claude-code": "run in the project (or add --scope user / --scope project)",
+    "codex": "~/.codex/config.toml",
+    "cursor": ".cursor/mcp.json in the project (or ~/.cursor/mcp.json)",
+    "vscode": ".vscode/mcp.json in the project",
+}
+
+
+def serve_command(cwd: Path | None) -> list[str]:
+    """The command line that starts ``skillpath serve`` over stdio for ``cwd``: the
+    ``skillpath`` on ``PATH`` (absolute, since a client may start it with another
+    ``PATH``), else this Python with ``-m skillpath``; ``--cwd`` absolute."""
+    import shutil
+    import sys
+
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script) == "skillpath" and os.path.isfile(script):
+        found: str | None = script  # the console script running now
+    else:
+        found = shutil.which("skillpath")
+    head = [os.path.abspath(found)] if found else [sys.executable, "-m", "skillpath"]
+    project = (cwd if cwd is not None else Path.cwd()).resolve()
+    return [*head, "serve", "--cwd", str(project)]
+
+
+def client_config(client: str, cwd: Path | None) -> str:
+    """What registers ``skillpath serve`` (stdio) with ``client`` (see :data:`CLIENTS`):
+    a ``claude mcp add`` command line, or a config snippet (JSON or TOML)."""
+    import json
+    import shlex
+
+    command, *args = serve_command(cwd)
+    if client == "claude-code":
+        return shlex.join(["claude", "mcp", "add", "skillpath", "--", command, *args])
+    if client == "codex":
+        items = ", ".join(json.dumps(a) for a in args)
+        return (
+            f"# {CLIENTS[client]}\n[mcp_servers.skillpath]\n"
+            f"command = {json.dumps(command)}\nargs = [{items}]"
+        )
+    entry: dict[str, object] = {"command": command, "args": args}
+    if client == "vscode":
+        data: dict[str, object] = {"servers": {"skillpath": {"type": "stdio", **entry}}}
+    else:
+        data = {"mcpServers": {"skillpath": entry}}
+    return json.dumps(data, indent=2)
+
 
 _MISSING = (
     "skillpath serve needs the MCP support, which is not installed: pip install 'skillpath[mcp]'"
@@ -58,6 +108,14 @@ _MISSING = (
     "max_sessions, session_idle_timeout, max_request_bytes, max_argument_chars, "
     "max_in_flight, max_line_bytes (see the MCP guide).",
 )
+@click.option(
+    "--print-config",
+    "print_config",
+    type=click.Choice(sorted(CLIENTS)),
+    default=None,
+    help="Print what registers this server (stdio, for --cwd) with an MCP client, and exit: "
+    "the `claude mcp add` command for claude-code, the config snippet for the others.",
+)
 def serve_cmd(
     cwd: Path | None,
     http_port: int | None,
@@ -65,6 +123,7 @@ def serve_cmd(
     no_shell: bool,
     allow_shell: bool,
     limits: tuple[str, ...],
+    print_config: str | None,
 ) -> None:
     """Serve the project's skills over MCP: prompts, skill:// resources, skills/list,
     a load_skill tool, and list_changed notifications when skills change.
@@ -75,6 +134,9 @@ def serve_cmd(
     process can reach — only with --allow-shell.
     """
     check_cwd(cwd)
+    if print_config is not None:
+        echo(client_config(print_config, cwd))
+        return
     # stopped by a signal, the event loop may close while a call the SDK scheduled from
     # a worker thread is still pending; Python's "coroutine ... was never awaited" note
     # about it would follow the one-line error on stderr

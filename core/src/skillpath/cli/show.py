@@ -120,7 +120,7 @@ def _wrap(label: str, value: str, *, indent: int | None = None) -> str:
     )
 
 
-@click.command("show", context_settings={"allow_interspersed_args": False})
+@click.command("show")
 @click.argument("name", shell_complete=complete_skill_names)
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option(
@@ -142,9 +142,10 @@ def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_
     recorded hash is checked (drift: "none" or "changed"). A name that is not
     loaded exits 1 (see `skillpath explain NAME`).
 
-    Options go before NAME; words after NAME are passed through verbatim, as
-    `invoke` takes them (`show fix-issue --max 3`): they are shown as the
-    argument string the skill would receive ("args" in JSON, present only then).
+    Options may come anywhere (`show NAME --json`, `show NAME --body`). Other
+    words after NAME are shown as the argument string the skill would receive
+    ("args" in JSON, present only then); put `--` before words that start with
+    `-` (`show fix-issue -- --max 3`).
     """
     result, ctx = load(cwd)
     skill = result.get(name)

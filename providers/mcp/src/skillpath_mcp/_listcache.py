@@ -24,10 +24,15 @@ this holds:
 * **no refresh**: ``--refresh`` (``SKILLPATH_MCP_REFRESH=1``) lists every
   server again and rewrites its file.
 
-Only complete listings are stored: a server that could not be started, did
-not answer, or failed one of its list calls is never cached, and its failure
-removes the listing cached before (it is tried again next run and its
-diagnostic shown). Reading a skill's content (``show``,
+Only complete listings are stored: a listing one of whose list calls failed is
+never cached. A server that could not be listed at all (it could not be
+started, did not answer within its ``timeout``, sent bytes that are not
+JSON-RPC) has its failure stored in place of the listing cached before: for
+``[mcp] retry_after`` seconds (:func:`load_failure`) the next runs show the
+same failure without starting or waiting for the server again — a hung server
+costs one wait, not one per run. The failure is keyed by the same identity, so
+a changed entry, command or script tries the server again, and so does
+``--refresh``. Reading a skill's content (``show``,
 ``invoke``, ``skill://``) always asks the server, and when the server's answer
 does not match a cached listing the file is removed and the listing fetched
 again at once.
@@ -66,9 +71,11 @@ __all__ = [
     "identity",
     "invalidate",
     "load",
+    "load_failure",
     "now",
     "refresh_requested",
     "store",
+    "store_failure",
 ]
 
 #: On-disk format version (part of the magic number).
@@ -381,6 +388,93 @@ def store(
         os.path.dirname(path), _SUFFIX, max_files=MAX_FILES, max_bytes=MAX_TOTAL, newest=1
     )
     return True
+
+
+class Failed:
+    """A failure to list a server, read from the cache: its reason and when (epoch seconds)."""
+
+    __slots__ = ("fetched", "reason")
+
+    def __init__(self, reason: str, fetched: float) -> None:
+        self.reason = reason
+        self.fetched = fetched
+
+    @property
+    def stamp(self) -> str:
+        """When the server failed, as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC)."""
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.fetched))
+
+
+def store_failure(
+    config: ServerConfig,
+    env: Mapping[str, str],
+    reason: str,
+    fetched: float,
+    ident: str | None = None,
+) -> bool:
+    """Remember that ``config``'s server could not be listed, in place of its listing.
+
+    Whether it was written: nothing is kept for ``retry_after = 0`` (the listing
+    cached before is removed all the same, so it never stands in for the server).
+    A run being recorded for replay is told that its output holds only until
+    the failure is forgotten.
+    """
+    if config.retry_after <= 0:
+        invalidate(config, env)
+        return False
+    try:
+        ident = identity(config, env) if ident is None else ident
+        record = {"identity": ident, "fetched": fetched, "failure": str(reason)[:2000]}
+        raw = json.dumps(record, sort_keys=True, ensure_ascii=False).encode(
+            "utf-8", "surrogatepass"
+        )
+    except (TypeError, ValueError):
+        invalidate(config, env)
+        return False
+    sealed = _cachefile.seal(_MAGIC, raw)
+
+    def write(f: Any) -> None:
+        f.write(sealed)
+
+    try:
+        _cachefile.write_atomic(_path(env, ident), write)
+    except OSError:
+        invalidate(config, env)
+        return False
+    from skillpath._replay import expires
+
+    expires(int((fetched + config.retry_after) * 1_000_000_000))
+    return True
+
+
+def load_failure(config: ServerConfig, env: Mapping[str, str]) -> Failed | None:
+    """The failure remembered for ``config``'s server, while younger than ``retry_after``."""
+    wait = config.retry_after
+    if wait <= 0:
+        return None
+    ident = identity(config, env)
+    data = _cachefile.read_cache(_path(env, ident), MAX_BYTES)
+    parts = _cachefile.unseal(_MAGIC, data) if data is not None else None
+    if parts is None:
+        return None
+    try:
+        record = json.loads(bytes(parts[0]).decode("utf-8"))
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(record, dict) or record.get("identity") != ident:
+        return None
+    reason, fetched = record.get("failure"), record.get("fetched")
+    if not isinstance(reason, str) or isinstance(fetched, bool):
+        return None
+    if not isinstance(fetched, (int, float)):
+        return None
+    current = now()
+    if not (current - wait < fetched <= current + _SKEW):
+        return None
+    from skillpath._replay import expires
+
+    expires(int((fetched + wait) * 1_000_000_000))
+    return Failed(reason, float(fetched))
 
 
 def invalidate(config: ServerConfig, env: Mapping[str, str]) -> None:

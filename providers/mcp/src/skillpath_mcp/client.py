@@ -419,8 +419,14 @@ _POOL = _Pool()
 _CLOSE_SECONDS = 8.0
 
 
+#: How many times :func:`close_connections` ran: a listing that fails across a close
+#: failed because this process closed it, which says nothing about the server.
+CLOSES = [0]
+
+
 def close_connections() -> None:
     """Close every open server connection (stopping stdio servers); safe to call twice."""
+    CLOSES[0] += 1
     pool = _POOL
     if pool._loop is None or not pool._conns:
         return
@@ -725,13 +731,69 @@ def _one_line(exc: BaseException) -> str:
     return first[:300]
 
 
+#: Seconds of waiting for servers before the progress line appears (a quick listing
+#: shows nothing).
+PROGRESS_AFTER = 0.3
+
+
+class _Progress:
+    """One line on a terminal naming the servers still awaited, rewritten as each
+    answers and erased at the end (nothing is left on the screen)."""
+
+    def __init__(self, stream: Any, configs: Sequence[ServerConfig]) -> None:
+        self.stream = stream
+        self.pending = {c.name: c.timeout for c in configs}
+        self.shown = False
+        self.lock = threading.Lock()
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.stream = None
+
+    def show(self) -> None:
+        with self.lock:
+            if self.stream is None or not self.pending:
+                return
+            names = ", ".join(repr(n) for n in sorted(self.pending))
+            most = max(self.pending.values())
+            noun = "server" if len(self.pending) == 1 else "servers"
+            line = f"skillpath: waiting for MCP {noun} {names} (at most {most:g}s)…"
+            self._write("\r\x1b[K" + line[:200])
+            self.shown = True
+
+    def done(self, name: str) -> None:
+        with self.lock:
+            self.pending.pop(name, None)
+            shown = self.shown
+        if shown:
+            if self.pending:
+                self.show()
+            else:
+                self.clear()
+
+    def clear(self) -> None:
+        with self.lock:
+            if self.shown and self.stream is not None:
+                self._write("\r\x1b[K")
+            self.shown = False
+
+
 def fetch_catalogs(
-    configs: Sequence[ServerConfig], env: Mapping[str, str]
+    configs: Sequence[ServerConfig], env: Mapping[str, str], *, progress: Any = None
 ) -> list[Catalog | ServerFailure]:
     """List every server concurrently; one result (or failure) per config, in order.
 
-    The connections stay open for later invocations and reads.
+    Each server's wait is bounded by its own ``timeout``; the servers are
+    listed together, so the whole wait is the longest one, not their sum.
+    ``progress``, a terminal's text stream, gets one line naming the servers
+    still awaited once the wait passes :data:`PROGRESS_AFTER` seconds (erased
+    when they have all answered or failed). The connections stay open for
+    later invocations and reads.
     """
+    shown = _Progress(progress, configs) if progress is not None else None
 
     async def one(config: ServerConfig) -> Catalog | ServerFailure:
         try:
@@ -740,14 +802,26 @@ def fetch_catalogs(
             return exc
         except Exception as exc:  # noqa: BLE001 - a bad result is this server's failure only
             return ServerFailure(config.name, _describe(_flatten(exc)[0], config))
+        finally:
+            if shown is not None:
+                shown.done(config.name)
 
     async def all_of() -> list[Catalog | ServerFailure]:
-        return list(await asyncio.gather(*(one(c) for c in configs)))
+        jobs = asyncio.gather(*(one(c) for c in configs))
+        if shown is not None:
+            done, _ = await asyncio.wait({jobs}, timeout=PROGRESS_AFTER)
+            if not done:
+                shown.show()
+        return list(await jobs)
 
     if not configs:
         return []
     limit = 2 * max(c.timeout for c in configs) + _CLOSE_SECONDS
-    return _POOL.submit(all_of(), limit)
+    try:
+        return _POOL.submit(all_of(), limit)
+    finally:
+        if shown is not None:
+            shown.clear()
 
 
 # -- invocation and reads -----------------------------------------------------

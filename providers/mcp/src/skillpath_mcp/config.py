@@ -12,6 +12,11 @@ skill name from that server, e.g. ``"docs-"``) and ``cache_ttl`` (seconds a
 listing is reused from the cache, overrides ``[mcp] cache_ttl``; ``0`` lists
 the server every run; see :mod:`skillpath_mcp._listcache`).
 
+A server that could not be listed (it did not start, did not answer within its
+``timeout``, sent garbage) is not tried again for ``[mcp] retry_after`` seconds
+(default :data:`DEFAULT_RETRY_AFTER`; ``0`` tries it every run): its failure is
+remembered in the same cache, and ``--refresh`` tries it at once.
+
 What one server may hand over is capped by ``[mcp]`` settings that apply to
 every server: ``max_items`` (prompts, skills, and files per skill, each;
 default 1000), ``max_description`` (characters of a description or title;
@@ -52,6 +57,8 @@ _KNOWN = {
 }
 #: Default seconds a server's listing is reused from the cache (``[mcp] cache_ttl``).
 DEFAULT_CACHE_TTL = 900.0
+#: Default seconds a server that failed is not tried again (``[mcp] retry_after``).
+DEFAULT_RETRY_AFTER = 300.0
 
 
 @attrs.frozen
@@ -62,7 +69,8 @@ class ServerConfig:
     bounds each whole exchange with the server (start, handshake, requests).
     ``origin`` is the config file that declared the server, when known.
     ``cache_ttl`` is how many seconds its listing may be reused from the
-    cache (``0``: never); it is not part of :attr:`key`.
+    cache (``0``: never), ``retry_after`` how many seconds a failure to list
+    it is remembered (``0``: never); neither is part of :attr:`key`.
     """
 
     name: str
@@ -79,6 +87,7 @@ class ServerConfig:
     max_description: int = 1024
     max_content: int = 8 * 1024 * 1024
     cache_ttl: float = DEFAULT_CACHE_TTL
+    retry_after: float = DEFAULT_RETRY_AFTER
     origin: Path | None = attrs.field(default=None, eq=False)
 
     @property
@@ -87,6 +96,7 @@ class ServerConfig:
         data = attrs.asdict(self)
         data.pop("origin", None)
         data.pop("cache_ttl", None)
+        data.pop("retry_after", None)
         raw = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
@@ -250,6 +260,7 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
     diags: list[Diagnostic] = []
     caps = _caps(ctx, diags) if raw else {}
     default_ttl = _default_ttl(ctx, diags) if raw else DEFAULT_CACHE_TTL
+    retry_after = _retry_after(ctx, diags) if raw else DEFAULT_RETRY_AFTER
     seen: set[str] = set()
     for index, entry in enumerate(raw):
         where = f"[[mcp.servers]] entry {index + 1}"
@@ -296,7 +307,9 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
             )
             continue
         seen.add(config.name)
-        out.append(attrs.evolve(config, origin=_origin(ctx, entry), **caps))
+        out.append(
+            attrs.evolve(config, origin=_origin(ctx, entry), retry_after=retry_after, **caps)
+        )
     return out, diags
 
 
@@ -343,6 +356,26 @@ def _default_ttl(ctx: SkillContext, diags: list[Diagnostic]) -> float:
         )
         return DEFAULT_CACHE_TTL
     return ttl
+
+
+def _retry_after(ctx: SkillContext, diags: list[Diagnostic]) -> float:
+    """``[mcp] retry_after``; a value that is not a number ``>= 0`` keeps the default."""
+    value = ctx.settings.get("mcp", "retry_after", DEFAULT_RETRY_AFTER)
+    seconds = _ttl(value)
+    if seconds is None:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "mcp-config",
+                f"[mcp] retry_after must be a number of seconds >= 0, got {value!r}; "
+                f"using {DEFAULT_RETRY_AFTER:g}",
+                ctx.settings.origin_path("mcp", "retry_after"),
+                None,
+                PROVIDER_ID,
+            )
+        )
+        return DEFAULT_RETRY_AFTER
+    return seconds
 
 
 def server_by_name(ctx: SkillContext, name: str) -> ServerConfig | None:

@@ -77,6 +77,8 @@ class _Built:
     skills: tuple[Skill, ...]
     diagnostics: tuple[Diagnostic, ...]
     fetched: float = 0.0
+    #: the server could not be listed: held for its ``retry_after``, not its ``cache_ttl``
+    failed: bool = False
 
 
 _CACHE: dict[str, _Built] = {}
@@ -413,13 +415,51 @@ def _current(built: _Built | None, config: ServerConfig, now: float) -> bool:
     """Whether a listing held in this process may still be used (within its TTL)."""
     if built is None:
         return False
-    ttl = config.cache_ttl
+    ttl = config.retry_after if built.failed else config.cache_ttl
     return ttl <= 0 or built.fetched - _listcache._SKEW <= now < built.fetched + ttl
 
 
 def _failed(config: ServerConfig, failure: _catalog.ServerFailure, now: float) -> _Built:
-    diag = _diag("error", "mcp-server-failed", f"{failure}; its skills are not loaded", config)
-    return _Built((), (diag,), now)
+    message = str(failure)
+    if config.retry_after > 0:
+        message += (
+            f" (not tried again for {config.retry_after:g}s, [mcp] retry_after; "
+            "--refresh tries it now)"
+        )
+    diag = _diag("error", "mcp-server-failed", f"{message}; its skills are not loaded", config)
+    return _Built((), (diag,), now, failed=True)
+
+
+def _remembered(config: ServerConfig, failure: _listcache.Failed) -> _Built:
+    """A failure of an earlier run, still within ``retry_after``: shown, not retried."""
+    until = time.strftime(
+        "%H:%M:%SZ", time.gmtime(failure.fetched + config.retry_after)
+    )
+    diag = _diag(
+        "error",
+        "mcp-server-failed",
+        f"MCP server {config.name!r}: {failure.reason} (failed at {failure.stamp}; not "
+        f"tried again until {until}, [mcp] retry_after; --refresh tries it now); "
+        "its skills are not loaded",
+        config,
+    )
+    return _Built((), (diag,), failure.fetched, failed=True)
+
+
+def _progress_stream(env: Mapping[str, str]) -> Any:
+    """Where to show which servers are being waited for: stderr when it is a terminal,
+    unless ``SKILLPATH_QUIET`` or ``SKILLPATH_MCP_PROGRESS=0`` says not to."""
+    import sys
+
+    if env.get("SKILLPATH_MCP_PROGRESS", "").strip() == "0":
+        return None
+    if env.get("SKILLPATH_QUIET", "").strip() not in ("", "0"):
+        return None
+    stream = sys.stderr
+    try:
+        return stream if stream is not None and stream.isatty() else None
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def discover(ctx: SkillContext) -> DiscoveryResult:
@@ -428,9 +468,13 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     A listing is reused from this process or from the persistent cache
     (:mod:`skillpath_mcp._listcache`) while it is current; otherwise the
     servers not current are listed concurrently and each complete listing is
-    cached. A server that fails is an ``mcp-server-failed`` error and is never
-    cached: the next load tries it again. ``SKILLPATH_MCP_REFRESH=1`` in the
-    context's environment lists every server again.
+    cached. Each server's wait is bounded by its ``timeout``, and the servers
+    are waited for together; on a terminal, stderr shows which ones are still
+    awaited. A server that fails is an ``mcp-server-failed`` error, and the
+    failure is remembered for ``retry_after`` seconds: the loads in between
+    show it without starting or waiting for the server again.
+    ``SKILLPATH_MCP_REFRESH=1`` in the context's environment lists every
+    server again.
 
     The result is ``late`` (merged after custom directories) with priority
     :data:`PRIORITY`, so any local skill of the same name wins and the clash
@@ -469,38 +513,117 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
     for config in todo:
         hit = None if refresh else _listcache.load(config, ctx.env)
         if hit is None:
-            fetch.append(config)
+            failure = None if refresh else _listcache.load_failure(config, ctx.env)
+            if failure is None:
+                fetch.append(config)
+                continue
+            built = _remembered(config, failure)
+            built_now[config.key] = built
+            with _LOCK:
+                _CACHE[config.key] = built
             continue
         built = _build(config, ctx.env, hit.catalog, _Listing(hit.fetched, cached=True))
         built_now[config.key] = built
         with _LOCK:
             _CACHE[config.key] = built
-    if fetch:
-        with _LOCK:
-            generations = {c.key: _GENERATION.get(c.key, 0) for c in fetch}
-        idents = {c.key: _listcache.identity(c, ctx.env) for c in fetch}
-        stamp = _listcache.now()
-        fetched = _client().fetch_catalogs(fetch, ctx.env)
-        for config, res in zip(fetch, fetched, strict=True):
-            if isinstance(res, _catalog.ServerFailure):
-                built = _failed(config, res, stamp)
-            else:
-                built = _build(config, ctx.env, res, _Listing(stamp))
-            built_now[config.key] = built
-            with _LOCK:
-                unchanged = _GENERATION.get(config.key, 0) == generations[config.key]
-                if unchanged:
-                    _CACHE[config.key] = built
-            if isinstance(res, _catalog.ServerFailure):
-                # the last good listing is not served in its place: the next run tries again
-                _listcache.invalidate(config, ctx.env)
-            elif unchanged:
-                _listcache.store(config, ctx.env, res, stamp, idents[config.key])
+    if fetch and _background(ctx.env):
+        built_now.update(_list_in_background(fetch, ctx.env))
+    elif fetch:
+        built_now.update(_fetch_and_keep(fetch, ctx.env, _progress_stream(ctx.env)))
     for config in configs:
         built = built_now[config.key]
         d.add(built.skills)
         d.diagnostics.extend(built.diagnostics)
     return d.result()
+
+
+#: Set to 1 (``skillpath serve`` does): servers to list are listed in the background,
+#: and the load in progress goes on without their skills (see :func:`discover`).
+BACKGROUND_VAR = "SKILLPATH_MCP_BACKGROUND"
+#: The servers (config keys) being listed in the background now.
+_LISTING: set[str] = set()
+
+
+def _background(env: Mapping[str, str]) -> bool:
+    return env.get(BACKGROUND_VAR, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _fetch_and_keep(
+    fetch: list[ServerConfig], env: Mapping[str, str], progress: Any
+) -> dict[str, _Built]:
+    """List ``fetch`` together, build their skills, and keep each result: a listing in
+    this process and on disk, a failure for its ``retry_after``."""
+    with _LOCK:
+        generations = {c.key: _GENERATION.get(c.key, 0) for c in fetch}
+    idents = {c.key: _listcache.identity(c, env) for c in fetch}
+    stamp = _listcache.now()
+    client = _client()
+    closes = client.CLOSES[0]
+    fetched = client.fetch_catalogs(fetch, env, progress=progress)
+    # connections closed by this process meanwhile (its exit, clear_cache): a failure
+    # then is not the server's, and is neither kept nor remembered
+    closed = client.CLOSES[0] != closes
+    out: dict[str, _Built] = {}
+    for config, res in zip(fetch, fetched, strict=True):
+        if isinstance(res, _catalog.ServerFailure):
+            built = _failed(config, res, stamp)
+        else:
+            built = _build(config, env, res, _Listing(stamp))
+        out[config.key] = built
+        with _LOCK:
+            unchanged = _GENERATION.get(config.key, 0) == generations[config.key]
+            if unchanged and not (closed and built.failed):
+                _CACHE[config.key] = built
+        if isinstance(res, _catalog.ServerFailure):
+            if closed:
+                continue
+            # the last good listing is not served in its place; the failure is, for
+            # the next runs within retry_after (a hung server costs one wait)
+            _listcache.store_failure(config, env, res.reason, stamp, idents[config.key])
+        elif unchanged:
+            _listcache.store(config, env, res, stamp, idents[config.key])
+    return out
+
+
+def _list_in_background(fetch: list[ServerConfig], env: Mapping[str, str]) -> dict[str, _Built]:
+    """Start listing ``fetch`` in a thread; what the load in progress shows meanwhile.
+
+    A long-running host (``skillpath serve``) must not make its clients wait for
+    one slow or hung server: its catalog is made without them, and when they
+    have answered (or failed) :func:`skillpath.watch.mark_changed` makes the
+    host load again, this time from what was kept.
+    """
+    with _LOCK:
+        start = [c for c in fetch if c.key not in _LISTING]
+        _LISTING.update(c.key for c in start)
+
+    def run() -> None:
+        try:
+            _fetch_and_keep(start, env, None)
+        finally:
+            with _LOCK:
+                _LISTING.difference_update(c.key for c in start)
+            from skillpath.watch import mark_changed
+
+            mark_changed()
+
+    if start:
+        threading.Thread(target=run, name="skillpath-mcp-listing", daemon=True).start()
+    return {
+        c.key: _Built(
+            (),
+            (
+                _diag(
+                    "info",
+                    "mcp-server-listing",
+                    f"MCP server {c.name!r} is being listed; its skills follow when it "
+                    f"answers (at most {c.timeout:g}s)",
+                    c,
+                ),
+            ),
+        )
+        for c in fetch
+    }
 
 
 def _relisted(

@@ -16,8 +16,12 @@ What a client sees:
   refused;
 * **SEP-2640 skills** — the server declares the
   ``io.modelcontextprotocol/skills`` extension and answers ``skills/list`` and
-  ``skills/get`` with ``{uri, frontmatter, resources: [{uri, digest}]}``
-  (frontmatter verbatim, ``sha256:`` digests of the raw bytes);
+  ``skills/get`` with ``{uri, frontmatter, resources: [{uri, digest, size}]}``
+  (frontmatter verbatim, ``sha256:`` digests and byte counts of the raw bytes;
+  on 2026-07-28 connections with the list-caching attributes ``ttlMs`` and
+  ``cacheScope``). The extension is declared under ``capabilities.extensions``
+  (SEP-2133) at every protocol version, and under ``capabilities.experimental``
+  too on handshake-era connections, for clients that look there;
 * **tools** — ``load_skill(name, args?)`` for hosts without prompt support (the
   Skill tool's rules: ``disable-model-invocation`` skills are refused),
   ``search_skills(query, k?)`` ranking the model-invocable skills for a task
@@ -80,6 +84,7 @@ from mcp.server.subscriptions import (
     ResourcesListChanged,
 )
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from skillpath import __version__
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
@@ -155,11 +160,13 @@ class SkillEntry:
     folders: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The SEP-2640 entry: ``{uri, frontmatter, resources: [{uri, digest}]}``."""
+        """The SEP-2640 entry: ``{uri, frontmatter, resources: [{uri, digest, size}]}``."""
         return {
             "uri": self.uri,
             "frontmatter": dict(self.frontmatter),
-            "resources": [{"uri": f.uri, "digest": f.digest} for f in self.files],
+            "resources": [
+                {"uri": f.uri, "digest": f.digest, "size": f.size} for f in self.files
+            ],
         }
 
 
@@ -361,7 +368,8 @@ class _SkillsMCPServer(Server[Any]):
         return super().create_initialization_options(
             notification_options
             or NotificationOptions(prompts_changed=True, resources_changed=True),
-            # the handshake era does not carry ``capabilities.extensions``
+            # the handshake era's wire form has no ``capabilities.extensions``: the
+            # extension is kept here too, and added back by ``_declare_extensions``
             {SKILLS_EXTENSION: {}}
             if experimental_capabilities is None
             else experimental_capabilities,
@@ -821,14 +829,32 @@ class SkillServer:
 
     async def _skills_list(self, ctx: Any, params: Any) -> dict[str, Any]:
         _session, catalog = self._state()
-        return {"skills": [e.to_json() for e in catalog.entries.values()]}
+        skills = [e.to_json() for e in catalog.entries.values()]
+        return {**_cache_attributes(ctx), "skills": skills}
 
     async def _skills_get(self, ctx: Any, params: _SkillsGetParams) -> dict[str, Any]:
         _session, catalog = self._state()
         for entry in catalog.entries.values():
             if entry.uri == params.uri:
-                return {"skill": entry.to_json()}
+                return {**_cache_attributes(ctx), "skill": entry.to_json()}
         raise MCPError(types.INVALID_PARAMS, f"Unknown skill: {params.uri!r:.200}")
+
+    async def _declare_extensions(self, ctx: Any, call_next: Any) -> Any:
+        """Put the extensions in an ``initialize`` result's ``capabilities.extensions``.
+
+        SEP-2133 declares extensions there at every protocol version; the SDK's
+        2025-11-25 wire form of the capabilities has no such field and drops
+        it, so it is added back to the result here (the capabilities are an
+        open set in that schema). ``experimental`` keeps the same entries for
+        clients that read it.
+        """
+        result = await call_next(ctx)
+        if ctx.method == "initialize" and isinstance(result, dict):
+            caps = result.get("capabilities")
+            if isinstance(caps, dict) and self.server.extensions:
+                extensions = {k: dict(v) for k, v in self.server.extensions.items()}
+                result = {**result, "capabilities": {**caps, "extensions": extensions}}
+        return result
 
     async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(
@@ -953,6 +979,7 @@ class SkillServer:
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
         server.extensions[SKILLS_EXTENSION] = {}
+        server.middleware.append(self._declare_extensions)
         server.middleware.append(self._cached_listing)
         return server
 
@@ -1051,6 +1078,19 @@ class SkillServer:
             tg.cancel_scope.cancel()
 
 
+#: The list-caching attributes (SEP-2549) of ``skills/list`` and ``skills/get`` on
+#: 2026-07-28 connections: immediately stale, not to be shared across users, as the
+#: SDK gives every other cacheable result of this server. A client learns of a change
+#: from the ``list_changed`` events of ``subscriptions/listen``.
+CACHE_ATTRIBUTES: Mapping[str, Any] = {"ttlMs": 0, "cacheScope": "private"}
+
+
+def _cache_attributes(ctx: Any) -> Mapping[str, Any]:
+    """:data:`CACHE_ATTRIBUTES` at protocol versions that define them, else nothing."""
+    version = getattr(ctx, "protocol_version", None)
+    return CACHE_ATTRIBUTES if version in MODERN_PROTOCOL_VERSIONS else {}
+
+
 def _connection_of(ctx: Any) -> Any:
     """The SDK ``Connection`` a request or notification came on (``None`` if unknown).
 
@@ -1118,7 +1158,11 @@ def serve(
     if shell is None:
         shell = http is None
     settings = None if shell else {"shell": {"enabled": False}}
-    app = SkillServer(cwd, settings=settings, poll=poll, limits=limits)
+    # the MCP servers this project consumes are listed in the background: one that
+    # hangs must not keep this server from answering its own clients (their skills
+    # follow when the watcher reloads; without one, --poll 0, they are waited for)
+    env = {**os.environ, "SKILLPATH_MCP_BACKGROUND": "1"} if poll > 0 else None
+    app = SkillServer(cwd, env=env, settings=settings, poll=poll, limits=limits)
     app.freeze_gc = True
     app.freeze_catalog()
     if http is None:
