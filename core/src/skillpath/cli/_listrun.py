@@ -218,9 +218,14 @@ def run_list(
         from skillpath.index import index_enabled
 
         if index_enabled(ctx.settings, ctx.env):
-            from skillpath._replay import allow
+            from skillpath._replay import allow, volatile
 
-            allow()  # the run may be replayed while nothing it read changes
+            blockers = host_for(ctx).replay_blockers()
+            for blocker in blockers:
+                # a plugin whose output may change while every file stays the same
+                volatile(blocker.message())
+            if not blockers:
+                allow()  # the run may be replayed while nothing it read changes
     # the catalog lives until the process ends (which frees it at once);
     # freeing it object by object when this function returns costs more
     _KEEP.append(result)
