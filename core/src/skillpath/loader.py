@@ -22,8 +22,9 @@ During the load a persistent discovery index (:mod:`skillpath.index`) is current
 so every provider's ``scan_skills_dir`` reads only what changed since the last
 load (``[index] enabled = false`` or ``SKILLPATH_NO_INDEX=1`` turn it off), a
 large root's files are read in part by a worker process on another core
-(:mod:`skillpath._parallel`; ``SKILLPATH_NO_PARALLEL=1`` turns it off), and
-the cyclic garbage collector is paused while the catalog's objects are built.
+(:mod:`skillpath._parallel`; ``SKILLPATH_NO_PARALLEL=1`` turns it off). The
+garbage collector is left as the host process set it (the command line pauses
+it around its one load).
 """
 
 from __future__ import annotations
