@@ -750,10 +750,11 @@ def make_realistic_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any
     for k in range(n):
         root = roots[(k * 7) % len(roots)]
         name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{k:05d}"
-        roll = rng.random()
+        # the kinds fall on fixed places in every hundred, so even a small corpus has each
+        slot = k % 100
         # (a project's link leaving the project is refused: link within one side)
         others = [r for r in roots if r != root and where_of[r] == where_of[root] and placed.get(r)]
-        if roll < 0.02 and others:
+        if slot in (15, 65) and others:
             # the same skill reached from another root (installed for two agents)
             target = rng.choice(placed[rng.choice(others)])
             if (root / target.name).is_symlink():
@@ -762,7 +763,7 @@ def make_realistic_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any
             counts["symlink-to-other-root"] = counts.get("symlink-to-other-root", 0) + 1
             continue
         folder = root / name
-        if roll < 0.05:
+        if slot in (5, 35, 85):
             store = stores[where_of[root]]
             folder = store / name
             (root / name).symlink_to(os.path.relpath(folder, root), True)
@@ -771,16 +772,15 @@ def make_realistic_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any
             kind = "ok"
         folder.mkdir()
         text = _rich_skill_text(rng, name)
-        broken = rng.random()
-        if broken < 0.01:
+        if slot == 13:
             text = text.replace("\ndescription:", "\ndescription: [unclosed\nsummary:", 1)
             kind = "bad-yaml"
-        elif broken < 0.02:
+        elif slot == 47:
             head, _sep, rest = text.partition("\n---\n")
             lines = [ln for ln in head.split("\n") if not ln.startswith(("description", "  "))]
             text = "\n".join(lines) + "\n---\n" + rest
             kind = "no-description"
-        elif broken < 0.03:
+        elif slot == 81:
             text = text.replace(f"name: {name}", f"name: {name}-renamed", 1)
             kind = "name-not-folder"
         (folder / "SKILL.md").write_text(text)

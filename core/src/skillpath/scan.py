@@ -618,7 +618,7 @@ def scan_skills_dir(
             elif memo.stat_ok:
                 # kept by a load that did not watch: a session's load watches it from now
                 routes = _watch(root_str, memo.entries) if _reuse.watch_requested() else None
-                if _unchanged(memo.entries) and (
+                if _unchanged(memo.entries, memo.area, idx.realpaths) and (
                     routes is None or _root_key(root_str) == memo.root_key
                 ):
                     if routes is not None:
@@ -935,9 +935,22 @@ def _root_key(root: str) -> tuple[Any, ...] | None:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
-    """Whether every kept entry still stands (see :func:`_entry_unchanged`)."""
-    return all(map(_entry_unchanged, entries.values()))
+def _unchanged(
+    entries: Mapping[str, tuple[Any, ...]],
+    area: str | None = None,
+    parents: dict[str, str] | None = None,
+) -> bool:
+    """Whether every kept entry still stands (see :func:`_entry_unchanged`); an entry
+    through a folder symlink is checked as :func:`_link_unchanged` does, with the
+    load's cache of real parent folders ``parents`` (``os.path.realpath`` of each link
+    would ``lstat`` every component of its path, for each link)."""
+    for entry in entries.values():
+        if entry[1] is None:
+            if not _entry_unchanged(entry):
+                return False
+        elif not _link_unchanged(entry, area, parents):
+            return False
+    return True
 
 
 def _replaced(
