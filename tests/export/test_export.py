@@ -344,9 +344,9 @@ def test_provenance_of_exported_and_packaged_skills(isolated_env: Env, site: Pat
 # -- in-process details ------------------------------------------------------------------
 
 
-def _custom_world(env: Env) -> tuple[Any, Any]:
+def _custom_world(env: Env, body: str = "Run ${SKILL_DIR}/go.sh\n!`date`\n") -> tuple[Any, Any]:
     root = env.project / "tools" / "skills"
-    env.skill(root, "deploy", "Deploy the service.", body="Run ${SKILL_DIR}/go.sh\n!`date`\n")
+    env.skill(root, "deploy", "Deploy the service.", body=body)
     (root / "deploy" / "go.sh").write_text("#!/bin/sh\necho go\n")
     config = env.project / ".skillpath" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
@@ -371,7 +371,8 @@ def test_custom_directory_export_and_spelling(isolated_env: Env) -> None:
 
 
 def test_link_mode_links_on_disk_skills(isolated_env: Env) -> None:
-    ctx, result = _custom_world(isolated_env)
+    # a skill whose copy needs no neutralising (no inline shell, no powers) is linked
+    ctx, result = _custom_world(isolated_env, body="Run ${SKILL_DIR}/go.sh\n")
     report = export_skills(result.skills, ctx, to="claude", link=True, providers=["custom"])
     link = isolated_env.project / ".claude" / "skills" / "deploy"
     assert link.is_symlink()

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         load_skills_from_dir,
         scan_skills_dir,
     )
+    from skillpath.search import SearchHit, SearchIndex, search_skills
     from skillpath.session import SkillSession
     from skillpath.settings import Settings, SettingSpec, load_settings
     from skillpath.shell import ShellPolicy
@@ -101,6 +102,9 @@ _EXPORTS: dict[str, str] = {
     "RenderedPrompt": "skillpath.commands",
     "ResolveError": "skillpath.errors",
     "Resource": "skillpath.resources",
+    "SearchHit": "skillpath.search",
+    "SearchIndex": "skillpath.search",
+    "search_skills": "skillpath.search",
     "RootScan": "skillpath.model",
     "ScanResult": "skillpath.scan",
     "SettingSpec": "skillpath.settings",
@@ -200,6 +204,8 @@ __all__ = [
     "Resource",
     "RootScan",
     "ScanResult",
+    "SearchHit",
+    "SearchIndex",
     "SettingSpec",
     "Settings",
     "Shadowed",
@@ -243,6 +249,7 @@ __all__ = [
     "reset_plugin_host",
     "resolve_skill_url",
     "scan_skills_dir",
+    "search_skills",
     "skill_tool_schema",
     "step",
     "strip_frontmatter",

@@ -34,13 +34,17 @@ selected, and keeps (with a warning) a copy that was edited since.
 
 **What lands.** Copies by default. ``link`` makes a symbolic link to the skill's own
 folder instead, for skills that live on disk outside skillpath's cache (an extracted
-pack could be pruned and the link would dangle). Inline shell that the ``[shell]``
-policy would not run for the skill (packs and libraries: level ``package``) is
-replaced by the policy placeholder in the copy, with a warning: the agent reading the
-copy would otherwise run it. ``${SKILL_DIR}`` is written ``${CLAUDE_SKILL_DIR}`` for
-Claude Code; for the other agents, which substitute nothing, it becomes the folder's
-path (relative to the project root in the project scope, absolute in the user scope).
-Sibling files are copied, symbolic links inside a skill are not.
+pack could be pruned and the link would dangle), and whose copy needs no
+neutralising (a link shows the agent the source itself). Inline shell that the
+``[shell]`` policy would not run for the skill (packs and libraries: level
+``package``) is neutralised in the copy, with a warning: the agent reading the copy
+would otherwise run it; for such a skill the frontmatter that grants powers in the
+agent (``hooks``, ``allowed-tools``, ``context``, ``agent``, ``mcp-servers``) is left
+out, with a warning naming each field (:mod:`skillpath.powers`). ``${SKILL_DIR}`` is
+written ``${CLAUDE_SKILL_DIR}`` for Claude Code; for the other agents, which substitute
+nothing, it becomes the folder's path (relative to the project root in the project
+scope, absolute in the user scope). Sibling files are copied, symbolic links inside a
+skill are not.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
-from skillpath.shell import SHELL_RE, ShellPolicy
+from skillpath.shell import ShellPolicy
 
 __all__ = [
     "AGENTS",
@@ -280,15 +284,24 @@ def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
 
 @contextlib.contextmanager
 def _exclusive(lock_path: Path, ctx: SkillContext) -> Iterator[None]:
-    """One export at a time per lock file, across processes."""
-    import filelock
+    """One export at a time per lock file, across processes.
 
+    The wait is bounded (:func:`skillpath.ownership.lock_wait`), and a lock that
+    belongs to another user (a shared cache) is refused at once:
+    :class:`~skillpath.ownership.LockBusy`, one line.
+    """
     from skillpath.extract import cache_root
+    from skillpath.ownership import exclusive, lock_wait
 
     key = hashlib.sha256(os.fsencode(os.path.abspath(lock_path))).hexdigest()[:24]
     where = cache_root(ctx.env) / "locks"
     where.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with filelock.FileLock(os.fspath(where / f"export-{key}.lock"), timeout=300, mode=0o600):
+    with exclusive(
+        where / f"export-{key}.lock",
+        wait=lock_wait(ctx.env),
+        what=f"export recorded in {lock_path}",
+        hint="set SKILLPATH_CACHE_DIR to a folder of your own, SKILLPATH_LOCK_WAIT to wait longer",
+    ):
         yield
 
 
@@ -463,16 +476,9 @@ def _render(
     from skillpath.plugin_writer import skill_files
 
     if link:
-        if not _on_disk(skill, ctx):
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "export-link-refused",
-                    f"skill {skill.name!r} ({skill.source.provider}) does not live in a folder "
-                    "of its own outside skillpath's cache; copied instead of linked",
-                    skill.path,
-                )
-            )
+        refusal = _link_refusal(skill, ctx, policy)
+        if refusal is not None:
+            diags.append(Diagnostic("warning", "export-link-refused", refusal, skill.path))
         else:
             assert skill.base_dir is not None
             digest = folder_hash(skill.base_dir) or ""
@@ -487,7 +493,36 @@ def _render(
     return _Planned(skill, files, None, files_hash(files))
 
 
+def _link_refusal(skill: Skill, ctx: SkillContext, policy: ShellPolicy) -> str | None:
+    """Why ``skill`` is copied although links were asked for, or ``None``: it does
+    not live on disk outside the cache, or its copy needs neutralising (a link
+    would show the agent the raw source)."""
+    from skillpath.commands import read_source
+    from skillpath.powers import CODEX_METADATA, link_refusal
+    from skillpath.safety import read_bounded
+
+    if not _on_disk(skill, ctx):
+        return (
+            f"skill {skill.name!r} ({skill.source.provider}) does not live in a folder "
+            "of its own outside skillpath's cache; copied instead of linked"
+        )
+    try:
+        text = read_source(skill)
+    except SkillpathError:
+        text = ""
+    siblings: dict[str, bytes] = {}
+    assert skill.base_dir is not None
+    try:
+        siblings[CODEX_METADATA] = read_bounded(skill.base_dir / CODEX_METADATA, 1 << 20)
+    except OSError as exc:
+        if not isinstance(exc, FileNotFoundError):
+            siblings[CODEX_METADATA] = b"\0"  # unreadable: not vouched for, never linked
+    return link_refusal(skill, policy, text, siblings)
+
+
 def _shell_warning(skill: Skill, policy: ShellPolicy, diags: list[Diagnostic]) -> None:
+    from skillpath.powers import has_shell
+
     if policy.allows(skill):
         return
     try:
@@ -496,14 +531,14 @@ def _shell_warning(skill: Skill, policy: ShellPolicy, diags: list[Diagnostic]) -
         text = read_source(skill)
     except SkillpathError:
         return
-    if SHELL_RE.search(text):
+    if has_shell(text):
         diags.append(
             Diagnostic(
                 "warning",
                 "export-shell-neutralised",
-                f"skill {skill.name!r}: its inline shell is replaced by the policy placeholder "
-                f"in the copy ([shell] does not let {skill.source.level} skills run commands, "
-                "and the agent reading the copy would run them)",
+                f"skill {skill.name!r}: its inline shell is neutralised in the copy (replaced "
+                f"by the policy placeholder; [shell] does not let {skill.source.level} skills "
+                "run commands, and the agent reading the copy would run them)",
                 skill.path,
             )
         )

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from skillpath.model import DiscoveryResult, Skill, Veto
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
+    from skillpath.search import SearchHit
     from skillpath.settings import SettingSpec
 
 PROJECT_NAME = "skillpath"
@@ -147,4 +148,30 @@ def settings_schema() -> Mapping[str, Mapping[str, SettingSpec]] | None:
     (before discovery; it receives no context). Plugins are asked in name
     order; a section of skillpath's own, or one an earlier plugin declared,
     cannot be redeclared (reported).
+    """
+
+
+@hookspec
+def rank_skills(
+    query: str, hits: Sequence[SearchHit], ctx: SkillContext
+) -> Sequence[SearchHit] | None:
+    """Re-rank (or narrow) the results of a skill search.
+
+    :param query: the words the user or the model searched for.
+    :param hits: the ranking so far, best first: skillpath's BM25 ranking
+        (:mod:`skillpath.search`), up to four times the number of results
+        asked for, or the output of the previous ``rank_skills``
+        implementation.
+    :param ctx: the load context.
+    :returns: the hits in a new order (a subset of ``hits``, each once; build
+        new scores with ``attrs.evolve(hit, score=...)``), or ``None`` to keep
+        the ranking.
+
+    Semantics: *chain*. Implementations run one after another, sorted by
+    plugin name, each given the previous one's output; the first ``k`` of the
+    last ranking are returned. A result that adds a skill, repeats one or is
+    not a sequence of hits is reported (``plugin-bad-return``) and ignored; an
+    implementation that raises is reported and skipped, so search always
+    answers. Use it for an embedding model or a reranker; see the
+    ``search-rerank`` example plugin.
     """

@@ -76,7 +76,7 @@ import os
 import posixpath
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -330,7 +330,7 @@ def _frame(fmt: str) -> tuple[str, str]:
     return _SKILLS_HEAD, _SKILLS_TAIL
 
 
-def _notice(fmt: str, bare: int, dropped: int, budget: int) -> str:
+def _notice(fmt: str, bare: int, dropped: int, budget: int, search: str | None = None) -> str:
     """The line telling the model what it does not see and how to reach it."""
     if bare <= 0 and dropped <= 0:
         return ""
@@ -346,13 +346,23 @@ def _notice(fmt: str, bare: int, dropped: int, budget: int) -> str:
         reach = "The Skill tool's list of names holds every skill."
     else:
         reach = "Read skill://<name> for what a skill does; skill:// lists every skill."
+    if search:
+        reach = f"Call {search} with a few words of the task to find the others. {reach}"
     text = f"{head} (budget {budget} chars). {reach} Skills the user names can still be used."
     return f"<!-- {text} -->" if fmt == "agentskills" else text
 
 
-def _measure(fmt: str, entry_lengths: int, count: int, bare: int, dropped: int, budget: int) -> int:
+def _measure(
+    fmt: str,
+    entry_lengths: int,
+    count: int,
+    bare: int,
+    dropped: int,
+    budget: int,
+    search: str | None = None,
+) -> int:
     head, tail = _frame(fmt)
-    notice = _notice(fmt, bare, dropped, budget)
+    notice = _notice(fmt, bare, dropped, budget, search)
     items = count + (1 if notice else 0)
     if items == 0:
         return 0
@@ -472,7 +482,11 @@ def _bare_length(fmt: str, entry: _Entry) -> int:
 
 
 def _best_cap(
-    fmt: str, described: list[_Entry], rest: tuple[int, int, int, int], budget: int
+    fmt: str,
+    described: list[_Entry],
+    rest: tuple[int, int, int, int],
+    budget: int,
+    search: str | None = None,
 ) -> int | None:
     """The largest description cap at which ``described`` fits, or ``None`` when even
     the minimum does not; ``rest`` is ``(length, count, bare, dropped)`` of the
@@ -481,7 +495,7 @@ def _best_cap(
 
     def fits(cap: int | None) -> bool:
         total = length + sum(_lengths_at(fmt, described, cap))
-        return _measure(fmt, total, count + len(described), bare, dropped, budget) <= budget
+        return _measure(fmt, total, count + len(described), bare, dropped, budget, search) <= budget
 
     longest = max((len(e[_DESC]) for e in described), default=0)
     if fits(None):
@@ -513,7 +527,7 @@ _WINDOW = 64
 
 
 def _degrade(
-    fmt: str, entries: list[_Entry], budget: int
+    fmt: str, entries: list[_Entry], budget: int, search: str | None = None
 ) -> tuple[list[_Entry], list[_Entry], list[_Entry]]:
     """Split over-budget ``entries`` into described, name-only and dropped ones.
 
@@ -534,7 +548,7 @@ def _degrade(
         has_desc.append(has_desc[-1] + (1 if e[_DESC] else 0))
 
     def fits_bare(kept: int) -> bool:
-        return _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget) <= budget
+        return _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget, search) <= budget
 
     kept = n
     if not fits_bare(n):
@@ -557,7 +571,7 @@ def _degrade(
     def fits(described: int) -> bool:
         total = at_min[described] + bare[kept] - bare[described]
         names_only = has_desc[kept] - has_desc[described]
-        return _measure(fmt, total, kept, names_only, n - kept, budget) <= budget
+        return _measure(fmt, total, kept, names_only, n - kept, budget, search) <= budget
 
     described = kept
     while described > 0 and not fits(described):
@@ -572,6 +586,9 @@ def render_listing(
     budget: int | None = DEFAULT_BUDGET,
     read_tool: bool = True,
     entry_cap: int | None = ENTRY_CAP,
+    search_tool: str | None = None,
+    pinned: Sequence[str] = (),
+    quotas: Mapping[str, int] | None = None,
 ) -> Listing:
     """Render the model-facing listing of ``skills`` (see the module docstring).
 
@@ -583,6 +600,12 @@ def render_listing(
         Skill tool); without it the listing is empty.
     :param entry_cap: the longest description of one entry; ``None`` means
         :data:`ENTRY_CAP`, ``0`` or less means no cap.
+    :param search_tool: the name of the search tool the agent has (such as
+        ``search_skills``): the over-budget notice tells the model to call it, and
+        the listing follows the *policy* order (see :func:`_policy_listing`).
+    :param pinned: names always listed first and in full (``[listing] pinned``).
+    :param quotas: at most this many entries per provider id or level
+        (``[listing] quotas``); pinned skills do not count.
     :raises SkillpathError: for an unknown format.
     """
     fmt = _ALIASES.get(format, format)
@@ -604,6 +627,19 @@ def render_listing(
             ),
         )
     entries, flagged, _ties = _make_entries(fmt, visible, cap_each)
+    if search_tool or pinned or quotas:
+        return _policy_listing(
+            fmt,
+            entries,
+            visible,
+            limit,
+            cap_each,
+            hidden,
+            flagged,
+            search_tool=search_tool,
+            pinned=tuple(pinned),
+            quotas=dict(quotas or {}),
+        )
 
     described = entries
     bare: list[_Entry] = []
@@ -611,11 +647,11 @@ def render_listing(
     cap: int | None = None
     if limit > 0:
         full = sum(e[_FULL] for e in entries)
-        if _measure(fmt, full, len(entries), 0, 0, limit) > limit:
-            described, bare, dropped = _degrade(fmt, entries, limit)
+        if _measure(fmt, full, len(entries), 0, 0, limit, search_tool) > limit:
+            described, bare, dropped = _degrade(fmt, entries, limit, search_tool)
             named = sum(1 for e in bare if e[_DESC])
             rest = (sum(_bare_length(fmt, e) for e in bare), len(bare), named, len(dropped))
-            cap = _best_cap(fmt, described, rest, limit) if described else None
+            cap = _best_cap(fmt, described, rest, limit, search_tool) if described else None
     kept = sorted(described + bare, key=_by_index) if described is not entries else entries
     plain = {e[_INDEX] for e in bare}
     texts: list[str] = []
@@ -651,7 +687,7 @@ def render_listing(
         )
         return Listing("", report)
     head, tail = _frame(fmt)
-    notice = _notice(fmt, len(names_only), len(dropped), limit)
+    notice = _notice(fmt, len(names_only), len(dropped), limit, search_tool)
     if notice:
         texts.append(notice)
     text = head + "\n".join(texts) + tail
@@ -673,3 +709,117 @@ def render_listing(
 
 
 _by_index = operator.itemgetter(_INDEX)
+
+
+def _policy_listing(
+    fmt: str,
+    entries: list[_Entry],
+    visible: list[Skill],
+    limit: int,
+    cap_each: int,
+    hidden: int,
+    flagged: list[str],
+    *,
+    search_tool: str | None,
+    pinned: tuple[str, ...],
+    quotas: dict[str, int],
+) -> Listing:
+    """The listing under a policy (pinned names, quotas, or a search tool offered).
+
+    Entries go in *keep order* — the pinned names in the order given, then the
+    user's and the project's own skills, then packages, then generated ones
+    (higher priority first, then by name) — and the text keeps that order, so a
+    skill added later in the order never changes the bytes before it (a prompt
+    cache keeps its prefix). A quota drops the entries of a provider id or level
+    past its count. Each entry is listed whole (within the entry cap) while it
+    fits the budget; pinned entries always are. What does not fit is left to the
+    search tool when one is offered, else listed by name only while that fits,
+    and the rest is left out; the notice says how many and how to reach them.
+    """
+    rank_of = {name: i for i, name in enumerate(pinned)}
+    order = sorted(
+        entries,
+        key=lambda e: (0, rank_of[e[_NAME]], 0, 0) if e[_NAME] in rank_of else (1, *_keep_key(e)),
+    )
+    counts: dict[str, int] = {}
+    kept: list[_Entry] = []
+    dropped: list[_Entry] = []
+    for e in order:
+        if e[_NAME] not in rank_of and quotas:
+            src = visible[e[_INDEX]].source
+            keys = [k for k in (src.provider, src.level) if k in quotas]
+            if any(counts.get(k, 0) >= quotas[k] for k in keys):
+                dropped.append(e)
+                continue
+            for k in keys:
+                counts[k] = counts.get(k, 0) + 1
+        kept.append(e)
+    head, tail = _frame(fmt)
+    full: list[_Entry] = []
+    bare: list[_Entry] = []
+    used = len(head) + len(tail)
+    pending = list(kept)
+
+    def room(extra: int, n_bare: int, n_dropped: int) -> bool:
+        if limit <= 0:
+            return True
+        notice = _notice(fmt, n_bare, n_dropped, limit, search_tool)
+        items = len(full) + len(bare) + 1 + (1 if notice else 0)
+        return used + extra + len(notice) + (items - 1) <= limit
+
+    while pending:
+        e = pending[0]
+        if e[_NAME] in rank_of or room(e[_FULL], len(bare), len(pending) - 1 + len(dropped)):
+            full.append(pending.pop(0))
+            used += e[_FULL]
+            continue
+        break
+    if not search_tool:
+        while pending:
+            e = pending[0]
+            named = len(bare) + (1 if e[_DESC] else 0)
+            if not room(_bare_length(fmt, e), named, len(pending) - 1 + len(dropped)):
+                break
+            bare.append(pending.pop(0))
+            used += _bare_length(fmt, e)
+    dropped.extend(pending)
+    texts = [_entry_text(fmt, e[_NAME], e[_DESC], e[_LOCATION]) for e in full]
+    texts += [_entry_text(fmt, e[_NAME], "", e[_LOCATION], bare=True) for e in bare]
+    names_only = tuple(e[_NAME] for e in bare if e[_DESC])
+    listed = len(full) + len(bare)
+    capped = tuple(e[_NAME] for e in full if e[_CAPPED])
+    dropped_names = tuple(e[_NAME] for e in dropped)
+    if not texts:
+        report = BudgetReport(
+            limit,
+            0,
+            len(visible),
+            0,
+            (),
+            dropped_names,
+            hidden,
+            tuple(flagged),
+            "budget",
+            (),
+            cap_each,
+        )
+        return Listing("", report)
+    notice = _notice(fmt, len(names_only), len(dropped), limit, search_tool)
+    if notice:
+        texts.append(notice)
+    text = head + "\n".join(texts) + tail
+    report = BudgetReport(
+        limit,
+        len(text),
+        len(visible),
+        listed,
+        capped,
+        dropped_names,
+        hidden,
+        tuple(flagged),
+        None,
+        capped,
+        cap_each,
+        names_only,
+    )
+    return Listing(text, report)

@@ -23,6 +23,12 @@ plugin folder::
   manifest are replaced or removed; a ``skills/<name>`` folder the manifest
   does not list is reported and left as it is, and a destination that holds a
   plugin the manifest does not describe is refused;
+- **a folder of its own**: ``dest`` is created fresh (``0700``) or must be
+  the user's, writable by no one else, with this writer's manifest (or
+  empty); a folder someone else created — in a shared cache its name may be
+  computable — is refused (:class:`FolderRefused`), never adopted; one writer
+  at a time per folder (``.skillpath-export.lock``); the manifest is read
+  within size and depth limits, and a FIFO or a link in its place is refused;
 - **no path escape**: names must be Claude Code skill names (lowercase
   letters, digits and ``-``, at most 64) and are checked again when read back
   from the manifest; symbolic links in a skill's folder are not followed or
@@ -31,8 +37,14 @@ plugin folder::
   are written in Claude Code's spelling (``${CLAUDE_SKILL_DIR}``, …);
 - **the inline-shell policy stays skillpath's**: a `` !`cmd` `` the
   ``[shell]`` policy would not run for that skill is replaced by
-  :data:`~skillpath.shell.DISABLED_TEXT` in the exported text, so the reader
-  cannot run it either.
+  :data:`~skillpath.shell.DISABLED_TEXT` in the exported text, and every other
+  `` !` `` or ```` ```! ```` opener is broken, so the reader cannot run it
+  either (:func:`skillpath.powers.neutralise_shell`);
+- **no more powers than the source**: for a skill below the hand-written
+  tier, frontmatter that grants powers in Claude Code (``hooks``,
+  ``allowed-tools``, ``context``, ``agent``, ``mcp-servers``) is left out,
+  with an ``export-power-dropped`` warning naming each field
+  (:mod:`skillpath.powers`).
 
 The reusable core of ``skillpath export --to claude-plugin`` and of the
 Claude Agent SDK adapter.
@@ -40,6 +52,7 @@ Claude Agent SDK adapter.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -54,18 +67,26 @@ import attrs
 import yaml
 
 from skillpath._cachefile import racy_window_ns
+from skillpath.boundedjson import JSONLimitError, read_json_bounded
 from skillpath.commands import read_source
 from skillpath.errors import SkillpathError
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.model import Diagnostic, Skill, sort_key
-from skillpath.shell import DISABLED_TEXT, SHELL_RE, ShellPolicy
+from skillpath.ownership import FolderRefused, claim_folder, exclusive, lock_wait
+from skillpath.powers import neutralise_shell, power_fields, strip_file_powers
+from skillpath.safety import describe_oserror, read_bounded
+from skillpath.shell import ShellPolicy
 
 __all__ = [
+    "LOCK_FILE",
     "MANIFEST_FILE",
     "MAX_FILE_BYTES",
+    "MAX_MANIFEST_BYTES",
     "VARIABLE_RE",
+    "FolderRefused",
     "PluginExport",
     "claude_skill_name_problem",
+    "power_diagnostics",
     "skill_files",
     "write_claude_plugin",
 ]
@@ -74,6 +95,10 @@ __all__ = [
 MANIFEST_FILE = ".skillpath-export.json"
 #: Sibling files larger than this are not copied (reported instead).
 MAX_FILE_BYTES = 10 * 1024 * 1024
+#: A manifest larger than this is not one this writer wrote (refused).
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+#: The lock file serialising writers of one plugin folder, at its root.
+LOCK_FILE = ".skillpath-export.lock"
 _MANIFEST_FORMAT = 1
 _NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
 _SKIP_DIRS = {"__pycache__", ".git"}
@@ -81,7 +106,7 @@ _VARIABLE = re.compile(r"(?<!\\)\$\{(SKILL_DIR|SESSION_ID|PROJECT_DIR)\}")
 #: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}`` (group 1: the name).
 VARIABLE_RE = _VARIABLE
 _SKIP_SUFFIXES = (".pyc", ".pyo")
-_STAMP_VERSION = 1
+_STAMP_VERSION = 2  # 2: powers left out, every shell opener broken
 
 
 @attrs.frozen
@@ -120,10 +145,10 @@ def claude_skill_name_problem(name: str) -> str | None:
 def _atomic_write(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file (nothing when it holds it already)."""
     try:
-        if path.read_bytes() == data:
+        if read_bounded(path, len(data), follow=False) == data:
             return
     except OSError:
-        pass
+        pass  # missing, different, or not a regular file: replaced below (never followed)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
@@ -138,7 +163,28 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def _neutralise_shell(text: str, skill: Skill, policy: ShellPolicy) -> str:
     if policy.allows(skill):
         return text
-    return SHELL_RE.sub(DISABLED_TEXT, text)
+    return neutralise_shell(text)
+
+
+def _what(field: str) -> str:
+    return field if "/" in field else f"frontmatter {field!r}"
+
+
+def power_diagnostics(skill: Skill, fields: Iterable[str], diags: list[Diagnostic]) -> None:
+    """An ``export-power-dropped`` warning in ``diags`` for each frontmatter field of
+    ``skill`` (or part of a sibling file, named with its path) left out of its copy
+    (:func:`skillpath.powers.power_fields`, :func:`~skillpath.powers.strip_file_powers`)."""
+    for field in fields:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-power-dropped",
+                f"skill {skill.name!r}: {_what(field)} is left out of the copy "
+                f"({skill.source.level} skills do not get it in the agent reading the copy; "
+                "list the level in [shell] levels to keep it)",
+                skill.path,
+            )
+        )
 
 
 def _claude_spellings(text: str) -> str:
@@ -147,16 +193,29 @@ def _claude_spellings(text: str) -> str:
 
 
 def _skill_md(skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | None = None) -> str:
+    """``SKILL.md`` as exported: frontmatter without the powers the source does not
+    get (:func:`skillpath.powers.power_fields`), body with its shell neutralised."""
     spell = _claude_spellings if spell is None else spell
     source = read_source(skill)
     on_disk = skill.path is not None and skill.source.loaded_from != "mcp"
     body = strip_frontmatter(source) if on_disk else source
     front: dict[str, Any] = {"name": skill.name, "description": skill.description}
+    dropped = set(power_fields(skill, policy))
     for key, value in skill.frontmatter.raw.items():
-        if key not in front:
+        if key not in front and key not in dropped:
             front[key] = value
     head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{head}---\n{spell(_neutralise_shell(body, skill, policy))}"
+
+
+def _exported_siblings(
+    skill: Skill, policy: ShellPolicy, diags: list[Diagnostic]
+) -> dict[str, bytes]:
+    """:func:`_sibling_files` without the powers a lower tier does not get
+    (:func:`skillpath.powers.strip_file_powers`), each named by a warning."""
+    files = _sibling_files(skill, diags)
+    power_diagnostics(skill, strip_file_powers(files, skill, policy), diags)
+    return files
 
 
 def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
@@ -220,7 +279,9 @@ def skill_files(
 ) -> dict[str, bytes]:
     """Every file of ``skill`` as written out: ``SKILL.md`` (frontmatter and body,
     inline shell the ``policy`` refuses for it neutralised, variables respelled by
-    ``spell`` — default: Claude Code's ``${CLAUDE_…}``) and its sibling files.
+    ``spell`` — default: Claude Code's ``${CLAUDE_…}``, the frontmatter fields that
+    grant powers left out for a source below the hand-written tier, each named by
+    an ``export-power-dropped`` warning in ``diags``) and its sibling files.
 
     :raises SkillpathError: when the skill's text cannot be read.
     """
@@ -228,7 +289,8 @@ def skill_files(
         text = _skill_md(skill, policy, spell)
     except yaml.YAMLError as exc:
         raise SkillpathError(f"skill {skill.name!r}: {exc}") from exc
-    files = _sibling_files(skill, diags)
+    power_diagnostics(skill, power_fields(skill, policy), diags)
+    files = _exported_siblings(skill, policy, diags)
     files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
     return files
 
@@ -242,21 +304,50 @@ def _digest(files: dict[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def _read_manifest(root: Path, diags: list[Diagnostic]) -> dict[str, str] | None:
-    """The manifest's ``{name: hash}``; ``None`` when there is none (or it is unusable)."""
+def _read_record(root: Path, diags: list[Diagnostic]) -> dict[str, Any] | None:
+    """The manifest as written (``None`` when there is none, or it is not JSON).
+
+    Read within limits (:func:`skillpath.boundedjson.read_json_bounded`: a
+    regular file, not a symbolic link, at most :data:`MAX_MANIFEST_BYTES`,
+    nested at most 16 deep).
+
+    :raises FolderRefused: when the manifest is a FIFO, a device, a link (to
+        ``/dev/zero`` or anywhere), too large or too deep: not one this writer
+        wrote.
+    """
     path = root / MANIFEST_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json_bounded(path, max_bytes=MAX_MANIFEST_BYTES, max_depth=16, follow=False)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    except JSONLimitError as exc:
+        raise FolderRefused(f"{path}: {exc}; not a manifest skillpath wrote") from exc
+    except OSError as exc:
+        reason = "is a symbolic link" if exc.errno == errno.ELOOP else describe_oserror(exc)
+        raise FolderRefused(f"{path}: {reason}; not a manifest skillpath wrote") from exc
+    except ValueError as exc:
         diags.append(
             Diagnostic(
                 "warning", "export-manifest-unreadable", f"cannot read the manifest: {exc}", path
             )
         )
         return None
-    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        diags.append(
+            Diagnostic("warning", "export-manifest-invalid", "the manifest has no skills", path)
+        )
+        return None
+    return data
+
+
+def _manifest_skills(
+    record: Mapping[str, Any] | None, root: Path, diags: list[Diagnostic]
+) -> dict[str, str] | None:
+    """The manifest's ``{name: hash}``; ``None`` when there is none (or it is unusable)."""
+    if record is None:
+        return None
+    path = root / MANIFEST_FILE
+    skills = record.get("skills")
     if not isinstance(skills, dict):
         diags.append(
             Diagnostic("warning", "export-manifest-invalid", "the manifest has no skills", path)
@@ -278,13 +369,9 @@ def _read_manifest(root: Path, diags: list[Diagnostic]) -> dict[str, str] | None
     return clean
 
 
-def _read_stamps(root: Path) -> dict[str, str]:
+def _manifest_stamps(record: Mapping[str, Any] | None) -> dict[str, str]:
     """The manifest's ``{name: stamp}`` (empty when missing or unusable)."""
-    try:
-        data = json.loads((root / MANIFEST_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    stamps = data.get("stamps") if isinstance(data, dict) else None
+    stamps = record.get("stamps") if record is not None else None
     if not isinstance(stamps, dict):
         return {}
     return {k: v for k, v in stamps.items() if isinstance(k, str) and isinstance(v, str)}
@@ -340,6 +427,7 @@ def _stamp(skill: Skill, policy: ShellPolicy, racy_ns: int) -> str | None:
             str(path),
             sorted((str(k), repr(v)) for k, v in fm.items()),
             policy.allows(skill),
+            power_fields(skill, policy),
             sorted(entries),
         )
     )
@@ -414,31 +502,114 @@ def write_claude_plugin(
     :param env: the environment (default ``os.environ``) for
         ``SKILLPATH_INDEX_RACY_MS``: a skill whose files are older than that
         window and unchanged since the last run is not read again.
-    :raises SkillpathError: when ``name`` is not a plugin name, ``dest`` is
-        not a folder, or ``dest`` holds a plugin this writer did not write.
+    ``dest`` must be new (it is created with mode ``0700``) or the user's own
+    folder, writable by no one else, under folders no one else may write
+    unless sticky (:func:`skillpath.ownership.claim_folder`), and either empty
+    or holding this writer's manifest. Writers of one folder take turns (a
+    lock file at its root, waited on for ``SKILLPATH_LOCK_WAIT`` seconds).
+
+    :raises FolderRefused: when ``dest`` is not such a folder, holds files and
+        no manifest, or its manifest is a link, a special file, too large or too
+        deep (the message says which).
+    :raises skillpath.ownership.LockBusy: when another writer holds the folder
+        for longer than the wait.
+    :raises SkillpathError: when ``name`` is not a plugin name or ``dest`` is
+        not a folder.
     """
     if claude_skill_name_problem(name) is not None:
         raise SkillpathError(f"plugin name {name!r} must be lowercase letters, digits and '-'")
     root = Path(dest).absolute()
+    if root.is_symlink():
+        raise FolderRefused(
+            f"plugin folder {root}: is a symbolic link; refusing to write through it"
+        )
     if root.exists() and not root.is_dir():
         raise SkillpathError(f"{root}: not a folder")
     policy = shell_policy if shell_policy is not None else ShellPolicy()
-    racy_ns = racy_window_ns(os.environ if env is None else env)
-    diags: list[Diagnostic] = []
-    previous = _read_manifest(root, diags)
-    plugin_json = root / ".claude-plugin" / "plugin.json"
-    if previous is None and (plugin_json.exists() or (root / "skills").exists()):
-        raise SkillpathError(
-            f"{root}: holds a plugin that skillpath did not write (no {MANIFEST_FILE}); "
-            "choose an empty or new folder"
+    environ = os.environ if env is None else env
+    claim_folder(root, "plugin folder")
+    with exclusive(
+        root / LOCK_FILE,
+        wait=lock_wait(environ),
+        what=f"plugin folder {root}",
+        hint="another writer is updating it",
+    ):
+        return _write_locked(
+            root,
+            skills,
+            name=name,
+            manifest={
+                "name": name,
+                "description": description,
+                "version": version,
+                "author": {"name": author},
+            },
+            policy=policy,
+            racy_ns=racy_window_ns(environ),
         )
-    previous = previous or {}
+
+
+def _leftover(name: str, of: str) -> bool:
+    """Whether ``name`` is an interrupted :func:`_atomic_write`'s temporary file for ``of``."""
+    return re.fullmatch(rf"\.{re.escape(of)}\.\d+\.[0-9a-f]+\.tmp", name) is not None
+
+
+def _strangers(root: Path, *, mine: bool) -> list[str]:
+    """The entries of plugin folder ``root`` this writer does not write (sorted).
+
+    With no manifest (``mine`` false) every entry but the lock is a stranger;
+    with one, only ``.claude-plugin/plugin.json``, ``skills/`` and the manifest
+    belong at the root: anything else (``hooks/``, ``.mcp.json``, ``commands/``,
+    ``agents/`` …) would be loaded by Claude Code as part of the plugin.
+    """
+    names = [n for n in os.listdir(root) if n != LOCK_FILE and not _leftover(n, MANIFEST_FILE)]
+    if not mine:
+        return sorted(names)
+    out = [n for n in names if n not in (".claude-plugin", "skills", MANIFEST_FILE)]
+    meta = root / ".claude-plugin"
+    if meta.is_dir() and not meta.is_symlink():
+        out += [
+            f".claude-plugin/{n}"
+            for n in os.listdir(meta)
+            if n != "plugin.json" and not _leftover(n, "plugin.json")
+        ]
+    return sorted(out)
+
+
+def _write_locked(
+    root: Path,
+    skills: Iterable[Skill],
+    *,
+    name: str,
+    manifest: dict[str, Any],
+    policy: ShellPolicy,
+    racy_ns: int,
+) -> PluginExport:
+    """:func:`write_claude_plugin` once ``root`` is claimed and locked."""
+    diags: list[Diagnostic] = []
+    plugin_json = root / ".claude-plugin" / "plugin.json"
     skills_dir = root / "skills"
     for inner in (skills_dir, plugin_json.parent, root / MANIFEST_FILE, plugin_json):
         if inner.is_symlink():
-            raise SkillpathError(f"{inner}: is a symbolic link; refusing to write through it")
+            raise FolderRefused(f"{inner}: is a symbolic link; refusing to write through it")
+    record = _read_record(root, diags)
+    previous = _manifest_skills(record, root, diags)
+    strangers = _strangers(root, mine=previous is not None)
+    if strangers:
+        what = ", ".join(strangers[:5]) + (", …" if len(strangers) > 5 else "")
+        if previous is None:
+            raise FolderRefused(
+                f"{root}: holds files skillpath did not write ({what}) and no "
+                f"{MANIFEST_FILE} of its own; choose an empty or new folder"
+            )
+        raise FolderRefused(
+            f"{root}: holds files skillpath did not write ({what}); Claude Code would load "
+            "them with the plugin (hooks, MCP servers, commands, agents): remove them or "
+            "choose a new folder"
+        )
+    previous = previous or {}
 
-    stamps_before = _read_stamps(root)
+    stamps_before = _manifest_stamps(record)
     wanted: dict[str, dict[str, bytes]] = {}
     kept: dict[str, str] = {}  # unchanged since the last run (same stamp): not rendered
     stamps: dict[str, str] = {}
@@ -462,6 +633,7 @@ def write_claude_plugin(
                 )
             )
             continue
+        power_diagnostics(skill, power_fields(skill, policy), diags)
         stamp = _stamp(skill, policy, racy_ns)
         if stamp is not None:
             stamps[skill.name] = stamp
@@ -480,7 +652,7 @@ def write_claude_plugin(
                 Diagnostic("error", "export-unreadable", f"skill {skill.name!r}: {exc}", skill.path)
             )
             continue
-        files = _sibling_files(skill, diags)
+        files = _exported_siblings(skill, policy, diags)
         files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
         wanted[skill.name] = files
 
@@ -512,12 +684,6 @@ def write_claude_plugin(
             shutil.rmtree(folder)
         removed.append(old)
 
-    manifest = {
-        "name": name,
-        "description": description,
-        "version": version,
-        "author": {"name": author},
-    }
     _atomic_write(
         plugin_json, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     )

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
+    from skillpath.search import SearchHit
     from skillpath.settings import SettingSpec
 
 __all__ = [
@@ -732,6 +733,36 @@ class PluginHost:
                 )
             text = res
         return text
+
+    def rank(
+        self, query: str, hits: Sequence[SearchHit], ctx: SkillContext, diags: list[Diagnostic]
+    ) -> list[SearchHit]:
+        """Run the ``rank_skills`` chain over the ranked ``hits``, feeding each output to
+        the next implementation (by plugin name). A result that is not a sequence of
+        :class:`~skillpath.search.SearchHit` drawn from the hits it was given (a skill
+        added, or one twice) is reported and ignored; a failing ranker is reported and
+        skipped, so search always answers with at least the BM25 ranking."""
+        from skillpath.search import SearchHit
+
+        current = list(hits)
+        for impl in sorted(self._impls("rank_skills"), key=lambda i: i.plugin_name):
+            ok, res = self._call(
+                impl, "rank_skills", {"query": query, "hits": tuple(current), "ctx": ctx}, diags
+            )
+            if not ok or res is None:
+                continue
+            allowed = {h.name for h in current}
+            if (
+                isinstance(res, (str, bytes))
+                or not isinstance(res, Sequence)
+                or not all(isinstance(h, SearchHit) for h in res)
+                or not {h.name for h in res} <= allowed
+                or len({h.name for h in res}) != len(res)
+            ):
+                self._bad_return(impl, "rank_skills", res, diags)
+                continue
+            current = list(res)
+        return current
 
     def resolve(self, url: str, ctx: SkillContext, diags: list[Diagnostic]) -> Resource:
         """First non-``None`` ``resolve_url`` result; ``ResolveError`` when none."""

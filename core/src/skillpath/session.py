@@ -71,6 +71,7 @@ from skillpath.suggest import (
 from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
+    from skillpath.search import SearchHit
     from skillpath.watch import FileStamps, SkillEvent
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
@@ -341,15 +342,36 @@ class SkillSession:
         budget: int | None = None,
         read_tool: bool = True,
         entry_cap: int | None = None,
+        search_tool: str | None = None,
     ) -> Listing:
         """The system-prompt listing; ``format`` and ``budget`` default to ``[listing]``.
 
         ``entry_cap`` defaults to :data:`skillpath.listing.ENTRY_CAP` (``0``: no cap).
+        ``search_tool`` names the search tool the agent has (the over-budget notice
+        points to it).
         """
         fmt = format if format is not None else str(self.ctx.settings.get("listing", "format"))
         limit = budget if budget is not None else int(self.ctx.settings.get("listing", "budget"))
         return render_listing(
-            self.skills(), format=fmt, budget=limit, read_tool=read_tool, entry_cap=entry_cap
+            self.skills(),
+            format=fmt,
+            budget=limit,
+            read_tool=read_tool,
+            entry_cap=entry_cap,
+            search_tool=search_tool,
+            pinned=tuple(self.ctx.settings.get("listing", "pinned", ())),
+            quotas=dict(self.ctx.settings.get("listing", "quotas", {}) or {}),
+        )
+
+    def search(
+        self, query: str, k: int = 5, *, include_hidden: bool = False
+    ) -> list[SearchHit]:
+        """The active skills ranked for ``query``, best ``k`` first (see
+        :func:`skillpath.search.search_skills`; the session's plugins may re-rank)."""
+        from skillpath.search import search_skills
+
+        return search_skills(
+            self.skills(), query, k, include_hidden=include_hidden, ctx=self.ctx, host=self.host
         )
 
     def skill_tool(self, *, format: str = "anthropic") -> dict[str, Any]:

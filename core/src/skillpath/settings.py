@@ -117,6 +117,19 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         "format": SettingSpec(
             str, "skills", "Listing format: `skills`, `agentskills` (XML) or `claude`."
         ),
+        "pinned": SettingSpec(
+            list,
+            (),
+            "Skill names always listed first and in full, in this order (the listing then "
+            "keeps a byte-stable order: see Search).",
+        ),
+        "quotas": SettingSpec(
+            dict,
+            {},
+            "At most this many listing entries per provider id or level, e.g. "
+            "`{libraries = 3, package = 10}` (pinned skills do not count).",
+            item=int,
+        ),
     },
     "shell": {
         "enabled": SettingSpec(
@@ -394,6 +407,22 @@ def _check_value(
                 "error",
                 "settings-bad-value",
                 f"{origin}: [{section}] {key} must be a list of {what}, got {value!r}",
+                path,
+            )
+        )
+        return False, None
+    if expected is dict and spec.item is int:
+        if isinstance(value, dict) and all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in value.items()
+        ):
+            return True, dict(value)
+        diags.append(
+            Diagnostic(
+                "error",
+                "settings-bad-value",
+                f"{origin}: [{section}] {key} must be a table of counts (integers >= 0), "
+                f"got {value!r}",
                 path,
             )
         )

@@ -137,6 +137,14 @@ def test_serve_over_stdio(world: Any) -> None:
             out["load_manual"] = (refused.is_error, refused.content[0].text)
             listed = await s.call_tool("list_skills", {})
             out["list_skills"] = listed.structured_content
+            found = await s.call_tool("search_skills", {"query": "say hello to Bob", "k": 3})
+            out["search"] = (found.is_error, found.content[0].text, found.structured_content)
+            out["search_bad"] = [
+                (await s.call_tool("search_skills", args)).is_error
+                for args in ({}, {"query": 3}, {"query": "x", "k": "many"}, {"query": "x", "k": 0})
+            ]
+            hidden = await s.call_tool("search_skills", {"query": "only a person may start manual steps", "k": 20})
+            out["search_hidden"] = hidden.structured_content
 
             # a new skill on disk: list_changed notifications, then the new prompt
             _write(
@@ -209,7 +217,11 @@ def test_serve_over_stdio(world: Any) -> None:
     assert out["skills_get_unknown"] == mt.INVALID_PARAMS
     assert out["list_skills"] == out["skills_list"]
 
-    assert out["tools"] == ["list_skills", "load_skill"]
+    assert out["tools"] == ["list_skills", "load_skill", "search_skills"]
+    assert out["search"][0] is False and "- hello: Say hello to someone." in out["search"][1]
+    assert out["search"][2]["results"][0]["name"] == "hello"
+    assert out["search_bad"] == [True, True, True, True]
+    assert "manual" not in [r["name"] for r in out["search_hidden"]["results"]]
     assert out["load_skill"][0] is False and "Greet Ann in a sad way." in out["load_skill"][1]
     assert out["load_manual"][0] is True and "disable-model-invocation" in out["load_manual"][1]
 

@@ -142,7 +142,7 @@ def test_cached_listings_equal_the_first_answer_per_protocol_version(world: Any)
         uris = {r["uri"] for r in answers["2025-06-18 resources/list"]["resources"]}
         assert {"skill://alpha/SKILL.md", "skill://alpha/refs/guide.md"} <= uris
         tools = {t["name"] for t in answers["2025-03-26 tools/list"]["tools"]}
-        assert tools == {"list_skills", "load_skill"}
+        assert tools == {"list_skills", "load_skill", "search_skills"}
     finally:
         _stop(proc)
 

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "cache": "skillpath.cli.cache:cache_cmd",
     "completion": "skillpath.cli.completion:completion_cmd",
     "export": "skillpath.cli.export:export_cmd",
+    "search": "skillpath.cli.search:search_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}

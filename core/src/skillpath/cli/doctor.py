@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import click
@@ -32,9 +33,26 @@ from skillpath.doctor import (
     remote_listings,
     shadow_reason,
 )
-from skillpath.model import Diagnostic, RootScan
+from skillpath.model import Diagnostic, LoadResult, RootScan
+
+if TYPE_CHECKING:
+    from skillpath.search import SearchExplanation
 
 __all__ = ["doctor_cmd", "explain_cmd", "short_path"]
+
+
+def _ranking(
+    result: LoadResult, ctx: SkillContext, name: str, query: str
+) -> SearchExplanation | None:
+    """Where ``name`` ranks for ``query`` (hidden skills ranked too), or ``None``."""
+    from skillpath.extract import cache_root
+    from skillpath.search import index_for
+
+    index = index_for(result.skills, cache_dir=cache_root(ctx.env) / "search")
+    try:
+        return index.explain(name, query, include_hidden=True)
+    except KeyError:
+        return None
 
 
 def short_path(path: Path | None, ctx: SkillContext) -> str:
@@ -229,9 +247,15 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
 
 @click.command("explain")
 @click.argument("name", shell_complete=complete_skill_names)
+@click.option(
+    "--query",
+    metavar="WORDS",
+    default=None,
+    help="Also say where NAME ranks when `skillpath search WORDS` is run, and why.",
+)
 @refresh_option
 @common_options
-def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
+def explain_cmd(name: str, query: str | None, cwd: Path | None, as_json: bool) -> None:
     """Explain what happened to skill NAME: every copy found and its fate, the
     diagnostics about it (folders without SKILL.md, a skill.md in other letter
     case, *.md files in a skills root, misspelt root names), and — when it is
@@ -242,15 +266,20 @@ def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
     JSON shape (a contract): {name, found, available, verdict, entries: [as in
     doctor's "skills"], folders: [entries whose folder is NAME but whose skill
     has another name], near: [names], diagnostics: [...], roots: [as in doctor],
-    disabled: bool, below: [{path, touch}]}.
+    disabled: bool, below: [{path, touch}]}; with --query, "search": {name,
+    query, terms, rank, score, matching, fields: {field: [terms]}} (null when
+    NAME is not loaded).
     """
     result, ctx = load(cwd)
     ex = explain(build_report(result), name, ctx)
     listings = remote_listings(e.skill for e in ex.entries if e.skill is not None)
+    ranking = _ranking(result, ctx, name, query) if query is not None else None
     if as_json:
         data = ex.to_json()
         if listings:
             data["listings"] = listings
+        if query is not None:
+            data["search"] = ranking.to_json() if ranking is not None else None
         emit_json(data)
     else:
         verdict = ex.verdict()
@@ -261,6 +290,9 @@ def explain_cmd(name: str, cwd: Path | None, as_json: bool) -> None:
                 f"when a file under {touch} is touched (discover_dirs_for_paths)"
             )
         echo("\n".join(wrap(terminal_safe(verdict), None, "", "  ")))
+        if query is not None:
+            line = ranking.line() if ranking is not None else f"{name}: not loaded, not searched"
+            echo("\n".join(wrap(terminal_safe(f"Search {query!r}: {line}"), None, "", "  ")))
         if ex.entries:
             echo("\nCopies found (the one that counts first):")
             for i, e in enumerate(ex.entries, 1):

@@ -43,6 +43,13 @@ __all__ = ["context_cmd", "invoke_cmd", "prompt_cmd", "read_cmd"]
     help="Render as for an agent without a read tool (the listing is then empty).",
 )
 @click.option(
+    "--search-tool",
+    "search_tool",
+    is_flag=True,
+    help="Render as for an agent that also has the search_skills tool: the listing keeps "
+    "a byte-stable order and leaves what does not fit to search.",
+)
+@click.option(
     "--tool-schema",
     type=click.Choice(["anthropic", "openai", "openai-chat"]),
     default=None,
@@ -56,6 +63,7 @@ def prompt_cmd(
     fmt: str | None,
     budget: int | None,
     no_read_tool: bool,
+    search_tool: bool,
     tool_schema: str | None,
 ) -> None:
     """Print the system-prompt listing of skills, as the model would see it.
@@ -69,7 +77,12 @@ def prompt_cmd(
     if tool_schema is not None:
         echo(json.dumps(session.skill_tool(format=tool_schema), indent=2, sort_keys=True))
         return
-    listing = session.listing(format=fmt, budget=budget, read_tool=not no_read_tool)
+    listing = session.listing(
+        format=fmt,
+        budget=budget,
+        read_tool=not no_read_tool,
+        search_tool="search_skills" if search_tool else None,
+    )
     if as_json:
         emit_json({"text": listing.text, "report": listing.report.to_json()})
         return

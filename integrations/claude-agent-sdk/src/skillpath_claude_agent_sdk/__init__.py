@@ -27,6 +27,16 @@ What stays skillpath's:
   frontmatter;
 - **inline shell** the ``[shell]`` policy would not run is replaced in the
   exported text, so Claude Code cannot run it either;
+- **a folder of its own**: the plugin folder is created fresh (mode
+  ``0700``) or reused only when it is the user's own, writable by no one
+  else, and holds skillpath's manifest; a default folder someone else
+  created in a shared cache (its name is computable) is never enabled: a new
+  private folder (``tempfile.mkdtemp``, removed when the plugin object goes)
+  is used instead, with an ``export-folder-refused`` warning, and an explicit
+  ``path`` that is refused raises :class:`skillpath.plugin_writer.FolderRefused`;
+- **no more powers than the source**: frontmatter ``hooks``,
+  ``allowed-tools``, ``context``, ``agent`` and ``mcp-servers`` of skills
+  below the hand-written tier are left out (:mod:`skillpath.powers`);
 - **freshness**: :meth:`SkillpathPlugin.sync` writes what changed;
   ``options()`` syncs, and its ``SessionStart`` hook syncs again (loading
   the catalog again when ``refresh`` is set) and asks Claude Code to re-scan
@@ -38,16 +48,19 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import shutil
+import tempfile
 import threading
-from collections.abc import Mapping
+import weakref
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
-from skillpath import SkillSession
+from skillpath import Diagnostic, Skill, SkillSession
 from skillpath.adapters import model_skills
 from skillpath.extract import cache_root
-from skillpath.plugin_writer import PluginExport, write_claude_plugin
+from skillpath.plugin_writer import FolderRefused, PluginExport, write_claude_plugin
 from skillpath.shell import ShellPolicy
 
 __all__ = ["DEFAULT_PLUGIN_NAME", "SkillpathPlugin", "default_plugin_dir"]
@@ -67,7 +80,8 @@ class SkillpathPlugin:
 
     :param session: the skillpath session to serve.
     :param path: the plugin folder (default: :func:`default_plugin_dir`); it
-        must be new, empty, or written by skillpath before.
+        must be new, or the user's own and empty or written by skillpath
+        before (a refused default folder is replaced by a new private one).
     :param name: the plugin's name (its skills are ``<name>:<skill>``).
     :param listing_format: the listing format whose budget decides which
         skills are enabled (default: the ``[listing]`` setting).
@@ -89,6 +103,8 @@ class SkillpathPlugin:
         self.session = session
         self.name = name
         self.path = Path(path) if path is not None else default_plugin_dir(session, name)
+        self._chosen = path is not None
+        self._private: weakref.finalize | None = None
         self.listing_format = listing_format
         self.budget = budget
         self.refresh = refresh
@@ -120,15 +136,45 @@ class SkillpathPlugin:
         with self._lock:
             if self.refresh:
                 self.session.refresh()
-            self.last = write_claude_plugin(
-                self.path,
-                self.session.skills(),
-                name=self.name,
-                description="Skills found and served by skillpath.",
-                shell_policy=ShellPolicy.from_settings(self.session.ctx.settings),
-                env=self.session.ctx.env,
-            )
+            skills = self.session.skills()
+            try:
+                self.last = self._write(skills)
+            except FolderRefused as exc:
+                if self._chosen or self._private is not None:
+                    raise
+                self._use_private_folder()
+                done = self._write(skills)
+                warning = Diagnostic(
+                    "warning",
+                    "export-folder-refused",
+                    f"{exc}; the plugin is written to the new private folder {self.path}",
+                    default_plugin_dir(self.session, self.name),
+                )
+                self.last = PluginExport(
+                    root=done.root,
+                    skills=done.skills,
+                    written=done.written,
+                    unchanged=done.unchanged,
+                    removed=done.removed,
+                    diagnostics=(warning, *done.diagnostics),
+                )
             return self.last
+
+    def _write(self, skills: Iterable[Skill]) -> PluginExport:
+        return write_claude_plugin(
+            self.path,
+            skills,
+            name=self.name,
+            description="Skills found and served by skillpath.",
+            shell_policy=ShellPolicy.from_settings(self.session.ctx.settings),
+            env=self.session.ctx.env,
+        )
+
+    def _use_private_folder(self) -> None:
+        """Switch to a new folder only this process created (removed with this object)."""
+        private = Path(tempfile.mkdtemp(prefix=f"{self.name}-plugin-"))
+        self.path = private
+        self._private = weakref.finalize(self, shutil.rmtree, private, ignore_errors=True)
 
     def skill_names(self) -> list[str]:
         """The plugin-qualified names the model may use: those skillpath's listing shows."""

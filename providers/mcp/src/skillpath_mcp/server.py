@@ -19,8 +19,10 @@ What a client sees:
   ``skills/get`` with ``{uri, frontmatter, resources: [{uri, digest}]}``
   (frontmatter verbatim, ``sha256:`` digests of the raw bytes);
 * **tools** — ``load_skill(name, args?)`` for hosts without prompt support (the
-  Skill tool's rules: ``disable-model-invocation`` skills are refused) and
-  ``list_skills()`` returning the ``skills/list`` entries;
+  Skill tool's rules: ``disable-model-invocation`` skills are refused),
+  ``search_skills(query, k?)`` ranking the model-invocable skills for a task
+  (:mod:`skillpath.search`), and ``list_skills()`` returning the
+  ``skills/list`` entries;
 * **list_changed** — the folders the catalog comes from are watched (the
   system's file watcher, through ``watchfiles``): every skills root, every
   folder in it, and every folder of a served skill that its files were listed
@@ -88,6 +90,7 @@ from skillpath.safety import (
     read_bounded,
     resolve_inside,
 )
+from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_schema
 from skillpath.session import SkillSession
 from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
@@ -848,6 +851,11 @@ class SkillServer:
                     },
                 ),
                 types.Tool(
+                    name=SEARCH_TOOL_NAME,
+                    description=search_tool_schema()["description"],
+                    input_schema=search_tool_schema()["input_schema"],
+                ),
+                types.Tool(
                     name="list_skills",
                     description=(
                         "List this project's skills: uri, frontmatter and files with "
@@ -869,6 +877,8 @@ class SkillServer:
                 content=[_text(json.dumps(data, indent=2, sort_keys=True))],
                 structured_content=data,
             )
+        if params.name == SEARCH_TOOL_NAME:
+            return await self._search_tool(session, arguments)
         if params.name != "load_skill":
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r:.200}")
         name = arguments.get("name")
@@ -902,6 +912,21 @@ class SkillServer:
             return types.CallToolResult(content=[_text(str(exc))], is_error=True)
         return types.CallToolResult(content=[_text(content)])
 
+    @staticmethod
+    async def _search_tool(session: SkillSession, arguments: Any) -> types.CallToolResult:
+        """``search_skills(query, k?)``: the model-invocable skills ranked for the query
+        (the same search as ``skillpath search``; hidden skills never returned)."""
+        visible = [s for s in session.skills() if not s.hidden]
+
+        def run() -> tuple[str, Any]:
+            return run_search_tool(visible, arguments, ctx=session.ctx, host=session.host)
+
+        text, hits = await anyio.to_thread.run_sync(run)
+        if hits is None:
+            return types.CallToolResult(content=[_text(text)], is_error=True)
+        data = {"results": [h.to_json() for h in hits]}
+        return types.CallToolResult(content=[_text(text)], structured_content=data)
+
     def _build(self) -> Server[Any]:
         project = self.session.ctx.project_root
         server: Server[Any] = _SkillsMCPServer(
@@ -909,8 +934,8 @@ class SkillServer:
             version=__version__,
             instructions=(
                 f"Agent Skills of the project {project.name!r}. Use a prompt, or the "
-                "load_skill tool, to load a skill's instructions; its files are resources "
-                "skill://<name>/<path>."
+                "load_skill tool, to load a skill's instructions (search_skills finds one "
+                "by task); its files are resources skill://<name>/<path>."
             ),
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
