@@ -189,3 +189,7 @@ def test_doctor_names_the_plugins_that_turn_the_replay_off(proj: Project) -> Non
             "(skillpath.depends_on); `skillpath list` is not replayed while it is installed",
         )
     ]
+    providers = proj.run("providers")
+    assert providers.returncode == 0, providers.stderr
+    text = providers.stdout.decode()
+    assert "\nNot replayable:\n  plugin 'clock_plugin' has not declared" in text
