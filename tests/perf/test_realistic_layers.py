@@ -4,7 +4,7 @@ The corpus is ``benchmarks/bench.py``'s realistic shape at a small size: rich
 frontmatter, 5% of the skill folders symlinked as ``npx skills`` installs them
 (``.agents/skills/x -> ../../vendor/skills/x``, and links between two roots), 3%
 broken files. The plain computation is a load with the discovery index, the
-in-process reuse, the read-ahead worker and the replay all off. No timing is
+in-process reuse and the replay all off. No timing is
 asserted; the one count asserted (``lstat`` calls) is deterministic.
 """
 
@@ -27,7 +27,6 @@ SCRIPT = Path(sys.executable).with_name("skillpath")
 PLAIN = {
     "SKILLPATH_NO_INDEX": "1",
     "SKILLPATH_NO_REUSE": "1",
-    "SKILLPATH_NO_PARALLEL": "1",
     "SKILLPATH_NO_SNAPSHOT": "1",
 }
 
@@ -78,8 +77,6 @@ def test_the_command_line_layers_print_the_plain_bytes(
     codes = {d["code"] for d in data["diagnostics"]}
     assert {"frontmatter-yaml-error", "name-mismatch", "duplicate-file"} <= codes
     assert len(data["skills"]) > 200
-    worker = {**PLAIN, "SKILLPATH_NO_PARALLEL": "", "SKILLPATH_PARALLEL_MIN": "2"}
-    assert _list(manifest, env, **worker) == plain  # read-ahead worker
     index_only = {"SKILLPATH_NO_SNAPSHOT": "1"}
     for _ in range(2):  # building the index, then served by it
         assert _list(manifest, env, **index_only) == plain

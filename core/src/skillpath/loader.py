@@ -20,9 +20,7 @@ exact, then path).
 
 During the load a persistent discovery index (:mod:`skillpath.index`) is current,
 so every provider's ``scan_skills_dir`` reads only what changed since the last
-load (``[index] enabled = false`` or ``SKILLPATH_NO_INDEX=1`` turn it off), a
-large root's files are read in part by a worker process on another core
-(:mod:`skillpath._parallel`; ``SKILLPATH_NO_PARALLEL=1`` turns it off). The
+load (``[index] enabled = false`` or ``SKILLPATH_NO_INDEX=1`` turn it off). The
 garbage collector is left as the host process set it (the command line pauses
 it around its one load).
 """
@@ -37,7 +35,6 @@ from typing import Any
 import attrs
 
 from skillpath import _reuse
-from skillpath._parallel import session as parallel_session
 from skillpath.context import SkillContext, make_context
 from skillpath.filters import filter_skill
 from skillpath.index import activate as activate_index
@@ -421,7 +418,7 @@ def load_skills(
         return LoadResult(diagnostics=tuple(diags))
     index = open_index(ctx)
     reuse = index is not None and index.reuse
-    with activate_index(index), parallel_session(ctx.env):
+    with activate_index(index):
         results, hdiags = host.discover(ctx)
         custom = _custom_results(ctx)
     if index is not None:

@@ -198,7 +198,7 @@ def run_list(
     # objects a large catalog is made of, and free nothing
     gc.disable()
     _KEEP.clear()
-    from skillpath.scan import keeping_until_exit, looking_for
+    from skillpath.scan import keeping_until_exit
 
     with contextlib.ExitStack() as stack:
         # what each scan no longer needs stays in _KEEP (freed with the process)
@@ -207,12 +207,6 @@ def run_list(
             from skillpath.index import disabled
 
             stack.enter_context(disabled())
-        looked: dict[str, bool] = {}
-        if as_json:
-            from skillpath.provenance import OPENSKILLS_FILE
-
-            # an installer's record beside a skill (its origin): looked for while reading
-            looked = stack.enter_context(looking_for(OPENSKILLS_FILE))
         result, ctx = load(cwd)
     if not no_index:
         from skillpath.index import index_enabled
@@ -247,7 +241,7 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills, looked))
+        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills))
         data: dict[str, Any] = {
             "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],
