@@ -711,6 +711,100 @@ def make_rich_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
     return manifest
 
 
+# ----------------------------------------------------------- realistic corpus
+
+#: Where the realistic shape's symlinked folders really live (not skills roots):
+#: ``npx skills`` keeps one copy and links it into each agent's folder.
+REAL_STORES = {"project": "vendor/skills", "home": ".local/share/skills"}
+
+
+def make_realistic_corpus(base: Path, n: int, seed: int = SEED) -> dict[str, Any]:
+    """Create the realistic corpus: the rich shape's roots and frontmatter, with 5% of
+    the skill folders symlinks and 3% broken files.
+
+    Of the symlinked folders, three in five are relative links to a folder kept
+    outside every skills root (``.agents/skills/x -> ../../vendor/skills/x``, as
+    ``npx skills`` installs them), two in five link to a folder of another root
+    (the same skill reached twice, as installing for several agents does). The
+    broken files are a third each bad YAML, no description, and a ``name`` that is
+    not the folder's. Returns the same manifest as :func:`make_corpus`.
+    """
+    rng = random.Random(seed * 11 + n)
+    home = base / "home"
+    project = home / "work" / "proj"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    where_of = {}
+    roots = []
+    for where, rel in RICH_ROOTS:
+        root = (project if where == "project" else home) / rel
+        roots.append(root)
+        where_of[root] = where
+    for where, rel, _w in ROOTS:
+        ((project if where == "project" else home) / rel).mkdir(parents=True, exist_ok=True)
+    stores = {w: (project if w == "project" else home) / rel for w, rel in REAL_STORES.items()}
+    for store in stores.values():
+        store.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    placed: dict[Path, list[Path]] = {}  # root: the valid folders it holds (or links to)
+    for k in range(n):
+        root = roots[(k * 7) % len(roots)]
+        name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{k:05d}"
+        # the kinds fall on fixed places in every hundred, so even a small corpus has each
+        slot = k % 100
+        # (a project's link leaving the project is refused: link within one side)
+        others = [r for r in roots if r != root and where_of[r] == where_of[root] and placed.get(r)]
+        if slot in (15, 65) and others:
+            # the same skill reached from another root (installed for two agents)
+            target = rng.choice(placed[rng.choice(others)])
+            if (root / target.name).is_symlink():
+                continue
+            (root / target.name).symlink_to(os.path.relpath(target, root), True)
+            counts["symlink-to-other-root"] = counts.get("symlink-to-other-root", 0) + 1
+            continue
+        folder = root / name
+        if slot in (5, 35, 85):
+            store = stores[where_of[root]]
+            folder = store / name
+            (root / name).symlink_to(os.path.relpath(folder, root), True)
+            kind = "symlink-to-store"
+        else:
+            kind = "ok"
+        folder.mkdir()
+        text = _rich_skill_text(rng, name)
+        if slot == 13:
+            text = text.replace("\ndescription:", "\ndescription: [unclosed\nsummary:", 1)
+            kind = "bad-yaml"
+        elif slot == 47:
+            head, _sep, rest = text.partition("\n---\n")
+            lines = [ln for ln in head.split("\n") if not ln.startswith(("description", "  "))]
+            text = "\n".join(lines) + "\n---\n" + rest
+            kind = "no-description"
+        elif slot == 81:
+            text = text.replace(f"name: {name}", f"name: {name}-renamed", 1)
+            kind = "name-not-folder"
+        (folder / "SKILL.md").write_text(text)
+        if rng.random() < 0.2:
+            (folder / "reference.md").write_text(_body(rng, 1500))
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind not in ("bad-yaml", "no-description", "name-not-folder"):
+            placed.setdefault(root, []).append(folder)
+    all_roots = [(project if w == "project" else home) / rel for w, rel, _ in ROOTS]
+    manifest = {
+        "n": n,
+        "home": str(home),
+        "project": str(project),
+        "roots": [str(r) for r in all_roots],
+        "counts": counts,
+    }
+    (base / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+#: Each corpus shape's generator.
+SHAPES = {"default": make_corpus, "rich": make_rich_corpus, "realistic": make_realistic_corpus}
+
+
 # --------------------------------------------------------------------------- running
 
 
@@ -975,9 +1069,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--inproc", default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--corpus",
-        default="default,rich",
+        default="default,rich,realistic",
         help="comma-separated corpus shapes: default (the mixed corpus with problems), "
-        "rich (the frontmatter of published skills, four roots); both by default",
+        "rich (the frontmatter of published skills, four roots), realistic (rich, with "
+        "5%% of the folders symlinked as npx skills installs them and 3%% broken); "
+        "all three by default",
     )
     p.add_argument(
         "--quick",
@@ -1008,9 +1104,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         args.sizes, args.runs, args.no_external = "100,1000", 3, True
     shapes = [c.strip() for c in args.corpus.split(",") if c.strip()]
-    unknown = [c for c in shapes if c not in ("default", "rich")]
+    unknown = [c for c in shapes if c not in SHAPES]
     if unknown:
-        p.error(f"--corpus: unknown shape(s) {', '.join(unknown)} (known: default, rich)")
+        p.error(f"--corpus: unknown shape(s) {', '.join(unknown)} (known: {', '.join(SHAPES)})")
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if args.max_n is not None:
         sizes = [n for n in sizes if n <= args.max_n]
@@ -1051,7 +1147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for shape, n in [(shape, n) for shape in shapes for n in sizes]:
             base = work / f"{shape}-n{n}"
             base.mkdir()
-            manifest = (make_rich_corpus if shape == "rich" else make_corpus)(base, n)
+            manifest = SHAPES[shape](base, n)
             tag = f"{n:,}" + (f" {shape}" if shape != "default" else "")
             made = time.monotonic()
             cache = base / "cache"
@@ -1257,7 +1353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if shape == "default":
             parts.append(f"cold/(c) {show(ratio(res['cold'], res['c']))}")
             parts.append(f"cold/(d) {show(ratio(res['cold'], res['d']))}")
-        print(f"  {shape:<7} N={n:<6,} " + "  ".join(parts))
+        print(f"  {shape:<9} N={n:<6,} " + "  ".join(parts))
     print()
 
     targets: list[tuple[str, str, str]] = []

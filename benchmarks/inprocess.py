@@ -96,8 +96,8 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
 
-def corpus(base: Path, n: int) -> dict[str, Any]:
-    manifest = bench.make_corpus(base, n)
+def corpus(base: Path, n: int, shape: str = "default") -> dict[str, Any]:
+    manifest = bench.SHAPES[shape](base, n)
     return manifest
 
 
@@ -114,8 +114,7 @@ def child_rss(manifest_path: str, cache: str) -> None:
 
     session = SkillSession.open(manifest["project"], home=manifest["home"], env=env)
     load_skills(manifest["project"], home=manifest["home"], env=env)
-    first = Path(manifest["roots"][0])
-    path = next(p for p in sorted(first.iterdir()) if (p / "SKILL.md").is_file()) / "SKILL.md"
+    path = editable_files(manifest, 1)[0]
     path.write_bytes(path.read_bytes())
     session.refresh()
     print(json.dumps({"rss": peak_rss(), "skills": len(session.skills())}))
@@ -168,6 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n", type=int, default=None, help="corpus size (default 10,000)")
     ap.add_argument("--runs", type=int, default=None, help="timed pairs per row (default 9)")
     ap.add_argument("--keep", action="store_true", help="keep the corpus (its path is printed)")
+    ap.add_argument(
+        "--corpus",
+        default="default",
+        choices=sorted(bench.SHAPES),
+        help="the corpus shape of bench.py (default: default)",
+    )
     ap.add_argument("--child-rss", nargs=2, metavar=("MANIFEST", "CACHE"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child_rss:
@@ -188,12 +193,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(tmp: Path, n: int, runs: int, args: argparse.Namespace) -> int:
     from skillpath import SkillSession, load_skills
 
-    manifest = corpus(tmp / "corpus", n)
+    manifest = corpus(tmp / "corpus", n, args.corpus)
     cache = tmp / "cache"
     env = env_for(manifest, cache)
     off = {**env, "SKILLPATH_NO_REUSE": "1"}
     project, home, roots = manifest["project"], manifest["home"], manifest["roots"]
-    print(f"skillpath in-process benchmark: N = {n:,}, {runs} timed pairs per row")
+    print(
+        f"skillpath in-process benchmark: N = {n:,}, {args.corpus} corpus, "
+        f"{runs} timed pairs per row"
+    )
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpus in {tmp}")
     # build the on-disk index and the in-process memo, wait out the racy window
     load_skills(project, home=home, env=env)

@@ -11,13 +11,14 @@ environment variable (``os.pathsep``-separated). Registered through the
 
 from __future__ import annotations
 
-from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath import Discovery, DiscoveryResult, SkillContext, depends_on, hookimpl
 
 PROVIDER_ID = "team"
 PRIORITY = 60  # below claude (80) and the .agents/codex family (70), above opencode (55)
 
 
 @hookimpl
+@depends_on("files")  # config files, the environment and the folders it scans: replayable
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """One root per configured directory, in the order given; descriptions required."""
     d = Discovery(PROVIDER_ID, PRIORITY)

@@ -22,13 +22,15 @@ dependencies = []
 
 [project.entry-points.skillpath]
 sloppy = "sloppy_provider"
+clock-files = "clock_files_provider"
+clock-declared = "clock_declared_provider"
 
 [build-system]
 requires = ["hatchling>=1.25"]
 build-backend = "hatchling.build"
 
 [tool.hatch.build.targets.wheel]
-packages = ["sloppy_provider"]
+packages = ["sloppy_provider", "clock_files_provider", "clock_declared_provider"]
 """
 
 # Recursive, follows dot dirs, never reports anything, records no roots.
@@ -54,8 +56,43 @@ def discover_skills(ctx):
     return DiscoveryResult(PROVIDER_ID, PRIORITY, tuple(skills))
 """
 
+# Skills from a root, plus one whose description is the time: it reads the clock,
+# which no replay can check. {declared} is what it says it depends on.
+CLOCK_MODULE = """\
+import time
+
+from skillpath import Discovery, Skill, SkillSource, depends_on, hookimpl
+
+PROVIDER_ID = "{provider_id}"
+PRIORITY = 43
+
+
+@hookimpl
+@depends_on({declared})
+def discover_skills(ctx):
+    d = Discovery(PROVIDER_ID, PRIORITY)
+    d.scan(ctx.home / ".clock" / "skills", "user")
+    result = d.result()
+    now = Skill("now", str(time.time_ns()), None, None, SkillSource(PROVIDER_ID, "user"))
+    return type(result)(PROVIDER_ID, PRIORITY, (*result.skills, now), result.diagnostics,
+                        result.roots)
+"""
+
 TEST_MODULE = """\
 from skillpath_testing import ProviderConformance, Root
+
+
+class TestClockDeclaredFiles(ProviderConformance):
+    # reads the clock but says it depends on files only: replayed stale
+    provider_id = "clock-files"
+    priority = 43
+
+    def skill_roots(self, home, project):
+        return [Root(home / ".clock" / "skills", "user")]
+
+
+class TestClockDeclared(TestClockDeclaredFiles):
+    provider_id = "clock-declared"
 
 
 class TestSloppy(ProviderConformance):
@@ -97,6 +134,13 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, st
     (src / "sloppy_provider").mkdir(parents=True)
     (src / "pyproject.toml").write_text(SLOPPY_PYPROJECT)
     (src / "sloppy_provider" / "__init__.py").write_text(SLOPPY_MODULE)
+    for module, provider_id, declared in (
+        ("clock_files_provider", "clock-files", '"files"'),
+        ("clock_declared_provider", "clock-declared", '"files", "clock"'),
+    ):
+        (src / module).mkdir()
+        text = CLOCK_MODULE.format(provider_id=provider_id, declared=declared)
+        (src / module / "__init__.py").write_text(text)
     site = base / "site"
     subprocess.run(
         [
@@ -147,12 +191,26 @@ def test_sloppy_provider_fails_the_layout_rules(outcomes: dict[str, dict[str, st
         "test_dangling_symlink_is_a_diagnostic",  # silent
         "test_root_that_is_a_file_is_a_diagnostic",  # silent
         "test_a_broken_root_does_not_stop_the_others",  # silent
+        "test_hooks_declare_what_they_depend_on",  # no depends_on
     }
     # what it does get right still passes: the kit is not failing blindly
     assert sloppy["test_entry_point_is_installed"] == "passed"
     assert sloppy["test_loads_through_load_skills"] == "passed"
     assert sloppy["test_missing_roots_are_silent"] == "passed"
     assert sloppy["test_description_requirement"] == "passed"
+    # undeclared, it is never replayed: not stale
+    assert sloppy["test_a_replayed_list_is_never_stale"] == "passed"
+
+
+def test_a_provider_reading_the_clock_is_not_replayed_stale(
+    outcomes: dict[str, dict[str, str]],
+) -> None:
+    """A provider that reads what no replay can check fails the kit when it declares
+    files only (its list was replayed stale), and passes when it declares the clock."""
+    assert outcomes["TestClockDeclaredFiles"]["test_a_replayed_list_is_never_stale"] == "failed"
+    assert outcomes["TestClockDeclaredFiles"]["test_hooks_declare_what_they_depend_on"] == "passed"
+    assert outcomes["TestClockDeclared"]["test_a_replayed_list_is_never_stale"] == "passed"
+    assert outcomes["TestClockDeclared"]["test_hooks_declare_what_they_depend_on"] == "passed"
 
 
 def test_wrong_declarations_fail(outcomes: dict[str, dict[str, str]]) -> None:
@@ -164,5 +222,5 @@ def test_wrong_declarations_fail(outcomes: dict[str, dict[str, str]]) -> None:
 
 def test_right_declarations_pass(outcomes: dict[str, dict[str, str]]) -> None:
     right = outcomes["TestNativeDeclaredRight"]
-    assert len(right) == 15
+    assert len(right) == 17
     assert set(right.values()) <= {"passed", "skipped"}

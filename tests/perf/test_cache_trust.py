@@ -267,7 +267,7 @@ def test_a_permission_outcome_is_not_kept_for_another_identity(
     import skillpath.scan as sw_scan
     from skillpath import load_skills
 
-    env = dict(isolated_env.env, SKILLPATH_INDEX_RACY_MS="0", SKILLPATH_NO_PARALLEL="1")
+    env = dict(isolated_env.env, SKILLPATH_INDEX_RACY_MS="0")
     isolated_env.skill(".claude/skills", "guarded", "Guarded.")
     isolated_env.skill(".claude/skills", "open", "Open.")
     real = sw_scan._read_head_linked

@@ -79,7 +79,7 @@ def _reference_within(path: Path, folder: Path) -> bool:
 
 
 def _list_json(env: Env) -> bytes:
-    environ = {**env.env, "SKILLPATH_NO_INDEX": "1", "SKILLPATH_NO_PARALLEL": "1"}
+    environ = {**env.env, "SKILLPATH_NO_INDEX": "1"}
     result = CliRunner().invoke(
         main, ["list", "--json", "--cwd", str(env.project)], env=environ, catch_exceptions=False
     )
@@ -112,7 +112,7 @@ def _frontmatters(env: Env) -> list[dict[str, object]]:
     result = load_skills(
         env.project,
         home=env.home,
-        env={**env.env, "SKILLPATH_NO_INDEX": "1", "SKILLPATH_NO_PARALLEL": "1"},
+        env={**env.env, "SKILLPATH_NO_INDEX": "1"},
     )
     skills = [*result.skills, *result.conditional, *(s.skill for s in result.shadowed)]
     return [attrs.asdict(s.frontmatter) for s in skills]

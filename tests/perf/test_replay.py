@@ -252,9 +252,10 @@ def test_plugin_code_edit_is_seen(proj: Project) -> None:
     module = proj.plugin(
         "clock_filter",
         """
-        from skillpath import hookimpl
+        from skillpath import depends_on, hookimpl
 
         @hookimpl
+        @depends_on("files")
         def filter_skill(skill, ctx):
             return "no claude" if skill.name.startswith("claude-") else None
         """,

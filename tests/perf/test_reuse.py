@@ -33,7 +33,6 @@ class Project(SkillTree):
         super().__init__(tmp_path)
         (self.project / "src").mkdir()
         self.env |= {
-            "SKILLPATH_NO_PARALLEL": "1",
             # the example plugins installed for the test run: a filter of its own
             # (whose verdicts are never reused) and a skill pack
             "SKILLPATH_DISABLE_PLUGINS": "acme-policy,pack-urls",

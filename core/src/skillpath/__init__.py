@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from skillpath.plugins import (
         PluginHost,
         PluginRecord,
+        depends_on,
         get_plugin_host,
         reset_plugin_host,
         step,
@@ -145,6 +146,7 @@ _EXPORTS: dict[str, str] = {
     "scan_skills_dir": "skillpath.scan",
     "skill_tool_schema": "skillpath.commands",
     "step": "skillpath.plugins",
+    "depends_on": "skillpath.plugins",
     "strip_frontmatter": "skillpath.frontmatter",
     "substitute_arguments": "skillpath.transforms",
     "substitute_variables": "skillpath.transforms",
@@ -226,6 +228,7 @@ __all__ = [
     "build_skill",
     "check_name",
     "delivery_queue",
+    "depends_on",
     "discover_context_files",
     "find_repo_root",
     "get_plugin_host",

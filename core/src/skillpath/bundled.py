@@ -60,6 +60,10 @@ __all__ = [
     "unregister_bundled_skill",
 ]
 
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so
+#: an unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
+
 PROVIDER_ID = "bundled"
 PRIORITY = 95
 

@@ -91,6 +91,10 @@ __all__ = [
     "verify_tree",
 ]
 
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so
+#: an unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
+
 #: Name of the manifest written at the root of every extracted tree.
 MANIFEST = ".skillpath-manifest.json"
 #: Mode of every extracted directory.

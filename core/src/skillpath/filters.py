@@ -27,6 +27,10 @@ from skillpath.model import Skill, Veto
 
 __all__ = ["filter_skill", "source_enabled"]
 
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so
+#: an unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
+
 _EXEMPT = {"custom", "managed"}
 _FALLBACK_KEYS = (
     "enable_codex_user",

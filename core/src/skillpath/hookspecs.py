@@ -6,6 +6,12 @@ can grow without breaking plugins; an implementation may accept fewer
 arguments than the spec. skillpath calls every implementation itself, one at
 a time, so a plugin that raises is reported (with its name) and the others
 still run. How the results are combined is fixed per hook and written below.
+
+Implementations of ``discover_skills``, ``filter_skill`` and ``transform_prompt``
+declare what their output depends on with :func:`skillpath.depends_on` (or a
+module-level ``DEPENDS_ON``): an unchanged ``skillpath list`` is replayed from a
+snapshot, without calling any hook, only while every one of them has declared it
+and those ``list`` calls declared ``"files"`` alone.
 """
 
 from __future__ import annotations
@@ -46,6 +52,13 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult | Sequence[DiscoveryRe
     the provider). Results with ``late=True`` are merged after custom
     directories (pass 3). The first skill of a name wins; later ones are
     *shadowed* and reported.
+
+    Dependencies: declare them with :func:`skillpath.depends_on`. ``"files"``
+    (what a replay checks: arguments, cwd, environment, files read and
+    directories listed or stat-ed through Python, the plugin's code) lets an
+    unchanged ``skillpath list`` be replayed without calling this hook; anything
+    else (``"clock"``, ``"network"`` …), or no declaration, means every ``list``
+    calls it again.
     """
 
 
@@ -65,6 +78,10 @@ def filter_skill(skill: Skill, ctx: SkillContext) -> Veto | bool | None:
     name for a bare ``False``). Filters fail closed: an implementation that
     raises or returns another type drops the skill too (reason
     ``filter-error``), reported once per plugin per load.
+
+    Dependencies: as for :func:`discover_skills` (declare ``"files"`` with
+    :func:`skillpath.depends_on` when the verdict depends on nothing else, or
+    ``skillpath list`` is not replayed).
     """
 
 
@@ -88,6 +105,10 @@ def transform_prompt(text: str, invocation: Invocation, ctx: SkillContext) -> st
     that message. Steps fail closed: any other exception, or a return value that
     is not text, aborts the invocation too, with a ``PromptError`` naming the
     plugin (a redaction step that crashes must not let its input through).
+
+    Dependencies: declare them with :func:`skillpath.depends_on`. ``list`` never
+    calls this hook, so any declaration (``"process"`` for a step that runs
+    commands) keeps the replay on; a step that declares nothing turns it off.
     """
 
 

@@ -20,25 +20,21 @@ exact, then path).
 
 During the load a persistent discovery index (:mod:`skillpath.index`) is current,
 so every provider's ``scan_skills_dir`` reads only what changed since the last
-load (``[index] enabled = false`` or ``SKILLPATH_NO_INDEX=1`` turn it off), a
-large root's files are read in part by a worker process on another core
-(:mod:`skillpath._parallel`; ``SKILLPATH_NO_PARALLEL=1`` turns it off), and
-the cyclic garbage collector is paused while the catalog's objects are built.
+load (``[index] enabled = false`` or ``SKILLPATH_NO_INDEX=1`` turn it off). The
+garbage collector is left as the host process set it (the command line pauses
+it around its one load).
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from skillpath import _reuse
-from skillpath._parallel import session as parallel_session
 from skillpath.context import SkillContext, make_context
 from skillpath.filters import filter_skill
 from skillpath.index import activate as activate_index
@@ -452,49 +448,29 @@ def load_skills(
             Diagnostic("info", "skills-disabled", "skills.enabled is false; nothing loaded")
         )
         return LoadResult(diagnostics=tuple(diags))
-    with _gc_paused():
-        index = open_index(ctx)
-        reuse = index is not None and index.reuse
-        with activate_index(index), parallel_session(ctx.env):
-            results, hdiags = host.discover(ctx)
-            custom = _custom_results(ctx)
-        if index is not None:
-            index.flush()
-            index = None  # its records are not needed past this point
-        diags.extend(hdiags)
-        diags.extend(_missing_providers(ctx))
-        ordered = order_results(results)
-        passes = [r for r in ordered if not r.late]
-        passes.append(custom)
-        passes.extend(r for r in ordered if r.late)
-        # the same results, settings and core filter as the last load: the same merge
-        key = _reuse.merge_key(ctx, host, filter_skill) if reuse else None
-        merged = None
+    index = open_index(ctx)
+    reuse = index is not None and index.reuse
+    with activate_index(index):
+        results, hdiags = host.discover(ctx)
+        custom = _custom_results(ctx)
+    if index is not None:
+        index.flush()
+        index = None  # its records are not needed past this point
+    diags.extend(hdiags)
+    diags.extend(_missing_providers(ctx))
+    ordered = order_results(results)
+    passes = [r for r in ordered if not r.late]
+    passes.append(custom)
+    passes.extend(r for r in ordered if r.late)
+    # the same results, settings and core filter as the last load: the same merge
+    key = _reuse.merge_key(ctx, host, filter_skill) if reuse else None
+    merged = None
+    if key is not None:
+        merged = _reuse.merged(key, host, ctx, passes, _drop_found_elsewhere)
+    if merged is None:
+        merged = merge_results(passes, ctx, host)
         if key is not None:
-            merged = _reuse.merged(key, host, ctx, passes, _drop_found_elsewhere)
-        if merged is None:
-            merged = merge_results(passes, ctx, host)
-            if key is not None:
-                _reuse.keep_merged(
-                    key, host, ctx.settings.skills, passes, merged, _drop_found_elsewhere
-                )
+            _reuse.keep_merged(
+                key, host, ctx.settings.skills, passes, merged, _drop_found_elsewhere
+            )
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a load allocates its objects.
-
-    A load builds a few objects per skill and almost no reference cycles, but
-    with thousands of skills the collector would run (and walk every object
-    already alive) hundreds of times; reference counting still frees
-    everything as usual.
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()

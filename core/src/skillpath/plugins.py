@@ -21,7 +21,9 @@ Environment switches:
     :func:`entry_points`).
 ``SKILLPATH_SLOW_HOOK_SECONDS``
     A plugin import or hook call slower than this many seconds (default
-    :data:`SLOW_HOOK_SECONDS`) is reported as a ``plugin-slow`` warning.
+    :data:`SLOW_HOOK_SECONDS`) is reported as a ``plugin-slow`` warning by
+    ``skillpath doctor`` (:meth:`PluginHost.slow_findings`); it never changes
+    what ``list``, ``show`` or ``prompt`` print.
 
 A plugin that calls ``sys.exit()`` (at import or in a hook) is isolated like
 one that raises; ``KeyboardInterrupt`` still stops the program.
@@ -45,7 +47,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import pluggy
@@ -62,9 +64,14 @@ if TYPE_CHECKING:
     from skillpath.settings import SettingSpec
 
 __all__ = [
+    "DEPENDENCIES",
     "ENTRY_POINT_GROUP",
+    "REPLAYED_HOOKS",
     "PluginHost",
     "PluginRecord",
+    "Undeclared",
+    "declared_dependencies",
+    "depends_on",
     "entry_points",
     "get_plugin_host",
     "reset_plugin_host",
@@ -118,6 +125,104 @@ def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         return fn
 
     return mark
+
+
+#: What a hook implementation may declare its output depends on
+#: (:func:`depends_on`). Only ``"files"`` can be replayed.
+DEPENDENCIES = ("files", "clock", "network", "process", "random", "state")
+#: The hooks whose implementations must declare what they depend on for a
+#: ``skillpath list`` run to be replayed (see :func:`depends_on`).
+REPLAYED_HOOKS = ("discover_skills", "filter_skill", "transform_prompt")
+#: The hooks a ``list`` run calls: a declaration other than ``"files"`` on one
+#: of them keeps the run from being recorded.
+_LIST_HOOKS = frozenset({"discover_skills", "filter_skill"})
+_DEPENDS_ATTR = "skillpath_depends_on"
+
+_T = TypeVar("_T")
+
+
+def depends_on(*what: str) -> Callable[[_T], _T]:
+    """Declare what the output of a hook implementation (or of every hook of a
+    plugin class) depends on, so an unchanged ``skillpath list`` may be replayed.
+
+    ``"files"`` means: nothing but what a replay checks — the arguments, the
+    current directory, the environment, the user, the files opened and the
+    directories listed or ``stat``-ed by name through Python, and the plugin's
+    own code. Anything else (``"clock"``, ``"network"``, ``"process"``,
+    ``"random"``, ``"state"`` kept in memory across loads) means the output can
+    change while every file stays the same: a ``list`` run that calls such a
+    ``discover_skills`` or ``filter_skill`` is never recorded for replay.
+
+    Use together with ``@hookimpl``, or on a plugin class::
+
+        @hookimpl
+        @depends_on("files")
+        def discover_skills(ctx): ...
+
+    A plugin module may instead set ``DEPENDS_ON = ("files",)``. A plugin that
+    implements ``discover_skills``, ``filter_skill`` or ``transform_prompt``
+    without declaring it turns the replay off for every ``list`` run while it
+    is installed (``skillpath doctor`` names it).
+    """
+    bad = [w for w in what if w not in DEPENDENCIES]
+    if not what or bad:
+        raise ValueError(
+            f"depends_on: {', '.join(map(repr, bad)) or 'nothing given'}; "
+            f"expected one or more of {', '.join(DEPENDENCIES)}"
+        )
+    declared = tuple(dict.fromkeys(what))
+
+    def mark(obj: _T) -> _T:
+        setattr(obj, _DEPENDS_ATTR, declared)
+        return obj
+
+    return mark
+
+
+def _valid(value: object) -> tuple[str, ...] | None:
+    if isinstance(value, str):
+        value = (value,)
+    if isinstance(value, (tuple, list, frozenset, set)) and value:
+        items = tuple(sorted(value)) if isinstance(value, (set, frozenset)) else tuple(value)
+        if all(isinstance(v, str) and v in DEPENDENCIES for v in items):
+            return items
+    return None
+
+
+def declared_dependencies(impl: pluggy.HookImpl) -> tuple[str, ...] | None:
+    """What one hook implementation declared it depends on (:func:`depends_on` on
+    the function, else on the plugin or its class, else the plugin's
+    ``DEPENDS_ON``), or ``None`` when it declared nothing valid."""
+    found = getattr(impl.function, _DEPENDS_ATTR, None)
+    if found is None:
+        found = getattr(impl.plugin, _DEPENDS_ATTR, None)
+    if found is None:
+        found = getattr(impl.plugin, "DEPENDS_ON", None)
+    return None if found is None else _valid(found)
+
+
+@attrs.frozen
+class Undeclared:
+    """Why the plugins' hooks keep a ``skillpath list`` run from being replayed:
+    ``plugin`` did not declare what ``hooks`` depend on (``depends`` is empty),
+    or declared something other than ``"files"`` for them (``depends``)."""
+
+    plugin: str
+    hooks: tuple[str, ...]
+    depends: tuple[str, ...] = ()
+
+    def message(self) -> str:
+        """One line naming the plugin, its hooks and what to do."""
+        hooks = ", ".join(self.hooks)
+        if self.depends:
+            return (
+                f"plugin {self.plugin!r}: {hooks} depends on {', '.join(self.depends)}; "
+                "`skillpath list` is not replayed"
+            )
+        return (
+            f"plugin {self.plugin!r} has not declared what its {hooks} depends on "
+            "(skillpath.depends_on); `skillpath list` is not replayed while it is installed"
+        )
 
 
 @attrs.frozen
@@ -182,6 +287,8 @@ class PluginHost:
     _sorted_filters: tuple[list[Any], list[Any]] | None = attrs.field(
         default=None, init=False, repr=False
     )
+    #: The slowest time over :attr:`slow_seconds` of each ``(plugin, import or hook)``.
+    timings: dict[tuple[str, str], float] = attrs.field(factory=dict, init=False, repr=False)
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -258,13 +365,7 @@ class PluginHost:
                 continue
             elapsed = time.perf_counter() - start
             if elapsed > self.slow_seconds:
-                self.diagnostics.append(
-                    Diagnostic(
-                        "warning",
-                        "plugin-slow",
-                        f"plugin {ep.name!r} ({dist_name or '?'}): import took {elapsed:.1f}s",
-                    )
-                )
+                self._slow(f"{ep.name!r} ({dist_name or '?'})", "import", elapsed)
             self.add(plugin, ep.name, distribution=dist_name, version=version, value=ep.value)
 
     def add(
@@ -318,6 +419,51 @@ class PluginHost:
             Diagnostic("error", "plugin-failed", f"plugin {name!r} ({dist or '?'}): {message}")
         )
 
+    def _slow(self, plugin: str, what: str, elapsed: float) -> None:
+        key = (plugin, what)
+        if elapsed > self.timings.get(key, 0.0):
+            self.timings[key] = elapsed
+
+    def slow_findings(self) -> list[Diagnostic]:
+        """A ``plugin-slow`` warning for each plugin import or hook that took more
+        than :attr:`slow_seconds` in this process (its slowest time).
+
+        Kept apart from the diagnostics of a load: they depend on the machine's
+        load, so ``list``, ``show`` and ``prompt`` never print them and their
+        output stays the same bytes; ``skillpath doctor`` reports them.
+        """
+        return [
+            Diagnostic(
+                "warning",
+                "plugin-slow",
+                f"plugin {plugin}: {what} took {elapsed:.3g}s"
+                f" (over {self.slow_seconds:g}s, SKILLPATH_SLOW_HOOK_SECONDS)",
+            )
+            for (plugin, what), elapsed in sorted(self.timings.items())
+        ]
+
+    def replay_blockers(self) -> list[Undeclared]:
+        """The plugins whose hooks keep a ``list`` run from being recorded for
+        replay, one entry per plugin in name order (see :func:`depends_on`)."""
+        undeclared: dict[str, list[str]] = {}
+        other: dict[str, tuple[list[str], set[str]]] = {}
+        for hook in REPLAYED_HOOKS:
+            for impl in self._impls(hook):
+                deps = declared_dependencies(impl)
+                if deps is None:
+                    undeclared.setdefault(impl.plugin_name, []).append(hook)
+                elif hook in _LIST_HOOKS and set(deps) - {"files"}:
+                    hooks, what = other.setdefault(impl.plugin_name, ([], set()))
+                    hooks.append(hook)
+                    what.update(d for d in deps if d != "files")
+        out = [Undeclared(name, tuple(hooks)) for name, hooks in undeclared.items()]
+        out += [
+            Undeclared(name, tuple(hooks), tuple(sorted(what)))
+            for name, (hooks, what) in other.items()
+            if name not in undeclared
+        ]
+        return sorted(out, key=lambda u: u.plugin)
+
     # -- the facade ---------------------------------------------------------
     def _impls(self, hook: str) -> list[pluggy.HookImpl]:
         caller = getattr(self.pm.hook, hook)
@@ -366,13 +512,7 @@ class PluginHost:
             return False, None
         elapsed = time.perf_counter() - start
         if elapsed > self.slow_seconds:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "plugin-slow",
-                    f"plugin {impl.plugin_name!r}: {hook} took {elapsed:.1f}s",
-                )
-            )
+            self._slow(repr(impl.plugin_name), hook, elapsed)
         return True, result
 
     def _bad_return(
@@ -480,13 +620,7 @@ class PluginHost:
                 return "filter-error", f"plugin {impl.plugin_name!r}: {what}"
             elapsed = perf_counter() - start
             if elapsed > self.slow_seconds:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "plugin-slow",
-                        f"plugin {impl.plugin_name!r}: filter_skill took {elapsed:.1f}s",
-                    )
-                )
+                self._slow(repr(impl.plugin_name), "filter_skill", elapsed)
             if res is None or res is True:
                 continue
             if res is False:

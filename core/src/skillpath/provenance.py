@@ -210,24 +210,18 @@ class ProvenanceIndex:
     def _any_lock(self) -> bool:
         return bool(self._project_lock or self._export_lock or self._user_lock or self._global_lock)
 
-    def origins(
-        self, skills: Iterable[Skill], looked: Mapping[str, bool] | None = None
-    ) -> list[Origin | None]:
+    def origins(self, skills: Iterable[Skill]) -> list[Origin | None]:
         """:meth:`origin` of each of ``skills`` (without ``verify``), in order.
 
         The usual skill — in an agent folder, with no lock file to look in and
         no ``.openskills.json`` next to it — costs one ``faccessat`` here and no
         further call (``list --json`` asks this of every skill it prints).
-        ``looked``: whether each folder held ``.openskills.json`` when the load
-        read it (what :func:`skillpath.scan.looking_for` gives for
-        :data:`OPENSKILLS_FILE`); a folder not in it is looked at here.
         """
         if self._any_lock():
             return [self.origin(skill) for skill in skills]
         agent_folders = _AGENT_FOLDER_PROVIDERS
         exists = lexists
         marker = os.sep + OPENSKILLS_FILE
-        known = looked if looked else {}
         out: list[Origin | None] = []
         for skill in skills:
             src = skill.source
@@ -238,14 +232,10 @@ class ProvenanceIndex:
                 and src.loaded_from != "mcp"
                 and not src.detail
                 and not skill.frontmatter.metadata.get("github-repo")
+                and not exists(str(base) + marker)
             ):
-                folder = str(base)
-                found = known.get(folder)
-                if found is None:
-                    found = exists(folder + marker)
-                if not found:
-                    out.append(None)  # what origin() finds: no record of any kind
-                    continue
+                out.append(None)  # what origin() finds: no record of any kind
+                continue
             out.append(self.origin(skill))
         return out
 

@@ -9,7 +9,6 @@ rules.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import errno
 import os
 import re
@@ -21,7 +20,7 @@ from typing import Any
 
 import attrs
 
-from skillpath import _parallel, _replay, _reuse
+from skillpath import _replay, _reuse
 from skillpath import index as _index
 from skillpath.frontmatter import (
     LinkedOutside,
@@ -39,7 +38,7 @@ from skillpath.model import (
     Skill,
     SkillSource,
 )
-from skillpath.safety import is_inside, lexists, outside_area, project_area
+from skillpath.safety import is_inside, outside_area, project_area
 from skillpath.textguard import text_findings
 
 __all__ = [
@@ -560,9 +559,7 @@ def scan_skills_dir(
     During :func:`skillpath.load_skills` the persistent discovery index
     (:mod:`skillpath.index`) is consulted: an unchanged root is not listed
     again and an unchanged ``SKILL.md`` is not read again (directory and file
-    stats only); and a root with many files to read is read in part by the
-    load's worker process on another core (:mod:`skillpath._parallel`). The
-    result is the same either way.
+    stats only). The result is the same either way.
     """
     root = Path(root)
     src = source if source.root == root else attrs.evolve(source, root=root)
@@ -618,7 +615,7 @@ def scan_skills_dir(
             elif memo.stat_ok:
                 # kept by a load that did not watch: a session's load watches it from now
                 routes = _watch(root_str, memo.entries) if _reuse.watch_requested() else None
-                if _unchanged(memo.entries) and (
+                if _unchanged(memo.entries, memo.area, idx.realpaths) and (
                     routes is None or _root_key(root_str) == memo.root_key
                 ):
                     if routes is not None:
@@ -644,13 +641,6 @@ def scan_skills_dir(
             idx.forget(os.path.abspath(root_str))
         return ScanResult((), (), RootScan(provider, src.level, root, False))
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
-    keys: dict[str, Any] = {}
-    ready: dict[str, _Ready] = {}
-    pool = _parallel.current()
-    if pool is not None and pool.worth(len(entries)):
-        ready = _read_ahead(
-            pool, entries, root, prefix, src, priority, require_description, state, build, keys
-        )
     survey = _Survey(root, provider)
     # what this scan leaves for the next one in this process (see skillpath._reuse)
     old_memo = memo.entries if memo is not None else None
@@ -690,12 +680,7 @@ def scan_skills_dir(
         linked = folder if kind == "l" else None
         record: Record | None = None
         file_id: tuple[int, int] | None = None
-        if state is None:
-            key = None
-        elif name in keys:
-            key = keys[name]
-        else:
-            key = _file_key(skill_path, linked)
+        key = None if state is None else _file_key(skill_path, linked)
         if old_memo is not None and key is not None and state is not None:
             kept = old_memo.get(name)
             if kept is not None and kept[0] == key and kept[1] == linked and not kept[5]:
@@ -709,11 +694,7 @@ def scan_skills_dir(
                 new_memo[name] = kept  # type: ignore[index]
                 reused += 1
                 continue
-        pre = ready.get(name)
-        if pre is not None and pre[2] is not None:
-            base_dir, path = pre[2]
-        else:
-            base_dir, path = _skill_paths(root, name, folder, skill_path)
+        base_dir, path = _skill_paths(root, name, folder, skill_path)
         racy = True
         if key is not None and state is not None and idx is not None:
             file_id = key[-1]
@@ -745,18 +726,13 @@ def scan_skills_dir(
                 continue
             else:
                 idx.stats.misses += 1
-                if pre is not None:
-                    record = pre[0]
-                else:
-                    record, _st = _read_record(
-                        path, src, require_description=require_description, default_name=name
-                    )
+                record, _st = _read_record(
+                    path, src, require_description=require_description, default_name=name
+                )
                 if record is not None and _keepable(record):
                     state.store(name, key, racy, build, record)
                 else:
                     racy = True  # not kept: read again next time
-        elif pre is not None:
-            record, file_id = pre[0], pre[1]
         else:
             record, st = _read_record(
                 path, src, require_description=require_description, default_name=name
@@ -767,10 +743,7 @@ def scan_skills_dir(
             whole = False
             _note_nested(base_dir, src, diags, survey)
             continue
-        if pre is not None and pre[3] is not None:
-            skill, sdiags = pre[3]  # built while the worker was reading
-        else:
-            skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
+        skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
         diags.extend(sdiags)
         if skill is not None:
             skills.append(skill)
@@ -784,7 +757,7 @@ def scan_skills_dir(
             whole = False
     survey.report(diags)
     if _SPARE is not None:
-        _SPARE.append((ready, entries))  # freed at exit, not object by object here
+        _SPARE.append(entries)  # freed at exit, not object by object here
     result = ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
@@ -935,9 +908,22 @@ def _root_key(root: str) -> tuple[Any, ...] | None:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _unchanged(entries: Mapping[str, tuple[Any, ...]]) -> bool:
-    """Whether every kept entry still stands (see :func:`_entry_unchanged`)."""
-    return all(map(_entry_unchanged, entries.values()))
+def _unchanged(
+    entries: Mapping[str, tuple[Any, ...]],
+    area: str | None = None,
+    parents: dict[str, str] | None = None,
+) -> bool:
+    """Whether every kept entry still stands (see :func:`_entry_unchanged`); an entry
+    through a folder symlink is checked as :func:`_link_unchanged` does, with the
+    load's cache of real parent folders ``parents`` (``os.path.realpath`` of each link
+    would ``lstat`` every component of its path, for each link)."""
+    for entry in entries.values():
+        if entry[1] is None:
+            if not _entry_unchanged(entry):
+                return False
+        elif not _link_unchanged(entry, area, parents):
+            return False
+    return True
 
 
 def _replaced(
@@ -1049,179 +1035,6 @@ def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[P
         base_dir._str = folder  # type: ignore[attr-defined]
         path._str = skill_path  # type: ignore[attr-defined]
     return base_dir, path
-
-
-def _read_item(
-    root: Path, prefix: str, name: str, src: SkillSource, require_description: bool
-) -> tuple[Record | None, tuple[int, int] | None]:
-    """The record and ``file_id`` of the ``SKILL.md`` of skill folder ``name``."""
-    folder = prefix + name
-    _base, path = _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
-    record, st = _read_record(path, src, require_description=require_description, default_name=name)
-    return record, None if st is None else (st.st_dev, st.st_ino)
-
-
-def _remote_reader(spec: tuple[Any, ...]) -> Callable[[str], Any]:
-    """:func:`_read_item` for the folders of one root, as plain data (runs in the worker).
-
-    With a sixth item in ``spec`` (see :func:`looking_for`), each value also says
-    whether the folder holds a file of that name.
-    """
-    root_text, provider, level, loaded_from, require_description = spec[:5]
-    look_for = spec[5] if len(spec) > 5 else None
-    root = Path(root_text)
-    src = SkillSource(provider, level, root, loaded_from)
-    prefix = root_text if root_text.endswith(os.sep) else root_text + os.sep
-    record_out = _index._record_out
-
-    def read(name: str) -> Any:
-        record, file_id = _read_item(root, prefix, name, src, require_description)
-        if look_for is not None:
-            found = lexists(prefix + name + os.sep + look_for)
-            return (None if record is None else record_out(record), file_id, found)
-        return (None if record is None else record_out(record), file_id)
-
-    return read
-
-
-#: What :func:`looking_for` asked for: a file name, and where it was found.
-_LOOK_FOR: contextvars.ContextVar[tuple[str, dict[str, bool]] | None] = contextvars.ContextVar(
-    "skillpath_look_for", default=None
-)
-
-
-@contextlib.contextmanager
-def looking_for(name: str) -> Iterator[dict[str, bool]]:
-    """While active, look for a file ``name`` in every skill folder read ahead.
-
-    The large roots of a cold load are read in part by the load's worker on the
-    second core (:func:`_read_ahead`); a check each skill would need next (an
-    installer's record beside ``SKILL.md``, which ``list --json`` shows as the
-    skill's origin) is made there too, shared out the same way, instead of
-    one by one afterwards. Yields ``{folder path: whether the file is there}``
-    (:func:`skillpath.safety.lexists`) for the folders read
-    ahead; a folder not in it was not looked at.
-    """
-    found: dict[str, bool] = {}
-    token = _LOOK_FOR.set((name, found))
-    try:
-        yield found
-    finally:
-        _LOOK_FOR.reset(token)
-
-
-_RECORD_KEYS = frozenset(f.name for f in attrs.fields(Frontmatter))
-
-
-#: What :func:`_read_ahead` has for one skill folder: its record and ``file_id``
-#: and, when this process read it, its paths and the built skill and diagnostics.
-_Ready = tuple[
-    Record | None,
-    tuple[int, int] | None,
-    tuple[Path, Path] | None,
-    tuple[Skill | None, list[Diagnostic]] | None,
-]
-
-
-def _accept_item(value: Any) -> tuple[Record | None, tuple[int, int] | None]:
-    """A value :func:`_remote_reader` sent, checked to have the shape of a record."""
-    record, file_id = value
-    if record is not None:
-        values, skill_name, description, diags = record
-        if values is not None and (type(values) is not dict or not _RECORD_KEYS.issuperset(values)):
-            raise ValueError("not frontmatter values")
-        if type(skill_name) is not str or type(description) is not str or type(diags) is not tuple:
-            raise ValueError("not a record")
-        for d in diags:
-            if type(d) is not tuple or len(d) != 6:
-                raise ValueError("not a diagnostic")
-    if file_id is not None and (type(file_id) is not tuple or len(file_id) != 2):
-        raise ValueError("not a file id")
-    return record, file_id
-
-
-def _read_ahead(
-    pool: _parallel.Pool,
-    entries: tuple[tuple[str, str], ...],
-    root: Path,
-    prefix: str,
-    src: SkillSource,
-    priority: int,
-    require_description: bool,
-    state: _index.RootState | None,
-    build: tuple[Any, ...],
-    keys: dict[str, Any],
-) -> dict[str, _Ready]:
-    """The records of the skill folders of ``entries`` that must be read, by name.
-
-    Only plain folders (kind ``d``) whose file the index cannot answer for
-    (their index keys are left in ``keys`` for the scan to reuse); when there
-    are enough of them (:meth:`skillpath._parallel.Pool.worth`), the worker
-    reads part of them while this process reads the rest
-    (:meth:`skillpath._parallel.Pool.map`); this process builds every skill
-    (the worker cannot), its own as it reads them and the worker's as they
-    arrive. Empty when there are fewer: the scan reads them one by one.
-    """
-    names: list[str] = []
-    for name, kind in entries:
-        if kind != "d":
-            continue
-        if state is not None:
-            key = _file_key(prefix + name + _SEP_SKILL_FILE, None)
-            keys[name] = key
-            if key is None or state.lookup(name, key, build) is not None:
-                continue
-        names.append(name)
-    if not pool.worth(len(names)):
-        return {}
-    spec: tuple[Any, ...] = (
-        os.fspath(root),
-        src.provider,
-        src.level,
-        src.loaded_from,
-        require_description,
-    )
-    look = _LOOK_FOR.get()
-    if look is not None:
-        look_for, found = look
-        spec += (look_for,)
-
-    def paths_of(name: str) -> tuple[Path, Path]:
-        folder = prefix + name
-        return _skill_paths(root, name, folder, folder + _SEP_SKILL_FILE)
-
-    def built(
-        name: str, record: Record | None, st: Any, paths: tuple[Path, Path], file_id: Any = None
-    ) -> _Ready:
-        if st is not None:
-            file_id = (st.st_dev, st.st_ino)
-        if record is None:
-            return record, file_id, paths, None
-        # what the scan would build: with the index, its file_id comes from the key
-        fid = keys[name][-1] if state is not None else file_id
-        return record, file_id, paths, _from_record(record, paths[1], src, priority, fid, paths[0])
-
-    def local(name: str) -> _Ready:
-        paths = paths_of(name)
-        record, st = _read_record(
-            paths[1], src, require_description=require_description, default_name=name
-        )
-        if look is not None:
-            found[prefix + name] = lexists(prefix + name + os.sep + look_for)
-        return built(name, record, st, paths)
-
-    def accept(value: Any, name: str) -> _Ready:
-        if look is None:
-            record, file_id = _accept_item(value)
-        else:
-            if type(value) is not tuple or len(value) != 3 or type(value[2]) is not bool:
-                raise ValueError("not a record and an answer")
-            record, file_id = _accept_item(value[:2])
-            found[prefix + name] = value[2]
-        return built(name, record, None, paths_of(name), file_id)
-
-    values = pool.map(_remote_reader, spec, names, local=local, accept=accept)
-    return dict(zip(names, values, strict=True))
 
 
 def _list_root(

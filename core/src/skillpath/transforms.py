@@ -49,7 +49,7 @@ from skillpath._split import split_words
 from skillpath.errors import PromptError
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.hookspecs import hookimpl
-from skillpath.plugins import step
+from skillpath.plugins import depends_on, step
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -281,6 +281,7 @@ def _is_mcp(invocation: Invocation) -> bool:
     return invocation.skill.source.loaded_from == "mcp"
 
 
+@depends_on("files")
 class FrontmatterStep:
     """Step 100: strip the frontmatter of text read from a ``SKILL.md`` on disk.
 
@@ -296,6 +297,7 @@ class FrontmatterStep:
         return strip_frontmatter(text)
 
 
+@depends_on("files")
 class ArgumentsStep:
     """Step 200: argument substitution (module docstring)."""
 
@@ -365,6 +367,7 @@ class ShellData(Mapping[str, str]):
         return len(self._fixed) + self._count()
 
 
+@depends_on("files")
 class VariablesStep:
     """Step 300: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}``."""
 
@@ -375,6 +378,7 @@ class VariablesStep:
         return substitute_variables(text, _variable_values(invocation, ctx))
 
 
+@depends_on("process")
 class ShellStep:
     """Step 400: inline shell, run only when the invocation and the policy allow it."""
 
@@ -397,6 +401,7 @@ class ShellStep:
         )
 
 
+@depends_on("files")
 class BaseDirStep:
     """Step 900: prefix ``Base directory for this skill: <dir>`` for skills on disk."""
 

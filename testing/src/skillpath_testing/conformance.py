@@ -30,6 +30,8 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -84,8 +86,6 @@ ISOLATED_VARS = (
 ENVIRONMENT_VARS = (
     *ISOLATED_VARS,
     "SKILLPATH_NO_INDEX",
-    "SKILLPATH_NO_PARALLEL",
-    "SKILLPATH_PARALLEL_MIN",
     "SKILLPATH_CACHE_DIR",
     "SKILLPATH_PACKS",
     "SKILLPATH_DISABLE_PACKS",
@@ -344,6 +344,64 @@ class ProviderConformance:
             if skill.name == name:
                 return skill
         return None
+
+    # -- the replay of an unchanged ``skillpath list`` ------------------------
+    def test_hooks_declare_what_they_depend_on(self, layout: Layout) -> None:
+        """Every ``discover_skills``/``filter_skill``/``transform_prompt`` of the provider
+        declares what its output depends on (``skillpath.depends_on`` or ``DEPENDS_ON``):
+        without it, ``skillpath list`` is never replayed while the provider is installed."""
+        host = self.host(layout)
+        undeclared = [
+            b.message()
+            for b in host.replay_blockers()
+            if b.plugin == self.provider_id and not b.depends
+        ]
+        assert not undeclared, undeclared
+
+    def test_a_replayed_list_is_never_stale(self, layout: Layout, roots: list[Root]) -> None:
+        """``skillpath list --json`` run again on an unchanged tree, in new processes, with
+        the replay on: when the provider's output changes while no file does (it reads the
+        clock, a service, a counter), no run may be recorded or replayed; otherwise every
+        run prints what a run with the replay off prints."""
+        for i, root in enumerate(roots):
+            write_skill(root.path, f"replay-{i}")
+        log = layout.tmp / "snapshot.log"
+        env = {
+            **layout.env,
+            "SKILLPATH_PLUGINS": self.provider_id,
+            "SKILLPATH_SNAPSHOT_LOG": str(log),
+            "SKILLPATH_INDEX_RACY_MS": "0",
+        }
+        if "PYTHONPATH" in os.environ and "PYTHONPATH" not in env:
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        script = Path(sys.executable).with_name("skillpath")
+        assert script.exists(), f"no skillpath console script next to {sys.executable}"
+
+        def run(**extra: str) -> bytes:
+            out = subprocess.run(
+                [str(script), "list", "--json"],
+                cwd=layout.cwd,
+                env={**env, **extra},
+                capture_output=True,
+                timeout=120,
+                check=False,
+            )
+            assert out.returncode == 0, out.stderr.decode(errors="replace")
+            return out.stdout
+
+        fresh = [run(SKILLPATH_NO_SNAPSHOT="1") for _ in range(2)]
+        log.unlink(missing_ok=True)
+        served = [run() for _ in range(3)]
+        decisions = log.read_text().splitlines() if log.exists() else []
+        fresh.append(run(SKILLPATH_NO_SNAPSHOT="1"))
+        if len(set(fresh)) > 1:
+            kept = [d for d in decisions if d.startswith(("recorded ", "replayed "))]
+            assert not kept, (
+                "the provider's output changes while no file does, yet a run was kept for "
+                f"replay (declare what it depends on with skillpath.depends_on): {kept}"
+            )
+        else:
+            assert set(served) == {fresh[0]}, f"a replayed run differs: {decisions}"
 
     # -- registration --------------------------------------------------------
     def test_entry_point_is_installed(self) -> None:

@@ -199,7 +199,7 @@ def run_list(
     # objects a large catalog is made of, and free nothing
     gc.disable()
     _KEEP.clear()
-    from skillpath.scan import keeping_until_exit, looking_for
+    from skillpath.scan import keeping_until_exit
 
     with contextlib.ExitStack() as stack:
         # what each scan no longer needs stays in _KEEP (freed with the process)
@@ -208,20 +208,19 @@ def run_list(
             from skillpath.index import disabled
 
             stack.enter_context(disabled())
-        looked: dict[str, bool] = {}
-        if as_json:
-            from skillpath.provenance import OPENSKILLS_FILE
-
-            # an installer's record beside a skill (its origin): looked for while reading
-            looked = stack.enter_context(looking_for(OPENSKILLS_FILE))
         result, ctx = load(cwd)
     if not no_index:
         from skillpath.index import index_enabled
 
         if index_enabled(ctx.settings, ctx.env):
-            from skillpath._replay import allow
+            from skillpath._replay import allow, volatile
 
-            allow()  # the run may be replayed while nothing it read changes
+            blockers = host_for(ctx).replay_blockers()
+            for blocker in blockers:
+                # a plugin whose output may change while every file stays the same
+                volatile(blocker.message())
+            if not blockers:
+                allow()  # the run may be replayed while nothing it read changes
     # the catalog lives until the process ends (which frees it at once);
     # freeing it object by object when this function returns costs more
     _KEEP.append(result)
@@ -243,7 +242,7 @@ def run_list(
     if as_json:
         from skillpath.provenance import ProvenanceIndex
 
-        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills, looked))
+        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills))
         data: dict[str, Any] = {
             "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import attrs
@@ -31,9 +32,21 @@ def host_for(ctx: SkillContext) -> PluginHost:
 
 
 def load(cwd: Path | None) -> tuple[LoadResult, SkillContext]:
-    """Load the skills visible from ``cwd``, settings diagnostics first (as ``load_skills``)."""
+    """Load the skills visible from ``cwd``, settings diagnostics first (as ``load_skills``).
+
+    The cyclic garbage collector is paused during the load: a command line is one
+    process doing one load, whose thousands of objects hold almost no reference
+    cycles, so the collector would only walk them again and again (``load_skills``
+    itself, a library call, leaves the collector as the host process set it).
+    """
     ctx, diags = project_context(cwd)
-    result = load_skills(ctx=ctx, host=host_for(ctx))
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = load_skills(ctx=ctx, host=host_for(ctx))
+    finally:
+        if was_enabled:
+            gc.enable()
     if diags:
         result = attrs.evolve(result, diagnostics=tuple(diags) + result.diagnostics)
     return result, ctx

@@ -24,7 +24,7 @@ from skillpath.cli._common import (
     terminal_width,
     wrap,
 )
-from skillpath.cli._load import load
+from skillpath.cli._load import host_for, load
 from skillpath.cli.completion import complete_skill_names
 from skillpath.context import SkillContext
 from skillpath.doctor import (
@@ -166,6 +166,15 @@ def _agent_differences(result: LoadResult, ctx: SkillContext) -> list[Difference
         return []
 
 
+def _plugin_notes(ctx: SkillContext) -> list[Diagnostic]:
+    """What doctor adds about the plugins themselves: each one that keeps ``list``
+    from being replayed (``replay-off``), and each slow import or hook of this
+    run (``plugin-slow``, timing-dependent, so never part of ``list``'s output)."""
+    host = host_for(ctx)
+    notes = [Diagnostic("info", "replay-off", b.message()) for b in host.replay_blockers()]
+    return notes + host.slow_findings()
+
+
 @click.command("doctor")
 @refresh_option
 @common_options
@@ -194,6 +203,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     loaded = [*result.skills, *result.conditional, *(s.skill for s in result.shadowed)]
     origins = [(s, o) for s in loaded if (o := provenance.origin(s, verify=True)) is not None]
     extra = provenance.diagnostics + provenance.drift_diagnostics(s for s, _o in origins)
+    extra += _plugin_notes(ctx)
     if extra:
         result = attrs.evolve(result, diagnostics=result.diagnostics + tuple(extra))
     report = build_report(result)

@@ -52,3 +52,9 @@ def providers_cmd(cwd: Path | None, as_json: bool) -> None:
         echo("\nFailed:")
         for r in failed:
             echo(f"  {r.name}: {r.error}")
+    blockers = host.replay_blockers()
+    if blockers:
+        # what keeps an unchanged `skillpath list` from being replayed (skillpath.depends_on)
+        echo("\nNot replayable:")
+        for b in blockers:
+            echo(f"  {b.message()}")

@@ -53,6 +53,10 @@ __all__ = [
     "transform_prompt",
 ]
 
+#: The policy is read from config files only (:func:`skillpath.depends_on`), so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
+
 SECTION = "acme_policy"
 
 #: ``(kind, pattern)`` of the built-in redactions, applied in this order.

@@ -21,6 +21,9 @@ __all__ = ["DIR_NAMES", "PRIORITY", "PROVIDER_ID", "discover_skills"]
 
 PROVIDER_ID = "agents"
 PRIORITY = 70
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: The two spellings, in scan order: the one the agents read first.
 DIR_NAMES = (".agents", ".agent")
 

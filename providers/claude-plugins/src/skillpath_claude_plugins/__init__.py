@@ -81,6 +81,9 @@ __all__ = [
 
 PROVIDER_ID = "claude-plugins"
 PRIORITY = 70
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: Registry file name (inside a ``plugins`` folder).
 REGISTRY = "installed_plugins.json"
 #: Plugin manifest, relative to the plugin root.

@@ -56,6 +56,9 @@ __all__ = [
 
 PROVIDER_ID = "claude"
 PRIORITY = 80
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: Claude Code's managed-policy skills dir on Linux.
 POLICY_DIR = Path("/etc/claude-code/.claude/skills")
 #: Environment variable that moves :data:`POLICY_DIR` (the skills dir itself).

@@ -42,6 +42,9 @@ __all__ = [
 
 PROVIDER_ID = "codex"
 PRIORITY = 70
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: Codex's admin (system-wide) skills dir on Linux.
 ADMIN_DIR = Path("/etc/codex/skills")
 #: Environment variable that moves :data:`ADMIN_DIR` (the skills dir itself).

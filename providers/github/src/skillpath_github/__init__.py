@@ -25,6 +25,9 @@ __all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills", "project_dirs", "user_d
 
 PROVIDER_ID = "github"
 PRIORITY = 30
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 
 
 def project_dirs(ctx: SkillContext) -> list[Path]:

@@ -43,6 +43,9 @@ __all__ = ["PRIORITY", "PROVIDER_ID", "LibraryRoot", "discover_skills", "library
 
 PROVIDER_ID = "libraries"
 PRIORITY = 9
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: Where a library keeps its skills, relative to its package directory.
 SKILLS_SUBDIR = (".agents", "skills")
 _NORMALISE = re.compile(r"[-_.]+")

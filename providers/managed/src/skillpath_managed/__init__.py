@@ -37,6 +37,9 @@ __all__ = [
 
 PROVIDER_ID = "managed"
 PRIORITY = 5
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 
 
 def _clean(skill: Skill, d: Discovery) -> Skill | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillpath import hookimpl, step
+from skillpath import depends_on, hookimpl, step
 
 if TYPE_CHECKING:
     from skillpath import DiscoveryResult, Invocation, Resource, SkillContext
@@ -25,6 +25,9 @@ __all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills", "resolve_url", "transfo
 PROVIDER_ID = "mcp"
 #: Below every local provider (native is 100); only managed skills rank lower.
 PRIORITY = 20
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 
 
 def _mcp_skill(skill: object) -> bool:
@@ -49,6 +52,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult | None:
 
 @hookimpl
 @step(order=150)
+@depends_on("process", "network")  # the server's prompt, asked at each invocation
 def transform_prompt(text: str, invocation: Invocation, ctx: SkillContext) -> str | None:
     """For MCP skills: the server's prompt (``prompts/get``) or ``SKILL.md`` body.
 

@@ -6,6 +6,9 @@ from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
 
 PROVIDER_ID = "native"
 PRIORITY = 100
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 
 
 @hookimpl

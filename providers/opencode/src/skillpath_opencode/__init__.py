@@ -19,6 +19,9 @@ __all__ = ["DIR_NAMES", "PRIORITY", "PROVIDER_ID", "config_dir", "discover_skill
 
 PROVIDER_ID = "opencode"
 PRIORITY = 55
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: Both spellings OpenCode accepts, in scan order.
 DIR_NAMES = ("skills", "skill")
 

@@ -80,6 +80,9 @@ PROVIDER_ID = "packs"
 #: wrote, in any provider's project or user folder, is never replaced by an installed
 #: package's skill of the same name.
 PRIORITY = 10
+#: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so an
+#: unchanged ``skillpath list`` may be replayed.
+DEPENDS_ON = ("files",)
 #: The entry-point group third-party distributions declare packs in.
 PACK_GROUP = "skillpath.packs"
 #: Deepest directory nesting read inside one skill folder.

@@ -8,7 +8,7 @@ nearest first, home skipped (level ``project``); then ``~/.__PROVIDER_ID__/skill
 
 from __future__ import annotations
 
-from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath import Discovery, DiscoveryResult, SkillContext, depends_on, hookimpl
 
 __all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills"]
 
@@ -17,6 +17,13 @@ PRIORITY = __PRIORITY__
 
 
 @hookimpl
+# What the skills found here depend on. "files": only files read through Python
+# (and the arguments, directory and environment), so an unchanged `skillpath list`
+# may be replayed without calling this hook. If they also depend on the clock, a
+# web service, a process or state kept in memory, say so (for example
+# depends_on("files", "network")): such a run is then never replayed. Without
+# any declaration, every `list` run calls the providers again.
+@depends_on("files")
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Project skills nearest first (home skipped), then the user's."""
     d = Discovery(PROVIDER_ID, PRIORITY)
