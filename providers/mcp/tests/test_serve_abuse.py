@@ -367,6 +367,38 @@ def test_stdio_sigint_stops_while_stdin_stays_open(world: Any) -> None:
     assert err.strip().splitlines() == ["skillpath: error: serve stopped by SIGINT"], err
 
 
+_OUTPUT_LOST = (
+    "skillpath: error: serve stopped: the client closed the server's output (stdout) "
+    "while keeping its input open"
+)
+
+
+@pytest.mark.parametrize("then", ["silent", "request"])
+def test_stdio_exits_when_the_client_closes_its_output(world: Any, then: str) -> None:
+    """Before: a client that closed the server's stdout but kept stdin open left the
+    server idle until killed. It now stops, silent client or not, with one line."""
+    project = _project(world.project)
+    with _stdio_server(project, world.env, "--poll", "0") as proc:
+        _handshake(proc)
+        proc.stdout.close()  # stdin stays open
+        if then == "request":
+            _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"})
+        assert proc.wait(LIMIT) == 1
+        err = proc.stderr.read().decode()
+    assert err.strip().splitlines() == [_OUTPUT_LOST], err
+
+
+def test_stdio_client_closing_both_ends_is_an_ordinary_disconnect(world: Any) -> None:
+    project = _project(world.project)
+    with _stdio_server(project, world.env, "--poll", "0") as proc:
+        _handshake(proc)
+        proc.stdin.close()  # the end of the input is there before the output goes
+        proc.stdout.close()
+        assert proc.wait(LIMIT) == 0
+        err = proc.stderr.read().decode()
+    assert err.strip() == "", err
+
+
 def test_stdio_sigterm_kills_the_running_command_group(world: Any, tmp_path: Path) -> None:
     """Before: SIGTERM during an inline command left the command's process group running."""
     project = _project(world.project)

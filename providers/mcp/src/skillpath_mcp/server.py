@@ -388,6 +388,8 @@ class SkillServer:
         self.limits = limits if limits is not None else ServeLimits()
         #: The signal that stopped the server (``None`` while running or after EOF).
         self.stopped_by: int | None = None
+        #: The stdio client closed the server's output while keeping its input open.
+        self.output_lost = False
         self._open_args: dict[str, Any] = {
             "home": home,
             "env": env,
@@ -532,11 +534,7 @@ class SkillServer:
         session, _catalog = self._state()
         with self._lock:
             files = self._files
-        return (
-            self._marks() != files
-            or _appeared(session.result)
-            or _folder_state(polled) != seen
-        )
+        return self._marks() != files or _appeared(session.result) or _folder_state(polled) != seen
 
     async def _reload_and_notify(self) -> None:
         try:
@@ -948,15 +946,28 @@ class SkillServer:
                 return
 
     async def run_stdio(self) -> None:
-        """Serve one client on stdin/stdout until it disconnects or a signal arrives."""
+        """Serve one client on stdin/stdout until it disconnects, closes the server's
+        output (:attr:`output_lost` is then true), or a signal arrives."""
+        stopping: list[Any] = []
+
+        def lost() -> None:
+            if not self.output_lost and self.stopped_by is None:
+                self.output_lost = True
+                for stop_now in stopping:
+                    stop_now()
+
         async with (
-            stdio_transport(self.limits) as (read, write),
+            stdio_transport(self.limits, output_lost=lost) as (read, write),
             anyio.create_task_group() as tg,
         ):
 
             def stop() -> None:
                 self.stop_watching()  # the watcher's thread returns at once
                 tg.cancel_scope.cancel()
+
+            stopping.append(stop)
+            if self.output_lost:
+                stop()
 
             tg.start_soon(self._stop_on_signal, stop)
             tg.start_soon(self.watch)
@@ -1084,6 +1095,10 @@ def serve(
     Returns the signal number that stopped it (SIGINT, SIGTERM), or ``None``
     when the stdio client disconnected.
 
+    :raises SkillpathError: when the port cannot be bound, or when the stdio
+        client closed the server's output but not its input (nothing the
+        server says can reach the client any more: it stops).
+
     ``shell`` decides whether rendering a prompt may run inline shell: ``False``
     never, ``True`` as the ``[shell]`` policy allows, ``None`` (the default) as
     the policy allows over stdio and never over HTTP — a loopback port can be
@@ -1097,6 +1112,11 @@ def serve(
     app.freeze_catalog()
     if http is None:
         anyio.run(app.run_stdio)
+        if app.output_lost:
+            raise SkillpathError(
+                "serve stopped: the client closed the server's output (stdout) "
+                "while keeping its input open"
+            )
     else:
         anyio.run(app.run_http, http)
     return app.stopped_by
