@@ -276,6 +276,43 @@ def test_http_signal_is_one_line(world: Any, sig: signal.Signals) -> None:
     assert rest.strip().splitlines() == [f"skillpath: error: serve stopped by {sig.name}"], rest
 
 
+def _recv_head(sock: socket.socket) -> bytes:
+    """The response head the server sent on ``sock`` (waiting at most ``LIMIT`` seconds)."""
+    sock.settimeout(LIMIT)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection before answering"
+        data += chunk
+    return data
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_http_signal_with_open_streams_is_one_line(world: Any, sig: signal.Signals) -> None:
+    """Before: a signal while a session's GET stream or a half-sent request was open
+    printed the lifespan's ``CancelledError`` traceback before the one-line message."""
+    project = _project(world.project)
+    with _http_server(project, world.env, "--poll", "0") as (proc, port):
+        sid = _initialize_and_drop(port)
+        stream = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        half = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        try:
+            stream.sendall(
+                f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n"
+                f"mcp-session-id: {sid}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n".encode()
+            )
+            assert _recv_head(stream).startswith(b"HTTP/1.1 200")  # the stream is open
+            half.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            _ = _post(port, {"jsonrpc": "2.0", "id": 9, "method": "ping"}, sid)  # both seen
+            proc.send_signal(sig)
+            assert proc.wait(LIMIT) == 128 + sig
+            rest = proc.stderr.read().decode()
+        finally:
+            stream.close()
+            half.close()
+    assert rest.strip().splitlines() == [f"skillpath: error: serve stopped by {sig.name}"], rest
+
+
 # -- arguments --------------------------------------------------------------------
 
 

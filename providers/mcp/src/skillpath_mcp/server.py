@@ -1011,9 +1011,17 @@ class SkillServer:
         def stop() -> None:
             web.should_exit = True
 
+        served = anyio.Event()
+
+        async def run_web() -> None:
+            try:
+                await web.serve([sock])
+            finally:
+                served.set()
+
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._stop_on_signal, stop)
-            tg.start_soon(web.serve, [sock])
+            tg.start_soon(run_web)
             while not web.started:
                 if web.should_exit:
                     tg.cancel_scope.cancel()
@@ -1033,7 +1041,22 @@ class SkillServer:
                 await anyio.sleep(0.2)
             stop_commands()
             self.stop_watching()
+            # a clean stop: the sessions' streams (a GET stream, an answer being
+            # written) end now, so uvicorn's shutdown finds every connection
+            # closable and its lifespan (the session manager) ends normally;
+            # cancelling it mid-way printed the lifespan's traceback
+            await self._end_sessions()
+            with anyio.move_on_after((config.timeout_graceful_shutdown or 0) + 3):
+                await served.wait()
             tg.cancel_scope.cancel()
+
+    async def _end_sessions(self) -> None:
+        """Terminate every open HTTP session (their streams close; nothing waits on them)."""
+        manager = getattr(self.server, "_session_manager", None)
+        instances = getattr(manager, "_server_instances", None) or {}
+        for transport in list(instances.values()):
+            with contextlib.suppress(Exception):
+                await transport.terminate()
 
 
 def _connection_of(ctx: Any) -> Any:
