@@ -143,6 +143,20 @@ class _CoalescingTransport:
         return getattr(self._transport, name)
 
 
+#: Connections taken from the listening socket in one turn of the event loop
+#: (asyncio accepts up to its ``backlog`` at once): what the open sockets may
+#: exceed ``max_connections`` by, for a turn or two, while the oldest idle
+#: connections are being closed. The kernel's queue of connections waiting to be
+#: accepted is :data:`LISTEN_QUEUE` long.
+ACCEPT_BATCH = 8
+LISTEN_QUEUE = 2048
+
+
+def _closing(connection: Any) -> bool:
+    transport = getattr(connection, "transport", None)
+    return transport is None or transport.is_closing()
+
+
 def guarded_protocol(limits: ServeLimits) -> type:
     """A uvicorn h11 protocol class enforcing ``limits`` (see the module docstring)."""
     import h11
@@ -161,8 +175,11 @@ def guarded_protocol(limits: ServeLimits) -> type:
             self.transport = _CoalescingTransport(transport, self.loop)
             self._active_at = next(clock)
             self._arm()  # a connection that never sends a byte is closed too
-            if len(self.connections) > limits.max_connections:
-                self._make_room()
+            # counted without the connections already closing (their sockets are
+            # released on the next turn of the loop)
+            live = [c for c in self.connections if not _closing(c)]
+            if len(live) > limits.max_connections:
+                self._make_room(live)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
@@ -205,14 +222,11 @@ def guarded_protocol(limits: ServeLimits) -> type:
                 and self.conn.their_state is not h11.SEND_BODY
             )
 
-        def _make_room(self) -> None:
+        def _make_room(self, live: list[Any]) -> None:
             idle = [
                 c
-                for c in self.connections
-                if isinstance(c, GuardedH11Protocol)
-                and c is not self
-                and not c._busy()
-                and not c.transport.is_closing()
+                for c in live
+                if isinstance(c, GuardedH11Protocol) and c is not self and not c._busy()
             ]
             victim = min(idle, key=lambda c: c._active_at) if idle else self
             victim._disarm()

@@ -101,7 +101,14 @@ from skillpath.watch import (
     _watch_paths,
 )
 
-from skillpath_mcp._guard import ServeLimits, guarded_protocol, make_lru, stdio_transport
+from skillpath_mcp._guard import (
+    ACCEPT_BATCH,
+    LISTEN_QUEUE,
+    ServeLimits,
+    guarded_protocol,
+    make_lru,
+    stdio_transport,
+)
 from skillpath_mcp._wire import EncodedListings, encode_result, splicing_transport
 from skillpath_mcp.client import SKILLS_EXTENSION
 
@@ -1005,6 +1012,10 @@ class SkillServer:
             lifespan="on",
             timeout_keep_alive=limits.keep_alive,
             timeout_graceful_shutdown=2,
+            # asyncio accepts up to `backlog` connections in one turn, before any
+            # is closed to stay within max_connections: a small batch keeps the
+            # open sockets near the bound (the kernel's queue is set after start)
+            backlog=min(ACCEPT_BATCH, limits.max_connections),
         )
         web = _uvicorn_server()(config)
 
@@ -1027,6 +1038,8 @@ class SkillServer:
                     tg.cancel_scope.cancel()
                     return
                 await anyio.sleep(0.05)
+            with contextlib.suppress(OSError):
+                sock.listen(LISTEN_QUEUE)  # waiting clients queue in the kernel, not here
             bound = sock.getsockname()[1]
             print(f"skillpath serve: listening on http://127.0.0.1:{bound}/mcp", file=sys.stderr)
             shell = self._state()[0].ctx.settings.get("shell", "enabled")
