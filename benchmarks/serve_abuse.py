@@ -102,6 +102,18 @@ def _post(port: int, body: dict[str, Any], sid: str | None = None) -> tuple[int,
     return resp.status, resp.getheader("mcp-session-id")
 
 
+#: Half-open connections opened against the default ``max_connections`` (128).
+HALF_OPEN = 3000
+
+
+def _fds(pid: int) -> int:
+    """Open file descriptors of process ``pid`` (from ``/proc``; 0 where there is none)."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return 0
+
+
 def _rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -125,10 +137,14 @@ def bench_http(tmp: Path, env: dict[str, str]) -> None:
             f"server RSS {_rss_kb(proc.pid) // 1024} MB",
         )
         socks = []
-        for _ in range(300):
+        base_fds = _fds(proc.pid)
+        peak_fds = base_fds
+        for _ in range(HALF_OPEN):
             s = socket.create_connection(("127.0.0.1", port))
             s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             socks.append(s)
+            peak_fds = max(peak_fds, _fds(proc.pid))
+        held_fds = _fds(proc.pid)
         start = time.perf_counter()
         status = _post(port, INIT)[0]
         spent = time.perf_counter() - start
@@ -144,8 +160,10 @@ def bench_http(tmp: Path, env: dict[str, str]) -> None:
                 closed += 1
             s.close()
         row(
-            "300 half-open connections (limit 128, request deadline 10 s)",
-            f"a client gets {status} in {spent * 1000:.0f} ms; all {closed} closed by the "
+            f"{HALF_OPEN} half-open connections (limit 128, request deadline 10 s)",
+            f"server file descriptors: {base_fds} before, peak {peak_fds} (sampled after "
+            f"each connection), {held_fds} with all of them open; a new client gets "
+            f"{status} in {spent * 1000:.0f} ms; all {closed} closed by the "
             f"server within {time.perf_counter() - closed_at + spent:.1f} s",
         )
         status, sid = _post(port, INIT)

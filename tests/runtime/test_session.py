@@ -75,3 +75,34 @@ def test_context_files_from_the_session(rt: Runtime) -> None:
     (rt.project / "AGENTS.md").write_text("Project rules.\n")
     files = rt.session().context_files()
     assert [f.path for f in files] == [rt.project.resolve() / "AGENTS.md"]
+
+
+def test_request_diagnostics_are_bounded(rt: Runtime) -> None:
+    """A ``resolve_url`` plugin failing on every request, with a new message each time:
+    the session keeps a bounded number of diagnostics, never one per request."""
+    import contextlib
+    from typing import Any
+
+    from skillpath import hookimpl
+    from skillpath.errors import ResolveError
+    from skillpath.session import MAX_REQUEST_DIAGNOSTICS
+
+    class Failing:
+        @hookimpl
+        def resolve_url(self, url: str, ctx: Any) -> Any:
+            raise RuntimeError(f"broken on {url}")
+
+    rt.project_skill("alpha", description="Alpha.")
+    host = rt.host()
+    host.pm.register(Failing(), name="failing")
+    session = rt.session(host=host)
+    before = len(session.diagnostics)
+    for i in range(MAX_REQUEST_DIAGNOSTICS * 4):
+        with contextlib.suppress(ResolveError):
+            session.resolve(f"other://{i}")
+        with contextlib.suppress(ResolveError):
+            session.resolve("other://same")
+    added = session.diagnostics[before:]
+    assert len(added) == MAX_REQUEST_DIAGNOSTICS + 1
+    assert added[-1].code == "diagnostics-dropped"
+    assert sum("other://same" in d.message for d in added) == 1

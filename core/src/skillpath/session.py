@@ -85,6 +85,11 @@ ALREADY_LOADED = (
 _RECORD_TRIGGERS = ("command", "tool")
 #: Invocations remembered for the "already loaded" note (the oldest are forgotten first).
 MAX_REMEMBERED = 1024
+#: Distinct diagnostics that requests (:meth:`SkillSession.resolve`,
+#: :meth:`SkillSession.invoke`, :meth:`SkillSession.context_files`) add to a
+#: session's :attr:`~SkillSession.diagnostics`; a repeat of one already kept is
+#: not added again, and past this many one ``diagnostics-dropped`` warning says so.
+MAX_REQUEST_DIAGNOSTICS = 256
 
 
 def _rebuilt_in_place(
@@ -122,6 +127,7 @@ class SkillSession:
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
     _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
+    _request_diagnostics: set[Diagnostic] = attrs.field(factory=set, init=False)
     _stamps: FileStamps = attrs.field(default=None, init=False)
     _activator: PathActivator = attrs.field(
         default=attrs.Factory(lambda self: PathActivator.of(self.result.conditional), True),
@@ -380,9 +386,34 @@ class SkillSession:
 
     def context_files(self) -> list[ContextFile]:
         """``AGENTS.md`` files visible from the session's cwd (unreadable ones reported)."""
-        return discover_context_files(
-            self.ctx.cwd, home=self.ctx.home, diagnostics=self.diagnostics
-        )
+        fresh: list[Diagnostic] = []
+        try:
+            return discover_context_files(self.ctx.cwd, home=self.ctx.home, diagnostics=fresh)
+        finally:
+            self._keep(fresh)
+
+    def _keep(self, fresh: Iterable[Diagnostic]) -> None:
+        """Add a request's diagnostics to :attr:`diagnostics`, bounded: a long-running
+        server answering the same bad request a million times keeps one diagnostic
+        for it (see :data:`MAX_REQUEST_DIAGNOSTICS`)."""
+        with self._lock:
+            kept = self._request_diagnostics
+            for diag in fresh:
+                if diag in kept:
+                    continue
+                if len(kept) >= MAX_REQUEST_DIAGNOSTICS:
+                    if len(kept) == MAX_REQUEST_DIAGNOSTICS:
+                        dropped = Diagnostic(
+                            "warning",
+                            "diagnostics-dropped",
+                            f"more than {MAX_REQUEST_DIAGNOSTICS} distinct problems came "
+                            "from requests in this session; later ones are not kept",
+                        )
+                        kept.add(dropped)
+                        self.diagnostics.append(dropped)
+                    return
+                kept.add(diag)
+                self.diagnostics.append(diag)
 
     # -- reading and invoking -----------------------------------------------
     def resolve(self, url: str) -> Resource:
@@ -392,13 +423,16 @@ class SkillSession:
             an unknown skill name the message offers the nearest names, or says
             that a conditional skill is not active yet.
         """
+        fresh: list[Diagnostic] = []
         try:
-            return self.host.resolve(url, self.ctx, self.diagnostics)
+            return self.host.resolve(url, self.ctx, fresh)
         except UnknownSkillURLError as exc:
             pending = self._pending_named(exc.name)
             if pending is None:
                 raise
             raise ResolveError(conditional_message(pending)) from exc
+        finally:
+            self._keep(fresh)
 
     def command(self, name: str) -> SkillCommand:
         """The command object of the active skill ``name``.
@@ -511,7 +545,7 @@ class SkillSession:
             session_id=self.session_id,
             source=source,
         )
-        self.diagnostics.extend(rendered.diagnostics)
+        self._keep(rendered.diagnostics)
         if trigger in _RECORD_TRIGGERS and not volatile:
             with self._lock:
                 self._loaded.pop(key, None)

@@ -139,7 +139,9 @@ def _listing(path: Path) -> str:
 
 
 def _read(url: str, path: Path, skill: Skill) -> Resource:
-    if path.is_dir():
+    # os.path.isdir answers False for a path the system refuses (a name over
+    # 255 bytes): reading it then says why, as a ResolveError
+    if os.path.isdir(path):
         return Resource(url, _listing(path), "text/plain", path, skill.name, True)
     try:
         content = read_text_file(path)

@@ -343,7 +343,11 @@ def _appeared(result: LoadResult) -> bool:
     return any(not r.exists and os.path.isdir(r.path) for r in result.roots)
 
 
-def _watch_paths(result: LoadResult) -> list[str]:
+def _never() -> bool:
+    return False
+
+
+def _watch_paths(result: LoadResult, stopped: Any = _never) -> list[str]:
     """The folders to watch, each on its own (not recursively).
 
     Every existing root (entries added, removed, renamed), every folder in it
@@ -351,9 +355,14 @@ def _watch_paths(result: LoadResult) -> list[str]:
     and, for a ``SKILL.md`` that is a symlink, the folder of its target. What
     lies deeper in a skill folder (scripts, references, ``node_modules``) does
     not change the catalog and costs no watch.
+
+    ``stopped`` (a callable) is asked before each folder: once it answers true
+    the listing ends early with what it has (the watcher is stopping).
     """
     paths: set[str] = set()
     for r in result.roots:
+        if stopped():
+            break
         root = os.fspath(r.path)
         if not r.exists or not os.path.isdir(root):
             continue
@@ -361,6 +370,8 @@ def _watch_paths(result: LoadResult) -> list[str]:
         try:
             with os.scandir(root) as it:
                 for entry in it:
+                    if stopped():
+                        break
                     if entry.name.startswith("."):
                         continue
                     try:
@@ -371,6 +382,8 @@ def _watch_paths(result: LoadResult) -> list[str]:
         except OSError:
             continue
     for skill in (*result.skills, *result.conditional):
+        if stopped():
+            break
         if skill.path is None or skill.source.loaded_from == "mcp":
             continue
         if os.path.islink(skill.path):
@@ -378,6 +391,19 @@ def _watch_paths(result: LoadResult) -> list[str]:
             if os.path.isdir(target):
                 paths.add(target)
     return sorted(paths)
+
+
+def _split_encodable(paths: list[str], stopped: Any = _never) -> tuple[list[str], list[str]]:
+    """``paths`` split into those the native watcher can take and the others (in
+    order; one pass, so linear in the number of folders). Ends early, with what
+    it has, once ``stopped()`` answers true."""
+    watched: list[str] = []
+    polled: list[str] = []
+    for p in paths:
+        if stopped():
+            break
+        (watched if _encodable(p) else polled).append(p)
+    return watched, polled
 
 
 def watch_skills(
@@ -460,10 +486,11 @@ def watch_skills(
     if initial:
         yield SkillChanges(_diff({}, catalog), result)
     while not expired():
-        paths = _watch_paths(result)
+        paths = _watch_paths(result, expired)
         # names the native watcher cannot take (not UTF-8) are stat'ed on every tick
-        watched = [p for p in paths if _encodable(p)]
-        polled = [p for p in paths if p not in watched]
+        watched, polled = _split_encodable(paths, expired)
+        if expired():
+            return
         seen = _folder_state(polled)
         if not watched:
             # nothing on disk to watch yet: poll until a root or a settings file appears
@@ -502,7 +529,7 @@ def watch_skills(
                 result, files, catalog, events = _reload(load, catalog)
                 if events:
                     yield SkillChanges(events, report(result))
-                if _watch_paths(result) != paths:
+                if _watch_paths(result, expired) != paths:
                     break  # roots or folders appeared or went away: watch the new set
             else:
                 return  # the watcher stopped (stop_event)

@@ -236,3 +236,27 @@ def _transcript(llm: ScriptedLlm) -> str:
                 body = json.dumps(part.function_response.response, ensure_ascii=False)
                 lines.append(f"{content.role}: {part.function_response.name} -> {body}")
     return "\n".join(lines)
+
+
+#: What a model may send where a string belongs (JSON can carry each of these).
+BAD_VALUES: list[Any] = [None, 0, 7, -1, 3.5, True, False, [], ["a"], {}, {"x": 1}, [None]]
+
+
+def test_arguments_of_the_wrong_type_come_back_as_tool_errors(world: AdapterWorld) -> None:
+    """Before: ``load_skill_resource`` with a number, a list or an object as ``file_path``
+    raised ``AttributeError`` out of ADK's runner. Every bad value of every string
+    argument of the skill tools is now a tool error the model reads."""
+    cases: list[Call] = []
+    for value in BAD_VALUES:
+        cases += [
+            ("load_skill", {"skill_name": value}),
+            ("load_skill_resource", {"skill_name": value, "file_path": "references/x.md"}),
+            ("load_skill_resource", {"skill_name": PROJECT_SKILL, "file_path": value}),
+        ]
+    llm = run_turn(SkillpathSkillToolset(world.session()), cases)  # raises nothing
+    out = _all_responses(llm.requests[-1])
+    assert len(out) == len(cases)
+    for (tool, args), (name, response) in zip(cases, out, strict=True):
+        assert name == tool
+        assert response.get("error_code") == "INVALID_ARGUMENTS", (args, response)
+        assert "instructions" not in response and "content" not in response

@@ -187,3 +187,55 @@ def test_file_tools_activate_conditional_skills(world: World) -> None:
     # and listed by Agent Framework's prompt from the next run
     asyncio.run(agent.run("second"))
     assert "<name>py-style</name>" in system_text(client, 4)
+
+
+#: What a model may send where a string belongs (JSON can carry each of these).
+BAD_VALUES: list[Any] = [None, 0, 7, -1, 3.5, True, False, [], ["a"], {}, {"x": 1}, [None]]
+
+
+def _bad_calls() -> list[tuple[str, dict[str, Any]]]:
+    cases: list[tuple[str, dict[str, Any]]] = []
+    for value in BAD_VALUES:
+        cases += [
+            ("load_skill", {"skill_name": value}),
+            ("read_skill_resource", {"skill_name": value, "resource_name": "SKILL.md"}),
+            ("read_skill_resource", {"skill_name": "greet", "resource_name": value}),
+            ("run_skill_script", {"skill_name": value, "script_name": "x.py"}),
+            ("run_skill_script", {"skill_name": "greet", "script_name": value}),
+        ]
+    return cases
+
+
+def test_arguments_of_the_wrong_type_are_errors_through_the_agent_loop(world: World) -> None:
+    cases = _bad_calls()
+    result, client = run(
+        world, calls(*cases), skills=provider(world, disable_run_skill_script_approval=True)
+    )
+    assert result.text == "done"
+    answers = tool_results(client.seen[-1])
+    assert len(answers) == len(cases)
+    assert all(str(a).startswith("Error:") for a in answers.values()), answers
+
+
+def test_arguments_of_the_wrong_type_are_errors_in_the_tool_functions(world: World) -> None:
+    """Before: the provider's handlers behind ``load_skill``, ``read_skill_resource`` and
+    ``run_skill_script`` raised ``AttributeError`` for a number, a list or an object
+    (the functions Agent Framework calls, when its schema check is not in the way)."""
+    from agent_framework import FunctionInvocationContext
+
+    skills_provider = provider(world)
+    found = asyncio.run(skills_provider.source.get_skills(None))  # type: ignore[arg-type]
+    tools = {t.name: t for t in skills_provider._create_tools(found)}
+    ctx = FunctionInvocationContext.__new__(FunctionInvocationContext)
+    ctx.kwargs = {}
+
+    async def call(name: str, args: dict[str, Any]) -> Any:
+        func = tools[name].func
+        assert func is not None
+        if name == "load_skill":
+            return await func(**args)
+        return await func(ctx, **args)
+
+    for name, args in _bad_calls():
+        answer = asyncio.run(call(name, args))
+        assert isinstance(answer, str) and answer.startswith("Error: "), (name, args, answer)

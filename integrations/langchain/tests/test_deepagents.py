@@ -83,3 +83,51 @@ def test_skill_added_on_disk_is_seen_by_the_next_run(world: World) -> None:
     world.skill("fresh", "Added while the agent runs.")
     _, second = run(backend)
     assert "Added while the agent runs." in str(second.seen[0][0].content)
+
+
+#: What a model (or a tool passing on what it sent) may hand over where a string or a
+#: number belongs.
+BAD_VALUES: list[Any] = [None, 0, 7, -1, 3.5, True, [], ["a"], {}, {"x": 1}, b"/greet", [None]]
+
+
+def test_backend_arguments_of_the_wrong_type_are_error_results(world: World) -> None:
+    """Before: the backend's ``ls``, ``read``, ``glob``, ``download_files`` and
+    ``upload_files`` raised ``AttributeError``/``TypeError`` for a number, a list or an
+    object; each is now the error result deepagents hands to the model."""
+    backend = SkillpathBackend(cwd=world.project)
+    for value in BAD_VALUES:
+        if not isinstance(value, str):
+            assert backend.ls(value).error, value
+            assert backend.read(value).error, value
+            assert backend.glob(value).error, value
+            assert backend.glob("*", value).error if value is not None else True
+            (item,) = backend.download_files([value])
+            assert item.error == "invalid_path", value
+        if not isinstance(value, int) or isinstance(value, bool):
+            assert backend.read("/greet/SKILL.md", value).error, value
+            assert backend.read("/greet/SKILL.md", 0, value).error, value
+        if not isinstance(value, (list, tuple)):
+            (whole,) = backend.download_files(value)
+            assert whole.error == "invalid_path", value
+            assert backend.upload_files(value)[0].error == "permission_denied"
+        assert all(r.error for r in backend.upload_files([value]))
+    assert "Say hello" in (backend.read("/greet/SKILL.md").file_data or {})["content"]
+
+
+def test_the_agent_loop_answers_arguments_of_the_wrong_type(world: World) -> None:
+    """Through ``create_deep_agent``: each bad value is an error message, and the run ends."""
+    calls = []
+    for i, value in enumerate(BAD_VALUES):
+        if isinstance(value, bytes):
+            continue
+        calls += [
+            {"name": "read_file", "args": {"file_path": value}, "id": f"r{i}"},
+            {"name": "ls", "args": {"path": value}, "id": f"l{i}"},
+            {"name": "glob", "args": {"pattern": value}, "id": f"g{i}"},
+        ]
+    result, _model = run(
+        SkillpathBackend(cwd=world.project), AIMessage(content="", tool_calls=calls)
+    )
+    out = answers(result)
+    assert len(out) == len(calls)
+    assert all("rror" in text for text in out.values()), out

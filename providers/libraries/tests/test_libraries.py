@@ -109,3 +109,65 @@ def test_the_installed_environment_scan_is_harmless() -> None:
     """The real ``sys.path`` of this environment: nothing breaks, every root is real."""
     for lib in library_roots(sys.path, cwd="/"):
         assert lib.path.is_dir() and lib.distribution
+
+
+def _record(site: Path, info: str, files: list[str]) -> None:
+    lines = [f"{f},sha256=x,1" for f in files] + [f"{info}/RECORD,,"]
+    (site / info / "RECORD").write_text("\n".join(lines) + "\n")
+
+
+def test_a_skill_dropped_into_another_package_is_credited_to_its_installer(
+    world: tuple[Path, Path, Path],
+) -> None:
+    """Before: a wheel that put ``webkit/.agents/skills/deploy/SKILL.md`` into another
+    distribution's package had ``show deploy`` credit that other distribution."""
+    from click.testing import CliRunner
+    from skillpath.cli import main
+
+    home, project, site = world
+    install(site, "web-kit", "2.3.1", "webkit", {"webkit": skill("Build web apps.")})
+    _record(
+        site,
+        "web_kit-2.3.1.dist-info",
+        ["webkit/__init__.py", "webkit/.agents/skills/webkit/SKILL.md"],
+    )
+    # a second wheel that writes into webkit's folder
+    dropped = site / "webkit" / ".agents" / "skills" / "deploy" / "SKILL.md"
+    dropped.parent.mkdir(parents=True)
+    dropped.write_text(skill("Deploy everything."))
+    evil = site / "evil_drop-0.1.dist-info"
+    evil.mkdir()
+    (evil / "METADATA").write_text("Metadata-Version: 2.1\nName: evil-drop\nVersion: 0.1\n\n")
+    _record(site, "evil_drop-0.1.dist-info", ["webkit/.agents/skills/deploy/SKILL.md"])
+    # and a file no installer wrote
+    stray = site / "webkit" / ".agents" / "skills" / "stray" / "SKILL.md"
+    stray.parent.mkdir(parents=True)
+    stray.write_text(skill("Nobody installed me."))
+
+    result = load_skills(project, home=home)
+    by_name = {s.name: s.source.detail for s in result.skills if s.source.provider == "libraries"}
+    assert by_name["webkit"]["distribution"] == "web-kit"
+    assert (by_name["deploy"]["distribution"], by_name["deploy"]["version"]) == ("evil-drop", "0.1")
+    assert by_name["deploy"]["package_distribution"] == "web-kit"
+    assert by_name["stray"]["distribution"] == ""
+    flagged = {(d.code, d.path) for d in result.diagnostics if d.code.startswith("library-skill")}
+    assert flagged == {
+        ("library-skill-foreign", dropped),
+        ("library-skill-unrecorded", stray),
+    }
+    shown = CliRunner().invoke(main, ["show", "--cwd", str(project), "deploy"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert "origin:      evil-drop 0.1 (python-package)" in lines
+    assert "distribution:evil-drop" in lines
+    assert "package_distribution:web-kit" in lines  # whose folder it sits in, said as such
+
+
+def test_without_a_record_skills_are_credited_by_package(world: tuple[Path, Path, Path]) -> None:
+    """Distributions installed without a RECORD cannot be checked: no warning."""
+    home, project, site = world
+    install(site, "plain", "1.0", "plain", {"one": skill("One."), "two": skill("Two.")})
+    result = load_skills(project, home=home)
+    ours = [s for s in result.skills if s.source.provider == "libraries"]
+    assert {s.source.detail["distribution"] for s in ours} == {"plain"}
+    assert not [d for d in result.diagnostics if d.code.startswith("library-skill")]

@@ -245,6 +245,86 @@ def test_half_open_connections_are_closed_and_bounded(world: Any) -> None:
                 s.close()
 
 
+def _open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/<pid>/fd")
+@pytest.mark.parametrize("half", [False, True])
+def test_connections_beyond_the_cap_hold_no_descriptors(world: Any, half: bool) -> None:
+    """Before: 3,000 half-open connections held 2,185 file descriptors at once against
+    a cap of 128 (asyncio accepted up to 2,048 connections in one turn, before any
+    was closed), and a new client waited 7.2 s. Sampled after every connection, the
+    server's descriptors stay within the cap plus a few accept batches, and a new
+    client is answered while the attack's connections are still open."""
+    from skillpath_mcp._guard import ACCEPT_BATCH
+
+    cap = 8
+    project = _project(world.project)
+    with _http_server(project, world.env, "--poll", "0", "--limit", f"max_connections={cap}") as (
+        proc,
+        port,
+    ):
+        base = _open_fds(proc.pid)
+        socks = []
+        peak = 0
+        try:
+            for _ in range(400):
+                sock = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+                if half:
+                    sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                socks.append(sock)
+                peak = max(peak, _open_fds(proc.pid))
+            status, _sid, _body = _post(port, INIT)
+            assert status == 200
+            assert peak <= base + cap + 6 * min(ACCEPT_BATCH, cap), (peak, base)
+            # beyond the cap, the server closed the least recently active ones
+            closed = sum(_wait_closed(s) for s in socks[: len(socks) - cap])
+            assert closed == len(socks) - cap
+        finally:
+            for s in socks:
+                s.close()
+
+
+def test_sessions_beyond_the_cap_are_evicted_or_refused(world: Any) -> None:
+    """Sessions are held to ``max_sessions``: N+k abandoned sessions leave exactly N
+    alive (the k oldest evicted, 404), and when every session is busy (a GET stream
+    open on each) a new one is refused with 503 instead of exceeding the cap."""
+    cap = 4
+    project = _project(world.project)
+    with _http_server(project, world.env, "--poll", "0", "--limit", f"max_sessions={cap}") as (
+        _proc,
+        port,
+    ):
+        sids = [_initialize_and_drop(port) for _ in range(cap + 6)]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        alive = [sid for sid in sids if _post(port, ping, sid)[0] == 200]
+        assert alive == sids[-cap:]
+        streams = []
+        try:
+            for sid in alive:
+                stream = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+                streams.append(stream)
+                stream.sendall(
+                    f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                    f"Accept: text/event-stream\r\nmcp-session-id: {sid}\r\n"
+                    "mcp-protocol-version: 2025-06-18\r\n\r\n".encode()
+                )
+                assert _recv_head(stream).startswith(b"HTTP/1.1 200")
+            refused = [_post(port, INIT)[0] for _ in range(3)]
+            assert refused == [503, 503, 503]
+        finally:
+            for stream in streams:
+                stream.close()
+        # a stream closed: its session is idle again, and a new client gets in
+        for _ in range(LIMIT * 10):
+            if _post(port, INIT)[0] == 200:
+                break
+            threading.Event().wait(0.1)
+        else:
+            raise AssertionError("no session was freed after the streams closed")
+
+
 def test_busy_port_is_one_line(world: Any) -> None:
     project = _project(world.project)
     with socket.socket() as holder:
@@ -273,6 +353,43 @@ def test_http_signal_is_one_line(world: Any, sig: signal.Signals) -> None:
         proc.send_signal(sig)
         assert proc.wait(LIMIT) == 128 + sig
         rest = proc.stderr.read().decode()
+    assert rest.strip().splitlines() == [f"skillpath: error: serve stopped by {sig.name}"], rest
+
+
+def _recv_head(sock: socket.socket) -> bytes:
+    """The response head the server sent on ``sock`` (waiting at most ``LIMIT`` seconds)."""
+    sock.settimeout(LIMIT)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the connection before answering"
+        data += chunk
+    return data
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_http_signal_with_open_streams_is_one_line(world: Any, sig: signal.Signals) -> None:
+    """Before: a signal while a session's GET stream or a half-sent request was open
+    printed the lifespan's ``CancelledError`` traceback before the one-line message."""
+    project = _project(world.project)
+    with _http_server(project, world.env, "--poll", "0") as (proc, port):
+        sid = _initialize_and_drop(port)
+        stream = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        half = socket.create_connection(("127.0.0.1", port), timeout=LIMIT)
+        try:
+            stream.sendall(
+                f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n"
+                f"mcp-session-id: {sid}\r\nmcp-protocol-version: 2025-06-18\r\n\r\n".encode()
+            )
+            assert _recv_head(stream).startswith(b"HTTP/1.1 200")  # the stream is open
+            half.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            _ = _post(port, {"jsonrpc": "2.0", "id": 9, "method": "ping"}, sid)  # both seen
+            proc.send_signal(sig)
+            assert proc.wait(LIMIT) == 128 + sig
+            rest = proc.stderr.read().decode()
+        finally:
+            stream.close()
+            half.close()
     assert rest.strip().splitlines() == [f"skillpath: error: serve stopped by {sig.name}"], rest
 
 
@@ -365,6 +482,38 @@ def test_stdio_sigint_stops_while_stdin_stays_open(world: Any) -> None:
         assert proc.wait(LIMIT) == 128 + signal.SIGINT
         err = proc.stderr.read().decode()
     assert err.strip().splitlines() == ["skillpath: error: serve stopped by SIGINT"], err
+
+
+_OUTPUT_LOST = (
+    "skillpath: error: serve stopped: the client closed the server's output (stdout) "
+    "while keeping its input open"
+)
+
+
+@pytest.mark.parametrize("then", ["silent", "request"])
+def test_stdio_exits_when_the_client_closes_its_output(world: Any, then: str) -> None:
+    """Before: a client that closed the server's stdout but kept stdin open left the
+    server idle until killed. It now stops, silent client or not, with one line."""
+    project = _project(world.project)
+    with _stdio_server(project, world.env, "--poll", "0") as proc:
+        _handshake(proc)
+        proc.stdout.close()  # stdin stays open
+        if then == "request":
+            _send(proc, {"jsonrpc": "2.0", "id": 2, "method": "prompts/list"})
+        assert proc.wait(LIMIT) == 1
+        err = proc.stderr.read().decode()
+    assert err.strip().splitlines() == [_OUTPUT_LOST], err
+
+
+def test_stdio_client_closing_both_ends_is_an_ordinary_disconnect(world: Any) -> None:
+    project = _project(world.project)
+    with _stdio_server(project, world.env, "--poll", "0") as proc:
+        _handshake(proc)
+        proc.stdin.close()  # the end of the input is there before the output goes
+        proc.stdout.close()
+        assert proc.wait(LIMIT) == 0
+        err = proc.stderr.read().decode()
+    assert err.strip() == "", err
 
 
 def test_stdio_sigterm_kills_the_running_command_group(world: Any, tmp_path: Path) -> None:

@@ -116,3 +116,31 @@ def test_a_command_linked_to_credentials_is_served_nowhere(world: Any) -> None:
     assert any(line.startswith("hello ") for line in seen)
     assert not any("SECRET-TOKEN-4242" in line for line in seen), seen
     assert not any(line.startswith("notes ") for line in seen)
+
+
+def test_a_thousand_reads_with_an_overlong_segment_keep_no_diagnostics(world: Any) -> None:
+    """Before: ``resources/read`` of ``skill://hello/<300 characters>`` failed inside the
+    resolver (``File name too long``) and each request left one more permanent
+    diagnostic in the server's session (RSS 77 -> 91 MB over 50,000 requests)."""
+    import anyio
+    from mcp import types as mt
+
+    world.skill("hello", "Say hello.")
+    server = SkillServer(world.project, poll=0)
+    session = server._state()[0]
+    before = len(session.diagnostics)
+    uri = "skill://hello/" + "a" * 300
+
+    async def read_all() -> list[str]:
+        errors = []
+        for i in range(1000):
+            try:
+                await server._read_resource(None, mt.ReadResourceRequestParams(uri=f"{uri}{i}"))
+            except MCPError as exc:
+                errors.append(str(exc))
+        return errors
+
+    errors = anyio.run(read_all)
+    assert len(errors) == 1000
+    assert all("File name too long" in e for e in errors)  # a clear reason, not a crash
+    assert len(server._state()[0].diagnostics) == before

@@ -36,6 +36,7 @@ from typing import Any
 import anyio.to_thread
 from google.adk.skills import Frontmatter, Resources, Script, SkillRegistry
 from google.adk.skills import Skill as AdkSkill
+from google.adk.tools import skill_toolset
 from google.adk.tools.skill_toolset import SkillToolset
 from pydantic import PrivateAttr, ValidationError
 from skillpath import Skill, SkillSession
@@ -50,8 +51,61 @@ __all__ = [
     "SkillpathResources",
     "SkillpathSkillToolset",
     "adk_skills",
+    "argument_error",
     "to_adk_skill",
 ]
+
+#: The arguments of ADK's skill tools that must be strings when given.
+_STRING_ARGUMENTS = ("skill_name", "file_path", "query", "command")
+#: ADK's own skill tools (the ones :class:`SkillpathSkillToolset` guards).
+_SKILL_TOOLS: tuple[type, ...] = (
+    skill_toolset.ListSkillsTool,
+    skill_toolset.LoadSkillTool,
+    skill_toolset.LoadSkillResourceTool,
+    skill_toolset.RunSkillScriptTool,
+    skill_toolset.SearchSkillsTool,
+    *((skill_toolset.UnloadSkillTool,) if hasattr(skill_toolset, "UnloadSkillTool") else ()),
+)
+
+
+def argument_error(args: Any) -> dict[str, str] | None:
+    """ADK's tool-error answer for arguments a skill tool cannot take, else ``None``:
+    arguments that are not an object, or a string argument given as another type."""
+    if not isinstance(args, Mapping):
+        return {
+            "error": f"The arguments must be an object, not {type(args).__name__}.",
+            "error_code": "INVALID_ARGUMENTS",
+        }
+    wrong = [
+        f"Argument {key!r} must be a string, not {type(args[key]).__name__}."
+        for key in _STRING_ARGUMENTS
+        if args.get(key) is not None and not isinstance(args[key], str)
+    ]
+    if wrong:
+        return {"error": "\n".join(wrong), "error_code": "INVALID_ARGUMENTS"}
+    return None
+
+
+def _guard_tool(tool: Any) -> None:
+    """Make ``tool.run_async`` check its arguments' types first (:func:`argument_error`)
+    and turn anything it raises into a tool error, so what the model sends can never
+    raise out of ADK's tool call (once per tool object)."""
+    if getattr(tool, "_skillpath_guarded", False):
+        return
+    run = tool.run_async
+
+    async def run_async(*, args: Any, tool_context: Any) -> Any:
+        refused = argument_error(args)
+        if refused is not None:
+            return refused
+        try:
+            return await run(args=args, tool_context=tool_context)
+        except Exception as exc:  # noqa: BLE001 - the model gets the reason as a tool error
+            return {"error": f"{tool.name} failed: {exc}", "error_code": "TOOL_ERROR"}
+
+    tool.run_async = run_async
+    tool._skillpath_guarded = True
+
 
 #: ADK's limit on a skill description.
 _ADK_DESCRIPTION_MAX = 1024
@@ -329,6 +383,16 @@ class SkillpathSkillToolset(SkillToolset):
                 )
             )
         return out
+
+    async def get_tools(self, readonly_context: Any = None) -> list[Any]:
+        """ADK's skill tools, each answering arguments of the wrong type (a number, a
+        list, an object where a string is expected) with a tool error for the model
+        instead of raising (see :func:`_guard_tool`)."""
+        tools = await super().get_tools(readonly_context)
+        for tool in tools:
+            if isinstance(tool, _SKILL_TOOLS):
+                _guard_tool(tool)
+        return tools
 
     async def process_llm_request(self, *, tool_context: Any, llm_request: Any) -> None:
         """Refresh first when ``refresh_each_request`` is set, then ADK's own work."""

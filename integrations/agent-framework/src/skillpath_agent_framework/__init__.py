@@ -59,6 +59,15 @@ __all__ = [
 TOOL_NAME = SkillsProvider.LOAD_SKILL_TOOL_NAME
 
 
+def _not_text(**named: Any) -> str | None:
+    """Agent Framework's ``Error: …`` answer when an argument that must be a string
+    (or ``None``, for Agent Framework's own "cannot be empty") is something else."""
+    for key, value in named.items():
+        if value is not None and not isinstance(value, str):
+            return f"Error: Argument {key!r} must be a string, not {type(value).__name__}."
+    return None
+
+
 def skills_for(
     skills: AgentSkills | SkillSession | None = None,
     *,
@@ -129,7 +138,7 @@ class SkillpathSkill(Skill):
 
     async def get_resource(self, name: str) -> SkillResource | None:
         """Any file of the skill (``skill://`` containment decides at read time)."""
-        if not name or not name.strip():
+        if not isinstance(name, str) or not name.strip():
             return None
         return SkillpathResource(self._skills, self._frontmatter.name, name)
 
@@ -265,6 +274,9 @@ class SkillpathSkillsProvider(SkillsProvider):
         return self.skills.refresh()
 
     async def _load_skill(self, skills: Sequence[Skill], skill_name: str) -> str:
+        refused = _not_text(skill_name=skill_name)
+        if refused is not None:
+            return refused
         if skill_name and skill_name.strip() and self._find_skill(skills, skill_name) is None:
             return self.skills.call(skill_name)
         return await super()._load_skill(skills, skill_name)
@@ -277,6 +289,9 @@ class SkillpathSkillsProvider(SkillsProvider):
         *,
         runtime_kwargs: Mapping[str, Any] | None = None,
     ) -> Any:
+        refused = _not_text(skill_name=skill_name, resource_name=resource_name)
+        if refused is not None:
+            return refused
         name = (skill_name or "").strip()
         if name and (resource_name or "").strip() and self._find_skill(skills, name) is None:
             record = self.skills.session.get(name)
@@ -285,4 +300,20 @@ class SkillpathSkillsProvider(SkillsProvider):
             return self.skills.read(f"skill://{name}/{resource_name}")
         return await super()._read_skill_resource(
             skills, skill_name, resource_name, runtime_kwargs=runtime_kwargs
+        )
+
+    async def _run_skill_script(
+        self,
+        skills: Sequence[Skill],
+        skill_name: str,
+        script_name: str,
+        args: dict[str, Any] | list[str] | None = None,
+        *,
+        context: FunctionInvocationContext,
+    ) -> Any:
+        refused = _not_text(skill_name=skill_name, script_name=script_name)
+        if refused is not None:
+            return refused
+        return await super()._run_skill_script(
+            skills, skill_name, script_name, args, context=context
         )

@@ -63,6 +63,14 @@ __all__ = ["SkillpathBackend"]
 _READ_ONLY = "the skillpath skills backend is read-only"
 
 
+def _not_a(kind: type, what: str, value: Any) -> str | None:
+    """The error text for an argument of the wrong type (``None`` when it is right):
+    the tools and indexes that call a backend pass what the model sent."""
+    if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        return None
+    return f"Error: {what} must be a {kind.__name__}, not {type(value).__name__}"
+
+
 def _split(path: str) -> tuple[str, str]:
     """``/name/rest`` → ``(name, rest)`` (``rest`` without a leading ``/``)."""
     parts = [p for p in path.replace("\\", "/").split("/") if p and p != "."]
@@ -127,6 +135,9 @@ class SkillpathBackend(BackendProtocol):
 
     def ls(self, path: str) -> LsResult:
         """``/``: one folder per skill; ``/<name>/``: the files at the top of its folder."""
+        refused = _not_a(str, "path", path)
+        if refused is not None:
+            return LsResult(error=refused)
         name, rest = _split(path)
         if not name:
             self.skills.begin_turn()
@@ -162,6 +173,13 @@ class SkillpathBackend(BackendProtocol):
 
     def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
         """The model's ``read_file``: the rendered skill or a file of it (``Error: …`` text)."""
+        refused = (
+            _not_a(str, "file_path", file_path)
+            or _not_a(int, "offset", offset)
+            or _not_a(int, "limit", limit)
+        )
+        if refused is not None:
+            return ReadResult(error=refused)
         text = self._text(file_path)
         return slice_read_response(FileData(content=text, encoding="utf-8"), offset, limit)
 
@@ -181,7 +199,12 @@ class SkillpathBackend(BackendProtocol):
     def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
         """deepagents' skill index: ``SKILL.md`` holds the frontmatter only; other files as read."""
         out: list[FileDownloadResponse] = []
+        if not isinstance(paths, (list, tuple)):
+            return [FileDownloadResponse(path=repr(paths)[:200], error="invalid_path")]
         for path in paths:
+            if not isinstance(path, str):
+                out.append(FileDownloadResponse(path=repr(path)[:200], error="invalid_path"))
+                continue
             name, rest = _split(path)
             if rest == "SKILL.md":
                 data = self._index_entry(name)
@@ -199,6 +222,11 @@ class SkillpathBackend(BackendProtocol):
 
     def glob(self, pattern: str, path: str | None = None) -> GlobResult:
         """Match ``pattern`` against ``/<name>/SKILL.md`` and each skill's top-level files."""
+        refused = _not_a(str, "pattern", pattern) or (
+            None if path is None else _not_a(str, "path", path)
+        )
+        if refused is not None:
+            return GlobResult(error=refused)
         paths = [f"/{n}/{f}" for n in self._names() for f in self._files(n)]
         pat = pattern if pattern.startswith("/") else f"**/{pattern}"
         found = [p for p in paths if fnmatch.fnmatch(p, pat) or fnmatch.fnmatch(p, pattern)]
@@ -236,4 +264,14 @@ class SkillpathBackend(BackendProtocol):
 
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Refused (read-only)."""
-        return [FileUploadResponse(path=p, error="permission_denied") for p, _ in files]
+        if not isinstance(files, (list, tuple)):
+            return [FileUploadResponse(path=repr(files)[:200], error="permission_denied")]
+        return [
+            FileUploadResponse(
+                path=item[0]
+                if isinstance(item, (list, tuple)) and item and isinstance(item[0], str)
+                else repr(item)[:200],
+                error="permission_denied",
+            )
+            for item in files
+        ]

@@ -18,7 +18,10 @@ without ever reading. What is bounded here:
   server wrote, the server stops reading (the pipe applies backpressure to the
   client) instead of queueing answers in memory. Lines are bounded by
   ``max_line_bytes``. The pipe is read and written by daemon threads, so a
-  signal ends the server even while a read or write is blocked.
+  signal ends the server even while a read or write is blocked. A client that
+  closes the server's output while keeping its input open (a write fails, or
+  the output pipe reports an error) ends the server too, instead of leaving it
+  idle until killed; a client that closes both ends is an ordinary disconnect.
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ import itertools
 import math
 import os
 import queue
+import select
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterable
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 import anyio
@@ -138,6 +143,20 @@ class _CoalescingTransport:
         return getattr(self._transport, name)
 
 
+#: Connections taken from the listening socket in one turn of the event loop
+#: (asyncio accepts up to its ``backlog`` at once): what the open sockets may
+#: exceed ``max_connections`` by, for a turn or two, while the oldest idle
+#: connections are being closed. The kernel's queue of connections waiting to be
+#: accepted is :data:`LISTEN_QUEUE` long.
+ACCEPT_BATCH = 8
+LISTEN_QUEUE = 2048
+
+
+def _closing(connection: Any) -> bool:
+    transport = getattr(connection, "transport", None)
+    return transport is None or transport.is_closing()
+
+
 def guarded_protocol(limits: ServeLimits) -> type:
     """A uvicorn h11 protocol class enforcing ``limits`` (see the module docstring)."""
     import h11
@@ -156,8 +175,11 @@ def guarded_protocol(limits: ServeLimits) -> type:
             self.transport = _CoalescingTransport(transport, self.loop)
             self._active_at = next(clock)
             self._arm()  # a connection that never sends a byte is closed too
-            if len(self.connections) > limits.max_connections:
-                self._make_room()
+            # counted without the connections already closing (their sockets are
+            # released on the next turn of the loop)
+            live = [c for c in self.connections if not _closing(c)]
+            if len(live) > limits.max_connections:
+                self._make_room(live)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
@@ -200,14 +222,11 @@ def guarded_protocol(limits: ServeLimits) -> type:
                 and self.conn.their_state is not h11.SEND_BODY
             )
 
-        def _make_room(self) -> None:
+        def _make_room(self, live: list[Any]) -> None:
             idle = [
                 c
-                for c in self.connections
-                if isinstance(c, GuardedH11Protocol)
-                and c is not self
-                and not c._busy()
-                and not c.transport.is_closing()
+                for c in live
+                if isinstance(c, GuardedH11Protocol) and c is not self and not c._busy()
             ]
             victim = min(idle, key=lambda c: c._active_at) if idle else self
             victim._disarm()
@@ -351,15 +370,64 @@ def _lines(fd: int, limit: int) -> Iterable[bytes | Exception]:
                 yield _LineTooLong(f"message over {limit} bytes ignored")
 
 
+def _readable(fd: int) -> bool:
+    """Whether reading ``fd`` would not block (data or end of file waiting)."""
+    try:
+        ready, _, _ = select.select([fd], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
+
+
+def _watch_output(
+    wire_in: int,
+    wire_out: int,
+    write_failed: threading.Event,
+    input_done: threading.Event,
+    lost: Callable[[], None],
+) -> None:
+    """Call ``lost()`` once the output is gone (a write failed, or the pipe or socket
+    reports an error or hang-up) while the input is still open and quiet.
+
+    The output's error state is level-triggered: once set, it stays. A client
+    that closed both ends leaves the input at end of file: the reader then
+    finishes (``input_done``) and this returns without calling ``lost``.
+    """
+    poller: Any = select.poll()
+    try:
+        poller.register(wire_out, 0)  # errors and hang-ups are always reported
+    except (OSError, ValueError):
+        poller = None
+    while not write_failed.is_set() and not input_done.is_set():
+        try:
+            events = poller.poll(250) if poller is not None else []
+        except OSError:
+            events = []
+        if poller is None:
+            write_failed.wait(0.25)
+        if events:
+            break
+    while not input_done.is_set():
+        if not _readable(wire_in):
+            lost()  # nothing (not even end of file) is waiting on the input
+            return
+        time.sleep(0.05)  # the reader is taking what is there; look again
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(
-    limits: ServeLimits, fds: tuple[int, int] | None = None
+    limits: ServeLimits,
+    fds: tuple[int, int] | None = None,
+    *,
+    output_lost: Callable[[], None] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """``(read_stream, write_stream)`` for :meth:`Server.run` over the process's stdio.
 
     ``fds`` are the wire's ``(input, output)`` descriptors (default: the
     process's stdin and stdout, which are then diverted; see
     :func:`_claim_stdio`). See the module docstring for the bounds.
+    ``output_lost`` is called (in the event loop, once) when the client closed
+    the output but not the input; the caller then ends the server.
     """
     import mcp_types as types
     from mcp.shared._context_streams import create_context_streams
@@ -414,15 +482,27 @@ async def stdio_transport(
     async def finish() -> None:
         read_send.close()
 
+    write_failed = threading.Event()
+    input_done = threading.Event()
+
     def reader() -> None:
         try:
             for item in _lines(wire_in, limits.max_line_bytes):
                 if isinstance(item, bytes) and not item.strip():
                     continue
                 anyio.from_thread.run(deliver, item, token=token)
+            input_done.set()
             anyio.from_thread.run(finish, token=token)
         except Exception:  # noqa: BLE001, S110 - the loop is gone: the server is stopping
             pass
+        finally:
+            input_done.set()
+
+    def lost() -> None:
+        if output_lost is None:
+            return
+        with contextlib.suppress(Exception):  # the loop is gone: the server is stopping
+            anyio.from_thread.run_sync(output_lost, token=token)
 
     outbox: queue.Queue[tuple[bytes, Any]] = queue.Queue()
 
@@ -437,6 +517,7 @@ async def stdio_transport(
                 ok = True
             except OSError:
                 ok = False
+                write_failed.set()
             try:
                 anyio.from_thread.run_sync(done, ok, token=token)
             except Exception:  # noqa: BLE001 - the loop is gone: the server is stopping
@@ -474,6 +555,12 @@ async def stdio_transport(
 
     threading.Thread(target=reader, name="skillpath-stdin", daemon=True).start()
     threading.Thread(target=writer, name="skillpath-stdout", daemon=True).start()
+    threading.Thread(
+        target=_watch_output,
+        args=(wire_in, wire_out, write_failed, input_done, lost),
+        name="skillpath-stdout-watch",
+        daemon=True,
+    ).start()
     async with anyio.create_task_group() as tg:
         tg.start_soon(pump)
         try:

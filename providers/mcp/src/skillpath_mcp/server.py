@@ -110,7 +110,14 @@ from skillpath.watch import (
     _watch_paths,
 )
 
-from skillpath_mcp._guard import ServeLimits, guarded_protocol, make_lru, stdio_transport
+from skillpath_mcp._guard import (
+    ACCEPT_BATCH,
+    LISTEN_QUEUE,
+    ServeLimits,
+    guarded_protocol,
+    make_lru,
+    stdio_transport,
+)
 from skillpath_mcp._wire import EncodedListings, encode_result, splicing_transport
 from skillpath_mcp.client import SKILLS_EXTENSION
 
@@ -400,6 +407,8 @@ class SkillServer:
         self.limits = limits if limits is not None else ServeLimits()
         #: The signal that stopped the server (``None`` while running or after EOF).
         self.stopped_by: int | None = None
+        #: The stdio client closed the server's output while keeping its input open.
+        self.output_lost = False
         self._open_args: dict[str, Any] = {
             "home": home,
             "env": env,
@@ -544,11 +553,7 @@ class SkillServer:
         session, _catalog = self._state()
         with self._lock:
             files = self._files
-        return (
-            self._marks() != files
-            or _appeared(session.result)
-            or _folder_state(polled) != seen
-        )
+        return self._marks() != files or _appeared(session.result) or _folder_state(polled) != seen
 
     async def _reload_and_notify(self) -> None:
         try:
@@ -1001,15 +1006,28 @@ class SkillServer:
                 return
 
     async def run_stdio(self) -> None:
-        """Serve one client on stdin/stdout until it disconnects or a signal arrives."""
+        """Serve one client on stdin/stdout until it disconnects, closes the server's
+        output (:attr:`output_lost` is then true), or a signal arrives."""
+        stopping: list[Any] = []
+
+        def lost() -> None:
+            if not self.output_lost and self.stopped_by is None:
+                self.output_lost = True
+                for stop_now in stopping:
+                    stop_now()
+
         async with (
-            stdio_transport(self.limits) as (read, write),
+            stdio_transport(self.limits, output_lost=lost) as (read, write),
             anyio.create_task_group() as tg,
         ):
 
             def stop() -> None:
                 self.stop_watching()  # the watcher's thread returns at once
                 tg.cancel_scope.cancel()
+
+            stopping.append(stop)
+            if self.output_lost:
+                stop()
 
             tg.start_soon(self._stop_on_signal, stop)
             tg.start_soon(self.watch)
@@ -1047,20 +1065,34 @@ class SkillServer:
             lifespan="on",
             timeout_keep_alive=limits.keep_alive,
             timeout_graceful_shutdown=2,
+            # asyncio accepts up to `backlog` connections in one turn, before any
+            # is closed to stay within max_connections: a small batch keeps the
+            # open sockets near the bound (the kernel's queue is set after start)
+            backlog=min(ACCEPT_BATCH, limits.max_connections),
         )
         web = _uvicorn_server()(config)
 
         def stop() -> None:
             web.should_exit = True
 
+        served = anyio.Event()
+
+        async def run_web() -> None:
+            try:
+                await web.serve([sock])
+            finally:
+                served.set()
+
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._stop_on_signal, stop)
-            tg.start_soon(web.serve, [sock])
+            tg.start_soon(run_web)
             while not web.started:
                 if web.should_exit:
                     tg.cancel_scope.cancel()
                     return
                 await anyio.sleep(0.05)
+            with contextlib.suppress(OSError):
+                sock.listen(LISTEN_QUEUE)  # waiting clients queue in the kernel, not here
             bound = sock.getsockname()[1]
             print(f"skillpath serve: listening on http://127.0.0.1:{bound}/mcp", file=sys.stderr)
             shell = self._state()[0].ctx.settings.get("shell", "enabled")
@@ -1075,7 +1107,22 @@ class SkillServer:
                 await anyio.sleep(0.2)
             stop_commands()
             self.stop_watching()
+            # a clean stop: the sessions' streams (a GET stream, an answer being
+            # written) end now, so uvicorn's shutdown finds every connection
+            # closable and its lifespan (the session manager) ends normally;
+            # cancelling it mid-way printed the lifespan's traceback
+            await self._end_sessions()
+            with anyio.move_on_after((config.timeout_graceful_shutdown or 0) + 3):
+                await served.wait()
             tg.cancel_scope.cancel()
+
+    async def _end_sessions(self) -> None:
+        """Terminate every open HTTP session (their streams close; nothing waits on them)."""
+        manager = getattr(self.server, "_session_manager", None)
+        instances = getattr(manager, "_server_instances", None) or {}
+        for transport in list(instances.values()):
+            with contextlib.suppress(Exception):
+                await transport.terminate()
 
 
 #: The list-caching attributes (SEP-2549) of ``skills/list`` and ``skills/get`` on
@@ -1150,6 +1197,10 @@ def serve(
     Returns the signal number that stopped it (SIGINT, SIGTERM), or ``None``
     when the stdio client disconnected.
 
+    :raises SkillpathError: when the port cannot be bound, or when the stdio
+        client closed the server's output but not its input (nothing the
+        server says can reach the client any more: it stops).
+
     ``shell`` decides whether rendering a prompt may run inline shell: ``False``
     never, ``True`` as the ``[shell]`` policy allows, ``None`` (the default) as
     the policy allows over stdio and never over HTTP — a loopback port can be
@@ -1167,6 +1218,11 @@ def serve(
     app.freeze_catalog()
     if http is None:
         anyio.run(app.run_stdio)
+        if app.output_lost:
+            raise SkillpathError(
+                "serve stopped: the client closed the server's output (stdout) "
+                "while keeping its input open"
+            )
     else:
         anyio.run(app.run_http, http)
     return app.stopped_by
