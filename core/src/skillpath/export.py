@@ -686,7 +686,19 @@ def export_skills(
     chosen = select_skills(every, providers, select)
     guard = contextlib.nullcontext() if dry_run else _exclusive(lock_file, ctx)
     with guard:
+        seen = len(diags)
         lock = read_lock(lock_file, diags, area=area)
+        if len(diags) > seen:  # unreadable or not a lock: rewriting it would lose its entries
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "export-lock-unusable",
+                    f"not exporting: the lock {lock_file} cannot be used ({diags[-1].message}); "
+                    "fix or remove it (writing a new one would lose its entries)",
+                    lock_file,
+                )
+            )
+            return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags), dry_run)
         entries: dict[str, Any] = dict(lock.get("skills", {}))
         chosen_names = set()
         for skill in chosen:

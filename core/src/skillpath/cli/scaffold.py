@@ -11,6 +11,7 @@ import click
 from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
 from skillpath.cli._load import project_context
 from skillpath.lint import has_errors, lint_paths, name_problems
+from skillpath.safety import destination_problem
 
 __all__ = [
     "PACK_ENTRY_POINT_GROUP",
@@ -87,7 +88,9 @@ def new_cmd(
     NAME must be 1–64 lowercase letters, digits and single hyphens. The folder
     goes into the project's .skillpath/skills (the project is the repository
     root, or --cwd) unless --dir names another skills root; an existing folder
-    is never touched.
+    is never touched. Nothing is written through a symbolic link out of the
+    project (a `.skillpath` linked elsewhere) or into a folder another user
+    owns or can write to.
 
     JSON shape: {"name", "path" (the folder), "skill_file", "findings": [as in
     `validate --json`]}.
@@ -95,10 +98,15 @@ def new_cmd(
     _check_name(name)
     ctx, _diags = project_context(cwd)
     if directory is None:
-        root = ctx.project_root / ".skillpath" / "skills"
+        base = ctx.project_root
+        root = base / ".skillpath" / "skills"
     else:
         root = directory if directory.is_absolute() else ctx.cwd / directory
+        base = root
     folder = root / name
+    refused = destination_problem(folder, base)
+    if refused is not None:
+        fail(f"not writing {folder}: {refused}", error="unsafe-destination", path=folder)
     if folder.exists() or folder.is_symlink():
         fail(
             f"{folder} already exists; choose another name or remove it",
