@@ -379,7 +379,7 @@ def test_deeply_nested_locks_are_a_diagnostic(isolated_env: Env, where: str) -> 
     assert listed.returncode == 0, listed.stderr[-2000:]
     data = json.loads(listed.stdout)
     assert "reviewer" in {s["name"] for s in data["skills"]}
-    shown = _cli(env, "show", "reviewer", "--json")
+    shown = _cli(env, "show", "--json", "reviewer")
     assert shown.returncode == 0, shown.stderr[-2000:]
     doctor = _cli(env, "doctor", "--json")
     about = [d for d in json.loads(doctor.stdout)["diagnostics"] if d.get("path") == str(path)]
@@ -431,7 +431,7 @@ def test_a_lock_linked_out_of_the_repository_is_not_read(isolated_env: Env, tmp_
     )
     lock = env.project / "skills-lock.json"
     lock.symlink_to(outside)
-    for args in (("list", "--json"), ("doctor", "--json"), ("show", "reviewer", "--json")):
+    for args in (("list", "--json"), ("doctor", "--json"), ("show", "--json", "reviewer")):
         proc = _cli(env, *args)
         assert proc.returncode == 0, (args, proc.stderr[-2000:])
         assert "SECRET-OUTSIDE-FIELD" not in proc.stdout + proc.stderr, args
