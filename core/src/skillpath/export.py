@@ -765,7 +765,8 @@ def export_skills(
             if planned is None:
                 actions.append(ExportAction(skill.name, "skip", target, source["source"]))
                 continue
-            entry = entries.get(skill.name) if isinstance(entries.get(skill.name), dict) else {}
+            raw_entry = entries.get(skill.name)
+            entry: dict[str, Any] = raw_entry if isinstance(raw_entry, dict) else {}
             current = _current_hash(target, own) if own is not None and present else None
             mode = "link" if planned.link_to is not None else "copy"
             same_link = (
