@@ -25,12 +25,23 @@ one field of its own to the entries it writes, ``"skillpath": {"provider",
 "targets": {agent: {"path", "mode"}}, …}``, and never touches other entries. In the
 user scope the lock is ``<skillpath home>/export-lock.json``, same format.
 
-**Safety.** A folder skillpath did not write (not in the lock as its own) is never
-overwritten or deleted: the clash is an error naming both. Each skill folder is
-built next to its place and renamed in; the lock is written to a temporary file and
+**Safety.** The lock is a claim, not proof: a folder is replaced or deleted only
+when the user's own records (:mod:`skillpath.ownership`, in the skillpath home, out
+of any repository's reach) say skillpath wrote it, and it is still the kind of thing
+it wrote (a folder, or a link pointing where it made it point). Anything else in the
+way is a clash naming both; a lock entry whose name is not a single folder name is
+reported (``export-lock-refused``) and never acted on; nothing is deleted through a
+symbolic link. The destination is checked before anything is written
+(:func:`skillpath.safety.destination_problem`: no link out of the project or the
+user's agent folder, every folder on the way the user's and not writable by others).
+A lock that cannot be read (special file, too large or deep, a link out of the
+repository) stops the export rather than being replaced. Each skill folder is built
+next to its place and renamed in; the lock is written to a temporary file and
 renamed; one export at a time per lock file (an inter-process lock). ``dry_run``
 changes nothing. ``prune`` removes only folders this tool wrote that are no longer
-selected, and keeps (with a warning) a copy that was edited since.
+selected, and keeps (with a warning) a copy that was edited since. A selected skill
+with the name of one of the person's own skills is not exported (the copy would beat
+it). Hashes stream each file in chunks.
 
 **What lands.** Copies by default. ``link`` makes a symbolic link to the skill's own
 folder instead, for skills that live on disk outside skillpath's cache (an extracted
@@ -106,7 +117,9 @@ class ExportAction:
 
     ``action`` is ``write`` (created or replaced), ``unchanged``, ``prune`` (an
     earlier export removed), ``keep-edited`` (not pruned: the copy was edited),
-    ``clash`` (a folder skillpath did not write is in the way) or ``skip``.
+    ``clash`` (a folder skillpath cannot prove it wrote is in the way) or ``skip``
+    (``detail`` ``shadowed``: the person's own skill has that name; else the
+    source could not be read).
     """
 
     name: str
@@ -797,7 +810,19 @@ def export_skills(
             if dry_run:
                 continue
             _replace(target, planned.files, planned.link_to)
-            ownership.record(ctx, target, planned.digest, mode=mode, link_to=planned.link_to)
+            try:
+                ownership.record(ctx, target, planned.digest, mode=mode, link_to=planned.link_to)
+            except OSError as exc:
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        "export-unrecorded",
+                        f"{target} was written but cannot be recorded as skillpath's in "
+                        f"{ownership.state_dir(ctx)} ({exc.strerror or exc}); a later export "
+                        "will not replace or prune it",
+                        target,
+                    )
+                )
             new_entry = {k: v for k, v in entry.items() if k not in ("skillpath",)}
             new_entry.update({k: v for k, v in source.items() if k != "provider"})
             if "ref" not in source:
