@@ -235,6 +235,9 @@ def test_ownership_records_are_private_and_not_believed_when_tampered(
     assert ownership.owned(ctx, folder) is None
     ownership.forget(ctx, folder)
     assert not file.exists()
+    os.chmod(ownership.state_dir(ctx), 0o777)  # a state folder others can write proves nothing
+    with pytest.raises(PermissionError, match="writable by others"):
+        ownership.record(ctx, folder, "abc")
 
 
 # -- row 3: destinations linked out of the project, or not the user's ------------------

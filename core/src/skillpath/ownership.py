@@ -26,6 +26,7 @@ names the same place; anything else reads as "not owned".
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -97,13 +98,18 @@ def record(
     """Record that skillpath wrote the folder (or link) at ``path`` with content hash
     ``digest``; replaces an earlier record of the same place.
 
-    :raises OSError: when the state folder cannot be written.
+    :raises OSError: when the state folder cannot be written, or is not the user's
+        or is writable by others (``PermissionError``).
     """
     if mode not in ("copy", "link"):
         raise ValueError(f"mode must be 'copy' or 'link', not {mode!r}")
     where = place(path)
     folder = state_dir(ctx)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if not _private(os.stat(folder)):  # a record there would prove nothing
+        raise PermissionError(
+            errno.EPERM, "the state folder is not yours or is writable by others", str(folder)
+        )
     body = {
         "version": _VERSION,
         "path": os.fspath(where),
