@@ -55,7 +55,9 @@ def export_cmd(
     """Write the skills other agents cannot see (packs, libraries, MCP, bundled, custom
     directories) into an agent's skills folder, and record them in the lock
     (skills-lock.json in the project, as `npx skills` writes it; with --user, the lock
-    in the skillpath home). A folder skillpath did not write is never overwritten.
+    in the skillpath home). A folder skillpath did not write is never overwritten: the
+    lock is a claim, and only your own records of what skillpath wrote let it replace
+    or prune a folder. Nothing is written through a link out of the project.
 
     \b
     skillpath export --to claude                 # .claude/skills in the project
@@ -109,7 +111,7 @@ def export_cmd(
             echo(f"{d.level}: {d.message} [{d.code}]", err=True)
         if check:
             echo("in sync" if report.ok else f"{len(report.drift)} difference(s)")
-        elif not report.actions:
+        elif not report.actions and report.ok:
             echo("nothing to export (see --from and --select)")
     if not report.ok:
         if check:
@@ -118,13 +120,11 @@ def export_cmd(
                 error="drift",
                 path=report.lock,
             )
-        clashes = [a for a in report.actions if a.action == "clash"]
-        fail(
-            f"{len(clashes)} folder(s) in the way and "
-            f"{sum(1 for d in report.diagnostics if d.level == 'error')} error(s)",
-            error="export-failed",
-            path=report.folder,
-        )
+        clashes = sum(1 for a in report.actions if a.action == "clash")
+        errors = sum(1 for d in report.diagnostics if d.level == "error")
+        parts = [f"{clashes} folder(s) in the way"] if clashes else []
+        parts += [f"{errors} error(s)"] if errors or not clashes else []
+        fail(" and ".join(parts), error="export-failed", path=report.folder)
 
 
 def _plugin(
