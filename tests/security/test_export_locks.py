@@ -397,6 +397,29 @@ def test_deeply_nested_locks_are_a_diagnostic(isolated_env: Env, where: str) -> 
         assert exported.returncode == 0, exported.stderr[-2000:]
 
 
+@pytest.mark.parametrize("rel", [".claude/plugins/installed_plugins.json", ".claude/settings.json"])
+def test_deeply_nested_claude_registry_and_settings_are_a_diagnostic(
+    isolated_env: Env, rel: str
+) -> None:
+    env = isolated_env
+    _agent_skill(env)
+    registry = env.home / ".claude" / "plugins" / "installed_plugins.json"
+    registry.parent.mkdir(parents=True)
+    plugin = env.home / "plugin-root"
+    env.skill(plugin / "skills", "plug", "A plugin's skill.")
+    registry.write_text(
+        json.dumps({"version": 2, "plugins": {"p@m": [{"installPath": str(plugin)}]}})
+    )
+    path = env.home / rel
+    path.write_bytes(DEEP)
+    listed = _cli(env, "list", "--json")
+    assert listed.returncode == 0, listed.stderr[-2000:]
+    data = json.loads(listed.stdout)
+    assert "reviewer" in {s["name"] for s in data["skills"]}
+    about = [d for d in data["diagnostics"] if d.get("path") == str(path)]
+    assert about and "nested 100000 levels deep" in about[0]["message"], data["diagnostics"]
+
+
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
 def test_a_lock_that_is_a_fifo_or_dev_zero_does_not_hang(isolated_env: Env, kind: str) -> None:
     env = isolated_env
