@@ -215,6 +215,24 @@ def test_prune_still_removes_its_own_unedited_export(isolated_env: Env) -> None:
     assert ownership.owned(ctx, exported) is None
 
 
+def test_a_fresh_clone_checks_without_records_but_does_not_replace(isolated_env: Env) -> None:
+    env = isolated_env
+    _world(env)
+    assert _cli(env, "export", "--from", "custom", "--to", "claude").returncode == 0
+    ctx, _ = make_context(env.project, env=env.env)
+    for record in ownership.state_dir(ctx).iterdir():  # another machine: no records
+        record.unlink()
+    check = _cli(env, "export", "--from", "custom", "--to", "claude", "--check")
+    assert check.returncode == 0, check.stdout + check.stderr  # a check changes nothing
+    (env.project / "tools" / "skills" / "deploy" / "SKILL.md").write_text(
+        "---\ndescription: Deploy it, version 2.\n---\nGo.\n"
+    )
+    again = _cli(env, "export", "--from", "custom", "--to", "claude", "--json")
+    assert again.returncode == 1
+    (clash,) = json.loads(again.stdout)["actions"]
+    assert clash["action"] == "clash" and "your own records do not" in clash["detail"]
+
+
 def test_ownership_records_are_private_and_not_believed_when_tampered(
     isolated_env: Env, tmp_path: Path
 ) -> None:

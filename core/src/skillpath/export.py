@@ -539,12 +539,12 @@ _HAND_WRITTEN = frozenset({"managed", "user", "project"})
 
 
 def _shadowing(
-    skill: Skill, every: Sequence[Skill], wanted: set[str], ctx: SkillContext
+    skill: Skill, same_name: Sequence[Skill], wanted: set[str], ctx: SkillContext
 ) -> Skill | None:
     """A skill of the person's own with ``skill``'s name (level ``managed``, ``user``
     or ``project``, from a provider not exported, not a copy skillpath wrote): an
     export of ``skill`` would then beat it."""
-    for other in every:
+    for other in same_name:
         if other is skill or other.name != skill.name or other.source.provider in wanted:
             continue
         if other.source.level not in _HAND_WRITTEN or other.source.loaded_from in (
@@ -697,6 +697,9 @@ def export_skills(
     every = list(skills)
     wanted = set(providers or DEFAULT_PROVIDERS)
     chosen = select_skills(every, providers, select)
+    by_name: dict[str, list[Skill]] = {}
+    for each in every:
+        by_name.setdefault(each.name, []).append(each)
     guard = contextlib.nullcontext() if dry_run else _exclusive(lock_file, ctx)
     with guard:
         seen = len(diags)
@@ -754,7 +757,7 @@ def export_skills(
                     )
                 )
                 continue
-            theirs = _shadowing(skill, every, wanted, ctx)
+            theirs = _shadowing(skill, by_name.get(skill.name, ()), wanted, ctx)
             if theirs is not None:
                 diags.append(
                     Diagnostic(
