@@ -105,8 +105,8 @@ def export_cmd(
             if a.action == "clash":
                 line += f"\n            {a.detail}"
             echo(line)
-        for d in report.drift:
-            echo(f"drift  {d.kind:<15} {d.name:<24} {d.detail}")
+        for item in report.drift:
+            echo(f"drift  {item.kind:<15} {item.name:<24} {item.detail}")
         for d in report.diagnostics:
             echo(f"{d.level}: {d.message} [{d.code}]", err=True)
         if check:
