@@ -29,13 +29,10 @@ folder on the way owned by the user and not writable by others.
 from __future__ import annotations
 
 import errno
-import json
 import os
-import re
 import stat
 import unicodedata
 from collections.abc import Iterator
-from itertools import accumulate
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -304,7 +301,7 @@ class JSONLimitError(ValueError):
     a file outside the directory it must stay in. The message says which."""
 
 
-_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRING = rb'"(?:[^"\\]|\\.)*"'  # compiled on first use (not on the cold path)
 _BRACKETS = bytes(range(256)).translate(None, b"[]{}")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 
@@ -317,7 +314,10 @@ def json_depth(data: bytes) -> int:
     """
     if not any(b in data for b in (b"[", b"{")):
         return 0
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _BRACKETS)
+    import re
+    from itertools import accumulate
+
+    brackets = re.sub(_JSON_STRING, b"", data, flags=re.DOTALL).translate(None, _BRACKETS)
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
@@ -330,6 +330,8 @@ def loads_bounded(data: bytes, *, max_depth: int = MAX_JSON_DEPTH, what: str = "
     depth = json_depth(data)
     if depth > max_depth:
         raise JSONLimitError(f"{what} is nested {depth} levels deep (the limit is {max_depth})")
+    import json
+
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
