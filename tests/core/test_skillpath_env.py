@@ -63,22 +63,29 @@ def test_skillpath_comes_before_custom_directories(isolated_env: Env) -> None:
     assert vias == ["SKILLPATH", "custom_directories"]
 
 
-def test_relative_entries_resolve_against_cwd_and_tilde_against_home(isolated_env: Env) -> None:
+def test_relative_entries_resolve_against_home_with_a_warning(isolated_env: Env) -> None:
+    # the attack: a relative entry taken against the working directory loads every
+    # repository's own rel/ at level user (where its inline shell may run)
     sub = isolated_env.project / "sub"
     sub.mkdir()
-    isolated_env.skill(sub / "rel", "relative-one", "relative to cwd")
+    isolated_env.skill(sub / "rel", "repo-one", "the repository's, not the user's")
+    isolated_env.skill(isolated_env.home / "rel", "relative-one", "relative to home")
     isolated_env.skill(isolated_env.home / "mine", "home-one", "under home")
     environ = dict(isolated_env.env, SKILLPATH=f"rel{SEP}~/mine")
     res = load_skills(sub, home=isolated_env.home, env=environ, host=host())
     assert res.names == ["home-one", "relative-one"]
-    assert res.get("relative-one").path == sub / "rel" / "relative-one" / "SKILL.md"
-    assert not [c for c in codes(res) if c.startswith("skillpath-")]
+    assert res.get("relative-one").path == isolated_env.home / "rel" / "relative-one" / "SKILL.md"
+    (warning,) = [d for d in res.diagnostics if d.code == "skillpath-relative-entry"]
+    assert warning.level == "warning"
+    assert "SKILLPATH entry 1 ('rel')" in warning.message
+    assert warning.path == isolated_env.home / "rel"
 
 
 def test_empty_and_missing_entries_are_diagnostics_not_errors(isolated_env: Env) -> None:
     isolated_env.skill("good", "fine", "still loads")
     (isolated_env.project / "a-file").write_text("not a directory")
-    value = SEP.join(["", "good", "", "missing", "a-file", ""])
+    good, missing, a_file = (str(isolated_env.project / n) for n in ("good", "missing", "a-file"))
+    value = SEP.join(["", good, "", missing, a_file, ""])
     res = load(isolated_env, value)
     assert res.names == ["fine"]
     empty = [d for d in res.diagnostics if d.code == "skillpath-empty-entry"]
@@ -113,7 +120,9 @@ def test_skillpath_skills_need_a_description_like_custom_directories(isolated_en
 
 def test_doctor_shows_the_roots_as_skillpath(isolated_env: Env) -> None:
     isolated_env.skill("env", "one", "a skill")
-    res = load(isolated_env, f"env{SEP}nowhere")
+    res = load(
+        isolated_env, f"{isolated_env.project / 'env'}{SEP}{isolated_env.project / 'nowhere'}"
+    )
     report = build_report(res).to_json()
     rows = [r for r in report["roots"] if r["via"] == "SKILLPATH"]
     assert [(Path(r["path"]).name, r["exists"], r["count"]) for r in rows] == [
@@ -124,7 +133,9 @@ def test_doctor_shows_the_roots_as_skillpath(isolated_env: Env) -> None:
 
 def test_cli_doctor_and_explain_name_skillpath(isolated_env: Env) -> None:
     isolated_env.skill("env", "one", "a skill")
-    environ = dict(isolated_env.env, SKILLPATH="env", SKILLPATH_NO_INDEX="1")
+    environ = dict(
+        isolated_env.env, SKILLPATH=str(isolated_env.project / "env"), SKILLPATH_NO_INDEX="1"
+    )
     exe = [sys.executable, "-m", "skillpath"]
     cwd = str(isolated_env.project)
     out = subprocess.run(

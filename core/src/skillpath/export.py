@@ -26,12 +26,23 @@ own, ``"skillpath": {"provider", "targets": {agent: {"path", "mode"}}, …}``. I
 entry (see :mod:`skillpath.locks`); entries an earlier version wrote there are moved
 on the next export. In the user scope the lock is ``<skillpath home>/export-lock.json``.
 
-**Safety.** A folder skillpath did not write (not in the lock as its own) is never
-overwritten or deleted: the clash is an error naming both. Each skill folder is
-built next to its place and renamed in; the lock is written to a temporary file and
+**Safety.** The lock is a claim, not proof: a folder is replaced or deleted only
+when the user's own records (:mod:`skillpath.written`, in the skillpath home, out
+of any repository's reach) say skillpath wrote it, and it is still the kind of thing
+it wrote (a folder, or a link pointing where it made it point). Anything else in the
+way is a clash naming both; a lock entry whose name is not a single folder name is
+reported (``export-lock-refused``) and never acted on; nothing is deleted through a
+symbolic link. The destination is checked before anything is written
+(:func:`skillpath.safety.destination_problem`: no link out of the project or the
+user's agent folder, every folder on the way the user's and not writable by others).
+A lock that cannot be read (special file, too large or deep, a link out of the
+repository) stops the export rather than being replaced. Each skill folder is built
+next to its place and renamed in; the lock is written to a temporary file and
 renamed; one export at a time per lock file (an inter-process lock). ``dry_run``
 changes nothing. ``prune`` removes only folders this tool wrote that are no longer
-selected, and keeps (with a warning) a copy that was edited since.
+selected, and keeps (with a warning) a copy that was edited since. A selected skill
+with the name of one of the person's own skills is not exported (the copy would beat
+it). Hashes stream each file in chunks.
 
 **What lands.** Copies by default. ``link`` makes a symbolic link to the skill's own
 folder instead, for skills that live on disk outside skillpath's cache (an extracted
@@ -56,6 +67,7 @@ import json
 import os
 import re
 import shutil
+import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -63,11 +75,13 @@ from typing import Any
 
 import attrs
 
+from skillpath import written as ownership
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
 from skillpath.shell import ShellPolicy
+from skillpath.written import Ownership
 
 __all__ = [
     "AGENTS",
@@ -108,7 +122,9 @@ class ExportAction:
 
     ``action`` is ``write`` (created or replaced), ``unchanged``, ``prune`` (an
     earlier export removed), ``keep-edited`` (not pruned: the copy was edited),
-    ``clash`` (a folder skillpath did not write is in the way) or ``skip``.
+    ``clash`` (a folder skillpath cannot prove it wrote is in the way) or ``skip``
+    (``detail`` ``shadowed``: the person's own skill has that name; else the
+    source could not be read).
     """
 
     name: str
@@ -216,44 +232,75 @@ def files_hash(files: Mapping[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def _folder_files(folder: Path) -> dict[str, bytes]:
-    files: dict[str, bytes] = {}
-    for top, dirs, names in os.walk(folder, followlinks=False):
-        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not Path(top, d).is_symlink()]
+def _folder_members(folder: Path) -> list[tuple[str, str]]:
+    """``(relative path, full path)`` of every regular file below ``folder``, in path
+    order (symbolic links, special files, ``.git`` and ``node_modules`` left out)."""
+    members: list[tuple[str, str]] = []
+    base = os.fspath(folder)
+    for top, dirs, names in os.walk(base, followlinks=False):
+        dirs[:] = [
+            d for d in dirs if d not in _SKIP_DIRS and not os.path.islink(os.path.join(top, d))
+        ]
         for name in names:
-            full = Path(top, name)
-            if full.is_symlink() or not full.is_file():
+            full = os.path.join(top, name)
+            if not stat.S_ISREG(os.lstat(full).st_mode):
                 continue
-            files[full.relative_to(folder).as_posix()] = full.read_bytes()
-    return files
+            members.append((Path(os.path.relpath(full, base)).as_posix(), full))
+    members.sort()
+    return members
 
 
-def folder_hash(folder: Path) -> str | None:
-    """``computedHash`` of a folder on disk (a symbolic link to a folder is followed
-    once), or ``None`` when it cannot be read."""
+def folder_hash(folder: Path, *, follow: bool = True) -> str | None:
+    """``computedHash`` of a folder on disk, or ``None`` when it cannot be read.
+
+    Files are hashed in chunks (constant memory, whatever their size); symbolic
+    links and special files inside are left out, as they are from a copy. A
+    symbolic link to a folder at ``folder`` itself is followed once, unless
+    ``follow`` is false (then it is ``None``).
+    """
+    from skillpath.safety import iter_file_chunks
+
     try:
-        target = folder.resolve() if folder.is_symlink() else folder
+        if folder.is_symlink():
+            if not follow:
+                return None
+            target = folder.resolve()
+        else:
+            target = folder
         if not target.is_dir():
             return None
-        return files_hash(_folder_files(target))
+        h = hashlib.sha256()
+        for rel, full in _folder_members(target):
+            h.update(rel.encode("utf-8", "surrogatepass"))
+            for block in iter_file_chunks(full):
+                h.update(block)
+        return h.hexdigest()
     except OSError:
         return None
 
 
-def read_lock(path: Path, diags: list[Diagnostic] | None = None) -> dict[str, Any]:
+def read_lock(
+    path: Path, diags: list[Diagnostic] | None = None, *, area: Path | None = None
+) -> dict[str, Any]:
     """A lock file as ``{"version", "skills"}``; an empty one when missing or unusable
-    (reported in ``diags``). Size-bounded, regular files only."""
-    from skillpath.urls import read_text_file
+    (reported in ``diags``). Read with :func:`skillpath.safety.read_json_bounded`:
+    size- and depth-bounded, regular files only; with ``area`` (the project root),
+    a lock whose real path lies outside it (a symbolic link out of the repository)
+    is refused."""
+    from skillpath.safety import read_json_bounded
 
     empty: dict[str, Any] = {"version": _LOCK_VERSION, "skills": {}}
     try:
-        if not path.exists():
-            return empty
-        data = json.loads(read_text_file(path))
+        data = read_json_bounded(path, area=area)
+    except FileNotFoundError:
+        return empty
     except (OSError, ValueError, SkillpathError) as exc:
         if diags is not None:
+            from skillpath.safety import describe_oserror
+
+            reason = describe_oserror(exc) if isinstance(exc, OSError) else str(exc)
             diags.append(
-                Diagnostic("warning", "lock-unreadable", f"cannot read the lock: {exc}", path)
+                Diagnostic("warning", "lock-unreadable", f"cannot read the lock: {reason}", path)
             )
         return empty
     if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
@@ -434,13 +481,100 @@ def _replace(final: Path, files: Mapping[str, bytes] | None, link_to: Path | Non
         shutil.rmtree(trash, ignore_errors=True)
 
 
-def _remove(folder: Path) -> None:
-    if folder.is_symlink():
+def _remove(folder: Path, own: Ownership) -> None:
+    """Remove what skillpath wrote at ``folder``: a link is unlinked (never followed),
+    a folder renamed aside then deleted (links inside it are unlinked, not followed)."""
+    st = os.lstat(folder)
+    if stat.S_ISLNK(st.st_mode):
         folder.unlink()
-    elif folder.is_dir():
+    elif stat.S_ISDIR(st.st_mode) and own.mode == "copy":
         aside = folder.with_name(f".{folder.name}.{os.getpid()}.{os.urandom(4).hex()}.old")
         os.replace(folder, aside)
         shutil.rmtree(aside, ignore_errors=True)
+
+
+def destination_base(agent: str, ctx: SkillContext, *, user: bool = False) -> Path:
+    """The folder :func:`skillpath.safety.destination_problem` checks down from: the
+    project root, or in the user scope the agent's own folder (``~/.claude`` …)."""
+    return agent_folder(agent, ctx, user=True).parent if user else ctx.project_root
+
+
+def _lock_name_problem(name: Any) -> str | None:
+    """Why a lock entry's name cannot be a folder of the agent's skills folder."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return (
+            f"the lock names {name!r}, which is not a single folder name "
+            "(letters, digits, '.', '_', '-'; no '/', no '..', not absolute)"
+        )
+    return None
+
+
+def _refused(name: Any, why: str, where: Path, lock_file: Path) -> Diagnostic:
+    return Diagnostic(
+        "warning",
+        "export-lock-refused",
+        f"lock entry {name!r} in {lock_file}: {why}; left alone",
+        where,
+    )
+
+
+def _not_what_was_written(target: Path, own: Ownership) -> str | None:
+    """Why the thing at ``target`` is not what skillpath recorded writing there."""
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be inspected ({exc.strerror})"
+    if own.mode == "link":
+        if not stat.S_ISLNK(st.st_mode):
+            return "skillpath wrote a link there and something else is in its place now"
+        if own.link_to is None or Path(os.readlink(target)) != own.link_to:
+            return (
+                f"the link now points to {os.readlink(target)}, not where skillpath made it point"
+            )
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return "skillpath wrote a folder there and it is a symbolic link now"
+    if not stat.S_ISDIR(st.st_mode):
+        return "skillpath wrote a folder there and it is not a folder now"
+    return None
+
+
+def _current_hash(
+    target: Path, own: Ownership | None, source_link: Path | None = None
+) -> str | None:
+    """The hash of what is at ``target`` now, never reading outside it: a link is
+    followed only to where skillpath made it point (``own``) or to the skill's own
+    folder (``source_link``)."""
+    if target.is_symlink():
+        dest = Path(os.readlink(target))
+        allowed = {p for p in (own.link_to if own is not None else None, source_link) if p}
+        return folder_hash(target) if dest in allowed else None
+    return folder_hash(target, follow=False)
+
+
+_HAND_WRITTEN = frozenset({"managed", "user", "project"})
+
+
+def _shadowing(
+    skill: Skill, same_name: Sequence[Skill], wanted: set[str], ctx: SkillContext
+) -> Skill | None:
+    """A skill of the person's own with ``skill``'s name (level ``managed``, ``user``
+    or ``project``, from a provider not exported, not a copy skillpath wrote): an
+    export of ``skill`` would then beat it."""
+    for other in same_name:
+        if other is skill or other.name != skill.name or other.source.provider in wanted:
+            continue
+        if other.source.level not in _HAND_WRITTEN or other.source.loaded_from in (
+            "mcp",
+            "bundled",
+        ):
+            continue
+        if other.base_dir is not None and ownership.owned(ctx, other.base_dir) is not None:
+            continue  # an earlier export's copy
+        return other
+    return None
 
 
 def _ours(entry: Any, agent: str) -> dict[str, Any] | None:
@@ -569,20 +703,59 @@ def export_skills(
     :param to: an agent id of :data:`AGENTS`.
     :param providers: export skills of these providers (default
         :data:`DEFAULT_PROVIDERS`); ``select`` narrows by name globs.
-    :raises SkillpathError: for an unknown agent, or when the folder is a symlink.
+    A lock is a claim, not proof: a folder is replaced or pruned only when the
+    user's own records (:mod:`skillpath.ownership`) say skillpath wrote it, and a
+    lock entry whose name is not a single folder name is reported and left alone.
+    The destination is checked first (:func:`skillpath.safety.destination_problem`);
+    a refused one is an ``export-destination-refused`` error and nothing is written.
+    A selected skill with the same name as one of the person's own (user, project
+    or managed level) is not exported (``export-shadowed``): the copy would beat it.
+
+    :raises SkillpathError: for an unknown agent.
     """
+    from skillpath.safety import destination_problem
+
     folder = agent_folder(to, ctx, user=user)
     lock_file = lock_path(ctx, user=user)
     scope = "user" if user else "project"
-    if folder.is_symlink():
-        raise SkillpathError(f"{folder}: is a symbolic link; refusing to write through it")
-    policy = ShellPolicy.from_settings(ctx.settings)
-    chosen = select_skills(skills, providers, select)
+    area = None if user else ctx.project_root
     diags: list[Diagnostic] = []
     actions: list[ExportAction] = []
+    problem = destination_problem(folder, destination_base(to, ctx, user=user))
+    if problem is None and (folder.is_symlink() or (folder.exists() and not folder.is_dir())):
+        problem = f"{folder} is a symbolic link or not a folder"
+    if problem is not None:
+        diags.append(
+            Diagnostic(
+                "error",
+                "export-destination-refused",
+                f"not writing into {folder}: {problem}",
+                folder,
+            )
+        )
+        return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags), dry_run)
+    policy = ShellPolicy.from_settings(ctx.settings)
+    every = list(skills)
+    wanted = set(providers or DEFAULT_PROVIDERS)
+    chosen = select_skills(every, providers, select)
+    by_name: dict[str, list[Skill]] = {}
+    for each in every:
+        by_name.setdefault(each.name, []).append(each)
     guard = contextlib.nullcontext() if dry_run else _exclusive(lock_file, ctx)
     with guard:
-        lock = read_lock(lock_file, diags)
+        seen = len(diags)
+        lock = read_lock(lock_file, diags, area=area)
+        if len(diags) > seen:  # unreadable or not a lock: rewriting it would lose its entries
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "export-lock-unusable",
+                    f"not exporting: the lock {lock_file} cannot be used ({diags[-1].message}); "
+                    "fix or remove it (writing a new one would lose its entries)",
+                    lock_file,
+                )
+            )
+            return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags), dry_run)
         entries: dict[str, Any] = dict(lock.get("skills", {}))
         legacy = {} if user else _legacy(ctx, entries)
         chosen_names = set()
@@ -601,17 +774,46 @@ def export_skills(
             target = folder / skill.name
             source = skill_source(skill)
             mine = _ours(entries.get(skill.name), to)
-            if mine is None and (target.exists() or target.is_symlink()):
+            own = ownership.owned(ctx, target)
+            present = os.path.lexists(target)
+            changed = _not_what_was_written(target, own) if own is not None and present else None
+            if present and (own is None or changed is not None):
+                if changed is not None:
+                    why = f"{changed}"
+                elif mine is not None:
+                    why = (
+                        "the lock says skillpath wrote it, but your own records do not "
+                        "(a lock is a claim, not proof)"
+                    )
+                else:
+                    why = "it was not written by skillpath"
                 actions.append(
                     ExportAction(
                         skill.name,
                         "clash",
                         target,
                         source["source"],
-                        f"{target} exists and was not written by skillpath; "
+                        f"{target} exists and {why}; "
                         f"not replaced by {skill.name!r} from {skill.source.provider} "
                         f"({skill.path})",
                     )
+                )
+                continue
+            theirs = _shadowing(skill, by_name.get(skill.name, ()), wanted, ctx)
+            if theirs is not None:
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "export-shadowed",
+                        f"skill {skill.name!r} from {skill.source.provider} ({skill.path}) is "
+                        f"not exported: your own {skill.name!r} ({theirs.source.provider}, "
+                        f"{theirs.source.level}, {theirs.path}) has that name, and the copy "
+                        "would take its place",
+                        skill.path,
+                    )
+                )
+                actions.append(
+                    ExportAction(skill.name, "skip", target, source["source"], "shadowed")
                 )
                 continue
             _shell_warning(skill, policy, diags)
@@ -621,9 +823,9 @@ def export_skills(
             if planned is None:
                 actions.append(ExportAction(skill.name, "skip", target, source["source"]))
                 continue
-            entry = entries.get(skill.name) if isinstance(entries.get(skill.name), dict) else {}
-            recorded = _recorded(entry, mine) if mine is not None else None
-            current = folder_hash(target) if mine is not None else None
+            raw_entry = entries.get(skill.name)
+            entry: dict[str, Any] = raw_entry if isinstance(raw_entry, dict) else {}
+            current = _current_hash(target, own) if own is not None and present else None
             mode = "link" if planned.link_to is not None else "copy"
             same_link = (
                 planned.link_to is not None
@@ -631,15 +833,16 @@ def export_skills(
                 and Path(os.readlink(target)) == planned.link_to
             )
             if (
-                mine is not None
-                and recorded == planned.digest
+                own is not None
+                and mine is not None
+                and own.hash == planned.digest
                 and current == planned.digest
-                and mine.get("mode", "copy") == mode
+                and own.mode == mode
                 and (mode == "copy" or same_link)
             ):
                 actions.append(ExportAction(skill.name, "unchanged", target, source["source"]))
                 continue
-            if mine is not None and current is not None and current != recorded:
+            if own is not None and current is not None and current != own.hash:
                 diags.append(
                     Diagnostic(
                         "warning",
@@ -652,52 +855,32 @@ def export_skills(
             if dry_run:
                 continue
             _replace(target, planned.files, planned.link_to)
+            try:
+                ownership.record(ctx, target, planned.digest, mode=mode, link_to=planned.link_to)
+            except OSError as exc:
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        "export-unrecorded",
+                        f"{target} was written but cannot be recorded as skillpath's in "
+                        f"{ownership.state_dir(ctx)} ({exc.strerror or exc}); a later export "
+                        "will not replace or prune it",
+                        target,
+                    )
+                )
             new_entry = {k: v for k, v in entry.items() if k not in ("skillpath",)}
             new_entry.update({k: v for k, v in source.items() if k != "provider"})
             if "ref" not in source:
                 new_entry.pop("ref", None)
             old_mine = entry.get("skillpath") if isinstance(entry.get("skillpath"), dict) else {}
             targets = dict(old_mine.get("targets", {})) if isinstance(old_mine, dict) else {}
+            targets = {k: v for k, v in targets.items() if isinstance(v, dict)}
             targets[to] = {"path": _shown(target, ctx, user), "mode": mode, "hash": planned.digest}
             new_entry["computedHash"] = _main_hash(targets)
             new_entry["skillpath"] = {"provider": source["provider"], "targets": targets}
             entries[skill.name] = new_entry
         if prune:
-            for name in sorted(entries):
-                mine = _ours(entries[name], to)
-                if mine is None or name in chosen_names:
-                    continue
-                target = folder / name
-                recorded = _recorded(entries[name], mine)
-                current = folder_hash(target)
-                if current is not None and current != recorded and mine.get("mode") != "link":
-                    actions.append(
-                        ExportAction(
-                            name,
-                            "keep-edited",
-                            target,
-                            str(entries[name].get("source", "")),
-                            "edited since it was exported; remove it by hand",
-                        )
-                    )
-                    continue
-                actions.append(
-                    ExportAction(name, "prune", target, str(entries[name].get("source", "")))
-                )
-                if dry_run:
-                    continue
-                _remove(target)
-                entry = dict(entries[name])
-                skillpath_rec = dict(entry["skillpath"])
-                targets = dict(skillpath_rec["targets"])
-                targets.pop(to, None)
-                if targets:
-                    skillpath_rec["targets"] = targets
-                    entry["skillpath"] = skillpath_rec
-                    entry["computedHash"] = _main_hash(targets)
-                    entries[name] = entry
-                else:
-                    del entries[name]
+            _prune(entries, chosen_names, to, folder, lock_file, ctx, actions, diags, dry_run)
         if not dry_run and (legacy or any(a.action in ("write", "prune") for a in actions)):
             _write_lock(lock_file, {**lock, "skills": entries})
             if legacy:
@@ -714,6 +897,78 @@ def _legacy(ctx: SkillContext, entries: dict[str, Any]) -> dict[str, Any]:
     legacy = {k: v for k, v in legacy_export_entries(ctx).items() if k not in entries}
     entries.update(legacy)
     return legacy
+
+
+def _prune(
+    entries: dict[str, Any],
+    chosen_names: set[str],
+    to: str,
+    folder: Path,
+    lock_file: Path,
+    ctx: SkillContext,
+    actions: list[ExportAction],
+    diags: list[Diagnostic],
+    dry_run: bool,
+) -> None:
+    """Remove the earlier exports to ``to`` no longer selected: only folders the
+    user's records say skillpath wrote, unedited, and never through a link."""
+    for name in sorted(entries):
+        mine = _ours(entries[name], to)
+        if mine is None or name in chosen_names:
+            continue
+        why = _lock_name_problem(name)
+        if why is not None:
+            diags.append(_refused(name, why, lock_file, lock_file))
+            continue
+        target = folder / name
+        source = str(entries[name].get("source", ""))
+        own = ownership.owned(ctx, target)
+        present = os.path.lexists(target)
+        if present and own is None:
+            diags.append(
+                _refused(
+                    name,
+                    f"{target} is not proven to be skillpath's (no record of writing it in "
+                    "your own state; a lock is a claim, not proof)",
+                    target,
+                    lock_file,
+                )
+            )
+            continue
+        if present and own is not None:
+            changed = _not_what_was_written(target, own)
+            if changed is not None:
+                diags.append(_refused(name, f"{target}: {changed}", target, lock_file))
+                continue
+            current = _current_hash(target, own)
+            if own.mode != "link" and current != own.hash:
+                actions.append(
+                    ExportAction(
+                        name,
+                        "keep-edited",
+                        target,
+                        source,
+                        "edited since it was exported; remove it by hand",
+                    )
+                )
+                continue
+        actions.append(ExportAction(name, "prune", target, source))
+        if dry_run:
+            continue
+        if present and own is not None:
+            _remove(target, own)
+        ownership.forget(ctx, target)
+        entry = dict(entries[name])
+        skillpath_rec = dict(entry["skillpath"])
+        targets = dict(skillpath_rec["targets"])
+        targets.pop(to, None)
+        if targets:
+            skillpath_rec["targets"] = targets
+            entry["skillpath"] = skillpath_rec
+            entry["computedHash"] = _main_hash(targets)
+            entries[name] = entry
+        else:
+            del entries[name]
 
 
 def _recorded(entry: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
@@ -751,12 +1006,32 @@ def check_export(
     select: Sequence[str] = (),
 ) -> ExportReport:
     """Compare what the lock records for ``to`` with the copies on disk and their
-    sources now: every difference is a :class:`DriftItem` (``ok`` is false then)."""
+    sources now: every difference is a :class:`DriftItem` (``ok`` is false then).
+
+    Nothing outside the agent's folder is read: a lock entry whose name is not a
+    single folder name is reported (``export-lock-refused``) and not looked at, a
+    link is followed only to the skill's own folder or where skillpath made it
+    point, and a destination :func:`skillpath.safety.destination_problem` refuses
+    is an error. Copies are hashed in chunks. Ownership records are not needed:
+    a check changes nothing (a fresh clone in CI has none).
+    """
+    from skillpath.safety import destination_problem
+
     folder = agent_folder(to, ctx, user=user)
     lock_file = lock_path(ctx, user=user)
     policy = ShellPolicy.from_settings(ctx.settings)
     diags: list[Diagnostic] = []
-    lock = read_lock(lock_file, diags)
+    problem = destination_problem(folder, destination_base(to, ctx, user=user))
+    if problem is None and folder.is_symlink():
+        problem = f"{folder} is a symbolic link"
+    if problem is not None:
+        diags.append(
+            Diagnostic(
+                "error", "export-destination-refused", f"not checking {folder}: {problem}", folder
+            )
+        )
+        return ExportReport(to, "user" if user else "project", folder, lock_file, (), (), tuple(diags))
+    lock = read_lock(lock_file, diags, area=None if user else ctx.project_root)
     entries = dict(lock.get("skills", {}))
     if not user:
         _legacy(ctx, entries)
@@ -767,23 +1042,44 @@ def check_export(
     for s in every:
         by_name.setdefault(s.name, []).append(s)
     drift: list[DriftItem] = []
+    claimed: set[str] = set()
     for name in sorted(entries):
         mine = _ours(entries[name], to)
         if mine is None:
             continue
+        why = _lock_name_problem(name)
+        if why is not None:
+            diags.append(_refused(name, why, lock_file, lock_file))
+            continue
+        claimed.add(name)
         target = folder / name
         recorded = _recorded(entries[name], mine)
-        current = folder_hash(target)
-        if current is None:
+        recorded_provider = entries[name].get("skillpath", {}).get("provider")
+        skill = next(
+            (s for s in by_name.get(name, ()) if s.source.provider == recorded_provider), None
+        )
+        source_link = (
+            skill.base_dir.resolve()
+            if skill is not None and skill.base_dir is not None and mine.get("mode") == "link"
+            else None
+        )
+        own = ownership.owned(ctx, target)
+        current = _current_hash(target, own, source_link) if os.path.lexists(target) else None
+        if current is None and target.is_symlink():
+            drift.append(
+                DriftItem(
+                    name,
+                    "copy-edited",
+                    target,
+                    f"a link to {os.readlink(target)}, not to the skill's folder; not followed",
+                )
+            )
+        elif current is None:
             drift.append(DriftItem(name, "copy-missing", target, "the exported folder is gone"))
         elif current != recorded and mine.get("mode") != "link":
             drift.append(
                 DriftItem(name, "copy-edited", target, "the copy differs from what was exported")
             )
-        recorded_provider = entries[name].get("skillpath", {}).get("provider")
-        skill = next(
-            (s for s in by_name.get(name, ()) if s.source.provider == recorded_provider), None
-        )
         if skill is None:
             drift.append(
                 DriftItem(name, "source-gone", target, "no such skill from that source any more")
@@ -809,7 +1105,7 @@ def check_export(
                 else "the source's files changed"
             )
             drift.append(DriftItem(name, "source-changed", target, what))
-    for name in sorted(chosen - {n for n in entries if _ours(entries[n], to) is not None}):
+    for name in sorted(chosen - claimed):
         drift.append(
             DriftItem(name, "not-exported", folder / name, "selected but not exported yet")
         )

@@ -479,11 +479,11 @@ def verify_tree(tree: LazyTree) -> str | None:
         return f"cannot inspect: {exc.strerror}"
     if not stat.S_ISDIR(st.st_mode):
         return "target is not a directory"
-    import json
+    from skillpath.safety import loads_bounded
 
     manifest_path = os.path.join(target, MANIFEST)
     try:
-        manifest = json.loads(read_bounded(manifest_path, 4 * 1024 * 1024, follow=False))
+        manifest = loads_bounded(read_bounded(manifest_path, 4 * 1024 * 1024, follow=False))
     except (OSError, ValueError):
         return "manifest missing or unreadable"
     expected = tree.manifest

@@ -99,8 +99,10 @@ def skillpath_entries(ctx: SkillContext) -> tuple[list[Path], list[Diagnostic]]:
     """The directories named by the ``SKILLPATH`` environment variable, in order.
 
     ``SKILLPATH`` is a list of extra skills roots separated by ``os.pathsep``, as
-    ``PYTHONPATH`` is for modules: ``~`` expands against ``ctx.home`` and a relative
-    entry is taken against ``ctx.cwd``. An empty entry is ignored with a
+    ``PYTHONPATH`` is for modules: ``~`` expands against ``ctx.home``. A relative
+    entry is taken against ``ctx.home``, never the working directory (where every
+    repository's own ``skills/`` would load at level ``user``), with a
+    ``skillpath-relative-entry`` warning naming it. An empty entry is ignored with a
     ``skillpath-empty-entry`` diagnostic (unlike ``PYTHONPATH``, it does not mean the
     working directory); a missing or non-directory entry is kept (its root shows as
     not existing) and reported as ``skillpath-missing-entry``.
@@ -129,7 +131,12 @@ def skillpath_entries(ctx: SkillContext) -> tuple[list[Path], list[Diagnostic]]:
         else:
             path = Path(entry)
             if not path.is_absolute():
-                path = ctx.cwd / path
+                path = ctx.home / path
+                diags.append(
+                    _relative_warning(
+                        "skillpath-relative-entry", f"SKILLPATH entry {position} ({entry!r})", path
+                    )
+                )
         if not _GLOB_CHARS.isdisjoint(entry):
             found, pdiags = expand_directory_entries([os.fspath(path)], ctx)
             out.extend(found)
@@ -153,6 +160,38 @@ def skillpath_entries(ctx: SkillContext) -> tuple[list[Path], list[Diagnostic]]:
     return out, diags
 
 
+def _relative_warning(code: str, what: str, path: Path) -> Diagnostic:
+    return Diagnostic(
+        "warning",
+        code,
+        f"{what} is a relative path: taken against your home, as {path}, not against "
+        "the current folder (write it absolute or with ~/ to silence this)",
+        path,
+        None,
+        "custom",
+    )
+
+
+def _user_relative(entries: list[str], ctx: SkillContext) -> tuple[list[str], list[Diagnostic]]:
+    """The user's ``custom_directories`` with relative entries made absolute against
+    ``ctx.home`` (each with a ``custom-directory-relative`` warning): a relative entry
+    in the user's config must not mean a folder of whichever repository is current."""
+    out: list[str] = []
+    diags: list[Diagnostic] = []
+    for raw in entries:
+        if raw == "~" or raw.startswith("~/") or os.path.isabs(raw):
+            out.append(raw)
+            continue
+        path = ctx.home / raw
+        out.append(os.fspath(path))
+        diags.append(
+            _relative_warning(
+                "custom-directory-relative", f"[skills] custom_directories entry {raw!r}", path
+            )
+        )
+    return out, diags
+
+
 def _custom_results(ctx: SkillContext) -> DiscoveryResult:
     """Pass 2: the ``SKILLPATH`` directories, then ``[skills] custom_directories``.
 
@@ -166,7 +205,12 @@ def _custom_results(ctx: SkillContext) -> DiscoveryResult:
     from_project = ctx.settings.origin("skills", "custom_directories") == "project"
     entries: list[tuple[Path, str, str]] = [(root, "user", "SKILLPATH") for root in env_roots]
     level = "project" if from_project else "user"
-    roots_found, edias = expand_directory_entries(ctx.settings.skills["custom_directories"], ctx)
+    named = list(ctx.settings.skills["custom_directories"])
+    if ctx.settings.origin("skills", "custom_directories") == "user":
+        # the user's own config: relative means against home, not the current repository
+        named, rdiags = _user_relative(named, ctx)
+        diags.extend(rdiags)
+    roots_found, edias = expand_directory_entries(named, ctx)
     diags.extend(edias)
     entries.extend((root, level, "custom_directories") for root in roots_found)
     seen: set[str] = set()

@@ -21,12 +21,14 @@ Nothing here is guessed: each origin names the record it was read from.
 A lock entry's ``computedHash`` is compared with the folder on disk when asked
 (:meth:`ProvenanceIndex.origin` with ``verify=True``): ``drift`` is then ``"none"`` or
 ``"changed"``; ``None`` means not checked (``list --json`` does not hash folders).
-Every file is read through the bounded, regular-file-only reader.
+Every file is read through the bounded, regular-file-only JSON reader
+(:func:`skillpath.safety.read_json_bounded`: size and nesting depth bounded); the
+project's ``skills-lock.json`` and a folder's ``.openskills.json`` are refused when
+they are links out of the repository (or the skill's folder).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -90,16 +92,18 @@ class Origin:
         return text
 
 
-def _read_json(path: Path, diags: list[Diagnostic]) -> Any:
-    from skillpath.errors import SkillpathError
-    from skillpath.urls import read_text_file
+def _read_json(path: Path, diags: list[Diagnostic], area: Path | str | None = None) -> Any:
+    """A record's JSON, or ``None`` (missing; unreadable, too large, nested too deep,
+    or, with ``area``, a link out of that folder: a warning in ``diags``)."""
+    from skillpath.safety import describe_oserror, read_json_bounded
 
     try:
-        if not path.exists():
-            return None
-        return json.loads(read_text_file(path))
-    except (OSError, ValueError, SkillpathError) as exc:
-        diags.append(Diagnostic("warning", "provenance-unreadable", f"cannot read: {exc}", path))
+        return read_json_bounded(path, area=area)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        reason = describe_oserror(exc) if isinstance(exc, OSError) else str(exc)
+        diags.append(Diagnostic("warning", "provenance-unreadable", f"cannot read: {reason}", path))
         return None
 
 
@@ -166,7 +170,7 @@ class ProvenanceIndex:
         index = cls(ctx)
         diags = index.diagnostics
         project = ctx.project_root / LOCK_FILE
-        index._project_lock = _skills_map(_read_json(project, diags))
+        index._project_lock = _skills_map(_read_json(project, diags, ctx.project_root))
         index._project_lock_path = project
         from skillpath.locks import EXPORT_LOCK_FILE
 
@@ -323,7 +327,7 @@ class ProvenanceIndex:
         if not lexists(os.path.join(os.fspath(base), OPENSKILLS_FILE)):
             return None
         record = base / OPENSKILLS_FILE
-        data = _read_json(record, self.diagnostics)
+        data = _read_json(record, self.diagnostics, base)
         if not isinstance(data, dict):
             return None
         return Origin(

@@ -12,6 +12,18 @@ controls (configs, Claude settings and plugin registries, ``AGENTS.md``,
 after opening, and read up to a size bound. A FIFO, a device (``/dev/zero``,
 ``/dev/stdin``), a socket or a directory is an :class:`OSError` the caller
 turns into a diagnostic; it never blocks and never fills memory.
+
+Every JSON file read from such a path (lock files, installers' records,
+plugin registries, manifests) goes through :func:`read_json_bounded`: the
+same reader, a nesting-depth bound checked before parsing (a 100,000-level
+document is a clear :class:`JSONLimitError`, never a ``RecursionError``), and,
+with ``area``, a refusal of a file whose real path (symlinks followed) lies
+outside that directory.
+
+Every folder skillpath writes into on the user's behalf (``export``, ``new``)
+is checked first with :func:`destination_problem`: no symbolic link out of
+the project (or the user's agent folder) on the way, and every existing
+folder on the way owned by the user and not writable by others.
 """
 
 from __future__ import annotations
@@ -20,22 +32,31 @@ import errno
 import os
 import stat
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from skillpath.errors import ResolveError
 
 __all__ = [
     "MAX_CONFIG_BYTES",
+    "MAX_JSON_DEPTH",
     "ContainmentError",
+    "JSONLimitError",
     "check_relative",
     "describe_oserror",
+    "destination_problem",
     "is_inside",
+    "iter_file_chunks",
+    "json_depth",
     "lexists",
+    "loads_bounded",
     "open_regular",
     "outside_area",
     "project_area",
     "read_bounded",
     "read_fd_bounded",
+    "read_json_bounded",
     "resolve_inside",
 ]
 
@@ -45,6 +66,9 @@ MAX_RELATIVE = 4096
 #: ``.skillpath/config.toml``, Claude Code's ``settings.json`` files and
 #: ``installed_plugins.json``, plugin manifests, ``.gitignore`` files.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
+#: Deepest nesting of arrays and objects accepted in a JSON file someone else
+#: controls (lock files, registries, manifests). Real ones nest four or five deep.
+MAX_JSON_DEPTH = 64
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -267,3 +291,167 @@ def outside_area(path: Path | str, area: str) -> str | None:
     """
     real = os.path.realpath(path)
     return None if _contains(area, real) else real
+
+
+# -- JSON from files someone else controls ----------------------------------------
+
+
+class JSONLimitError(ValueError):
+    """A JSON document that is not read: nested too deep, too large, not UTF-8, or
+    a file outside the directory it must stay in. The message says which."""
+
+
+_JSON_STRING = rb'"(?:[^"\\]|\\.)*"'  # compiled on first use (not on the cold path)
+_BRACKETS = bytes(range(256)).translate(None, b"[]{}")
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def json_depth(data: bytes) -> int:
+    """The deepest nesting of arrays and objects in the JSON text ``data``.
+
+    Counted on the text, without parsing (strings are skipped, so a ``[`` in a
+    string does not count); linear in the size of ``data``, no recursion.
+    """
+    if not any(b in data for b in (b"[", b"{")):
+        return 0
+    import re
+    from itertools import accumulate
+
+    brackets = re.sub(_JSON_STRING, b"", data, flags=re.DOTALL).translate(None, _BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def loads_bounded(data: bytes, *, max_depth: int = MAX_JSON_DEPTH, what: str = "JSON") -> Any:
+    """Parse ``data`` (UTF-8, an optional BOM) as JSON nested at most ``max_depth`` deep.
+
+    :raises JSONLimitError: nested deeper than ``max_depth``, or not UTF-8.
+    :raises json.JSONDecodeError: not valid JSON (a :class:`ValueError` too).
+    """
+    depth = json_depth(data)
+    if depth > max_depth:
+        raise JSONLimitError(f"{what} is nested {depth} levels deep (the limit is {max_depth})")
+    import json
+
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise JSONLimitError(f"{what} is not UTF-8: {exc.reason}") from None
+    try:
+        return json.loads(text)
+    except RecursionError:  # a depth the count above missed cannot crash the caller
+        raise JSONLimitError(f"{what} is nested too deep") from None
+
+
+def read_json_bounded(
+    path: Path | str,
+    *,
+    limit: int = MAX_CONFIG_BYTES,
+    max_depth: int = MAX_JSON_DEPTH,
+    area: Path | str | None = None,
+    follow: bool = True,
+) -> Any:
+    """The parsed JSON of regular file ``path``, read with every bound.
+
+    The reader for lock files, installers' records, registries and manifests:
+    :func:`read_bounded` (regular files only, never blocks on a FIFO, at most
+    ``limit`` bytes), then :func:`loads_bounded` (at most ``max_depth`` deep).
+    With ``area``, a file whose real path lies outside that directory (a
+    ``skills-lock.json`` symlinked out of the repository) is refused before it
+    is opened. With ``follow`` false, a symbolic link is refused.
+
+    :raises FileNotFoundError: the file is missing.
+    :raises OSError: as :func:`read_bounded` (a FIFO, a device, too large …).
+    :raises JSONLimitError: outside ``area``, too deep, not UTF-8.
+    :raises json.JSONDecodeError: not valid JSON.
+    """
+    if area is not None:
+        outside = outside_area(path, os.path.realpath(area))
+        if outside is not None:
+            if not os.path.lexists(path):
+                raise FileNotFoundError(errno.ENOENT, "no such file", os.fspath(path))
+            raise JSONLimitError(
+                f"is a link to {outside}, outside {os.path.realpath(area)}; not read"
+            )
+    return loads_bounded(read_bounded(path, limit, follow=follow), max_depth=max_depth)
+
+
+def iter_file_chunks(path: Path | str, *, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """The bytes of regular file ``path`` in chunks of at most ``chunk`` bytes.
+
+    Opened as :func:`open_regular` does, without following a final symbolic
+    link: for hashing a file of any size in constant memory (a 3 GiB sparse
+    file is never held whole). :raises OSError: as :func:`open_regular`.
+    """
+    fd, _st = open_regular(path, follow=False)
+    try:
+        while True:
+            block = os.read(fd, chunk)
+            if not block:
+                return
+            yield block
+    finally:
+        os.close(fd)
+
+
+# -- where skillpath may write -------------------------------------------------------
+
+
+def destination_problem(target: Path | str, base: Path | str) -> str | None:
+    """Why skillpath must not write ``target`` (below ``base``), or ``None`` when it may.
+
+    ``base`` is the project root (or, in the user scope, the user's agent
+    folder such as ``~/.claude``). Checked for ``base`` and every existing
+    folder from it down to ``target`` (what does not exist yet is created by
+    skillpath itself):
+
+    * below ``base``, a symbolic link whose real path leaves the real ``base``
+      (a repository's ``.claude -> ~/.claude``) is refused; ``base`` itself
+      may be a link (a user's dotfiles);
+    * each existing folder must be owned by the user (or root, or the user of
+      a ``sudo`` run) and not writable by other users;
+    * a path on the way that is not a folder is refused.
+
+    ``target`` must be ``base`` or lexically below it. The answer is a reason
+    for people ("…/.claude is a symbolic link to /home/u/.claude, outside
+    /repo"), without the path of ``target`` itself.
+    """
+    from skillpath.context import _trusted_owners, _writable_by_others
+
+    base_text = os.path.abspath(os.fspath(base))
+    target_text = os.path.abspath(os.fspath(target))
+    if target_text != base_text and not target_text.startswith(base_text.rstrip(os.sep) + os.sep):
+        return f"{target_text} is not inside {base_text}"
+    real_base = os.path.realpath(base_text)
+    rest = os.path.relpath(target_text, base_text)
+    steps = [base_text]
+    if rest != os.curdir:
+        for part in rest.split(os.sep):
+            steps.append(os.path.join(steps[-1], part))
+    owners = _trusted_owners() if hasattr(os, "geteuid") else None
+    for i, step in enumerate(steps):
+        try:
+            lst = os.lstat(step)
+        except FileNotFoundError:
+            return None  # skillpath creates the rest
+        except OSError as exc:
+            return f"{step}: {describe_oserror(exc)}"
+        if stat.S_ISLNK(lst.st_mode) and i > 0:
+            real = os.path.realpath(step)
+            if not _contains(real_base, real):
+                return f"{step} is a symbolic link to {real}, outside {real_base}"
+        try:
+            st = os.stat(step)
+        except OSError as exc:
+            return f"{step}: {describe_oserror(exc)} (a dangling link?)"
+        if not stat.S_ISDIR(st.st_mode):
+            if i == len(steps) - 1:
+                return None  # the target itself: the caller decides about a file in the way
+            return f"{step} is not a folder"
+        if owners is None:
+            continue
+        if st.st_uid not in owners:
+            return f"{step} is owned by uid {st.st_uid}, not by you"
+        writable = _writable_by_others(st)
+        if writable is not None:
+            return f"{step} is {writable}"
+    return None

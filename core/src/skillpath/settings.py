@@ -86,7 +86,8 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         ),
         "custom_directories": _list(
             "Extra skills roots scanned one level deep (description required); "
-            "`~` expands, relative paths resolve against the project root."
+            "`~` expands; relative paths resolve against the project root in a "
+            "project's config, against home (with a warning) in the user's."
         ),
         "ignored": _list("Glob patterns on skill names to drop."),
         "include": _list("Glob patterns on skill names to keep; empty keeps all."),

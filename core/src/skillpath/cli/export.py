@@ -56,7 +56,9 @@ def export_cmd(
     directories) into an agent's skills folder, and record them in the lock
     (.skillpath/export-lock.json in the project, in the format `npx skills` writes; with
     --user, the lock in the skillpath home). A folder skillpath did not write is never
-    overwritten.
+    overwritten. The
+    lock is a claim: only your own records of what skillpath wrote let it replace or
+    prune a folder, and nothing is written through a link out of the project.
 
     \b
     skillpath export --to claude                 # .claude/skills in the project
@@ -104,13 +106,13 @@ def export_cmd(
             if a.action == "clash":
                 line += f"\n            {a.detail}"
             echo(line)
-        for d in report.drift:
-            echo(f"drift  {d.kind:<15} {d.name:<24} {d.detail}")
+        for item in report.drift:
+            echo(f"drift  {item.kind:<15} {item.name:<24} {item.detail}")
         for d in report.diagnostics:
             echo(f"{d.level}: {d.message} [{d.code}]", err=True)
         if check:
             echo("in sync" if report.ok else f"{len(report.drift)} difference(s)")
-        elif not report.actions:
+        elif not report.actions and report.ok:
             echo("nothing to export (see --from and --select)")
     if not report.ok:
         if check:
@@ -119,13 +121,11 @@ def export_cmd(
                 error="drift",
                 path=report.lock,
             )
-        clashes = [a for a in report.actions if a.action == "clash"]
-        fail(
-            f"{len(clashes)} folder(s) in the way and "
-            f"{sum(1 for d in report.diagnostics if d.level == 'error')} error(s)",
-            error="export-failed",
-            path=report.folder,
-        )
+        clashes = sum(1 for a in report.actions if a.action == "clash")
+        errors = sum(1 for d in report.diagnostics if d.level == "error")
+        parts = [f"{clashes} folder(s) in the way"] if clashes else []
+        parts += [f"{errors} error(s)"] if errors or not clashes else []
+        fail(" and ".join(parts), error="export-failed", path=report.folder)
 
 
 def _plugin(

@@ -11,6 +11,7 @@ import click
 from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
 from skillpath.cli._load import project_context
 from skillpath.lint import has_errors, lint_paths, name_problems
+from skillpath.safety import destination_problem
 
 __all__ = [
     "PACK_ENTRY_POINT_GROUP",
@@ -105,7 +106,9 @@ def new_cmd(
     goes into the project's .agents/skills (the project is the repository root,
     or --cwd), or into the folder of the agent --agent names (claude:
     .claude/skills, codex: .codex/skills, …), or into the skills root --dir
-    names; an existing folder is never touched.
+    names; an existing folder is never touched. Nothing is written
+    through a symbolic link out of the project or into a folder another user owns or can
+    write to.
 
     JSON shape: {"name", "path" (the folder), "skill_file", "findings": [as in
     `validate --json`]}.
@@ -115,6 +118,7 @@ def new_cmd(
         fail("--dir and --agent name two places; give one", code=2, error="usage")
     ctx, _diags = project_context(cwd)
     if directory is None:
+        base = ctx.project_root
         if agent == "skillpath":
             root = ctx.project_root / ".skillpath" / "skills"
         else:
@@ -123,7 +127,11 @@ def new_cmd(
             root = agent_folder(agent or "agents", ctx)
     else:
         root = directory if directory.is_absolute() else ctx.cwd / directory
+        base = root
     folder = root / name
+    refused = destination_problem(folder, base)
+    if refused is not None:
+        fail(f"not writing {folder}: {refused}", error="unsafe-destination", path=folder)
     if folder.exists() or folder.is_symlink():
         fail(
             f"{folder} already exists; choose another name or remove it",

@@ -55,8 +55,10 @@ from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
 from skillpath.context import is_relative_to, unsafe_dir_reason
 from skillpath.safety import (
     ContainmentError,
+    JSONLimitError,
     check_relative,
     describe_oserror,
+    loads_bounded,
     outside_area,
     project_area,
     read_bounded,
@@ -179,9 +181,9 @@ def _read_json(path: Path, d: Discovery, what: str, level: str = "error") -> tup
             )
         return True, None
     try:
-        return True, json.loads(raw.decode("utf-8-sig"))
-    except UnicodeDecodeError as exc:
-        d.diagnostic(level, f"bad-{what}", f"{what} is not UTF-8: {exc.reason}", path)
+        return True, loads_bounded(raw, what=what)
+    except JSONLimitError as exc:  # nested too deep, or not UTF-8
+        d.diagnostic(level, f"bad-{what}", str(exc), path)
     except json.JSONDecodeError as exc:
         d.diagnostic(level, f"bad-{what}", f"{what} is not valid JSON: {exc.msg}", path, exc.lineno)
     return True, None
