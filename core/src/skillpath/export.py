@@ -1030,7 +1030,9 @@ def check_export(
                 "error", "export-destination-refused", f"not checking {folder}: {problem}", folder
             )
         )
-        return ExportReport(to, "user" if user else "project", folder, lock_file, (), (), tuple(diags))
+        return ExportReport(
+            to, "user" if user else "project", folder, lock_file, (), (), tuple(diags)
+        )
     lock = read_lock(lock_file, diags, area=None if user else ctx.project_root)
     entries = dict(lock.get("skills", {}))
     if not user:
