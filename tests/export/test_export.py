@@ -208,7 +208,8 @@ def test_pack_and_library_reach_claude_and_agents_with_a_lock(
     shadow = {s["name"] for s in json.loads(run(env, site, "list", "--json").stdout)["shadowed"]}
     assert {"team-review", "webkit"} <= names | shadow
     # and --check is happy
-    assert run(env, site, "export", "--to", "claude", "--check").returncode == 0
+    checked = run(env, site, "export", "--to", "claude", "--check")
+    assert checked.returncode == 0, checked.stdout
 
 
 def test_an_edited_copy_and_an_upgraded_package_each_fail_check(
@@ -224,7 +225,8 @@ def test_an_edited_copy_and_an_upgraded_package_each_fail_check(
     drift = json.loads(done.stdout)["drift"]
     assert [(d["name"], d["kind"]) for d in drift] == [("webkit", "copy-edited")]
     copy.write_text(original)
-    assert run(env, site, "export", "--to", "claude", "--check").returncode == 0
+    checked = run(env, site, "export", "--to", "claude", "--check")
+    assert checked.returncode == 0, checked.stdout
     install(site, pack_wheel(tmp_path / "wheels2", "2.0", review="Review code, version two."))
     done = run(env, site, "export", "--to", "claude", "--check", "--json")
     assert done.returncode == 1
@@ -233,7 +235,8 @@ def test_an_edited_copy_and_an_upgraded_package_each_fail_check(
     assert "1.0 -> 2.0" in item["detail"]
     # exporting again brings the copy up to date; the lock follows
     assert run(env, site, "export", "--to", "claude").returncode == 0
-    assert run(env, site, "export", "--to", "claude", "--check").returncode == 0
+    checked = run(env, site, "export", "--to", "claude", "--check")
+    assert checked.returncode == 0, checked.stdout
     lock = json.loads((env.project / ".skillpath" / "export-lock.json").read_text())
     assert lock["skills"]["team-review"]["ref"] == "2.0"
 

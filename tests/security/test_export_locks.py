@@ -98,7 +98,10 @@ def _claim(name: str, digest: str, *, mode: str = "copy") -> dict[str, Any]:
 
 
 def _write_lock(env: Env, entries: dict[str, Any]) -> Path:
-    lock = env.project / "skills-lock.json"
+    """The hostile lock, where export keeps its entries (``.skillpath/export-lock.json``,
+    which a cloned repository can ship as easily as ``skills-lock.json``)."""
+    lock = env.project / ".skillpath" / "export-lock.json"
+    lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text(json.dumps({"version": 1, "skills": entries}))
     return lock
 
@@ -365,12 +368,13 @@ def test_folder_hash_streams_big_files(tmp_path: Path) -> None:
     assert digest is not None
     assert peak < 8 * 1024 * 1024, peak  # a whole-file read would hold 64 MiB
     h = hashlib.sha256()
-    h.update(b"SKILL.md")
-    h.update(b"x")
     h.update(b"blob.bin")
     for _ in range(64):
         h.update(bytes(1024 * 1024))
-    assert digest == h.hexdigest()  # same hash as npx skills computes, in path order
+    h.update(b"SKILL.md")
+    h.update(b"x")
+    # same hash as npx skills computes, in its (localeCompare) path order
+    assert digest == h.hexdigest()
 
 
 # -- rows 12, 13, 15: locks and records nested deep, special, linked out -----------------
@@ -383,6 +387,7 @@ def _agent_skill(env: Env) -> Path:
 
 DEEP_PLACES = {
     "project-lock": lambda env: env.project / "skills-lock.json",
+    "export-lock": lambda env: env.project / ".skillpath" / "export-lock.json",
     "user-lock": lambda env: env.home / ".skillpath" / "export-lock.json",
     "global-lock": lambda env: env.home / ".agents" / ".skill-lock.json",
     "openskills": lambda env: env.project / ".claude" / "skills" / "reviewer" / ".openskills.json",
@@ -408,7 +413,7 @@ def test_deeply_nested_locks_are_a_diagnostic(isolated_env: Env, where: str) -> 
     assert about and "nested 100000 levels deep" in about[0]["message"], about
     exported = _cli(env, "export", "--from", "custom", "--to", "agents", "--json")
     codes = [d["code"] for d in json.loads(exported.stdout)["diagnostics"]]
-    if where == "project-lock":  # the lock export would rewrite: refused, not lost
+    if where == "export-lock":  # the lock export would rewrite: refused, not lost
         assert exported.returncode == 1
         assert {"lock-unreadable", "export-lock-unusable"} <= set(codes)
         assert path.read_bytes() == DEEP
@@ -445,10 +450,13 @@ def test_a_lock_that_is_a_fifo_or_dev_zero_does_not_hang(isolated_env: Env, kind
     _world(env)
     _agent_skill(env)
     lock = env.project / "skills-lock.json"
-    if kind == "fifo":
-        os.mkfifo(lock)
-    else:
-        lock.symlink_to("/dev/zero")
+    ours = env.project / ".skillpath" / "export-lock.json"
+    ours.parent.mkdir(parents=True, exist_ok=True)
+    for special in (lock, ours):
+        if kind == "fifo":
+            os.mkfifo(special)
+        else:
+            special.symlink_to("/dev/zero")
     for args in (("list", "--json"), ("doctor", "--json")):
         proc = _cli(env, *args)
         assert proc.returncode == 0, (args, proc.stderr[-2000:])
@@ -542,7 +550,7 @@ def test_new_refuses_a_skillpath_folder_linked_out_of_the_repository(
     env = isolated_env
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (env.project / ".skillpath").symlink_to(elsewhere, target_is_directory=True)
+    (env.project / ".agents").symlink_to(elsewhere, target_is_directory=True)
     done = _cli(env, "new", "fresh", "--json")
     assert done.returncode == 1
     error = json.loads(done.stdout)["error"]
@@ -550,6 +558,6 @@ def test_new_refuses_a_skillpath_folder_linked_out_of_the_repository(
     assert f"is a symbolic link to {elsewhere}" in error["message"]
     assert list(elsewhere.iterdir()) == []
     # an ordinary project still gets its skill
-    os.unlink(env.project / ".skillpath")
+    os.unlink(env.project / ".agents")
     assert _cli(env, "new", "fresh").returncode == 0
-    assert (env.project / ".skillpath" / "skills" / "fresh" / "SKILL.md").is_file()
+    assert (env.project / ".agents" / "skills" / "fresh" / "SKILL.md").is_file()

@@ -233,8 +233,11 @@ def files_hash(files: Mapping[str, bytes]) -> str:
 
 
 def _folder_members(folder: Path) -> list[tuple[str, str]]:
-    """``(relative path, full path)`` of every regular file below ``folder``, in path
-    order (symbolic links, special files, ``.git`` and ``node_modules`` left out)."""
+    """``(relative path, full path)`` of every regular file below ``folder``, in the
+    order :func:`files_hash` uses (symbolic links, special files, ``.git`` and
+    ``node_modules`` left out)."""
+    from skillpath._collate import npx_order
+
     members: list[tuple[str, str]] = []
     base = os.fspath(folder)
     for top, dirs, names in os.walk(base, followlinks=False):
@@ -246,7 +249,7 @@ def _folder_members(folder: Path) -> list[tuple[str, str]]:
             if not stat.S_ISREG(os.lstat(full).st_mode):
                 continue
             members.append((Path(os.path.relpath(full, base)).as_posix(), full))
-    members.sort()
+    members.sort(key=lambda m: npx_order(m[0]))
     return members
 
 
