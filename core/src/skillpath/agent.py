@@ -34,6 +34,7 @@ the inline-shell policy all stay the session's.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import uuid
@@ -477,7 +478,7 @@ class AgentSkills:
                 return held[1]
             key = uuid.uuid4().hex
             try:
-                ref = weakref.ref(owner, lambda r, i=ident: self._drop_key(i, r))
+                ref = weakref.ref(owner, functools.partial(self._drop_key, ident))
             except TypeError:  # not weakly referenceable: every call its own conversation
                 return key
             self._keys[ident] = (ref, key)
