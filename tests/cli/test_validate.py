@@ -53,7 +53,8 @@ def test_unicode_names_follow_the_reference_validator_only_for_agentskills(
 ) -> None:
     d = skill(tmp_path, "café", "name: café\ndescription: ok\n")
     assert "name-charset" not in codes(lint_skill_dir(d, "agentskills"))
-    assert codes(lint_skill_dir(d, "opencode"))["name-charset"][0] == "error"
+    # OpenCode loads any string name (a warning: other agents are stricter)
+    assert codes(lint_skill_dir(d, "opencode"))["name-charset"][0] == "warning"
 
 
 def test_claude_name_mismatch_states_both_names(tmp_path: Path) -> None:
@@ -68,13 +69,14 @@ def test_claude_name_mismatch_states_both_names(tmp_path: Path) -> None:
 
 def test_description_rules_per_target(tmp_path: Path) -> None:
     d = skill(tmp_path, "long", f"name: long\ndescription: {'x' * 1025}\n")
-    assert codes(lint_skill_dir(d, "codex"))["description-length"] == ("error", 3)
+    # Codex 0.171 loads it and cuts the description (checked against the real agent)
+    assert codes(lint_skill_dir(d, "codex"))["description-length"] == ("warning", 3)
     assert codes(lint_skill_dir(d, "claude"))["description-length"][0] == "warning"
-    assert "Codex rejects" in next(
+    assert "Codex cuts it" in next(
         f.message for f in lint_skill_dir(d, "codex") if f.code == "description-length"
     )
     d = skill(tmp_path, "nodesc", "name: nodesc\n")
-    assert codes(lint_skill_dir(d, "codex"))["description-missing"][0] == "error"
+    assert codes(lint_skill_dir(d, "codex"))["agent-skips"][0] == "error"
     assert codes(lint_skill_dir(d, "claude"))["description-missing"][0] == "warning"
     d = skill(tmp_path, "listdesc", "name: listdesc\ndescription: [a, b]\n")
     assert codes(lint_skill_dir(d))["description-type"] == ("error", 3)
@@ -170,9 +172,9 @@ def test_lint_paths_roots_files_and_merged_targets(tmp_path: Path) -> None:
     skill(root, "good", "name: good\ndescription: ok\n")
     skill(root, "bad", "name: other\ndescription: ok\n")
     (root / ".hidden").mkdir()
-    found = lint_paths([root], ["agentskills", "opencode"])
+    found = lint_paths([root], ["agentskills", "copilot"])
     (f,) = found
-    assert f.code == "name-dir-mismatch" and f.targets == ("agentskills", "opencode")
+    assert f.code == "name-dir-mismatch" and f.targets == ("agentskills", "copilot")
     assert lint_paths([root / "bad" / "SKILL.md", root / "bad"]) == lint_paths([root / "bad"])
     (nothing,) = lint_paths([tmp_path / "missing"])
     assert nothing.code == "no-skills"
@@ -187,7 +189,7 @@ def test_validate_cli_exit_codes_and_json(cli: Cli, isolated_env: Env) -> None:
     assert res.exit_code == 0, res.output
     assert "1 skill(s) checked for agents: 0 error(s)" in res.stdout
     skill(root, "bad", f"name: bad\ndescription: {'x' * 1100}\n")
-    res = cli.run("validate", "skills", "--target", "codex")
+    res = cli.run("validate", "skills", "--target", "agentskills")
     assert res.exit_code == 1
     assert res.stderr == "skillpath: error: validation failed: 1 error(s)\n"
     assert res.stdout.startswith("skills/bad/SKILL.md:3: error: `description` is 1100")
@@ -231,8 +233,10 @@ def test_an_unquoted_colon_is_flagged_for_strict_parsers(tmp_path: Path) -> None
         yaml.safe_load("description: Use when: things break")
     findings = lint_paths([d], ["agentskills", "claude", "codex"])
     got = {(f.code, f.level, f.line, f.targets) for f in findings}
+    # Claude Code and Codex read the value anyway (checked against the real agents)
     assert got == {
-        ("unquoted-colon", "error", 3, ("agentskills", "codex")),
+        ("unquoted-colon", "error", 3, ("agentskills",)),
+        ("unquoted-colon", "warning", 3, ("codex",)),
         ("unquoted-colon", "warning", 3, ("claude",)),
     }
     assert all("`description`" in f.message and "quote the value" in f.message for f in findings)

@@ -1,15 +1,16 @@
 """The real counterparts (``testing/npm``): Claude Code, Codex CLI, OpenCode, ``npx skills``,
 the MCP conformance suite, and the Node.js they run on.
 
-``.ci/run`` installs them (``npm install --no-save`` in ``testing/npm``). A test that needs one asks the
-``counterpart`` fixture for its command; where it is not installed the test is skipped with
-the command that installs it, except under CI (``CI`` set), where a missing counterpart is a
-failure: the differential tests must never pass by not running.
+``.ci/run`` installs them (``npm install --no-save`` in ``testing/npm``). A test that needs
+one asks the ``counterpart`` fixture for its command; where it is not installed the test is
+skipped with the command that installs it, except under CI (``CI`` set), where a missing
+counterpart is a failure: the differential tests must never pass by not running.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,10 @@ import pytest
 
 NPM = Path(__file__).resolve().parents[2] / "testing" / "npm"
 BIN = NPM / "node_modules" / ".bin"
+
+# the helpers beside the tests (fakemodel, agentrun, cases) import by their plain names
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

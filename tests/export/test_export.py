@@ -148,7 +148,8 @@ def npx_hash(folder: Path) -> str:
             full = Path(dirpath) / name
             files.append((full.relative_to(folder).as_posix(), full.read_bytes()))
     h = hashlib.sha256()
-    for rel, data in sorted(files):
+    # JavaScript's localeCompare order: case-insensitive first, lowercase before uppercase
+    for rel, data in sorted(files, key=lambda f: (f[0].lower(), f[0].swapcase())):
         h.update(rel.encode())
         h.update(data)
     return h.hexdigest()
@@ -186,7 +187,7 @@ def test_pack_and_library_reach_claude_and_agents_with_a_lock(
     )
     assert os.access(claude / "team-review" / "scripts" / "check.py", os.X_OK)
     assert (claude / "webkit" / "references" / "api.md").read_text() == "# API\n"
-    lock = json.loads((env.project / "skills-lock.json").read_text())
+    lock = json.loads((env.project / ".skillpath" / "export-lock.json").read_text())
     assert lock["version"] == 1
     team = lock["skills"]["team-review"]
     assert (team["source"], team["sourceType"], team["ref"]) == (
@@ -233,7 +234,7 @@ def test_an_edited_copy_and_an_upgraded_package_each_fail_check(
     # exporting again brings the copy up to date; the lock follows
     assert run(env, site, "export", "--to", "claude").returncode == 0
     assert run(env, site, "export", "--to", "claude", "--check").returncode == 0
-    lock = json.loads((env.project / "skills-lock.json").read_text())
+    lock = json.loads((env.project / ".skillpath" / "export-lock.json").read_text())
     assert lock["skills"]["team-review"]["ref"] == "2.0"
 
 
@@ -243,9 +244,11 @@ def test_prune_removes_exactly_what_it_should(isolated_env: Env, site: Path) -> 
     mine = claude / "handwritten"
     mine.mkdir(parents=True)
     (mine / "SKILL.md").write_text(skill_text("The user's own."))
-    lock_path = env.project / "skills-lock.json"
+    shared = env.project / "skills-lock.json"
     foreign = {"source": "someone/else", "sourceType": "github", "computedHash": "abc"}
-    lock_path.write_text(json.dumps({"version": 1, "skills": {"other-tool": foreign}}))
+    shared.write_text(json.dumps({"version": 1, "skills": {"other-tool": foreign}}))
+    before = shared.read_bytes()
+    lock_path = env.project / ".skillpath" / "export-lock.json"
     assert run(env, site, "export", "--to", "claude").returncode == 0
     done = run(env, site, "export", "--to", "claude", "--select", "team-*", "--prune", "--json")
     assert done.returncode == 0, done.stderr
@@ -253,8 +256,8 @@ def test_prune_removes_exactly_what_it_should(isolated_env: Env, site: Path) -> 
     assert actions == {("team-review", "unchanged"), ("webkit", "prune")}
     assert sorted(p.name for p in claude.iterdir()) == ["handwritten", "team-review"]
     lock = json.loads(lock_path.read_text())
-    assert sorted(lock["skills"]) == ["other-tool", "team-review"]
-    assert lock["skills"]["other-tool"] == foreign  # never touched
+    assert sorted(lock["skills"]) == ["team-review"]
+    assert shared.read_bytes() == before  # the shared lock is never touched
 
 
 def test_a_folder_skillpath_did_not_write_is_never_overwritten(
@@ -281,6 +284,7 @@ def test_dry_run_changes_nothing(isolated_env: Env, site: Path) -> None:
     assert "would write" in done.stdout
     assert not (env.project / ".agents").exists()
     assert not (env.project / "skills-lock.json").exists()
+    assert not (env.project / ".skillpath" / "export-lock.json").exists()
 
 
 def test_two_concurrent_exports_leave_a_consistent_tree(isolated_env: Env, site: Path) -> None:
@@ -306,7 +310,7 @@ def test_two_concurrent_exports_leave_a_consistent_tree(isolated_env: Env, site:
     ]
     outs = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], [e for _o, e in outs]
-    lock = json.loads((env.project / "skills-lock.json").read_text())
+    lock = json.loads((env.project / ".skillpath" / "export-lock.json").read_text())
     for name in ("team-review", "webkit"):
         assert set(lock["skills"][name]["skillpath"]["targets"]) == {"claude", "agents"}
         for folder in (".claude/skills", ".agents/skills"):
@@ -398,7 +402,8 @@ def test_user_scope_keeps_its_lock_in_the_skillpath_home(isolated_env: Env) -> N
 def test_files_hash_matches_the_npx_algorithm() -> None:
     files = {"b.txt": b"B", "SKILL.md": b"x", "a/c.md": b"c"}
     h = hashlib.sha256()
-    for rel in sorted(files):
+    # the order of JavaScript's localeCompare (node sorts them so), not code points
+    for rel in ["a/c.md", "b.txt", "SKILL.md"]:
         h.update(rel.encode())
         h.update(files[rel])
     assert files_hash(files) == h.hexdigest()

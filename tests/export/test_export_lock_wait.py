@@ -38,7 +38,8 @@ def _world(env: Env) -> Path:
 
 
 def _lock_file(env: Env) -> Path:
-    key = hashlib.sha256(os.fsencode(str(env.project / "skills-lock.json"))).hexdigest()[:24]
+    lock = env.project / ".skillpath" / "export-lock.json"
+    key = hashlib.sha256(os.fsencode(str(lock))).hexdigest()[:24]
     return env.home / "cache" / "locks" / f"export-{key}.lock"
 
 

@@ -46,6 +46,7 @@ from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.prompt import Invocation
 from skillpath.shell import DISABLED_TEXT, LEARNED_LEVEL, ShellPolicy, shell_spans
 from skillpath.suggest import conditional_message, near_names, unknown_skill_message
+from skillpath.textguard import strip_invisible
 from skillpath.urls import read_text_file
 
 if TYPE_CHECKING:
@@ -296,6 +297,17 @@ def render_skill(
         note = shell_placeholder_note(skill, start, policy)
         if note is not None:
             diags.append(note)
+    text, removed = strip_invisible(text)
+    if removed:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "invisible-characters-removed",
+                f"skill {skill.name!r}: {removed} invisible character(s) (Unicode tags, bidi "
+                "controls, zero-width) removed before the text reached the model",
+                skill.path,
+            )
+        )
     content = text.rstrip("\n") + _footer(skill, args.strip()) if trigger == "command" else text
     return RenderedPrompt(
         name=skill.name,
@@ -348,8 +360,8 @@ class SkillCommand:
 
     @property
     def description(self) -> str:
-        """The skill description."""
-        return self.skill.description
+        """The skill description (invisible characters removed: it reaches the model)."""
+        return strip_invisible(self.skill.description)[0]
 
     @property
     def argument_hint(self) -> str | None:

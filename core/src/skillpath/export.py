@@ -17,13 +17,14 @@ github    ``.github/skills``  ``~/.copilot/skills``
 
 The project is the repository root (or the working directory outside a repository).
 
-**The lock.** In the project, ``skills-lock.json`` at the project root, in the format
-``npx skills`` writes (``{"version": 1, "skills": {name: {"source", "ref",
+**The lock.** In the project, ``.skillpath/export-lock.json``, in the format of
+``npx skills``' ``skills-lock.json`` (``{"version": 1, "skills": {name: {"source", "ref",
 "sourceType", "computedHash"}}}``; ``computedHash`` is a SHA-256 over each file's
-relative path and bytes, in path order, as ``npx skills`` computes it). skillpath adds
-one field of its own to the entries it writes, ``"skillpath": {"provider",
-"targets": {agent: {"path", "mode"}}, …}``, and never touches other entries. In the
-user scope the lock is ``<skillpath home>/export-lock.json``, same format.
+relative path and bytes, as ``npx skills`` computes it) plus one field of skillpath's
+own, ``"skillpath": {"provider", "targets": {agent: {"path", "mode"}}, …}``. It is not
+``skills-lock.json`` itself: ``npx skills`` would try to fetch a ``python-package``
+entry (see :mod:`skillpath.locks`); entries an earlier version wrote there are moved
+on the next export. In the user scope the lock is ``<skillpath home>/export-lock.json``.
 
 **Safety.** A folder skillpath did not write (not in the lock as its own) is never
 overwritten or deleted: the clash is an error naming both. Each skill folder is
@@ -204,9 +205,12 @@ def skill_source(skill: Skill) -> dict[str, str]:
 
 def files_hash(files: Mapping[str, bytes]) -> str:
     """``computedHash`` of a folder given as ``{relative path: bytes}`` (what ``npx
-    skills`` computes: SHA-256 over each relative path then its bytes, in path order)."""
+    skills`` computes: SHA-256 over each relative path then its bytes, in the order of
+    JavaScript's ``localeCompare``, see :mod:`skillpath._collate`)."""
+    from skillpath._collate import npx_order
+
     h = hashlib.sha256()
-    for rel in sorted(files):
+    for rel in sorted(files, key=npx_order):
         h.update(rel.encode("utf-8", "surrogatepass"))
         h.update(files[rel])
     return h.hexdigest()
@@ -331,8 +335,10 @@ def agent_folder(agent: str, ctx: SkillContext, *, user: bool = False) -> Path:
 
 
 def lock_path(ctx: SkillContext, *, user: bool = False) -> Path:
-    """The lock file of the project (``skills-lock.json``) or of the user scope."""
-    return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / LOCK_FILE
+    """The export lock of the project (``.skillpath/export-lock.json``) or of the user scope."""
+    from skillpath.locks import EXPORT_LOCK_FILE
+
+    return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / EXPORT_LOCK_FILE
 
 
 def select_skills(
@@ -578,6 +584,7 @@ def export_skills(
     with guard:
         lock = read_lock(lock_file, diags)
         entries: dict[str, Any] = dict(lock.get("skills", {}))
+        legacy = {} if user else _legacy(ctx, entries)
         chosen_names = set()
         for skill in chosen:
             if not _NAME.fullmatch(skill.name) or skill.name in chosen_names:
@@ -691,9 +698,22 @@ def export_skills(
                     entries[name] = entry
                 else:
                     del entries[name]
-        if not dry_run and any(a.action in ("write", "prune") for a in actions):
+        if not dry_run and (legacy or any(a.action in ("write", "prune") for a in actions)):
             _write_lock(lock_file, {**lock, "skills": entries})
+            if legacy:
+                from skillpath.locks import drop_legacy_export_entries
+
+                drop_legacy_export_entries(ctx, legacy)
     return ExportReport(to, scope, folder, lock_file, tuple(actions), (), tuple(diags), dry_run)
+
+
+def _legacy(ctx: SkillContext, entries: dict[str, Any]) -> dict[str, Any]:
+    """Adopt into ``entries`` what an earlier export wrote into ``skills-lock.json``."""
+    from skillpath.locks import legacy_export_entries
+
+    legacy = {k: v for k, v in legacy_export_entries(ctx).items() if k not in entries}
+    entries.update(legacy)
+    return legacy
 
 
 def _recorded(entry: Mapping[str, Any], target: Mapping[str, Any]) -> str | None:
@@ -737,7 +757,9 @@ def check_export(
     policy = ShellPolicy.from_settings(ctx.settings)
     diags: list[Diagnostic] = []
     lock = read_lock(lock_file, diags)
-    entries = lock.get("skills", {})
+    entries = dict(lock.get("skills", {}))
+    if not user:
+        _legacy(ctx, entries)
     every = list(skills)
     chosen_skills = select_skills(every, providers, select)
     chosen = {s.name for s in chosen_skills}

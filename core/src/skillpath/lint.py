@@ -169,6 +169,10 @@ CODES: dict[str, tuple[str, tuple[str | None, ...]]] = {
         (_E, _OFF, _OFF, _OFF, _OFF),
     ),
     "dangling-symlink": ("SKILL.md is a symlink to nothing", (_E,) * 5),
+    "agent-skips": (
+        "the target agent does not load the file (its loader's rule, as `--agent` views show)",
+        (_OFF, _E, _E, _E, _OFF),
+    ),
     "skill-file-outside": ("SKILL.md is a symlink out of its folder", (_E,) * 5),
 }
 
@@ -188,6 +192,7 @@ _AGENTS_LEVELS: dict[str, str | None] = {
     "empty-body": _W,
     "placeholder-description": _W,
     "flow-collection": _OFF,
+    "agent-skips": _OFF,
 }
 CODES = {
     code: (meaning, (*levels, _AGENTS_LEVELS.get(code, _E)))
@@ -482,7 +487,7 @@ class _Linter:
             )
         if len(desc) > DESCRIPTION_MAX:
             why = {
-                "codex": "Codex rejects the skill",
+                "codex": "Codex cuts it to 1,021 characters and `...`",
                 "claude": "other agents reject it",
             }.get(self.target, "the limit of the Agent Skills standard")
             self.add(
@@ -643,7 +648,40 @@ def lint_skill_dir(path: Path | str, target: str = DEFAULT_TARGET) -> list[Findi
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r} (choose from {', '.join(TARGETS)})")
-    return _Linter(Path(path), target).run()
+    findings = _Linter(Path(path), target).run()
+    agent = _VIEW_AGENTS.get(target)
+    skill_file = Path(path) / "SKILL.md"
+    if agent is None or not skill_file.is_file():
+        return findings
+    return _as_the_agent_loads(findings, agent, target, skill_file)
+
+
+#: The targets whose load rules come from an agent view (:mod:`skillpath.views`).
+_VIEW_AGENTS = {"claude": "claude-code", "codex": "codex", "opencode": "opencode"}
+_AGENT_LABELS = {"claude-code": "Claude Code", "codex": "Codex", "opencode": "OpenCode"}
+
+
+def _as_the_agent_loads(
+    findings: list[Finding], agent: str, target: str, skill_file: Path
+) -> list[Finding]:
+    """Make the errors agree with the agent: an error only when the agent's own loader
+    skips the file (``agent-skips``); what it loads anyway is at most a warning."""
+    from skillpath.views import skip_reason
+
+    reason = skip_reason(agent, skill_file)
+    label = _AGENT_LABELS[agent]
+    if reason is None:
+        return [
+            attrs.evolve(f, level="warning", message=f"{f.message} ({label} loads it anyway)")
+            if f.level == "error"
+            else f
+            for f in findings
+        ]
+    out = [f for f in findings if f.level != "error"]
+    out.append(
+        Finding("agent-skips", "error", f"{label} skips it: {reason}", skill_file, None, (target,))
+    )
+    return out
 
 
 def iter_skill_dirs(

@@ -643,8 +643,27 @@ class PluginHost:
             if not isinstance(res, Resource):
                 self._bad_return(impl, "resolve_url", res, diags)
                 continue
-            return res
+            return _visible(res, diags)
         raise ResolveError(f"no resolver handles {url!r}")
+
+
+def _visible(res: Resource, diags: list[Diagnostic]) -> Resource:
+    """``res`` without invisible characters (tags, bidi controls, zero-width), reported."""
+    from skillpath.textguard import strip_invisible
+
+    content, removed = strip_invisible(res.content)
+    if not removed:
+        return res
+    diags.append(
+        Diagnostic(
+            "warning",
+            "invisible-characters-removed",
+            f"{res.url}: {removed} invisible character(s) (Unicode tags, bidi controls, "
+            "zero-width) removed before the text reached the model",
+            res.path,
+        )
+    )
+    return attrs.evolve(res, content=content)
 
 
 _HOSTS: dict[tuple[Any, ...], PluginHost] = {}

@@ -9,8 +9,10 @@ Nothing here is guessed: each origin names the record it was read from.
 ``mcp``                 the MCP server a skill was fetched from
 ``claude-plugin``       Claude Code's ``installed_plugins.json`` (plugin, marketplace,
                         version, commit, last update)
-``skillpath-export``    this project's ``skills-lock.json`` (or the user export lock)
-                        entry that ``skillpath export`` wrote
+``skillpath-export``    this project's export lock (``.skillpath/export-lock.json``; or the
+                        user export lock) entry that ``skillpath export`` wrote
+``gh-skill``            ``metadata.github-repo``, ``github-path``, ``github-ref`` and
+                        ``github-tree-sha`` in the skill's frontmatter (``gh skill install``)
 ``npx-skills``          ``skills-lock.json`` in the project, or ``~/.agents/.skill-lock.json``
                         (``npx skills``: source, ref, type, hash, install time)
 ``openskills``          ``.openskills.json`` in the skill's folder (openskills)
@@ -124,6 +126,25 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _gh_skill(skill: Skill) -> Origin | None:
+    """The origin ``gh skill install`` writes into the frontmatter's ``metadata``."""
+    meta = skill.frontmatter.metadata
+    repo = _str(meta.get("github-repo"))
+    if repo is None:
+        return None
+    return Origin(
+        "gh-skill",
+        repo,
+        _str(meta.get("github-ref")),
+        record=skill.path,
+        hash=_str(meta.get("github-tree-sha")),
+        detail={
+            "path": _str(meta.get("github-path")),
+            "tree_sha": _str(meta.get("github-tree-sha")),
+        },
+    )
+
+
 @attrs.define(eq=False)
 class ProvenanceIndex:
     """The installers' records for one context, read once; :meth:`origin` per skill."""
@@ -132,6 +153,8 @@ class ProvenanceIndex:
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     _project_lock: dict[str, Any] = attrs.field(factory=dict)
     _project_lock_path: Path | None = None
+    _export_lock: dict[str, Any] = attrs.field(factory=dict)
+    _export_lock_path: Path | None = None
     _user_lock: dict[str, Any] = attrs.field(factory=dict)
     _user_lock_path: Path | None = None
     _global_lock: dict[str, Any] = attrs.field(factory=dict)
@@ -145,6 +168,11 @@ class ProvenanceIndex:
         project = ctx.project_root / LOCK_FILE
         index._project_lock = _skills_map(_read_json(project, diags))
         index._project_lock_path = project
+        from skillpath.locks import EXPORT_LOCK_FILE
+
+        exported = ctx.project_root / EXPORT_LOCK_FILE
+        index._export_lock = _skills_map(_read_json(exported, diags))
+        index._export_lock_path = exported
         user = ctx.skillpath_home / USER_LOCK_FILE
         index._user_lock = _skills_map(_read_json(user, diags))
         index._user_lock_path = user
@@ -172,11 +200,15 @@ class ProvenanceIndex:
         if src.provider not in _AGENT_FOLDER_PROVIDERS or skill.base_dir is None:
             return None
         base = skill.base_dir
-        if self._project_lock or self._user_lock or self._global_lock:  # else nothing to find
+        if self._any_lock():  # else nothing to find
             found = self._from_lock(skill, base, verify)
             if found is not None:
                 return found
-        return self._openskills(base)
+        gh = _gh_skill(skill)
+        return gh if gh is not None else self._openskills(base)
+
+    def _any_lock(self) -> bool:
+        return bool(self._project_lock or self._export_lock or self._user_lock or self._global_lock)
 
     def origins(
         self, skills: Iterable[Skill], looked: Mapping[str, bool] | None = None
@@ -190,7 +222,7 @@ class ProvenanceIndex:
         read it (what :func:`skillpath.scan.looking_for` gives for
         :data:`OPENSKILLS_FILE`); a folder not in it is looked at here.
         """
-        if self._project_lock or self._user_lock or self._global_lock:
+        if self._any_lock():
             return [self.origin(skill) for skill in skills]
         agent_folders = _AGENT_FOLDER_PROVIDERS
         exists = lexists
@@ -205,6 +237,7 @@ class ProvenanceIndex:
                 and base is not None
                 and src.loaded_from != "mcp"
                 and not src.detail
+                and not skill.frontmatter.metadata.get("github-repo")
             ):
                 folder = str(base)
                 found = known.get(folder)
@@ -247,6 +280,7 @@ class ProvenanceIndex:
         inside_project = _within(base, self.ctx.project_root)
         candidates: list[tuple[dict[str, Any], Path | None, bool]] = []
         if inside_project:
+            candidates.append((self._export_lock, self._export_lock_path, True))
             candidates.append((self._project_lock, self._project_lock_path, True))
         else:
             candidates.append((self._user_lock, self._user_lock_path, True))

@@ -58,6 +58,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillpath.textguard import strip_invisible
+
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.model import Diagnostic, LoadResult, Skill
@@ -132,7 +134,7 @@ class SearchHit:
             "name": self.name,
             "score": self.score,
             "matched": list(self.matched),
-            "description": self.skill.description,
+            "description": strip_invisible(self.skill.description)[0],
         }
 
 
@@ -685,6 +687,6 @@ def format_hits(hits: Sequence[SearchHit], query: str) -> str:
         )
     lines = [f"Skills matching {query[:200]!r}, best first:"]
     for hit in hits:
-        desc = " ".join((hit.skill.description or "").split())
+        desc = " ".join(strip_invisible(hit.skill.description or "")[0].split())
         lines.append(f"- {hit.name}: {desc}" if desc else f"- {hit.name}")
     return "\n".join(lines)

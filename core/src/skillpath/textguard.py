@@ -35,9 +35,12 @@ import unicodedata
 
 __all__ = [
     "confusable_skeleton",
+    "count_invisible",
     "escape_controls",
     "invisible_characters",
+    "strip_invisible",
     "suspicious_phrases",
+    "suspicious_spans",
     "text_findings",
 ]
 
@@ -268,6 +271,23 @@ def suspicious_phrases(text: str) -> list[str]:
     ]
 
 
+def suspicious_spans(text: str) -> list[tuple[str, int, int]]:
+    """``(label, start, end)`` of each prompt-injection pattern ``text`` matches, in the
+    order of :func:`suspicious_phrases` (positions in ``text`` for ASCII text, in its
+    NFKC form otherwise)."""
+    labels = suspicious_phrases(text)
+    if not labels:
+        return []
+    folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    rx = dict(_SUSPICIOUS)
+    out = []
+    for label in labels:
+        m = _pattern(label, rx[label]).search(folded)
+        if m is not None:
+            out.append((label, m.start(), m.end()))
+    return out
+
+
 def text_findings(name: str, description: str) -> list[tuple[str, str]]:
     """``(code, message)`` warnings for a skill's name and description (may be empty)."""
     out: list[tuple[str, str]] = []
@@ -313,6 +333,32 @@ def text_findings(name: str, description: str) -> list[tuple[str, str]]:
                 )
             )
     return out
+
+
+# -- text bound for a model ---------------------------------------------------
+
+# Unicode tag characters (invisible, read by models as text), bidi embeddings,
+# overrides and isolates, and zero-width characters
+_MODEL_INVISIBLE = re.compile(
+    "[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff]"
+)
+
+
+def count_invisible(text: str) -> int:
+    """How many characters :func:`strip_invisible` would remove."""
+    if text.isascii():
+        return 0
+    return len(_MODEL_INVISIBLE.findall(text))
+
+
+def strip_invisible(text: str) -> tuple[str, int]:
+    """``text`` without Unicode tag characters (U+E0000–U+E007F), bidi controls
+    (U+202A–U+202E, U+2066–U+2069) and zero-width characters (U+200B–U+200D,
+    U+2060, U+FEFF), and how many were removed: what every model-facing path
+    applies. ASCII text is returned as is, at the cost of one test."""
+    if text.isascii():
+        return text, 0
+    return _MODEL_INVISIBLE.subn("", text)
 
 
 # -- text bound for a terminal ------------------------------------------------

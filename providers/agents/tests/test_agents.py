@@ -7,7 +7,7 @@ from pathlib import Path
 from skillpath_testing import discover, load, make_layout, write_skill
 
 
-def test_walk_up_nearest_first_agent_before_agents(tmp_path: Path) -> None:
+def test_walk_up_nearest_first_agents_before_agent(tmp_path: Path) -> None:
     world = make_layout(tmp_path)
     deep = world.project / "a" / "b"
     deep.mkdir(parents=True)
@@ -19,12 +19,13 @@ def test_walk_up_nearest_first_agent_before_agents(tmp_path: Path) -> None:
     write_skill(world.home / ".agent" / "skills", "s", "user .agent")
     result = discover("agents", world, cwd=deep)
     assert [s.description for s in result.skills] == [
-        "deep .agent",
+        # .agent (singular) after .agents: no agent reads it, so it never wins a name
         "deep .agents",
-        "root .agent",
+        "deep .agent",
         "root .agents",
-        "user .agent",
+        "root .agent",
         "user .agents",
+        "user .agent",
     ]
     assert [s.source.level for s in result.skills] == ["project"] * 4 + ["user"] * 2
 

@@ -14,8 +14,8 @@ class TestAgentsConformance(ProviderConformance):
 
     def skill_roots(self, home: Path, project: Path) -> list[Root]:
         return [
-            Root(project / ".agent" / "skills", "project"),
             Root(project / ".agents" / "skills", "project"),
-            Root(home / ".agent" / "skills", "user"),
+            Root(project / ".agent" / "skills", "project"),
             Root(home / ".agents" / "skills", "user"),
+            Root(home / ".agent" / "skills", "user"),
         ]

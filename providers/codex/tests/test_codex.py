@@ -8,7 +8,7 @@ from pathlib import Path
 from skillpath import make_context
 from skillpath.doctor import build_report, explain
 from skillpath_codex import ADMIN_DIR, admin_dir
-from skillpath_testing import discover, load, make_layout, write_skill
+from skillpath_testing import Layout, discover, load, make_layout, write_skill
 
 
 def test_codex_home_moves_the_user_dir(tmp_path: Path) -> None:
@@ -32,44 +32,48 @@ def test_codex_home_tilde_and_relative(tmp_path: Path) -> None:
     ] == ["relative"]
 
 
-def test_project_dir_is_the_working_directory_only(tmp_path: Path) -> None:
+def test_project_dirs_walk_up_to_the_repository_root(tmp_path: Path) -> None:
+    # Codex CLI 0.171 reads .codex/skills in every folder from cwd to the repository root
     world = make_layout(tmp_path)
     sub = world.project / "sub"
     sub.mkdir()
-    write_skill(world.project / ".codex" / "skills", "at-root", "not seen from sub")
+    write_skill(world.project / ".codex" / "skills", "at-root", "seen from sub")
     write_skill(sub / ".codex" / "skills", "at-cwd", "seen")
-    result = discover("codex", world, cwd=sub)
-    assert [(s.name, s.source.level) for s in result.skills] == [("at-cwd", "project")]
-
-
-def test_skills_higher_up_are_named_in_an_info(tmp_path: Path) -> None:
-    world = make_layout(tmp_path)
-    api = world.project / "packages" / "api"
-    api.mkdir(parents=True)
-    root_dir = world.project / ".codex" / "skills"
-    write_skill(root_dir, "cx-root", "Codex project root skill.")
-    write_skill(root_dir, "other", "x")
-    (world.project / "packages" / ".codex" / "skills").mkdir(parents=True)  # empty
     write_skill(world.project.parent / ".codex" / "skills", "outside", "above the repository")
-    result = discover("codex", world, cwd=api)
-    assert result.skills == ()
-    assert [(d.level, d.code, d.path) for d in result.diagnostics] == [
-        ("info", "codex-skills-above", world.project / "packages" / ".codex" / "skills"),
-        ("info", "codex-skills-above", root_dir),
+    result = discover("codex", world, cwd=sub)
+    assert [(s.name, s.source.level) for s in result.skills] == [
+        ("at-cwd", "project"),
+        ("at-root", "project"),
     ]
-    near, root = result.diagnostics
-    assert "holds no skills" in near.message
-    assert f"found .codex/skills at {world.project} (holds cx-root, other)" in root.message
-    assert str(api / ".codex" / "skills") in root.message
-    assert root_dir not in [r.path for r in result.roots]  # reported, not scanned
+    assert result.diagnostics == ()
+
+
+def _outside_git(world: Layout) -> Path:
+    cwd = world.home / "work" / "api"
+    cwd.mkdir(parents=True)
+    return cwd
+
+
+def test_outside_git_only_cwd_and_the_rest_is_named_in_an_info(tmp_path: Path) -> None:
+    world = make_layout(tmp_path)
+    api = _outside_git(world)
+    above = world.home / "work" / ".codex" / "skills"
+    write_skill(above, "cx-root", "Codex skill above cwd.")
+    write_skill(above, "other", "x")
+    write_skill(api / ".codex" / "skills", "here", "x")
+    result = discover("codex", world, cwd=api)
+    assert [s.name for s in result.skills] == ["here"]
+    (info,) = result.diagnostics
+    assert (info.level, info.code, info.path) == ("info", "codex-skills-above", above)
+    assert "(holds cx-root, other)" in info.message and "outside a git repository" in info.message
+    assert above not in [r.path for r in result.roots]  # reported, not scanned
 
 
 def test_explain_points_at_the_skill_higher_up(tmp_path: Path) -> None:
     world = make_layout(tmp_path)
-    api = world.project / "packages" / "api"
-    api.mkdir(parents=True)
+    api = _outside_git(world)
     for i in range(12):  # more than the message quotes
-        write_skill(world.project / ".codex" / "skills", f"cx-{i:02d}", "x")
+        write_skill(world.home / "work" / ".codex" / "skills", f"cx-{i:02d}", "x")
     report = build_report(load(world, cwd=api, plugins=["codex"]))
     for name in ("cx-00", "cx-11"):
         ex = explain(report, name)

@@ -143,7 +143,8 @@ def test_serve_over_stdio(world: Any) -> None:
                 (await s.call_tool("search_skills", args)).is_error
                 for args in ({}, {"query": 3}, {"query": "x", "k": "many"}, {"query": "x", "k": 0})
             ]
-            hidden = await s.call_tool("search_skills", {"query": "only a person may start manual steps", "k": 20})
+            words = "only a person may start manual steps"
+            hidden = await s.call_tool("search_skills", {"query": words, "k": 20})
             out["search_hidden"] = hidden.structured_content
 
             # a new skill on disk: list_changed notifications, then the new prompt

@@ -32,6 +32,9 @@ COMMANDS: dict[str, str] = {
     "cache": "skillpath.cli.cache:cache_cmd",
     "completion": "skillpath.cli.completion:completion_cmd",
     "export": "skillpath.cli.export:export_cmd",
+    "add": "skillpath.cli.add:add_cmd",
+    "update": "skillpath.cli.add:update_cmd",
+    "remove": "skillpath.cli.add:remove_cmd",
     "search": "skillpath.cli.search:search_cmd",
 }
 #: alias -> command name

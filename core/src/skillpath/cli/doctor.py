@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import attrs
 import click
 
+from skillpath.cli._agentview import agent_option
 from skillpath.cli._common import (
     common_options,
     diagnostic_line,
@@ -37,6 +38,7 @@ from skillpath.model import Diagnostic, LoadResult, RootScan
 
 if TYPE_CHECKING:
     from skillpath.search import SearchExplanation
+    from skillpath.views import Difference
 
 __all__ = ["doctor_cmd", "explain_cmd", "short_path"]
 
@@ -152,6 +154,17 @@ def _fold_nested(diags: Sequence[Diagnostic]) -> tuple[list[Diagnostic], int]:
     return shown, folded
 
 
+def _agent_differences(result: LoadResult, ctx: SkillContext) -> list[Difference]:
+    """How Claude Code, Codex and OpenCode would show the loaded skills differently
+    (``skillpath.views.differences``); a failure to build a view is not fatal."""
+    from skillpath.views import differences
+
+    try:
+        return differences(result.skills, ctx.cwd, home=ctx.home, env=ctx.env)
+    except (OSError, ValueError):
+        return []
+
+
 @click.command("doctor")
 @refresh_option
 @common_options
@@ -168,7 +181,10 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     "skills": [{name, status, reason, detail, provider, level, path, line,
     priority, hidden, shadowed_by: {name, path, provider, level} | null}],
     "diagnostics": [{level, code, message, path, line}], "summary": {loaded,
-    hidden, conditional, shadowed, skipped, errors, warnings}}.
+    hidden, conditional, shadowed, skipped, errors, warnings}, "agents": [{name, path,
+    agent, how}]}. "agents" (and the "Agents" section) names every loaded skill that
+    Claude Code, Codex or OpenCode would show differently, and how (see
+    ``skillpath list --agent``).
     """
     result, ctx = load(cwd)
     from skillpath.provenance import ProvenanceIndex
@@ -190,6 +206,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
         ]
         if listings:
             data["listings"] = listings
+        data["agents"] = [diff.to_json() for diff in _agent_differences(result, ctx)]
         emit_json(data)
     else:
         exist = sum(1 for r in report.roots if r.exists)
@@ -216,6 +233,12 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
             echo(f"\nRemote listings: {len(listings)}")
             for entry in listings:
                 echo("\n".join(wrap(terminal_safe(entry["text"]), None, "  ", "    ")))
+        shown_differently = _agent_differences(result, ctx)
+        if shown_differently:
+            echo(f"\nAgents: {len(shown_differently)} way(s) an agent shows a skill differently")
+            for diff in shown_differently:
+                line = f"{diff.name}: {diff.how}"
+                echo("\n".join(wrap(terminal_safe(line), None, "  ", "    ")))
         echo(f"\nDiagnostics: {len(report.diagnostics)}")
         shown, folded = _fold_nested(report.diagnostics)
         for d in shown:
@@ -243,6 +266,7 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     default=None,
     help="Also say where NAME ranks when `skillpath search WORDS` is run, and why.",
 )
+@agent_option("explain")
 @refresh_option
 @common_options
 def explain_cmd(name: str, query: str | None, cwd: Path | None, as_json: bool) -> None:

@@ -54,8 +54,9 @@ def export_cmd(
 ) -> None:
     """Write the skills other agents cannot see (packs, libraries, MCP, bundled, custom
     directories) into an agent's skills folder, and record them in the lock
-    (skills-lock.json in the project, as `npx skills` writes it; with --user, the lock
-    in the skillpath home). A folder skillpath did not write is never overwritten.
+    (.skillpath/export-lock.json in the project, in the format `npx skills` writes; with
+    --user, the lock in the skillpath home). A folder skillpath did not write is never
+    overwritten.
 
     \b
     skillpath export --to claude                 # .claude/skills in the project

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from skillpath.cli._agentview import agent_option
 from skillpath.cli._common import common_options, refresh_option
 from skillpath.cli._listrun import BASE_LEVELS, known_values, run_list
 
@@ -39,6 +40,7 @@ __all__ = ["BASE_LEVELS", "known_values", "list_cmd"]
     is_flag=True,
     help="Do not use the discovery index (cache): read every SKILL.md.",
 )
+@agent_option("list")
 @refresh_option
 @common_options
 def list_cmd(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from skillpath.cli._agentview import agent_option
 from skillpath.cli._common import (
     common_options,
     echo,
@@ -55,6 +56,7 @@ __all__ = ["context_cmd", "invoke_cmd", "prompt_cmd", "read_cmd"]
     default=None,
     help="Print the Skill tool definition for function calling instead of the listing.",
 )
+@agent_option("prompt")
 @refresh_option
 @common_options
 def prompt_cmd(

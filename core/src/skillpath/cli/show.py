@@ -172,6 +172,9 @@ def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_
     data["origin"] = origin.to_json() if origin is not None else None
     if body:
         data["body"] = skill.body
+    from skillpath.contentscan import scan_skill
+
+    data["findings"] = [f.to_json() for f in scan_skill(skill)]
     if as_json:
         emit_json(data)
         return
@@ -205,6 +208,13 @@ def show_cmd(name: str, args: tuple[str, ...], body: bool, cwd: Path | None, as_
         echo(f"\nresources ({len(data['resources'])}{'+' if data['resources_truncated'] else ''}):")
         for r in data["resources"]:
             echo(terminal_safe(f"  {r['path']}  ({r['size']} bytes)"))
+    if data["findings"]:
+        echo(f"\ncontent findings ({len(data['findings'])}; `skillpath validate` checks them):")
+        for f in data["findings"]:
+            where = Path(f["path"]).name if f["path"] else "?"
+            line = f":{f['line']}" if f["line"] else ""
+            text = f"  {f['severity']}: {f['id']} at {where}{line}: {f['reason']}"
+            echo(_wrap("", terminal_safe(text), indent=4))
     if data["shadowed"]:
         echo("\nshadowed copies:")
         for s in data["shadowed"]:

@@ -2,14 +2,50 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
+from skillpath.cli._agentview import agent_option
 from skillpath.cli._common import common_options, echo, emit_json, fail, terminal_safe
+from skillpath.contentscan import to_sarif
 from skillpath.lint import DEFAULT_TARGET, TARGETS, Finding, iter_skill_dirs, lint_paths
+from skillpath.safety import describe_oserror
 
-__all__ = ["project_skill_dirs", "validate_cmd"]
+__all__ = ["content_findings", "project_skill_dirs", "validate_cmd"]
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+#: content-check severity -> lint level
+_LEVEL = {"high": "error", "medium": "warning", "low": "info"}
+
+
+def content_findings(dirs: list[Path], targets: tuple[str, ...]) -> list[Finding]:
+    """The content checks of each skill folder in ``dirs``, as lint findings
+    (``content-<id>``; high → error, medium → warning, low → info)."""
+    from skillpath.contentscan import scan_skill
+    from skillpath.model import Skill, SkillSource
+
+    out: list[Finding] = []
+    for folder in dirs:
+        skill_file = folder / "SKILL.md" if folder.is_dir() else folder
+        skill, _diags = Skill.from_file(skill_file, SkillSource("validate", "project", folder))
+        if skill is None:
+            continue
+        for f in scan_skill(skill):
+            message = f"{f.reason}: {f.excerpt}" if f.excerpt else f.reason
+            level = _LEVEL.get(f.severity, "info")
+            out.append(
+                Finding(
+                    f"content-{f.id}",
+                    level,  # type: ignore[arg-type]
+                    message,
+                    f.path or skill_file,
+                    f.line,
+                    targets,
+                )
+            )
+    return sorted(out, key=lambda f: (str(f.path), f.line or 0, f.code, f.message))
 
 
 def _relative(path: Path, base: Path) -> str:
@@ -60,11 +96,27 @@ def project_skill_dirs(cwd: Path | None, base: Path) -> tuple[list[Path], list[P
     "supports would load; agentskills is the strict open standard).",
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@agent_option("validate")
+@click.option(
+    "--sarif",
+    "sarif",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Also write the findings as SARIF 2.1.0 to this file (CI code scanning).",
+)
+@click.option(
+    "--no-content",
+    "no_content",
+    is_flag=True,
+    help="Skip the content checks (invisible characters, pipe-to-shell, credential reads …).",
+)
 @common_options
 def validate_cmd(
     paths: tuple[Path, ...],
     targets: tuple[str, ...],
     strict: bool,
+    sarif: Path | None,
+    no_content: bool,
     cwd: Path | None,
     as_json: bool,
 ) -> None:
@@ -78,6 +130,10 @@ def validate_cmd(
     .agents/skills … from here up to the repository root). Exits 1 when there
     is an error finding (or a warning with --strict).
 
+    Content checks (see `skillpath.contentscan`) read each skill's text and its
+    folder's text files: a high-severity finding is an error, a medium one a
+    warning; their codes start with `content-`.
+
     JSON shape (a contract): {"findings": [{code, level, message, path, line,
     targets}], "summary": {errors, warnings, infos, skills}, "targets": [...]}.
     """
@@ -86,10 +142,12 @@ def validate_cmd(
     if paths:
         resolved = [p if p.is_absolute() else base / p for p in paths]
         findings = lint_paths(resolved, chosen)
-        skills = len({d for p in resolved for d in iter_skill_dirs(p)[0]})
+        dirs = list(dict.fromkeys(d for p in resolved for d in iter_skill_dirs(p)[0]))
+        skills = len(dirs)
     else:
         resolved, roots = project_skill_dirs(cwd, base)
         findings = lint_paths(resolved, chosen)
+        dirs = resolved
         skills = len(resolved)
         if not resolved:
             where = ", ".join(_relative(r, base) for r in roots) or "none exists"
@@ -105,12 +163,31 @@ def validate_cmd(
                     chosen,
                 )
             )
+    if not no_content:
+        findings = findings + content_findings(dirs, chosen)
     counts = {
         "errors": sum(1 for f in findings if f.level == "error"),
         "warnings": sum(1 for f in findings if f.level == "warning"),
         "infos": sum(1 for f in findings if f.level == "info"),
         "skills": skills,
     }
+    if sarif is not None:
+        log = to_sarif(
+            [
+                (
+                    f.code,
+                    _SARIF_LEVEL.get(f.level, "note"),
+                    f.message,
+                    Path(_relative(f.path, base)),
+                    f.line,
+                )
+                for f in findings
+            ]
+        )
+        try:
+            sarif.write_text(json.dumps(log, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {sarif}: {describe_oserror(exc)}", error="os-error")
     if as_json:
         emit_json(
             {

@@ -3,19 +3,21 @@
 Order inside the provider (the first skill of a name wins):
 
 1. ``$CODEX_HOME/skills`` (default ``~/.codex/skills``, level ``user``),
-2. ``<cwd>/.codex/skills`` (level ``project``; the working directory only, no
-   walk-up, as the provider table of the specification says),
+2. ``.codex/skills`` in every directory from the working directory up to the
+   repository root, nearest first (level ``project``), as Codex CLI 0.171
+   reads them; outside a git repository the working directory's only,
 3. the admin dir ``/etc/codex/skills`` (level ``managed``;
    ``SKILLPATH_CODEX_ADMIN_DIR`` moves it). Codex ranks admin skills below
    the user's and the repository's, so they come last here too.
 
 A description is optional. Skills are found one level deep
-(``<root>/<name>/SKILL.md``), where Codex searches up to six levels.
+(``<root>/<name>/SKILL.md``), where Codex searches up to six levels
+(``skillpath list --agent codex`` shows Codex's own walk).
 
-When the working directory is below the repository root and a directory in
-between (or the root) holds ``.codex/skills``, that folder is not scanned; an
-``info`` diagnostic (``codex-skills-above``) names it and the skills in it, so
-``skillpath explain <name>`` can say why such a skill is missing.
+Outside a git repository, a ``.codex/skills`` between the working directory
+and home is not read by Codex; an ``info`` diagnostic (``codex-skills-above``)
+names it and the skills in it, so ``skillpath explain <name>`` can say why
+such a skill is missing.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import os
 from pathlib import Path
 
 from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
-from skillpath.context import unsafe_dir_reason
+from skillpath.context import unsafe_dir_reason, walk_up_dirs
 
 __all__ = [
     "ADMIN_DIR",
@@ -34,6 +36,7 @@ __all__ = [
     "admin_dir",
     "codex_home",
     "discover_skills",
+    "project_dirs",
     "skills_above",
 ]
 
@@ -71,7 +74,8 @@ def _skill_names(folder: Path) -> list[str] | None:
 
 
 def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
-    """Add a ``codex-skills-above`` info for each ``.codex/skills`` between cwd and the root.
+    """Add a ``codex-skills-above`` info for each ``.codex/skills`` above cwd that Codex
+    does not read (outside a git repository: between cwd and home).
 
     Only directories above cwd on the walk up (home skipped) that exist and are
     not already scanned are reported, nearest first. The message names up to
@@ -93,26 +97,39 @@ def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
         d.diagnostic(
             "info",
             "codex-skills-above",
-            f"found .codex/skills at {folder} ({held}); not loaded: the codex provider "
-            "reads project skills from the working directory only "
-            f"({ctx.cwd / '.codex' / 'skills'}) — start there, or add the folder to "
-            "skills.custom_directories",
+            f"found .codex/skills at {folder} ({held}); not loaded: outside a git "
+            "repository Codex reads project skills from the working directory only "
+            f"({ctx.cwd / '.codex' / 'skills'}) — start there, make the project a git "
+            "repository, or add the folder to skills.custom_directories",
             above,
         )
 
 
+def project_dirs(ctx: SkillContext) -> list[Path]:
+    """The folders whose ``.codex/skills`` Codex reads: cwd up to the repository root,
+    nearest first (home skipped); outside a repository cwd alone. Unsafe folders
+    (other users can write them) are left out."""
+    if ctx.repo_root is None:
+        dirs = [ctx.cwd] if ctx.cwd != ctx.home else []
+    else:
+        dirs = walk_up_dirs(ctx.cwd, ctx.home, ctx.repo_root, skip_home=True)
+    return [d for d in dirs if unsafe_dir_reason(d) is None]
+
+
 @hookimpl
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
-    """The user's Codex skills, the working directory's ``.codex/skills``, then admin skills."""
+    """The user's Codex skills, ``.codex/skills`` from cwd up to the repository root, then
+    admin skills."""
     d = Discovery(PROVIDER_ID, PRIORITY)
     user = codex_home(ctx) / "skills"
-    project = ctx.cwd / ".codex" / "skills"
     admin = admin_dir(ctx)
     scanned = {user}
     d.scan(user, "user")
-    if project not in scanned and unsafe_dir_reason(ctx.cwd) is None:
-        d.scan(project, "project")
-        scanned.add(project)
+    for folder in project_dirs(ctx):
+        project = folder / ".codex" / "skills"
+        if project not in scanned:
+            d.scan(project, "project")
+            scanned.add(project)
     if admin not in scanned:
         d.scan(admin, "managed")
         scanned.add(admin)

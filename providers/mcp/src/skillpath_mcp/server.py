@@ -94,6 +94,7 @@ from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_sche
 from skillpath.session import SkillSession
 from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
+from skillpath.textguard import strip_invisible
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
 from skillpath.watch import (
     _OUTSIDE,
@@ -250,7 +251,7 @@ def _prompt(skill: Skill, session: SkillSession) -> types.Prompt:
     cmd = session.command(skill.name)
     return types.Prompt(
         name=skill.name,
-        description=skill.description or None,
+        description=strip_invisible(skill.description)[0] or None,
         arguments=[
             types.PromptArgument(
                 name=str(a["name"]),
@@ -299,7 +300,7 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
         name=skill.name,
         uri=skill_uri(skill.name, _SKILL_FILE),
         frontmatter=dict(skill.frontmatter.raw),
-        description=skill.description,
+        description=strip_invisible(skill.description)[0],
         files=tuple(files),
         folders=tuple(folders),
     )
@@ -736,7 +737,7 @@ class SkillServer:
         except PromptError as exc:
             raise MCPError(types.INTERNAL_ERROR, str(exc)) from None
         return types.GetPromptResult(
-            description=skill.description or None,
+            description=strip_invisible(skill.description)[0] or None,
             messages=[types.PromptMessage(role="user", content=_text(content))],
         )
 

@@ -1,0 +1,558 @@
+"""Content checks: what a skill would make the model do, found before it reaches the model.
+
+A skill is instructions the agent follows with the user's permissions. These
+checks read a skill's name, description, body and text files (scripts and
+references) and report what deserves a look before anyone trusts it. Each
+:class:`ContentFinding` has a stable ``id``, a ``severity`` (``high``,
+``medium``, ``low``), the file and line, a short reason and the matched text
+(escaped, at most 80 characters).
+
+========================= ======== ===================================================
+id                        severity what it means
+========================= ======== ===================================================
+``invisible-tag-chars``   high     Unicode tag characters (U+E0000–U+E007F): invisible,
+                                   read by models as text — a hidden instruction
+``bidi-override``         high     bidirectional overrides/isolates (U+202A–U+202E,
+                                   U+2066–U+2069): text that reads otherwise than it runs
+``zero-width``            medium   zero-width characters (U+200B–U+200D, U+2060, a
+                                   U+FEFF that is not a file's first character)
+``agent-override``        high     "ignore previous instructions", "you are now …",
+                                   "override your system prompt"
+``hide-from-user``        high     "do not tell the user", "without the user knowing",
+                                   "hide this from the user"
+``disable-confirmation``  medium   "--dangerously-skip-permissions", "do not ask for
+                                   confirmation", auto-approve switches
+``pipe-to-shell``         high     ``curl … | sh``, ``wget -O- … | bash``, ``bash <(curl …)``,
+                                   ``iex (iwr …)``
+``download-and-execute``  high     a download made executable and run (``chmod +x``,
+                                   ``python x.py`` after ``curl -o``)
+``encoded-payload``       high     decoded text run (``base64 -d | sh``, ``eval(atob(``,
+                                   ``exec(base64.b64decode(``), or ``medium``: a base64
+                                   blob of 400+ characters
+``credential-read``       high     reads of credential stores (``~/.aws/credentials``,
+                                   ``~/.ssh/id_*``, ``.netrc``, ``.git-credentials``,
+                                   ``~/.kube/config``, ``/etc/shadow`` …)
+``outbound-sink``         medium   requests to paste/webhook collectors (webhook.site,
+                                   Discord/Slack webhooks, requestbin, ngrok, pipedream…);
+                                   ``high`` in a file that also reads secrets
+                                   (``os.environ``/``$…_KEY``/``$…_TOKEN``, a credential
+                                   store)
+========================= ======== ===================================================
+
+:func:`scan_skill` runs them all over one skill (its text files bounded by
+:data:`MAX_FILES` and :data:`MAX_FILE_BYTES`, links never followed) and keeps the
+findings per content digest in this process, so a second look costs a hash.
+:func:`strip_invisible` removes the invisible characters of the first three
+rows from text: every model-facing path applies it (see
+:meth:`skillpath.SkillSession.invoke` and :meth:`~skillpath.SkillSession.resolve`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from skillpath.textguard import (
+    count_invisible,
+    escape_controls,
+    strip_invisible,
+    suspicious_spans,
+)
+
+if TYPE_CHECKING:
+    from skillpath.model import Skill
+
+__all__ = [
+    "MAX_FILES",
+    "MAX_FILE_BYTES",
+    "RULES",
+    "SEVERITIES",
+    "ContentFinding",
+    "count_invisible",
+    "scan_skill",
+    "scan_text",
+    "strip_invisible",
+    "to_sarif",
+]
+
+#: Text files of one skill folder that are read (besides ``SKILL.md``).
+MAX_FILES = 64
+#: Bytes of one file that are read.
+MAX_FILE_BYTES = 256 * 1024
+#: Severities, worst first.
+SEVERITIES = ("high", "medium", "low")
+#: Findings kept per content digest in this process.
+_MEMO_SIZE = 4096
+
+_SUFFIX_TEXT = (
+    ".md .txt .py .sh .bash .zsh .fish .ps1 .js .mjs .cjs .ts .rb .pl .php .json .yaml .yml "
+    ".toml .ini .cfg .html .xml .csv .sql .go .rs .lua .bat .cmd"
+)
+_TEXT_SUFFIXES = frozenset(_SUFFIX_TEXT.split())
+
+
+@attrs.frozen
+class ContentFinding:
+    """One content finding (see the module docstring for the ids)."""
+
+    id: str
+    severity: str
+    reason: str
+    path: Path | None
+    line: int | None
+    excerpt: str
+
+    def location(self) -> str:
+        """``path:line`` (or what is known of it)."""
+        where = str(self.path) if self.path is not None else "<text>"
+        return f"{where}:{self.line}" if self.line else where
+
+    def to_json(self) -> dict[str, Any]:
+        """``{id, severity, reason, path, line, excerpt}``."""
+        return {
+            "id": self.id,
+            "severity": self.severity,
+            "reason": self.reason,
+            "path": str(self.path) if self.path is not None else None,
+            "line": self.line,
+            "excerpt": self.excerpt,
+        }
+
+
+# -- invisible characters --------------------------------------------------------------
+
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
+
+
+# -- the rules -------------------------------------------------------------------------
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_SHELLS = (
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|c|tc|da|fi|a)?sh\b"
+    r"|\bpython[0-9.]*\b|\bperl\b|\bruby\b|\bnode\b"
+)
+#: ``(id, severity, reason, pattern)``, tried over every line of text.
+RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
+    (
+        "pipe-to-shell",
+        "high",
+        "downloads a script and pipes it straight into an interpreter",
+        _rx(
+            r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|invoke-restmethod|irm)\b[^|\n]*\|\s*(?:"
+            + _SHELLS
+            + r"|iex\b|invoke-expression\b)"
+        ),
+    ),
+    (
+        "pipe-to-shell",
+        "high",
+        "runs a downloaded script through process substitution or command substitution",
+        _rx(
+            r"(?:\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b"
+            r"|\biex\s*\(\s*(?:iwr|irm|invoke-webrequest|new-object\s+net\.webclient)\b)"
+        ),
+    ),
+    (
+        "download-and-execute",
+        "high",
+        "downloads a file, then makes it executable or runs it",
+        _rx(
+            r"\b(?:curl|wget)\b[^\n;&|]*\s(?:-o|-O|--output)\s*(\S+)[^\n]*(?:&&|;)\s*"
+            r"(?:chmod\s+\+?[0-7]*x|\./|(?:ba|z)?sh\s|python[0-9.]*\s|bash\s)"
+        ),
+    ),
+    (
+        "encoded-payload",
+        "high",
+        "decodes hidden text and runs it",
+        _rx(
+            r"(?:base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:" + _SHELLS + r")"
+            r"|\beval\s*\(\s*(?:atob|Buffer\.from)\s*\("
+            r"|\bexec\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress)"
+            r"|\bpowershell(?:\.exe)?\b[^\n]*\s-(?:e|enc|encodedcommand)\s+[A-Za-z0-9+/=]{20,})"
+        ),
+    ),
+    (
+        "credential-read",
+        "high",
+        "reads a credential store",
+        _rx(
+            r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/home/[^/\s]+|/root)?/?"
+            r"(?:\.aws/credentials|\.ssh/id_[a-z0-9_]+|\.ssh/authorized_keys|\.netrc\b|"
+            r"\.git-credentials|\.kube/config|\.docker/config\.json|\.config/gcloud/"
+            r"(?:credentials|application_default_credentials|access_tokens)|\.pypirc|"
+            r"\.npmrc|\.gnupg/|Library/Keychains|\.password-store)"
+            r"|/etc/shadow\b|\bsecurity\s+find-(?:generic|internet)-password\b"
+        ),
+    ),
+    (
+        "outbound-sink",
+        "medium",
+        "sends data to a collector service (web hooks, request bins, tunnels)",
+        _rx(
+            r"\b(?:webhook\.site|hooks\.slack\.com/services|discord(?:app)?\.com/api/webhooks|"
+            r"requestbin\.|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|interact\.sh|"
+            r"burpcollaborator\.net|oast\.(?:fun|pro|live|site|online|me)|canarytokens\.com|"
+            r"pastebin\.com/api|transfer\.sh|api\.telegram\.org/bot)"
+        ),
+    ),
+    (
+        "disable-confirmation",
+        "medium",
+        "turns off the agent's confirmations or permission checks",
+        _rx(
+            r"--dangerously-skip-permissions|--dangerously-bypass-approvals|--yolo\b|"
+            r"\bbypassPermissions\b|\b(?:without|never|do\s+not|don'?t)\s+(?:ask(?:ing)?|"
+            r"prompt(?:ing)?|wait(?:ing)?)\s+(?:the\s+user\s+)?for\s+(?:confirmation|permission|"
+            r"approval)|\bauto[- ]?approve\s+(?:all|every)"
+        ),
+    ),
+    (
+        "hide-from-user",
+        "high",
+        "tells the agent to keep something from the user",
+        _rx(
+            r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|notify|alert|mention\s+(?:this|it)"
+            r"\s+to|reveal\s+(?:this|it)?\s*to)\s+the\s+user\b|\bwithout\s+(?:the\s+user(?:'s)?\s+"
+            r"(?:knowing|knowledge|noticing)|telling\s+the\s+user|informing\s+the\s+user)\b|"
+            r"\bhide\s+(?:this|it|these|the\s+\w+)\s+from\s+the\s+user\b|\bsilently\s+"
+            r"(?:exfiltrate|upload|send|post)\b"
+        ),
+    ),
+)
+
+_CODE_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_SECRETS = _rx(
+    r"\bos\.environ\b|\bos\.getenv\b|process\.env\b|\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|"
+    r"PASSWORD)[A-Z0-9_]*\}?|\bgetpass\b"
+)
+_BLOB = re.compile(r"[A-Za-z0-9+/]{400,}={0,2}")
+_PLAIN_HTTP = re.compile(r"\bhttp://|\b(?:\d{1,3}\.){3}\d{1,3}\b|://attacker\b", re.IGNORECASE)
+_READ_VERB = _rx(
+    r"\b(?:cat|less|more|head|tail|cp|scp|rsync|tar|zip|base64|curl|wget|nc|xxd|strings|grep|"
+    r"type|Get-Content)\s|\b(?:open|read_text|read_bytes|readFile|readFileSync|load)\s*\("
+)
+_SCRIPT_SUFFIX_TEXT = (
+    ".sh .bash .zsh .fish .ps1 .py .js .mjs .cjs .ts .rb .pl .php .bat .cmd .go .rs .lua"
+)
+_SCRIPT_SUFFIXES = frozenset(_SCRIPT_SUFFIX_TEXT.split())
+#: a regular expression being written: a detector's own rule, not an action
+_PATTERN_CODE = re.compile(r"""(?:\br['"]|re\.compile\(|RegExp\(|\bgrep\s+-[A-Za-z]*E)""")
+_COMMENTS = ("#", "//", "--", "*", "/*", "REM ", "rem ", "::")
+_PHRASE_WORDS = _rx(
+    r"ignore|disregard|forget|override|bypass|system|you\s+are\s+now|instructions|user"
+)
+_PHRASE_IDS = {
+    "ignore previous instructions": "agent-override",
+    "disregard all prior": "agent-override",
+    "system prompt": "agent-override",
+    "new instructions": "agent-override",
+    "conceal from the user": "hide-from-user",
+}
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    piece = text[max(0, start) : min(len(text), end)]
+    piece = " ".join(piece.split())
+    if len(piece) > 80:
+        piece = piece[:79] + "…"
+    return escape_controls(piece)
+
+
+def _invisible(text: str, path: Path | None, first_line: int) -> list[ContentFinding]:
+    if text.isascii():
+        return []
+    out: list[ContentFinding] = []
+    for fid, severity, rx, what in (
+        ("invisible-tag-chars", "high", _TAGS, "Unicode tag characters (invisible to people)"),
+        ("bidi-override", "high", _BIDI, "bidirectional control characters"),
+        ("zero-width", "medium", _ZERO_WIDTH, "zero-width characters"),
+    ):
+        hits = [m for m in rx.finditer(text) if not (fid == "zero-width" and m.start() == 0)]
+        if not hits:
+            continue
+        line = first_line + text.count("\n", 0, hits[0].start())
+        shown = ", ".join(sorted({f"U+{ord(m.group()):04X}" for m in hits})[:4])
+        out.append(
+            ContentFinding(
+                fid,
+                severity,
+                f"{len(hits)} {what} ({shown}); they are removed before text reaches a model",
+                path,
+                line,
+                _excerpt(
+                    text,
+                    max(text.rfind("\n", 0, hits[0].start()) + 1, hits[0].start() - 30),
+                    hits[0].end() + 30,
+                ),
+            )
+        )
+    return out
+
+
+def _quoted(line: str, start: int, end: int) -> bool:
+    """The match sits in an inline code span or quotes, or the line is a table row or a
+    block quote: text that shows an example rather than one that instructs."""
+    head = line[:start]
+    if line.lstrip().startswith(("|", ">")):
+        return True
+    for mark in ("`", '"', "\u201c", "'"):
+        closing = "\u201d" if mark == "\u201c" else mark
+        if head.count(mark) % 2 == 1 and closing in line[end:]:
+            return True
+    return False
+
+
+def _severity(
+    fid: str, base: str, line: str, m: re.Match[str], script: bool, secrets: bool
+) -> tuple[str, str]:
+    """The severity of one match in its context, and what to add to the reason."""
+    if base == "high" and script and line.lstrip().startswith(_COMMENTS):
+        return "medium", " (in a comment)"
+    if base == "high" and script and _PATTERN_CODE.search(line[: m.start()]):
+        return "medium", " (inside a pattern the code matches against: a detector's rule)"
+    quotable = fid in ("agent-override", "hide-from-user")
+    if base == "high" and not script and quotable and _quoted(line, m.start(), m.end()):
+        return "medium", " (quoted: an example, or an instruction in disguise)"
+    if fid in ("pipe-to-shell", "download-and-execute"):
+        if script:
+            return "high", ", in a file that runs"
+        if _PLAIN_HTTP.search(line):
+            return "high", ", from a plain-http or bare-address URL"
+        return "medium", " (in documentation, from an https URL: check the source)"
+    if fid == "credential-read":
+        if not script and line.lstrip().startswith(("|", ">")):
+            return "medium", " (in a table or a quote: an example)"
+        if script or _READ_VERB.search(line):
+            return "high", ""
+        return "medium", " (named, not read here)"
+    if fid == "outbound-sink":
+        if secrets and script:
+            return "high", ", in a file that also reads secrets"
+        return base, ""
+    return base, ""
+
+
+def scan_text(
+    text: str, *, path: Path | None = None, first_line: int = 1, script: bool = False
+) -> list[ContentFinding]:
+    """Every finding in ``text`` (one per rule and line; invisible characters once per
+    kind). ``first_line`` is the file line of ``text``'s first line; ``script`` says the
+    text is a file that runs (a script), where downloads, credential reads and
+    outbound requests weigh more than in documentation."""
+    out = _invisible(text, path, first_line)
+    secrets = bool(_SECRETS.search(text)) or any(
+        fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in RULES
+    )
+    lines = text.split("\n")
+    seen: set[tuple[str, int]] = set()
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        number = first_line + i
+        for fid, severity, reason, rx in RULES:
+            m = rx.search(line)
+            if m is None or (fid, number) in seen:
+                continue
+            seen.add((fid, number))
+            sev, extra = _severity(fid, severity, line, m, script, secrets)
+            why = reason + extra
+            out.append(
+                ContentFinding(
+                    fid, sev, why, path, number, _excerpt(line, m.start() - 20, m.end() + 20)
+                )
+            )
+        blob = _BLOB.search(line)
+        if blob is not None and ("encoded-payload", number) not in seen:
+            seen.add(("encoded-payload", number))
+            out.append(
+                ContentFinding(
+                    "encoded-payload",
+                    "medium",
+                    f"a base64 blob of {len(blob.group())} characters (what it decodes to is "
+                    "not shown to a reviewer)",
+                    path,
+                    number,
+                    _excerpt(line, blob.start(), blob.start() + 40),
+                )
+            )
+        if _PHRASE_WORDS.search(line):
+            for label, start, end in suspicious_spans(line):
+                pid = _PHRASE_IDS.get(label)
+                if pid is None or (pid, number) in seen:
+                    continue
+                seen.add((pid, number))
+                quoted = _quoted(line, start, end)
+                reason = (
+                    f"instructions aimed at the agent's own controls ({label})"
+                    if pid == "agent-override"
+                    else "tells the agent to keep something from the user"
+                )
+                sev = "medium" if quoted else "high"
+                if quoted:
+                    reason += " (quoted: an example, or an instruction in disguise)"
+                out.append(ContentFinding(pid, sev, reason, path, number, _excerpt(line, 0, 80)))
+    return out
+
+
+# -- one skill -------------------------------------------------------------------------
+
+_memo: OrderedDict[str, tuple[ContentFinding, ...]] = OrderedDict()
+_memo_lock = threading.Lock()
+
+
+def _read_text(path: Path) -> str | None:
+    """A regular file's text (bounded; never through a link), or ``None``."""
+    try:
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        data = os.read(fd, MAX_FILE_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if b"\0" in data[:4096]:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _text_files(base: Path) -> list[Path]:
+    found: list[Path] = []
+    try:
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if not d.startswith(".") and d not in ("node_modules", "__pycache__")
+            )
+            for fname in sorted(filenames):
+                if fname == "SKILL.md" and dirpath == str(base):
+                    continue
+                full = Path(dirpath, fname)
+                if full.is_symlink():
+                    continue
+                if full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK):
+                    continue
+                found.append(full)
+                if len(found) >= MAX_FILES:
+                    return found
+    except OSError:
+        pass
+    return found
+
+
+def _cached(key: str, compute: Any) -> tuple[ContentFinding, ...]:
+    with _memo_lock:
+        hit = _memo.get(key)
+        if hit is not None:
+            _memo.move_to_end(key)
+            return hit
+    value = tuple(compute())
+    with _memo_lock:
+        _memo[key] = value
+        while len(_memo) > _MEMO_SIZE:
+            _memo.popitem(last=False)
+    return value
+
+
+def _file_findings(path: Path, *, script: bool = False) -> tuple[ContentFinding, ...]:
+    text = _read_text(path)
+    if text is None:
+        return ()
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    found = _cached(f"{digest}:{int(script)}", lambda: scan_text(text, script=script))
+    return tuple(attrs.evolve(f, path=path) for f in found)
+
+
+def scan_skill(skill: Skill, *, resources: bool = True) -> list[ContentFinding]:
+    """Every finding of one skill: its name and description, its ``SKILL.md`` (the whole
+    file, so lines are file lines) or, off disk, its body, and — with ``resources`` —
+    the text files of its folder (at most :data:`MAX_FILES`, links skipped). Worst
+    severity first, then by file and line."""
+    out: list[ContentFinding] = []
+    if skill.path is not None:
+        # the whole file: frontmatter (name, description) included, with file lines
+        out.extend(_file_findings(skill.path))
+    else:
+        head = f"{skill.name}\n{skill.description or ''}"
+        out.extend(attrs.evolve(f, line=None) for f in scan_text(head))
+        try:
+            body = skill.body
+        except Exception:  # noqa: BLE001 - a plugin's body loader may raise anything
+            body = ""
+        out.extend(scan_text(body))
+    if resources and skill.base_dir is not None and skill.path is not None:
+        for path in _text_files(skill.base_dir):
+            script = path.suffix.lower() in _SCRIPT_SUFFIXES or os.access(path, os.X_OK)
+            out.extend(_file_findings(path, script=script))
+    return _dedupe(out)
+
+
+def _dedupe(found: Iterable[ContentFinding]) -> list[ContentFinding]:
+    seen: set[tuple[str, str, int | None]] = set()
+    out: list[ContentFinding] = []
+    for f in found:
+        key = (f.id, str(f.path), f.line)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(f)
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    return sorted(out, key=lambda f: (rank.get(f.severity, 9), str(f.path), f.line or 0, f.id))
+
+
+def to_sarif(findings: Sequence[tuple[str, str, str, Path | None, int | None]]) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of ``(rule id, level, message, path, line)`` tuples, for CI code
+    scanning (``level``: ``error``, ``warning`` or ``note``)."""
+    rules = sorted({f[0] for f in findings})
+    results = []
+    for rule, level, message, path, line in findings:
+        location: dict[str, Any] = {"artifactLocation": {"uri": path.as_posix() if path else ""}}
+        if line:
+            location["region"] = {"startLine": line}
+        results.append(
+            {
+                "ruleId": rule,
+                "level": level,
+                "message": {"text": message},
+                "locations": [{"physicalLocation": location}],
+            }
+        )
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "skillpath",
+                        "informationUri": "https://github.com/skillpath/skillpath",
+                        "rules": [{"id": r, "shortDescription": {"text": r}} for r in rules],
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }

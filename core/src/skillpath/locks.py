@@ -1,0 +1,84 @@
+"""Which lock file holds what.
+
+``skills-lock.json`` at the project root is shared with ``npx skills``: it holds only
+entries ``npx skills`` can act on (written by ``npx skills add`` or ``skillpath add``;
+``sourceType`` ``git``, ``github``, ``gitlab``, ``local``, ``node_modules``…). What
+``skillpath export`` records (skills from Python packages, MCP servers, bundled
+skills, custom folders, each with its ``skillpath`` object) lives in skillpath's own
+lock, :data:`EXPORT_LOCK_FILE` in the project (``export-lock.json`` in the skillpath
+home for the user scope): ``npx skills update`` and ``experimental_install`` would try
+to fetch a ``python-package`` entry as a repository, and rewrite or drop entries they
+do not know.
+
+Earlier versions wrote export entries into ``skills-lock.json``; :func:`legacy_export_entries`
+finds them and :func:`drop_legacy_export_entries` removes them once ``export`` has
+moved them into its own lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from skillpath.context import SkillContext
+from skillpath.provenance import LOCK_FILE
+
+__all__ = ["EXPORT_LOCK_FILE", "drop_legacy_export_entries", "legacy_export_entries"]
+
+#: ``skillpath export``'s lock in the project, relative to its root.
+EXPORT_LOCK_FILE = ".skillpath/export-lock.json"
+
+
+def _shared(ctx: SkillContext) -> tuple[Path, dict[str, Any] | None]:
+    from skillpath.export import read_lock
+
+    path = ctx.project_root / LOCK_FILE
+    if not path.is_file() or path.is_symlink():
+        return path, None
+    data = read_lock(path)
+    return path, data
+
+
+def legacy_export_entries(ctx: SkillContext) -> dict[str, Any]:
+    """The entries an earlier ``skillpath export`` wrote into ``skills-lock.json``
+    (those with a ``skillpath`` object)."""
+    _path, data = _shared(ctx)
+    if data is None:
+        return {}
+    return {
+        name: entry
+        for name, entry in data.get("skills", {}).items()
+        if isinstance(entry, dict) and isinstance(entry.get("skillpath"), dict)
+    }
+
+
+def drop_legacy_export_entries(ctx: SkillContext, names: Iterable[str]) -> None:
+    """Remove ``names`` from ``skills-lock.json`` where they still carry a ``skillpath``
+    object (moved to the export lock); every other entry is kept as it is."""
+    path, data = _shared(ctx)
+    if data is None:
+        return
+    skills = dict(data.get("skills", {}))
+    gone = [
+        n
+        for n in names
+        if isinstance(skills.get(n), dict) and isinstance(skills[n].get("skillpath"), dict)
+    ]
+    if not gone:
+        return
+    for name in gone:
+        del skills[name]
+    out = {"version": data.get("version", 1), "skills": dict(sorted(skills.items()))}
+    for key, value in data.items():
+        out.setdefault(key, value)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        with open(tmp, "x", encoding="utf-8") as fh:
+            fh.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
