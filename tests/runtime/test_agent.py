@@ -174,7 +174,6 @@ def test_listed_skills_follow_the_budget_and_change_only_with_the_catalog(rt: Ru
     assert "a-new" in [s.name for s in skills.listed_skills()]
 
 
-
 def test_of_takes_skills_as_they_come(rt: Runtime) -> None:
     rt.project_skill("a", description="A.")
     ready = AgentSkills(rt.session())
@@ -183,3 +182,81 @@ def test_of_takes_skills_as_they_come(rt: Runtime) -> None:
     assert (wrapped.tool_name, wrapped.model_skill_names()) == ("load_skill", ["a"])
     opened = AgentSkills.of(cwd=rt.env.project, env=rt.env.env, tool_name="t")
     assert opened.tool_name == "t" and "a" in opened.model_skill_names()
+
+
+def test_a_second_conversation_gets_the_skill_not_the_note(rt: Runtime) -> None:
+    """Before: an independent conversation on the same agent object got "already loaded"."""
+    rt.project_skill("greet", description="Greets.", body="Say hello to $ARGUMENTS.\n")
+    skills = AgentSkills(rt.session())
+    assert "Say hello to Ann." in skills.call("greet", "Ann", conversation="t1")
+    assert "already loaded" in skills.call("greet", "Ann", conversation="t1")
+    assert "Say hello to Ann." in skills.call("greet", "Ann", conversation="t2")
+    assert "already loaded" in skills.call("greet", "Ann", conversation="t2")
+    assert skills.session.forget_invocations(conversation="t1") == 1
+    assert "Say hello to Ann." in skills.call("greet", "Ann", conversation="t1")
+    assert "already loaded" in skills.call("greet", "Ann", conversation="t2")
+
+
+def test_ten_thousand_conversations_stay_within_the_bound(rt: Runtime) -> None:
+    from skillpath.session import MAX_REMEMBERED
+
+    rt.project_skill("greet", description="Greets.", body="Hello.\n")
+    skills = AgentSkills(rt.session())
+    for i in range(10_000):
+        assert "Hello." in skills.call("greet", conversation=f"c{i}")
+        assert skills.session.remembered() <= MAX_REMEMBERED
+    assert skills.session.remembered() == MAX_REMEMBERED
+    # the most recent conversations keep their note; the oldest render in full again
+    assert "already loaded" in skills.call("greet", conversation="c9999")
+    assert "Hello." in skills.call("greet", conversation="c0")
+
+
+def test_conversation_key_is_per_object_and_never_reused(rt: Runtime) -> None:
+    import gc
+
+    class Run:
+        __hash__ = None  # type: ignore[assignment]  # like an eq dataclass
+
+    rt.project_skill("greet", description="Greets.")
+    skills = AgentSkills(rt.session())
+    a = Run()
+    key = skills.conversation_key(a)
+    assert skills.conversation_key(a) == key
+    assert skills.conversation_key("thread-1") == "thread-1"
+    assert skills.conversation_key(7) == 7
+    seen = {key}
+    del a
+    gc.collect()
+    for _ in range(50):  # new objects, often at a freed address: always a new key
+        b = Run()
+        k = skills.conversation_key(b)
+        assert k not in seen
+        seen.add(k)
+        del b
+    assert len(skills._keys) <= 1  # dead objects' keys are dropped
+    assert skills.conversation_key(None) != skills.conversation_key(None)  # no weakref: fresh
+
+
+def test_no_arguments_field_renders_as_empty_arguments(rt: Runtime) -> None:
+    rt.project_skill(
+        "pos", description="Positional.", body="A=[$ARGUMENTS] Z=[$0] N=[$who]\n", arguments="who"
+    )
+    skills = AgentSkills(rt.session())
+    empty = skills.call("pos", "", force=True)
+    assert skills.call("pos", None, force=True) == empty
+    assert empty == skills.session.invoke("pos", "", trigger="tool", force=True).content
+
+
+def test_search_tool_answers_and_the_listing_names_it(rt: Runtime) -> None:
+    for i in range(40):
+        rt.project_skill(f"tool-{i:02d}", description=f"Does task number {i} " + "x" * 80)
+    rt.project_skill("pdf-forms", description="Fill in PDF forms and extract their fields.")
+    skills = AgentSkills(rt.session(), budget=1500)
+    text = skills.search({"query": "fill a pdf form"})
+    assert text.splitlines()[1].startswith("- pdf-forms:")
+    assert skills.search({"k": 3}).startswith("Error: search_skills needs")
+    assert skills.search("pdf").startswith("Error:")
+    assert skills.search_schema()["name"] == "search_skills"
+    assert "search_skills" in skills.instructions()  # the over-budget notice
+    none = AgentSkills(skills.session, budget=1500, search_tool=None)
+    assert "search_skills" not in none.instructions()

@@ -12,11 +12,17 @@ same skills, the same listing and the same answers:
   other skills root, skill folder, ``SKILL.md`` and config file a ``stat``
   each (no file is read);
 * :meth:`AgentSkills.instructions`: the listing for the system prompt;
-* :meth:`AgentSkills.call`: the answer to the model's Skill tool call. Every
+* :meth:`AgentSkills.call`: the answer to the model's Skill tool call, within
+  one conversation (``conversation=``: the framework's own key, such as a thread
+  id; the "already loaded" note is given only within it, see
+  :meth:`AgentSkills.conversation_key`). Every
   refusal (an unknown name, a ``disable-model-invocation`` skill, a failed
   inline-shell command) becomes a text for the model that starts with
   ``Error:`` and says what to do instead; it never raises. An unknown name
   gets the nearest names the model may call (hidden skills are never named);
+* :meth:`AgentSkills.search`: the answer to the model's ``search_skills`` tool
+  call (:func:`skillpath.search.run_search_tool`; the listing's over-budget
+  notice names that tool);
 * :meth:`AgentSkills.read`: the answer to a ``skill://`` read (containment is
   the ``resolve_url`` hooks'), with refusals as text too;
 * :meth:`AgentSkills.files_touched`: after the agent's file tools touched
@@ -28,8 +34,12 @@ the inline-shell policy all stay the session's.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Iterable, Mapping
+import threading
+import uuid
+import weakref
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
 import attrs
@@ -40,6 +50,7 @@ from skillpath.errors import SkillpathError
 from skillpath.index import index_enabled
 from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
+from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_schema
 from skillpath.session import SkillSession
 from skillpath.settings import Settings, settings_paths
 from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, near_names
@@ -47,6 +58,7 @@ from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, ne
 __all__ = [
     "FILE_PATH_ARGS",
     "REFRESH_MODES",
+    "SEARCH_TOOL_NAME",
     "SKILL_TOOL_NAME",
     "AgentSkills",
     "disk_state",
@@ -207,6 +219,16 @@ class AgentSkills:
         point it at ``skill://`` reads instead).
     :param tool_name: the name under which the framework offers the Skill tool
         (the ``claude`` listing names it).
+    :param search_tool: the name under which the framework offers the
+        ``search_skills`` tool (:meth:`search`; the listing's over-budget
+        notice names it and leaves the skills that do not fit to it), or
+        ``None`` when it offers none.
+
+    Conversations: one object serves every conversation of an agent. Pass
+    each Skill tool call's conversation key to :meth:`call`; the remembered
+    invocations of all conversations share the session's bounded LRU
+    (:data:`skillpath.session.MAX_REMEMBERED` entries, the oldest forgotten
+    first), so 10,000 conversations take no more room than a few.
     """
 
     def __init__(
@@ -217,6 +239,7 @@ class AgentSkills:
         budget: int | None = None,
         format: str | None = None,
         tool_name: str = SKILL_TOOL_NAME,
+        search_tool: str | None = SEARCH_TOOL_NAME,
     ) -> None:
         if refresh not in REFRESH_MODES:
             raise SkillpathError(
@@ -227,6 +250,9 @@ class AgentSkills:
         self.budget = budget
         self.format = format
         self.tool_name = tool_name
+        self.search_tool = search_tool
+        self._keys: dict[int, tuple[Any, str]] = {}
+        self._keys_lock = threading.Lock()
         self._paths: list[str] = []
         self._watched: list[Any] = []
         self._cache: dict[str, Any] = {}
@@ -245,10 +271,18 @@ class AgentSkills:
         budget: int | None = None,
         format: str | None = None,
         tool_name: str = SKILL_TOOL_NAME,
+        search_tool: str | None = SEARCH_TOOL_NAME,
     ) -> AgentSkills:
         """Open a :class:`SkillSession` for ``cwd`` (arguments as :meth:`SkillSession.open`)."""
         session = SkillSession.open(cwd, home=home, env=env, settings=settings)
-        return cls(session, refresh=refresh, budget=budget, format=format, tool_name=tool_name)
+        return cls(
+            session,
+            refresh=refresh,
+            budget=budget,
+            format=format,
+            tool_name=tool_name,
+            search_tool=search_tool,
+        )
 
     @classmethod
     def of(
@@ -263,13 +297,21 @@ class AgentSkills:
         budget: int | None = None,
         format: str | None = None,
         tool_name: str = SKILL_TOOL_NAME,
+        search_tool: str | None = SEARCH_TOOL_NAME,
     ) -> AgentSkills:
         """What an adapter serves: ``skills`` as is, a session wrapped, or a new one
         opened for ``cwd`` (the other arguments as :meth:`open`)."""
         if isinstance(skills, AgentSkills):
             return skills
         if isinstance(skills, SkillSession):
-            return cls(skills, refresh=refresh, budget=budget, format=format, tool_name=tool_name)
+            return cls(
+                skills,
+                refresh=refresh,
+                budget=budget,
+                format=format,
+                tool_name=tool_name,
+                search_tool=search_tool,
+            )
         return cls.open(
             cwd,
             home=home,
@@ -279,6 +321,7 @@ class AgentSkills:
             budget=budget,
             format=format,
             tool_name=tool_name,
+            search_tool=search_tool,
         )
 
     def _disk_state(self) -> tuple[Any, ...]:
@@ -354,14 +397,15 @@ class AgentSkills:
 
     def _render_listing(self) -> Listing:
         fmt = self.format or "claude"
+        search = self.search_tool
         if fmt != "claude" or self.tool_name == SKILL_TOOL_NAME:
-            return self.session.listing(budget=self.budget, format=fmt)
+            return self.session.listing(budget=self.budget, format=fmt, search_tool=search)
         budget = self.budget
         if budget is None:
             budget = int(self.session.ctx.settings.get("listing", "budget"))
         grow = len(self.tool_name) - len(SKILL_TOOL_NAME)
         limit = max(1, budget - grow) if budget > 0 else budget
-        listing = self.session.listing(budget=limit, format=fmt)
+        listing = self.session.listing(budget=limit, format=fmt, search_tool=search)
         text = listing.text.replace(_CLAUDE_TOOL, f"with the {self.tool_name} tool", 1)
         return attrs.evolve(listing, text=text)
 
@@ -406,14 +450,70 @@ class AgentSkills:
         """The Skill tool's description for frameworks that take it separately."""
         return str(self.tool_schema()["description"])
 
+    def search_schema(self) -> dict[str, Any]:
+        """The ``search_skills`` tool definition (:func:`skillpath.search.search_tool_schema`,
+        named :attr:`search_tool`): ``name``, ``description``, ``input_schema``."""
+        schema = search_tool_schema()
+        schema["name"] = self.search_tool or SEARCH_TOOL_NAME
+        return schema
+
+    # -- conversations ------------------------------------------------------
+    def conversation_key(self, owner: Any) -> Hashable:
+        """A conversation key for a framework object that stands for one conversation.
+
+        A string or an integer (a thread id, a session id) is its own key. Any
+        other object (a run context, a session object) gets a fresh key of its
+        own, kept while the object lives (a new object never gets an old one's
+        key, even at the same address; equality is not used, so unhashable
+        objects work too); an object that cannot be weakly referenced gets a
+        new key each time (every call a conversation of its own: the skill is
+        always rendered in full).
+        """
+        if isinstance(owner, str | int) and not isinstance(owner, bool):
+            return owner
+        ident = id(owner)
+        with self._keys_lock:
+            held = self._keys.get(ident)
+            if held is not None and held[0]() is owner:
+                return held[1]
+            key = uuid.uuid4().hex
+            try:
+                ref = weakref.ref(owner, functools.partial(self._drop_key, ident))
+            except TypeError:  # not weakly referenceable: every call its own conversation
+                return key
+            self._keys[ident] = (ref, key)
+            return key
+
+    def _drop_key(self, ident: int, ref: Any) -> None:
+        with self._keys_lock:
+            held = self._keys.get(ident)
+            if held is not None and held[0] is ref:
+                del self._keys[ident]
+
+    @staticmethod
+    def new_conversation() -> str:
+        """A fresh conversation key (for a run whose framework names no conversation)."""
+        return uuid.uuid4().hex
+
     # -- answering the model ------------------------------------------------
-    def call(self, skill: str, args: str = "", *, force: bool = False) -> str:
+    def call(
+        self,
+        skill: str,
+        args: str | None = "",
+        *,
+        force: bool = False,
+        conversation: Hashable | None = None,
+    ) -> str:
         """The Skill tool's answer: the rendered skill, or an ``Error:`` text (never raises).
 
         Rendering is :meth:`SkillSession.invoke` with ``trigger="tool"`` (so
         ``disable-model-invocation`` skills are refused, arguments are
-        substituted and the inline-shell policy applies). ``force`` renders in
-        full even when the same call was answered before (no "already loaded" note).
+        substituted and the inline-shell policy applies). ``args`` of ``None``
+        (a tool with no arguments field) renders as ``""``. ``force`` renders in
+        full even when the same call was answered before (no "already loaded"
+        note); ``conversation`` (the framework's key for the conversation, see
+        :meth:`conversation_key`) limits that note to calls of the same
+        conversation: a new conversation gets the skill in full.
         """
         name = str(skill)
         session = self.session
@@ -423,9 +523,27 @@ class AgentSkills:
                 return error_text(conditional_message(pending))
             return unknown_for_model(name, self.model_skill_names())
         try:
-            return session.invoke(name, str(args or ""), trigger="tool", force=force).content
+            return session.invoke(
+                name, str(args or ""), trigger="tool", force=force, conversation=conversation
+            ).content
         except SkillpathError as exc:
             return error_text(exc)
+
+    def search(self, arguments: Mapping[str, Any] | Any) -> str:
+        """The ``search_skills`` tool's answer for the model's ``arguments`` (never raises).
+
+        :func:`skillpath.search.run_search_tool` over the active skills, with the
+        session's plugins (a ``rank_skills`` hook may re-rank). Arguments that are
+        not a query give an ``Error:`` text saying what the tool needs.
+        """
+        session = self.session
+        try:
+            text, hits = run_search_tool(
+                session.skills(), arguments, ctx=session.ctx, host=session.host
+            )
+        except SkillpathError as exc:
+            return error_text(exc)
+        return text if hits is not None else error_text(text)
 
     def read(self, url: str) -> str:
         """The text at a ``skill://`` URL, or an ``Error:`` text (never raises)."""

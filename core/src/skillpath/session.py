@@ -22,6 +22,13 @@ shell (`` !`cmd` `` or a ```` ```! ```` block), whose output can change from
 one run to the next. After the host compacts or trims the conversation, the
 earlier text may be gone: call :meth:`SkillSession.forget_invocations` so the
 next invocation renders in full again.
+
+One session can serve many conversations (a chat server with one agent
+object): pass ``conversation=`` to :meth:`SkillSession.invoke` and the note
+applies only within that conversation; a new conversation gets the skill. The
+remembered invocations of every conversation share one bounded LRU of
+:data:`MAX_REMEMBERED` entries (the oldest forgotten first: its next call
+renders in full), so thousands of conversations never grow it.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import operator
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -83,7 +90,8 @@ ALREADY_LOADED = (
 )
 #: Triggers whose full render puts the skill's text into the conversation.
 _RECORD_TRIGGERS = ("command", "tool")
-#: Invocations remembered for the "already loaded" note (the oldest are forgotten first).
+#: Invocations remembered for the "already loaded" note, across every conversation
+#: (the oldest are forgotten first).
 MAX_REMEMBERED = 1024
 #: Distinct diagnostics that requests (:meth:`SkillSession.resolve`,
 #: :meth:`SkillSession.invoke`, :meth:`SkillSession.context_files`) add to a
@@ -125,7 +133,8 @@ class SkillSession:
     #: reads the config files alone.
     settings_arg: Mapping[str, Any] | Settings | None = attrs.field(default=None, kw_only=True)
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
-    _loaded: dict[tuple[str, str], str] = attrs.field(factory=dict, init=False)
+    #: (name, argument digest) or (name, argument digest, conversation) → source digest
+    _loaded: dict[tuple[Any, ...], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _request_diagnostics: set[Diagnostic] = attrs.field(factory=set, init=False)
     _stamps: FileStamps = attrs.field(default=None, init=False)
@@ -369,9 +378,7 @@ class SkillSession:
             quotas=dict(self.ctx.settings.get("listing", "quotas", {}) or {}),
         )
 
-    def search(
-        self, query: str, k: int = 5, *, include_hidden: bool = False
-    ) -> list[SearchHit]:
+    def search(self, query: str, k: int = 5, *, include_hidden: bool = False) -> list[SearchHit]:
         """The active skills ranked for ``query``, best ``k`` first (see
         :func:`skillpath.search.search_skills`; the session's plugins may re-rank)."""
         from skillpath.search import search_skills
@@ -497,13 +504,22 @@ class SkillSession:
         return slash
 
     def invoke(
-        self, name: str, args: str = "", *, trigger: str = "command", force: bool = False
+        self,
+        name: str,
+        args: str = "",
+        *,
+        trigger: str = "command",
+        force: bool = False,
+        conversation: Hashable | None = None,
     ) -> RenderedPrompt:
         """Render skill ``name`` with ``args`` through the transform chain.
 
         ``trigger`` is ``command`` (a user-typed ``/skill:``), ``tool`` (the
         model's Skill tool) or ``mcp``. Only ``tool`` can get the "already
         loaded" note (see the module docstring); ``force=True`` always renders.
+        ``conversation`` (any hashable key, such as a thread id; ``None``: the
+        session's own) scopes the note: it is given only for an invocation
+        rendered earlier in the same conversation.
 
         :raises UnknownSkillError: for a name that is not an active skill (the
             message offers near names, or says that a conditional skill is not
@@ -519,7 +535,12 @@ class SkillSession:
         volatile = bool(shell_spans(source))
         digest = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
         # the argument string is remembered by digest: a long one is not kept alive
-        key = (name, hashlib.sha256(args.encode("utf-8", "surrogatepass")).hexdigest())
+        key: tuple[Any, ...] = (
+            name,
+            hashlib.sha256(args.encode("utf-8", "surrogatepass")).hexdigest(),
+        )
+        if conversation is not None:
+            key += (conversation,)
         if trigger == "tool" and not force and not volatile:
             with self._lock:
                 seen = self._loaded.get(key)
@@ -554,21 +575,35 @@ class SkillSession:
                     del self._loaded[next(iter(self._loaded))]
         return rendered
 
-    def forget_invocations(self, name: str | None = None) -> int:
+    def remembered(self) -> int:
+        """How many invocations the "already loaded" note remembers now (every
+        conversation's; at most :data:`MAX_REMEMBERED`)."""
+        with self._lock:
+            return len(self._loaded)
+
+    def forget_invocations(
+        self, name: str | None = None, *, conversation: Hashable | None = None
+    ) -> int:
         """Forget which skills were rendered in full, so the next invocation renders again.
 
         Call it after compacting or trimming the conversation (the text the
         "already loaded" note points back to may be gone). ``name`` limits it
-        to one skill (every argument string of it).
+        to one skill (every argument string of it); ``conversation`` to the
+        invocations of that conversation (default: every conversation's).
 
         :returns: how many remembered invocations were forgotten.
         """
         with self._lock:
-            if name is None:
+            if name is None and conversation is None:
                 count = len(self._loaded)
                 self._loaded.clear()
                 return count
-            keys = [k for k in self._loaded if k[0] == name]
+            keys = [
+                k
+                for k in self._loaded
+                if (name is None or k[0] == name)
+                and (conversation is None or (len(k) > 2 and k[2] == conversation))
+            ]
             for k in keys:
                 del self._loaded[k]
             return len(keys)

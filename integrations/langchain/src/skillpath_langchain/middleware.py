@@ -12,14 +12,15 @@ from langchain.agents.middleware.types import (
     ModelResponse,
     ToolCallRequest,
 )
+from langchain.tools import ToolRuntime
 from langchain_core.messages import SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 from skillpath import SkillSession
-from skillpath.agent import SKILL_TOOL_NAME, AgentSkills
+from skillpath.agent import SEARCH_TOOL_NAME, SKILL_TOOL_NAME, AgentSkills
 
-__all__ = ["FILE_PATH_ARGS", "SkillsMiddleware", "skills_for"]
+__all__ = ["FILE_PATH_ARGS", "SkillsMiddleware", "conversation_of", "skills_for"]
 
 #: Tool-call arguments that name files the agent touched (``paths``: a list).
 FILE_PATH_ARGS = ("file_path", "path", "paths", "filename")
@@ -52,6 +53,26 @@ def skills_for(
 class _SkillArgs(BaseModel):
     skill: str = Field(description="The skill name.")
     args: str = Field(default="", description="Optional arguments for the skill.")
+
+
+class _SearchArgs(BaseModel):
+    query: str = Field(description="A few words describing the task.")
+    k: int = Field(default=5, description="How many skills to return (default 5).")
+
+
+def conversation_of(runtime: Any) -> Any:
+    """The conversation a tool call belongs to: the run's ``thread_id``, else the id of
+    the conversation's first message (each new conversation starts with a new one),
+    else ``None`` (the caller treats the run as its own conversation)."""
+    config = getattr(runtime, "config", None) or {}
+    thread = (config.get("configurable") or {}).get("thread_id")
+    if thread is not None:
+        return f"thread:{thread}"
+    state = getattr(runtime, "state", None)
+    messages = state.get("messages") if isinstance(state, Mapping) else None
+    first = messages[0] if messages else None
+    ident = getattr(first, "id", None)
+    return f"message:{ident}" if isinstance(ident, str) and ident else None
 
 
 def _with_listing(system: SystemMessage | None, listing: str) -> SystemMessage | None:
@@ -89,7 +110,12 @@ class SkillsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
     Each model call gets the listing appended to its system message and the
     ``Skill`` tool (``{"skill": name, "args": text}``) whose answer is the
-    rendered skill or an ``Error: …`` text. Before each model turn the skills
+    rendered skill or an ``Error: …`` text, and the ``search_skills`` tool
+    (``{"query": text, "k": n}``) for the skills the listing has no room for.
+    The "already loaded" note of a skill called twice holds only within one
+    conversation: the run's ``thread_id`` (``config={"configurable":
+    {"thread_id": …}}``), or without one the conversation's first message.
+    Before each model turn the skills
     on disk are checked and loaded again when they changed (``refresh="turn"``,
     the default; ``"manual"``: call :meth:`refresh`). A tool call with a
     ``file_path``/``path``/``paths``/``filename`` argument loads nested skills
@@ -126,15 +152,27 @@ class SkillsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             description=self.skills.tool_description(),
             args_schema=_SkillArgs,
         )
-        self.tools = [self.skill_tool]
+        self.search_tool: BaseTool = StructuredTool.from_function(
+            func=self._search,
+            name=SEARCH_TOOL_NAME,
+            description=self.skills.search_schema()["description"],
+            args_schema=_SearchArgs,
+        )
+        self.tools = [self.skill_tool, self.search_tool]
 
     @property
     def name(self) -> str:
         """The middleware's name in the graph."""
         return "SkillpathSkillsMiddleware"
 
-    def _call_skill(self, skill: str, args: str = "") -> str:
-        return self.skills.call(skill, args)
+    def _call_skill(self, skill: str, args: str = "", *, runtime: ToolRuntime) -> str:
+        key = conversation_of(runtime)
+        return self.skills.call(
+            skill, args, conversation=self.skills.new_conversation() if key is None else key
+        )
+
+    def _search(self, query: str, k: int = 5) -> str:
+        return self.skills.search({"query": query, "k": k})
 
     def refresh(self) -> bool:
         """Load the skills again now (see :meth:`AgentSkills.refresh`)."""

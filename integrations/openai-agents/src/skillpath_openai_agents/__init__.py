@@ -1,14 +1,15 @@
 """skillpath for the OpenAI Agents SDK (``openai-agents``).
 
 For a plain ``Agent``: :class:`SkillpathSkills` gives dynamic instructions
-(your text plus the skill listing, refreshed before every model turn) and a
-``load_skill`` function tool whose answer is the rendered skill::
+(your text plus the skill listing, refreshed before every model turn), a
+``load_skill`` function tool whose answer is the rendered skill and a
+``search_skills`` tool for the skills the listing has no room for::
 
     skills = SkillpathSkills(cwd=".")
     agent = Agent(
         name="dev",
         instructions=skills.instructions("You are a careful coding agent."),
-        tools=[skills.tool],
+        tools=skills.tools,
     )
 
 For a ``SandboxAgent``: :class:`SkillpathLazySkillSource` (in
@@ -28,12 +29,18 @@ from typing import TYPE_CHECKING, Any
 
 from agents import Agent, FunctionTool, RunContextWrapper
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills, error_text
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, error_text
 
 if TYPE_CHECKING:  # imported on first use (an optional dependency)
     from skillpath_openai_agents.sandbox import SkillpathLazySkillSource
 
-__all__ = ["TOOL_NAME", "SkillpathLazySkillSource", "SkillpathSkills", "skills_for"]
+__all__ = [
+    "TOOL_NAME",
+    "SkillpathLazySkillSource",
+    "SkillpathSkills",
+    "conversation_of",
+    "skills_for",
+]
 
 #: The function tool's name (the SDK's sandbox ``Skills`` capability uses the same).
 TOOL_NAME = "load_skill"
@@ -52,6 +59,17 @@ _PARAMS: dict[str, Any] = {
     "required": ["skill", "args"],
     "additionalProperties": False,
 }
+
+
+def conversation_of(context: Any) -> Any:
+    """The conversation a tool call belongs to: ``RunConfig(group_id=…)`` (the SDK's
+    "chat thread ID"), else the run itself (its usage record, one per run), else ``None``."""
+    config = getattr(context, "run_config", None)
+    group = getattr(config, "group_id", None)
+    if isinstance(group, str) and group:
+        return f"group:{group}"
+    return getattr(context, "usage", None)
+
 
 Instructions = Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str] | str]
 
@@ -89,7 +107,12 @@ class SkillpathSkills:
     arguments as :meth:`AgentSkills.open`). Before every model turn (when the
     SDK asks for the instructions) the skills on disk are checked and loaded
     again when they changed (``refresh="turn"``; ``"manual"``: call
-    :meth:`refresh`).
+    :meth:`refresh`). Offer :attr:`tools` (``load_skill`` and ``search_skills``).
+
+    One object serves many conversations: a skill loaded again in the same
+    conversation gets a short "already loaded" note, a new conversation gets the
+    skill. A conversation is the ``RunConfig(group_id=…)`` of the runs (pass
+    your chat thread's id there); without one, each run is its own.
     """
 
     def __init__(
@@ -121,6 +144,16 @@ class SkillpathSkills:
             on_invoke_tool=self._invoke,
             strict_json_schema=True,
         )
+        search = self.skills.search_schema()
+        self.search_tool = FunctionTool(
+            name=SEARCH_TOOL_NAME,
+            description=search["description"],
+            params_json_schema={**search["input_schema"], "additionalProperties": False},
+            on_invoke_tool=self._search,
+            strict_json_schema=False,
+        )
+        #: The tools to give the agent: ``load_skill`` and ``search_skills``.
+        self.tools: list[FunctionTool] = [self.tool, self.search_tool]
 
     def refresh(self) -> bool:
         """Load the skills again now (see :meth:`AgentSkills.refresh`)."""
@@ -150,7 +183,14 @@ class SkillpathSkills:
 
         return dynamic
 
-    async def _invoke(self, _context: Any, raw: str) -> str:
+    async def _search(self, _context: Any, raw: str) -> str:
+        try:
+            data = json.loads(raw or "{}")
+        except ValueError as exc:
+            return error_text(f"the arguments are not JSON ({exc}); pass {{query, k}}")
+        return self.skills.search(data)
+
+    async def _invoke(self, context: Any, raw: str) -> str:
         try:
             data = json.loads(raw or "{}")
         except ValueError as exc:
@@ -158,7 +198,13 @@ class SkillpathSkills:
         if not isinstance(data, dict) or not isinstance(data.get("skill"), str):
             return error_text("pass the skill's name in `skill` (a string)")
         args = data.get("args")
-        return self.skills.call(data["skill"], args if isinstance(args, str) else "")
+        owner = conversation_of(context)
+        key = (
+            self.skills.new_conversation() if owner is None else self.skills.conversation_key(owner)
+        )
+        return self.skills.call(
+            data["skill"], args if isinstance(args, str) else "", conversation=key
+        )
 
 
 def __getattr__(name: str) -> Any:
