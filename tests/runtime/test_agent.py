@@ -251,12 +251,13 @@ def test_search_tool_answers_and_the_listing_names_it(rt: Runtime) -> None:
     for i in range(40):
         rt.project_skill(f"tool-{i:02d}", description=f"Does task number {i} " + "x" * 80)
     rt.project_skill("pdf-forms", description="Fill in PDF forms and extract their fields.")
-    skills = AgentSkills(rt.session(), budget=1500)
+    skills = AgentSkills(rt.session(), budget=1500, search_tool="search_skills")
     text = skills.search({"query": "fill a pdf form"})
     assert text.splitlines()[1].startswith("- pdf-forms:")
     assert skills.search({"k": 3}).startswith("Error: search_skills needs")
     assert skills.search("pdf").startswith("Error:")
     assert skills.search_schema()["name"] == "search_skills"
     assert "search_skills" in skills.instructions()  # the over-budget notice
-    none = AgentSkills(skills.session, budget=1500, search_tool=None)
+    # an adapter that offers no search tool (the default) never names one
+    none = AgentSkills(skills.session, budget=1500)
     assert "search_skills" not in none.instructions()

@@ -239,7 +239,7 @@ class AgentSkills:
         budget: int | None = None,
         format: str | None = None,
         tool_name: str = SKILL_TOOL_NAME,
-        search_tool: str | None = SEARCH_TOOL_NAME,
+        search_tool: str | None = None,
     ) -> None:
         if refresh not in REFRESH_MODES:
             raise SkillpathError(
@@ -271,7 +271,7 @@ class AgentSkills:
         budget: int | None = None,
         format: str | None = None,
         tool_name: str = SKILL_TOOL_NAME,
-        search_tool: str | None = SEARCH_TOOL_NAME,
+        search_tool: str | None = None,
     ) -> AgentSkills:
         """Open a :class:`SkillSession` for ``cwd`` (arguments as :meth:`SkillSession.open`)."""
         session = SkillSession.open(cwd, home=home, env=env, settings=settings)
@@ -297,7 +297,7 @@ class AgentSkills:
         budget: int | None = None,
         format: str | None = None,
         tool_name: str = SKILL_TOOL_NAME,
-        search_tool: str | None = SEARCH_TOOL_NAME,
+        search_tool: str | None = None,
     ) -> AgentSkills:
         """What an adapter serves: ``skills`` as is, a session wrapped, or a new one
         opened for ``cwd`` (the other arguments as :meth:`open`)."""

@@ -47,6 +47,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         format=format,
+        search_tool=SEARCH_TOOL_NAME,
     )
 
 

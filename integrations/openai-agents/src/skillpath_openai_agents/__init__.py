@@ -96,6 +96,7 @@ def skills_for(
         budget=budget,
         format=format,
         tool_name=TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME,
     )
 
 
