@@ -103,7 +103,7 @@ def test_generated_provider_passes_the_kit(generated: Path, tmp_path: Path) -> N
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     counts = dict((k, int(n)) for n, k in re.findall(r"(\d+) (passed|skipped|failed)", proc.stdout))
-    assert counts.get("passed", 0) + counts.get("skipped", 0) == 16, proc.stdout
+    assert counts.get("passed", 0) + counts.get("skipped", 0) == 18, proc.stdout
     assert counts.get("skipped", 0) <= 1, proc.stdout  # only the chmod test, when run as root
 
 
