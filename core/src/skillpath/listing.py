@@ -672,20 +672,7 @@ def render_listing(
             capped.append(e[_NAME])
     dropped_names = tuple(e[_NAME] for e in dropped)
     if not kept:
-        report = BudgetReport(
-            limit,
-            0,
-            len(visible),
-            0,
-            (),
-            dropped_names,
-            hidden,
-            tuple(flagged),
-            "budget",
-            (),
-            cap_each,
-        )
-        return Listing("", report)
+        return _left_out(limit, len(visible), dropped_names, hidden, flagged, cap_each)
     head, tail = _frame(fmt)
     notice = _notice(fmt, len(names_only), len(dropped), limit, search_tool)
     if notice:
@@ -709,6 +696,21 @@ def render_listing(
 
 
 _by_index = operator.itemgetter(_INDEX)
+
+
+def _left_out(
+    limit: int,
+    total: int,
+    dropped: tuple[str, ...],
+    hidden: int,
+    flagged: list[str],
+    cap_each: int,
+) -> Listing:
+    """The empty listing of a budget too small for any entry (``omitted="budget"``)."""
+    report = BudgetReport(
+        limit, 0, total, 0, (), dropped, hidden, tuple(flagged), "budget", (), cap_each
+    )
+    return Listing("", report)
 
 
 def _policy_listing(
@@ -790,20 +792,7 @@ def _policy_listing(
     capped = tuple(e[_NAME] for e in full if e[_CAPPED])
     dropped_names = tuple(e[_NAME] for e in dropped)
     if not texts:
-        report = BudgetReport(
-            limit,
-            0,
-            len(visible),
-            0,
-            (),
-            dropped_names,
-            hidden,
-            tuple(flagged),
-            "budget",
-            (),
-            cap_each,
-        )
-        return Listing("", report)
+        return _left_out(limit, len(visible), dropped_names, hidden, flagged, cap_each)
     notice = _notice(fmt, len(names_only), len(dropped), limit, search_tool)
     if notice:
         texts.append(notice)
