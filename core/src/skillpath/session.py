@@ -503,6 +503,13 @@ class SkillSession:
             return attrs.evolve(slash, suggestions=(), error=conditional_message(pending))
         return slash
 
+    def _findings(self, skill: Skill) -> list[Diagnostic]:
+        """A ``content-<id>`` warning per content finding of ``skill`` (see
+        :mod:`skillpath.findings`), for :attr:`diagnostics`."""
+        from skillpath.findings import as_diagnostics, findings_for
+
+        return as_diagnostics(skill, findings_for(skill, env=self.ctx.env, home=self.ctx.home))
+
     def invoke(
         self,
         name: str,
@@ -567,6 +574,7 @@ class SkillSession:
             source=source,
         )
         self._keep(rendered.diagnostics)
+        self._keep(self._findings(skill))
         if trigger in _RECORD_TRIGGERS and not volatile:
             with self._lock:
                 self._loaded.pop(key, None)
