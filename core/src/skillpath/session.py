@@ -503,6 +503,18 @@ class SkillSession:
             return attrs.evolve(slash, suggestions=(), error=conditional_message(pending))
         return slash
 
+    def script_refusal(self, name: str) -> str | None:
+        """Why skill ``name``'s scripts may not run, or ``None`` when they may: the
+        ``[shell]`` policy that decides its inline shell (level, ``enabled``, MCP
+        skills never). Every runner of a skill's scripts (an adapter's tool that
+        executes ``scripts/…``) asks this first."""
+        from skillpath.shell import ShellPolicy
+
+        skill = self.get(name)
+        if skill is None:
+            return f"no skill named {name!r}"
+        return ShellPolicy.from_settings(self.ctx.settings).refusal(skill)
+
     def _findings(self, skill: Skill) -> list[Diagnostic]:
         """A ``content-<id>`` warning per content finding of ``skill`` (see
         :mod:`skillpath.findings`), for :attr:`diagnostics`."""
