@@ -1,0 +1,155 @@
+"""The hostile set as a project: every case flagged on every delivery path, and no
+invisible character in anything a model is given.
+
+Each case of ``test_content_checks.HOSTILE`` (42: every check, in a body, a script or
+a reference) becomes one skill ``hNN`` of one project; each skill also carries the
+Unicode tag characters in its body and a reference, so every rendering path has
+something to strip. Paths: ``list --json`` (``findings``), ``doctor --json``,
+``explain --json NAME``, ``invoke`` (the command line and a session on every trigger,
+with the session's diagnostics), MCP ``prompts/get``, ``resources/read`` and
+``load_skill``, and adapters (the core's ``AgentSkills`` and Agno's tools).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+from skillpath.agent import AgentSkills
+from skillpath.cli import main
+from skillpath.contentscan import strip_invisible
+from skillpath.session import SkillSession
+
+from ..conftest import Env
+from .test_content_checks import HOSTILE, TAG
+
+CASES = [(f"h{i:02d}", fid, severity, case) for i, (fid, severity, case) in enumerate(HOSTILE)]
+
+
+def _clean(text: str) -> bool:
+    return strip_invisible(text)[1] == 0
+
+
+@pytest.fixture
+def hostile(isolated_env: Env) -> Env:
+    root = isolated_env.project / ".agents" / "skills"
+    for name, _fid, _sev, case in CASES:
+        folder = root / name
+        (folder / "references").mkdir(parents=True)
+        body = "Do the task.\n"
+        rel, sep, text = case.partition(":")
+        if sep and "/" in rel and " " not in rel:
+            target = folder / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text + "\n", encoding="utf-8")
+        else:
+            body = case + "\n"
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: A formatter.\n---\n{body}Then stop.{TAG}\n",
+            encoding="utf-8",
+        )
+        (folder / "references" / "tag.md").write_text(f"Tabs.{TAG}\n", encoding="utf-8")
+    return isolated_env
+
+
+def _cli(env: Env, *argv: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, [argv[0], "--cwd", str(env.project), *argv[1:]])
+    return res.exit_code, res.stdout
+
+
+def test_the_set_covers_every_check_with_forty_skills() -> None:
+    assert len(CASES) >= 40
+    assert len({fid for _n, fid, _s, _c in CASES}) == 11
+
+
+def test_list_json_flags_every_case(hostile: Env) -> None:
+    code, out = _cli(hostile, "list", "--json")
+    assert code == 0
+    by_name = {s["name"]: s["findings"] for s in json.loads(out)["skills"]}
+    for name, fid, severity, _case in CASES:
+        got = {(f["id"], f["severity"]) for f in by_name[name]}
+        assert (fid, severity) in got, (name, by_name[name])
+        assert all(f["file"] and f["line"] for f in by_name[name])
+
+
+def test_doctor_flags_every_case(hostile: Env) -> None:
+    _code, out = _cli(hostile, "doctor", "--json")
+    got = {(f["name"], f["id"], f["severity"]) for f in json.loads(out)["findings"]}
+    for name, fid, severity, _case in CASES:
+        assert (name, fid, severity) in got
+    _code, text = _cli(hostile, "doctor")
+    assert f"in {len(CASES)} skill(s)" in text and _clean(text)
+
+
+def test_explain_flags_every_case(hostile: Env) -> None:
+    for name, fid, severity, _case in CASES:
+        code, out = _cli(hostile, "explain", "--json", name)
+        assert code == 0
+        assert (fid, severity) in {(f["id"], f["severity"]) for f in json.loads(out)["findings"]}
+
+
+def test_invoke_delivers_no_invisible_character_and_reports_the_findings(hostile: Env) -> None:
+    session = SkillSession.open(hostile.project, env=hostile.env)
+    for name, fid, _severity, _case in CASES:
+        for trigger in ("command", "tool", "mcp"):
+            rendered = session.invoke(name, "x", trigger=trigger, force=True)
+            assert _clean(rendered.content), name
+        assert f"content-{fid}" in {
+            d.code for d in session.diagnostics if d.path and name in str(d.path)
+        }
+        assert _clean(session.resolve(f"skill://{name}/references/tag.md").content)
+    for name, _fid, _s, _c in CASES[:6]:
+        code, out = _cli(hostile, "invoke", name, "y")
+        assert code == 0 and _clean(out)
+
+
+def test_adapters_deliver_no_invisible_character(hostile: Env) -> None:
+    from skillpath_agno import SkillpathSkills
+
+    agent = AgentSkills(SkillSession.open(hostile.project, env=hostile.env))
+    agno = SkillpathSkills(cwd=hostile.project, env=hostile.env)
+    assert _clean(agent.instructions())
+    for name, _fid, _s, _c in CASES:
+        assert _clean(agent.call({"skill": name, "args": "z"}))
+        assert _clean(agent.read(f"skill://{name}/references/tag.md"))
+        assert _clean(agno._get_skill_instructions(name, "z"))
+        assert _clean(agno._get_skill_reference(name, "tag.md"))
+
+
+def test_mcp_prompts_resources_and_load_skill_deliver_no_invisible_character(
+    hostile: Env,
+) -> None:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    async def scenario() -> list[str]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "skillpath", "serve", "--cwd", str(hostile.project), "--poll", "0"],
+            env=hostile.env,
+        )
+        texts: list[str] = []
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            texts.append(json.dumps((await s.list_prompts()).model_dump(), ensure_ascii=False))
+            for name, _fid, _s, case in CASES:
+                got = await s.get_prompt(name, {})
+                texts.append(str(got.messages[0].content.text))
+                for uri in (f"skill://{name}/SKILL.md", f"skill://{name}/references/tag.md"):
+                    content = (await s.read_resource(uri)).contents[0]
+                    texts.append(str(getattr(content, "text", "")))
+                rel = case.partition(":")[0]
+                if "/" in rel and " " not in rel:
+                    content = (await s.read_resource(f"skill://{name}/{rel}")).contents[0]
+                    texts.append(str(getattr(content, "text", "")))
+                loaded = await s.call_tool("load_skill", {"name": name})
+                texts.append(str(loaded.content[0].text))
+        return texts
+
+    texts = asyncio.run(asyncio.wait_for(scenario(), 120))
+    assert len(texts) > 3 * len(CASES)
+    dirty = [t[:80] for t in texts if not _clean(t)]
+    assert dirty == []
+    assert any("Then stop." in t for t in texts)
