@@ -48,10 +48,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from skillpath import contentscan
-from skillpath.contentscan import SEVERITIES, ContentFinding
-
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.model import Diagnostic, Skill
 
 __all__ = [
@@ -59,7 +57,6 @@ __all__ = [
     "MAX_BYTES",
     "MAX_SKILLS",
     "FileStore",
-    "Finding",
     "FindingsStore",
     "MemoryStore",
     "as_diagnostics",
@@ -71,8 +68,18 @@ __all__ = [
     "worst",
 ]
 
-#: One finding (the record :mod:`skillpath.contentscan` makes).
-Finding = ContentFinding
+
+def __getattr__(name: str) -> object:
+    # ``Finding``: the record :mod:`skillpath.contentscan` makes. The checks (and
+    # their compiled rules) are imported only when something is checked: a warm
+    # run that finds nothing never imports them.
+    if name == "Finding":
+        from skillpath.contentscan import ContentFinding
+
+        return ContentFinding
+    raise AttributeError(name)
+
+
 #: On-disk format version.
 FORMAT = 1
 #: Skills (stat records) and digests kept in the store file; the oldest go first.
@@ -177,12 +184,11 @@ def _fingerprint() -> str:
     """A hash of the code that decides what a finding is (a change discards the file)."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
-        from skillpath import textguard
-
         h = hashlib.sha256()
-        for mod in (contentscan, textguard):
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in ("contentscan.py", "textguard.py", "findings.py"):
             try:
-                with open(mod.__file__ or "", "rb") as f:
+                with open(os.path.join(here, name), "rb") as f:
                     h.update(f.read())
             except OSError:
                 h.update(b"?")
@@ -306,7 +312,17 @@ def _sig(path: str) -> Sig:
 
 
 def _unchanged(entries: Entries) -> bool:
-    return all(_sig(path) == sig for path, sig in entries)
+    stat_ = os.stat
+    for path, sig in entries:
+        try:
+            st = stat_(path)
+        except OSError:
+            if sig is not None:
+                return False
+            continue
+        if sig != (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+            return False
+    return True
 
 
 def _racy(entries: Entries, start_ns: int, window: int) -> bool:
@@ -317,6 +333,8 @@ def _racy(entries: Entries, start_ns: int, window: int) -> bool:
 def _read(skill: Skill) -> tuple[Entries, str, list[tuple[Path, str, bool]]] | None:
     """What the checks read of an on-disk skill: its entries, its content digest and
     ``(path, text, script)`` of each file; ``None`` when its ``SKILL.md`` cannot be read."""
+    from skillpath import contentscan
+
     assert skill.path is not None and skill.base_dir is not None
     entries: list[tuple[str, Sig]] = [(os.fspath(skill.path), _sig(os.fspath(skill.path)))]
     text = contentscan.read_text(skill.path)
@@ -346,6 +364,8 @@ def _read(skill: Skill) -> tuple[Entries, str, list[tuple[Path, str, bool]]] | N
 
 
 def _check(texts: Sequence[tuple[Path | None, str, bool]]) -> list[ContentFinding]:
+    from skillpath import contentscan
+
     out: list[ContentFinding] = []
     for path, text, script in texts:
         for f in contentscan.scan_text(text, script=script):
@@ -354,6 +374,8 @@ def _check(texts: Sequence[tuple[Path | None, str, bool]]) -> list[ContentFindin
 
 
 def _with_path(f: ContentFinding, path: Path) -> ContentFinding:
+    from skillpath.contentscan import ContentFinding
+
     return ContentFinding(f.id, f.severity, f.reason, path, f.line, f.excerpt)
 
 
@@ -368,6 +390,8 @@ def _rows(found: Iterable[ContentFinding], base: Path | None) -> tuple[Row, ...]
 def _rebase(rows: tuple[Row, ...], skill: Skill) -> tuple[ContentFinding, ...]:
     if not rows:
         return ()
+    from skillpath.contentscan import ContentFinding
+
     base = skill.base_dir
     out = []
     for fid, severity, reason, rel, line, excerpt in rows:
@@ -387,6 +411,9 @@ def _head(skill: Skill, store: FindingsStore) -> tuple[ContentFinding, ...]:
     digest = "head:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     rows = store.findings(digest)
     if rows is None:
+        from skillpath import contentscan
+        from skillpath.contentscan import ContentFinding
+
         found = [
             ContentFinding(f.id, f.severity, f.reason, None, None, f.excerpt)
             for f in contentscan.scan_text(text)
@@ -456,7 +483,18 @@ def findings_for_all(
     if not checks_enabled(env):
         return [() for _ in skills]
     own = default_store(env, home) if store is None else store
-    out = [findings_for(s, store=own, env=env) for s in skills]
+    window = _racy_ns(env)
+    out: list[tuple[ContentFinding, ...]] = []
+    for skill in skills:
+        got = None
+        if skill.path is not None and skill.base_dir is not None:
+            got = _digest_and_rows(skill, own, window)
+        if got is None:
+            out.append(_head(skill, own))
+        elif got[1]:
+            out.append(_rebase(got[1], skill))
+        else:
+            out.append(())
     flush = getattr(own, "flush", None)
     if flush is not None:
         flush()
@@ -500,6 +538,8 @@ def as_diagnostics(skill: Skill, findings: Iterable[ContentFinding]) -> list[Dia
 
 def worst(findings: Iterable[ContentFinding]) -> str | None:
     """The worst severity among ``findings`` (``None`` when there are none)."""
+    from skillpath.contentscan import SEVERITIES
+
     rank = {s: i for i, s in enumerate(SEVERITIES)}
     found = [f.severity for f in findings]
     return min(found, key=lambda s: rank.get(s, 9)) if found else None
