@@ -206,8 +206,10 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         """
         self.skillpath.begin_turn()
         self._sync()
-        if not getattr(event.agent, "messages", None):
-            self.skillpath.session.forget_invocations(conversation=self._conversation(event.agent))
+        key = conversation_of(event.agent)
+        messages = getattr(event.agent, "messages", None)
+        if key is not None and isinstance(messages, list) and not messages:
+            self.skillpath.session.forget_invocations(conversation=key)
         await super()._on_before_invocation(event)
 
     def _generate_skills_xml(self, agent: Any | None = None) -> str:
