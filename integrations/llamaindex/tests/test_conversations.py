@@ -144,3 +144,20 @@ def test_unknown_and_empty_catalog_answers_are_the_cores(world: World) -> None:
     asyncio.run(go())
     assert tool_results(script.seen[1])["c1"] == direct
     assert direct.startswith("Error: Unknown skill 'nope'")
+
+
+def test_ten_thousand_conversations_stay_within_the_cores_bound(world: World) -> None:
+    from skillpath.session import MAX_REMEMBERED
+
+    skills = SkillpathSkills(cwd=world.project)
+    agent = FunctionAgent(tools=skills.tools, llm=Script().llm())
+
+    async def go() -> list[str]:  # the tool as the agent calls it, a new Context each time
+        return [
+            str(await skills.tool.acall(ctx=Context(agent), skill="greet", args="Ada"))
+            for _ in range(10_000)
+        ]
+
+    answers = asyncio.run(go())
+    assert all("Say hello to Ada." in a for a in answers)  # each its own conversation
+    assert skills.skills.session.remembered() <= MAX_REMEMBERED
