@@ -113,8 +113,11 @@ def skills_for(
     settings: Mapping[str, Any] | None = None,
     refresh: str = "turn",
     budget: int | None = None,
+    search: bool = True,
 ) -> AgentSkills:
-    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one
+    (``search``: the agent has the ``search_skills`` tool, so the listing leaves the
+    skills that do not fit to it)."""
     return AgentSkills.of(
         skills,
         cwd=cwd,
@@ -124,7 +127,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
-        search_tool=SEARCH_TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME if search else None,
     )
 
 
@@ -192,7 +195,9 @@ class SkillpathSkillsSource(SkillsSource):
     Framework asks once per agent run) checks the disk first
     (``refresh="turn"``; ``"manual"``: call :meth:`refresh`). The skills are
     those the listing budget keeps, without ``hide`` and
-    ``disable-model-invocation`` skills.
+    ``disable-model-invocation`` skills. ``search``: the agent has the
+    ``search_skills`` tool (:class:`SkillpathSkillsProvider` offers it; Agent
+    Framework's plain ``SkillsProvider`` does not, hence the default ``False``).
     """
 
     def __init__(
@@ -205,9 +210,17 @@ class SkillpathSkillsSource(SkillsSource):
         settings: Mapping[str, Any] | None = None,
         refresh: str = "turn",
         budget: int | None = None,
+        search: bool = False,
     ) -> None:
         self.skills = skills_for(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=search,
         )
 
     def refresh(self) -> bool:
@@ -295,6 +308,7 @@ class SkillpathSkillsProvider(SkillsProvider):
                 settings=settings,
                 refresh=refresh,
                 budget=budget,
+                search=True,
             )
         self.source = source
         self.skills = source.skills
