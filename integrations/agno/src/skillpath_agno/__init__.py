@@ -75,8 +75,11 @@ def skills_for(
     settings: Mapping[str, Any] | None = None,
     refresh: str = "turn",
     budget: int | None = None,
+    search: bool = True,
 ) -> AgentSkills:
-    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one
+    (``search``: the agent has ``search_skills``, so the listing leaves the skills that
+    do not fit to it)."""
     return AgentSkills.of(
         skills,
         cwd=cwd,
@@ -86,7 +89,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
-        search_tool=SEARCH_TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME if search else None,
     )
 
 
@@ -147,6 +150,8 @@ class SkillpathSkillLoader(SkillLoader):
     (``refresh="turn"``), so Agno's ``Skills.reload()`` sees added and edited
     skills. Arguments are as :meth:`skillpath.agent.AgentSkills.open`, or pass
     an :class:`~skillpath.agent.AgentSkills` or a :class:`~skillpath.SkillSession`.
+    ``search``: the agent has the ``search_skills`` tool (:class:`SkillpathSkills`
+    offers it; Agno's own ``Skills`` does not, hence the default ``False``).
     """
 
     def __init__(
@@ -159,9 +164,17 @@ class SkillpathSkillLoader(SkillLoader):
         settings: Mapping[str, Any] | None = None,
         refresh: str = "turn",
         budget: int | None = None,
+        search: bool = False,
     ) -> None:
         self.skillpath = skills_for(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=search,
         )
 
     def load(self) -> list[AgnoSkill]:
@@ -209,7 +222,14 @@ class SkillpathSkills(Skills):
         extra_loaders: list[SkillLoader] | None = None,
     ) -> None:
         self.loader = SkillpathSkillLoader(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=True,
         )
         self.skillpath = self.loader.skillpath
         self._loaded_for: tuple[Skill, ...] | None = None
