@@ -125,3 +125,13 @@ def test_unknown_names_get_the_cores_answer(world: World) -> None:
     llm = ScriptedLLM([call("load_skill", "c1", skill_name="nope")])
     agent_for(skills, llm).kickoff("go")
     assert llm.tool_results()["c1"] == skills.skillpath.call("nope")
+
+
+def test_without_the_search_tool_the_listing_names_the_rest(world: World) -> None:
+    for i in range(40):
+        world.skill(f"extra-{i:02d}", "A long description. " * 20)
+    skills = SkillpathSkills(cwd=world.project, budget=1500, search=False)
+    llm = ScriptedLLM()
+    agent_for(skills, llm).kickoff("go")
+    report = skills.skillpath.listing().report
+    assert report.names_only and "search_skills" not in llm.turns[0].system

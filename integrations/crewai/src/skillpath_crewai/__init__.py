@@ -106,8 +106,11 @@ def skills_for(
     settings: Mapping[str, Any] | None = None,
     refresh: str = "turn",
     budget: int | None = None,
+    search: bool = True,
 ) -> AgentSkills:
-    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one
+    (``search``: the agents have ``search_skills``, so the listing leaves the skills that
+    do not fit to it)."""
     return AgentSkills.of(
         skills,
         cwd=cwd,
@@ -117,7 +120,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
-        search_tool=SEARCH_TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME if search else None,
     )
 
 
@@ -225,7 +228,10 @@ class SkillpathSkills:
     keyword arguments are those of :meth:`skillpath.agent.AgentSkills.open`
     (``cwd``, ``home``, ``env``, ``settings``, ``refresh``, ``budget``), or
     pass an :class:`~skillpath.agent.AgentSkills` or a
-    :class:`~skillpath.SkillSession` you already have.
+    :class:`~skillpath.SkillSession` you already have. ``search`` (default
+    ``True``): the agents get :meth:`tools` (``search_skills``), so the listing
+    leaves the skills that do not fit to the search; pass ``False`` for agents
+    without it (the listing then names them too, by name only).
 
     Building one installs the CrewAI hooks that serve the skills
     (:func:`install_hooks`).
@@ -241,9 +247,17 @@ class SkillpathSkills:
         settings: Mapping[str, Any] | None = None,
         refresh: str = "turn",
         budget: int | None = None,
+        search: bool = True,
     ) -> None:
         self.skillpath = skills_for(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=search,
         )
         install_hooks()
 
