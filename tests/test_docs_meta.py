@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from skillpath import hookspecs
-from skillpath.cli import ALIASES, COMMANDS
+from skillpath.cli import ALIASES, COMMANDS, PROVIDED
 from skillpath.settings import SCHEMA
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -83,15 +83,16 @@ def test_every_settings_key_is_in_the_configuration_reference() -> None:
 def test_every_cli_command_is_in_the_cli_reference() -> None:
     page = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
     headings = set(re.findall(r"^## skillpath (\S+)$", page, re.MULTILINE))
-    assert set(COMMANDS) <= headings, sorted(set(COMMANDS) - headings)
-    assert _generator().missing_markers(page, "cli-help", sorted(COMMANDS)) == []
+    commands = {*COMMANDS, *PROVIDED}
+    assert commands <= headings, sorted(commands - headings)
+    assert _generator().missing_markers(page, "cli-help", sorted(commands)) == []
     for alias in ALIASES:
         assert f"`skillpath {alias}`" in page
 
 
 def test_cli_help_is_generated_for_each_command() -> None:
     gen = _generator()
-    for name in sorted(COMMANDS):
+    for name in sorted({*COMMANDS, *PROVIDED}):
         block = gen.cli_help(name)
         assert block.startswith("```text\nUsage: skillpath ") and name in block
 

@@ -81,9 +81,9 @@ def settings_table(section: str) -> str:
 def cli_help(command: str) -> str:
     """``skillpath COMMAND --help`` as a text block."""
     from click.testing import CliRunner
-    from skillpath.cli import COMMANDS, main
+    from skillpath.cli import COMMANDS, PROVIDED, main
 
-    if command not in COMMANDS:
+    if command not in COMMANDS and command not in PROVIDED:
         raise PluginError(f"cli-help marker names unknown command {command!r}")
     res = CliRunner().invoke(main, [command, "--help"], prog_name="skillpath", terminal_width=80)
     if res.exit_code != 0:
