@@ -38,7 +38,7 @@ from skillpath.model import (
     Skill,
     SkillSource,
 )
-from skillpath.safety import is_inside, outside_area, project_area
+from skillpath.safety import describe_oserror, is_inside, outside_area, project_area
 from skillpath.textguard import text_findings
 
 __all__ = [
@@ -532,14 +532,8 @@ def _keepable(record: Record) -> bool:
     return not any(getattr(d, "code", None) == "unreadable-skill" for d in record[3])
 
 
-def _describe_oserror(exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symlink loop"
-    if exc.errno == errno.ENOTDIR:
-        return "not a directory"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return exc.strerror or str(exc)
+#: the one short reason for a failed scan or stat (:func:`skillpath.safety.describe_oserror`)
+_describe_oserror = describe_oserror
 
 
 def scan_skills_dir(
