@@ -163,3 +163,22 @@ def test_every_exported_name_is_importable_and_listed_once() -> None:
     assert set(names) == set(skillpath._EXPORTS)
     for name in names:
         assert getattr(skillpath, name) is not None
+
+
+def test_every_public_module_name_is_in_the_api_reference() -> None:
+    """Each name of a public module's ``__all__`` has an entry on the API page, and
+    the page names every public module."""
+    import importlib
+
+    import skillpath
+
+    page = (DOCS / "reference" / "api.md").read_text(encoding="utf-8")
+    rendered = _generator().render(page)
+    for module in skillpath.PUBLIC_MODULES:
+        assert f"`{module}`" in page, module
+        assert f"## `{module}`\n" in rendered, module
+        for name in importlib.import_module(module).__all__:
+            documented = f"::: {module}.{name}\n" in rendered or (
+                name in skillpath.__all__ and f".{name}\n" in rendered
+            )
+            assert documented, f"{module}.{name}"

@@ -66,8 +66,10 @@ __all__ = [
     "render_skill",
     "shell_placeholder_note",
     "skill_tool_schema",
+    "unknown_skill",
 ]
 
+#: The name of the tool a model calls to load a skill (Claude Code's own name for it).
 SKILL_TOOL_NAME = "Skill"
 #: How a skill can be invoked: ``/skill:`` command, the model's Skill tool, an MCP prompt.
 TRIGGERS = ("command", "tool", "mcp")

@@ -32,6 +32,21 @@ if TYPE_CHECKING:
     from skillpath.search import SearchHit
     from skillpath.settings import SettingSpec
 
+__all__ = [
+    "PROJECT_NAME",
+    "cache_folders",
+    "discover_skills",
+    "filter_skill",
+    "hookimpl",
+    "hookspec",
+    "rank_skills",
+    "register_commands",
+    "resolve_url",
+    "settings_schema",
+    "transform_prompt",
+]
+
+#: The project name: pluggy's marker name and the entry-point group.
 PROJECT_NAME = "skillpath"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)

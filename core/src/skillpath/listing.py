@@ -97,11 +97,13 @@ __all__ = [
     "shorten",
 ]
 
+#: The listing's default budget, in characters (``[listing] budget``).
 DEFAULT_BUDGET = 8000
 #: Descriptions are never shortened below this many characters; entries are dropped instead.
 MIN_DESCRIPTION = 60
 #: Longest description (``description - when_to_use``) of one entry, as in Claude Code.
 ENTRY_CAP = 1536
+#: The listing formats :func:`render_listing` writes.
 FORMATS = ("skills", "agentskills", "claude")
 _ALIASES = {"default": "skills", "agent-skills": "agentskills", "xml": "agentskills"}
 _SPACE_CATEGORIES = {"Cc", "Zl", "Zp", "Zs"}

@@ -27,6 +27,7 @@ __all__ = [
     "Veto",
 ]
 
+#: The level of a :class:`Diagnostic`.
 Level = Literal["error", "warning", "info"]
 
 _EMPTY: Mapping[str, Any] = {}

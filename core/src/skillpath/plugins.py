@@ -79,6 +79,7 @@ __all__ = [
     "step",
 ]
 
+#: The entry-point group plugins register in (the same string as the project name).
 ENTRY_POINT_GROUP = "skillpath"
 #: Hook calls slower than this many seconds are reported as a warning.
 SLOW_HOOK_SECONDS = 2.0

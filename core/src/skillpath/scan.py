@@ -42,6 +42,7 @@ from skillpath.safety import describe_oserror, is_inside, outside_area, project_
 from skillpath.textguard import text_findings
 
 __all__ = [
+    "SKILL_FILE",
     "Discovery",
     "ScanResult",
     "build_skill",
@@ -54,6 +55,7 @@ __all__ = [
     "skill_from_text",
 ]
 
+#: The file that makes a folder a skill.
 SKILL_FILE = "SKILL.md"
 _SEP_SKILL_FILE = os.sep + SKILL_FILE
 

@@ -67,6 +67,7 @@ __all__ = [
     "ShellStep",
     "VariablesStep",
     "parse_arguments",
+    "split_words",
     "substitute_arguments",
     "substitute_variables",
 ]
