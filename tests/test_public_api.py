@@ -222,3 +222,20 @@ def test_public_modules_are_listed_once_and_exist() -> None:
         assert (ROOT / "core" / "src" / Path(*name.split("."))).with_suffix(".py").is_file() or (
             ROOT / "core" / "src" / Path(*name.split(".")) / "__init__.py"
         ).is_file()
+
+
+def test_the_public_api_is_type_checked_strictly() -> None:
+    """pyproject's strict mypy override names exactly skillpath and its public modules,
+    and .ci/run runs mypy over the core and the providers."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    strict = [
+        o
+        for o in config["tool"]["mypy"]["overrides"]
+        if o.get("disallow_untyped_defs") and o.get("warn_return_any")
+    ]
+    assert len(strict) == 1
+    assert sorted(strict[0]["module"]) == sorted(["skillpath", *skillpath.PUBLIC_MODULES])
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "mypy core/src providers/*/src" in ci

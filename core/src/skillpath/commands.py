@@ -158,7 +158,7 @@ def parse_slash_command(
         ``None`` when the message holds no skill command.
     """
     pool: Mapping[str, Any] | set[str] = (
-        names if isinstance(names, Mapping) else set(names)  # type: ignore[arg-type]
+        names if isinstance(names, Mapping) else set(names)
     )
     lead = len(message) - len(message.lstrip())
     body = message[lead:]

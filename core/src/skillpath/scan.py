@@ -1004,9 +1004,9 @@ def _link_unchanged(
             st = os.lstat(skill_path)
         except OSError:
             return False
-        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
+        return bool((st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5])
     if parents is not None and skill_path is not None:
-        return _file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key
+        return bool(_file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key)
     return _entry_unchanged(entry)
 
 
@@ -1015,8 +1015,8 @@ def _entry_unchanged(entry: tuple[Any, ...]) -> bool:
     refused for leading out of the project still leads to the same place)."""
     key, linked, skill_path, _record, _built, _racy = entry
     if skill_path is None:
-        return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
-    return _file_key(skill_path, linked) == key
+        return os.path.isdir(linked) and bool(os.path.realpath(linked) == key[1])
+    return bool(_file_key(skill_path, linked) == key)
 
 
 def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:

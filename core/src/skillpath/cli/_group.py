@@ -55,7 +55,7 @@ def _asks_json(args: list[str]) -> bool:
 
 def _one_line(exc: click.UsageError) -> UsageProblem:
     problem = UsageProblem(exc.format_message(), exc.ctx)
-    problem.exit_code = exc.exit_code
+    problem.exit_code = exc.exit_code  # type: ignore[misc]  # click declares it per class
     return problem
 
 
