@@ -7,7 +7,8 @@ Markers (HTML comments, so the Markdown reads fine unprocessed):
     default, meaning); the configuration page must hold one per section.
 ``<!-- cli-help:COMMAND -->``
     the ``--help`` text of ``skillpath COMMAND``; the CLI page must hold one
-    per command in ``skillpath.cli.COMMANDS``.
+    per command in ``skillpath.cli.COMMANDS`` and ``skillpath.cli.PROVIDED`` (the
+    commands a plugin distribution adds, such as ``serve``).
 ``<!-- implementers:HOOK -->``
     the built-in and installed plugins that implement ``HOOK``.
 ``<!-- lint-codes -->``
