@@ -182,7 +182,7 @@ def unseal(magic_number: bytes, data: bytes) -> tuple[memoryview, memoryview] | 
     return sealed, view[start + size :]
 
 
-def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
+def write_atomic(path: str, fill: Callable[[BinaryIO], object]) -> None:
     """Create ``path`` (mode 0600, its folder 0700) with what ``fill`` writes, atomically.
 
     Raises :class:`OSError` when it cannot be written, or when its folder is

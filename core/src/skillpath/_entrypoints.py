@@ -106,7 +106,7 @@ def _fingerprint() -> tuple[Any, ...]:
         if not stat.S_ISDIR(st.st_mode):  # a zip file
             out.append((entry, st.st_mtime_ns, st.st_size))
             continue
-        infos = []
+        infos: list[tuple[object, ...]] = []
         try:
             with os.scandir(where) as it:
                 for e in it:

@@ -14,6 +14,11 @@ import sys
 
 from skillpath import _replay
 
+# ``typing`` is not imported at run time: this module runs before anything else
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 __all__ = ["main", "resume_gc"]
 
 #: Whether :func:`main` paused the cyclic garbage collector for start-up.
@@ -98,7 +103,7 @@ def _plain_list(argv: list[str]) -> None:
         sys.exit(1)
 
 
-def _finish(code: int) -> None:
+def _finish(code: int) -> NoReturn:
     """End the process with ``code`` once the command is done.
 
     A single-threaded process flushes its standard streams, runs its

@@ -78,6 +78,7 @@ import attrs
 from skillpath import written as ownership
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
+from skillpath.files import replace_folder, write_atomic
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
 from skillpath.shell import ShellPolicy
@@ -325,15 +326,7 @@ def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
         if key not in ordered:
             ordered[key] = value
     data = (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)
 
 
 @contextlib.contextmanager
@@ -455,33 +448,7 @@ def _on_disk(skill: Skill, ctx: SkillContext) -> bool:
 
 
 def _replace(final: Path, files: Mapping[str, bytes] | None, link_to: Path | None) -> None:
-    parent = final.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    token = f"{os.getpid()}.{os.urandom(4).hex()}"
-    stage = parent / f".{final.name}.{token}.new"
-    trash = parent / f".{final.name}.{token}.old"
-    try:
-        if link_to is not None:
-            os.symlink(link_to, stage, target_is_directory=True)
-        else:
-            stage.mkdir()
-            for rel, data in (files or {}).items():
-                target = stage / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with open(target, "xb") as fh:
-                    fh.write(data)
-                if data.startswith(b"#!"):  # scripts stay runnable
-                    os.chmod(target, 0o755)  # noqa: S103 - as a checked-out script
-        if final.exists() or final.is_symlink():
-            os.replace(final, trash)
-        os.replace(stage, final)
-    finally:
-        if stage.is_symlink():
-            stage.unlink()
-        shutil.rmtree(stage, ignore_errors=True)
-        if trash.is_symlink():
-            trash.unlink()
-        shutil.rmtree(trash, ignore_errors=True)
+    replace_folder(final, files, link_to=link_to, executable_scripts=True)
 
 
 def _remove(folder: Path, own: Ownership) -> None:

@@ -54,6 +54,7 @@ from skillpath.fetch import (
     parse_source,
     skill_folder_files,
 )
+from skillpath.files import replace_folder, write_atomic
 from skillpath.model import Diagnostic
 from skillpath.provenance import LOCK_FILE
 
@@ -167,15 +168,7 @@ def _write_json(path: Path, data: Mapping[str, Any], *, newline: bool = True) ->
     text = json.dumps(data, indent=2, ensure_ascii=False) + ("\n" if newline else "")
     if path.is_symlink():
         raise SkillpathError(f"{path}: is a symbolic link; refusing to write through it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, text.encode("utf-8"))
 
 
 def global_lock_path(ctx: SkillContext) -> Path:
@@ -268,44 +261,12 @@ class _Record:
 
 def _stage_copy(final: Path, files: Mapping[str, bytes]) -> None:
     """Write ``files`` as the folder ``final``: built next to it, then renamed in."""
-    parent = final.parent
-    if parent.is_symlink():
-        raise SkillpathError(f"{parent}: is a symbolic link; refusing to write through it")
-    parent.mkdir(parents=True, exist_ok=True)
-    token = f"{os.getpid()}.{os.urandom(4).hex()}"
-    stage = parent / f".{final.name}.{token}.new"
-    trash = parent / f".{final.name}.{token}.old"
-    try:
-        stage.mkdir()
-        for rel, data in files.items():
-            target = stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "xb") as fh:
-                fh.write(data)
-            if data.startswith(b"#!"):
-                os.chmod(target, 0o755)  # noqa: S103 - scripts stay runnable
-        if final.exists() or final.is_symlink():
-            os.replace(final, trash)
-        os.replace(stage, final)
-    finally:
-        _discard(stage)
-        _discard(trash)
+    replace_folder(final, files, executable_scripts=True, refuse_linked_parent=True)
 
 
 def _stage_link(final: Path, target: str) -> None:
-    parent = final.parent
-    if parent.is_symlink():
-        raise SkillpathError(f"{parent}: is a symbolic link; refusing to write through it")
-    parent.mkdir(parents=True, exist_ok=True)
-    stage = parent / f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.new"
-    os.symlink(target, stage, target_is_directory=True)
-    try:
-        if final.is_dir() and not final.is_symlink():
-            _discard_dir(final)
-        os.replace(stage, final)
-    finally:
-        if stage.is_symlink():
-            stage.unlink()
+    """Make ``final`` a link to ``target``: made next to it, then renamed in."""
+    replace_folder(final, link_to=target, refuse_linked_parent=True)
 
 
 def _discard(path: Path) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "Veto",
 ]
 
+#: The level of a :class:`Diagnostic`.
 Level = Literal["error", "warning", "info"]
 
 _EMPTY: Mapping[str, Any] = {}
@@ -148,6 +149,12 @@ class _BodyCache:
             return self._value
 
 
+def _body_cache(value: _BodyCache | Callable[[], str] | None) -> _BodyCache:
+    """``Skill(body_cache=...)``: a shared cache as it is, or a loader (``None``: read
+    the file) wrapped in a new one."""
+    return value if isinstance(value, _BodyCache) else _BodyCache(value)
+
+
 @attrs.frozen
 class Skill:
     """A discovered skill.
@@ -174,7 +181,7 @@ class Skill:
         eq=False,
         repr=False,
         alias="body_cache",
-        converter=lambda v: v if isinstance(v, _BodyCache) else _BodyCache(v),
+        converter=_body_cache,
     )
 
     @classmethod

@@ -45,6 +45,7 @@ it could:
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -78,12 +79,15 @@ __all__ = [
     "step",
 ]
 
+#: The entry-point group plugins register in (the same string as the project name).
 ENTRY_POINT_GROUP = "skillpath"
 #: Hook calls slower than this many seconds are reported as a warning.
 SLOW_HOOK_SECONDS = 2.0
 _TRUE = {"1", "true", "yes", "on"}
 #: What a plugin may raise without taking the host down (``SystemExit`` included).
 _ISOLATED = (Exception, SystemExit)
+#: A folder name a plugin may declare in the cache directory (``cache_folders``).
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
 def _slow_seconds(env: Mapping[str, str]) -> float:
@@ -289,6 +293,9 @@ class PluginHost:
     )
     #: The slowest time over :attr:`slow_seconds` of each ``(plugin, import or hook)``.
     timings: dict[tuple[str, str], float] = attrs.field(factory=dict, init=False, repr=False)
+    _commands: tuple[dict[str, Any], list[Diagnostic]] | None = attrs.field(
+        default=None, init=False, repr=False
+    )
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -558,6 +565,76 @@ class PluginHost:
                     continue
                 owner[section] = repr(impl.plugin_name)
                 out[section] = dict(keys)
+        return out, diags
+
+    def commands(self, taken: Iterable[str] = ()) -> tuple[dict[str, Any], list[Diagnostic]]:
+        """Collect the click commands plugins add with ``register_commands``:
+        ``(name -> click.Command, problems)``. Plugins are asked in name order,
+        each with a group of its own; a command whose name is in ``taken`` (the
+        core's own) or was added by an earlier plugin is reported and dropped.
+        Computed once per host."""
+        if self._commands is not None:
+            return self._commands
+        import click
+
+        diags: list[Diagnostic] = []
+        out: dict[str, Any] = {}
+        owner: dict[str, str] = dict.fromkeys(taken, "skillpath")
+        for impl in sorted(self._impls("register_commands"), key=lambda i: i.plugin_name):
+            group = click.Group(impl.plugin_name)
+            ok, _res = self._call(impl, "register_commands", {"cli": group}, diags)
+            if not ok:
+                continue
+            for name, command in group.commands.items():
+                if name in owner:
+                    diags.append(
+                        Diagnostic(
+                            "error",
+                            "plugin-command-conflict",
+                            f"plugin {impl.plugin_name!r}: command {name!r} is already "
+                            f"provided by {owner[name]}; it is ignored",
+                        )
+                    )
+                    continue
+                owner[name] = repr(impl.plugin_name)
+                out[name] = command
+        self._commands = (out, diags)
+        return self._commands
+
+    def cache_folders(self, taken: Iterable[str] = ()) -> tuple[dict[str, str], list[Diagnostic]]:
+        """Collect every ``cache_folders`` declaration: ``(folder -> description,
+        problems)``. Plugins are asked in name order; a name that is not one plain
+        path component, or is in ``taken`` (the core's parts) or was declared by an
+        earlier plugin, is reported and ignored."""
+        diags: list[Diagnostic] = []
+        out: dict[str, str] = {}
+        owner: dict[str, str] = dict.fromkeys(taken, "skillpath")
+        for impl in sorted(self._impls("cache_folders"), key=lambda i: i.plugin_name):
+            ok, res = self._call(impl, "cache_folders", {}, diags)
+            if not ok or res is None:
+                continue
+            if not isinstance(res, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in res.items()
+            ):
+                self._bad_return(impl, "cache_folders", res, diags)
+                continue
+            for name, what in res.items():
+                problem = None
+                if not _PLAIN_NAME.fullmatch(name):
+                    problem = f"cache folder {name!r} is not a plain folder name"
+                elif name in owner:
+                    problem = f"cache folder {name!r} is already declared by {owner[name]}"
+                if problem is not None:
+                    diags.append(
+                        Diagnostic(
+                            "error",
+                            "plugin-cache-conflict",
+                            f"plugin {impl.plugin_name!r}: {problem}; it is ignored",
+                        )
+                    )
+                    continue
+                owner[name] = repr(impl.plugin_name)
+                out[name] = what
         return out, diags
 
     def discover(self, ctx: SkillContext) -> tuple[list[DiscoveryResult], list[Diagnostic]]:

@@ -38,10 +38,11 @@ from skillpath.model import (
     Skill,
     SkillSource,
 )
-from skillpath.safety import is_inside, outside_area, project_area
+from skillpath.safety import describe_oserror, is_inside, outside_area, project_area
 from skillpath.textguard import text_findings
 
 __all__ = [
+    "SKILL_FILE",
     "Discovery",
     "ScanResult",
     "build_skill",
@@ -54,6 +55,7 @@ __all__ = [
     "skill_from_text",
 ]
 
+#: The file that makes a folder a skill.
 SKILL_FILE = "SKILL.md"
 _SEP_SKILL_FILE = os.sep + SKILL_FILE
 
@@ -532,14 +534,8 @@ def _keepable(record: Record) -> bool:
     return not any(getattr(d, "code", None) == "unreadable-skill" for d in record[3])
 
 
-def _describe_oserror(exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symlink loop"
-    if exc.errno == errno.ENOTDIR:
-        return "not a directory"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return exc.strerror or str(exc)
+#: the one short reason for a failed scan or stat (:func:`skillpath.safety.describe_oserror`)
+_describe_oserror = describe_oserror
 
 
 def scan_skills_dir(
@@ -1008,9 +1004,9 @@ def _link_unchanged(
             st = os.lstat(skill_path)
         except OSError:
             return False
-        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
+        return bool((st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5])
     if parents is not None and skill_path is not None:
-        return _file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key
+        return bool(_file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key)
     return _entry_unchanged(entry)
 
 
@@ -1019,8 +1015,8 @@ def _entry_unchanged(entry: tuple[Any, ...]) -> bool:
     refused for leading out of the project still leads to the same place)."""
     key, linked, skill_path, _record, _built, _racy = entry
     if skill_path is None:
-        return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
-    return _file_key(skill_path, linked) == key
+        return os.path.isdir(linked) and bool(os.path.realpath(linked) == key[1])
+    return bool(_file_key(skill_path, linked) == key)
 
 
 def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:

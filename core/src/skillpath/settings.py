@@ -24,6 +24,7 @@ project. :meth:`Settings.origin` says which layer set each value.
 
 from __future__ import annotations
 
+import builtins
 import fnmatch
 import os
 import re
@@ -66,10 +67,10 @@ class SettingSpec:
     config and arguments only); see the module docstring.
     """
 
-    type: type | tuple[type, ...]
+    type: builtins.type | tuple[builtins.type, ...]
     default: Any
     doc: str
-    item: type = str
+    item: builtins.type = str
     scope: str = "any"
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "run_shell",
     "scoped_env",
     "shell_spans",
+    "stop_commands",
 ]
 
 #: The level inline shell sees for auto-learned skills (provider ``managed``).
@@ -159,14 +160,17 @@ def shell_spans(text: str) -> list[tuple[int, int]]:
 
 # -- where a placeholder sits inside a command ---------------------------------
 
-#: The quoting contexts :class:`CommandMap` reports for an offset inside a command.
-PLAIN, DOUBLE, SINGLE, HEREDOC, HEREDOC_QUOTED = (
-    "plain",
-    "double",
-    "single",
-    "heredoc",
-    "heredoc-quoted",
-)
+# The quoting contexts :class:`CommandMap` reports for an offset inside a command.
+#: Outside any quotes.
+PLAIN = "plain"
+#: Inside double quotes.
+DOUBLE = "double"
+#: Inside single quotes.
+SINGLE = "single"
+#: Inside a heredoc whose delimiter is not quoted (expansions happen).
+HEREDOC = "heredoc"
+#: Inside a heredoc with a quoted delimiter (taken literally).
+HEREDOC_QUOTED = "heredoc-quoted"
 
 #: The prefix of the environment variables that carry values into commands.
 DATA_PREFIX = "SKILLPATH_"

@@ -67,6 +67,7 @@ __all__ = [
     "ShellStep",
     "VariablesStep",
     "parse_arguments",
+    "split_words",
     "substitute_arguments",
     "substitute_variables",
 ]
@@ -133,9 +134,11 @@ class _Emitter:
         context = self.map.context(pos)
         if context is None:
             self.outside = True
-            return _sh().defuse(value)
+            defused: str = _sh().defuse(value)
+            return defused
         self.reference = True
-        return _sh().data_reference(_sh().DATA_PREFIX + var, context)
+        reference: str = _sh().data_reference(_sh().DATA_PREFIX + var, context)
+        return reference
 
 
 def _sub_guarded(
@@ -391,7 +394,7 @@ class ShellStep:
             return None
         policy = _sh().ShellPolicy.from_settings(ctx.settings)
         allowed = invocation.allow_shell and policy.allows(invocation.skill)
-        return _sh().render_inline_shell(
+        rendered: str | None = _sh().render_inline_shell(
             text,
             allowed=allowed,
             cwd=ctx.cwd,
@@ -399,6 +402,7 @@ class ShellStep:
             policy=policy,
             data=ShellData(invocation, ctx),
         )
+        return rendered
 
 
 @depends_on("files")

@@ -1063,7 +1063,7 @@ class SkillServer:
             http=guarded_protocol(limits),
             log_level="warning",
             lifespan="on",
-            timeout_keep_alive=limits.keep_alive,
+            timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # any number works
             timeout_graceful_shutdown=2,
             # asyncio accepts up to `backlog` connections in one turn, before any
             # is closed to stay within max_connections: a small batch keeps the
