@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import _notify, _reuse, load_skills
+from skillpath import load_skills
+from skillpath.cache import notify as _notify
+from skillpath.cache import reuse as _reuse
 from skillpath.hookspecs import hookimpl
 from skillpath.model import LoadResult, Veto
 from skillpath.plugins import PluginHost, get_plugin_host

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 # ``typing`` costs several milliseconds to import, and an unchanged ``list``
-# (skillpath._replay) imports nothing else of skillpath
+# (skillpath.cache.replay) imports nothing else of skillpath
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

@@ -7,7 +7,7 @@ same skills, the same listing and the same answers:
 
 * :meth:`AgentSkills.begin_turn`: before each model turn, look whether the
   skills or the config files on disk changed and load them again when they
-  did. The roots the session's loads watch (:mod:`skillpath._reuse`: inotify,
+  did. The roots the session's loads watch (:mod:`skillpath.cache.reuse`: inotify,
   on Linux and local file systems) cost one read of the queued events; every
   other skills root, skill folder, ``SKILL.md`` and config file a ``stat``
   each (no file is read);
@@ -44,10 +44,11 @@ from typing import Any, TypeVar
 
 import attrs
 
-from skillpath import _env, _reuse
+from skillpath import _env
+from skillpath.cache import reuse as _reuse
+from skillpath.cache.index import index_enabled
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
 from skillpath.errors import SkillpathError
-from skillpath.index import index_enabled
 from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
 from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_schema
@@ -91,10 +92,10 @@ def _watch_plan(
     result: LoadResult, skills: Iterable[Skill] | None, *, watched: bool = True
 ) -> tuple[list[str], list[Any]]:
     """The paths to ``stat`` (:func:`watch_paths`) less what the watched roots cover,
-    and those roots' kept memos (for :func:`skillpath._reuse.any_changed`).
+    and those roots' kept memos (for :func:`skillpath.cache.reuse.any_changed`).
 
     A root is covered when every memo kept for it is watched
-    (:func:`skillpath._reuse.watched`): its skill folders and ``SKILL.md``
+    (:func:`skillpath.cache.reuse.watched`): its skill folders and ``SKILL.md``
     files give events, and a folder added to it is an event of the root. The
     root itself is ``stat``'ed still, and so is every entry reached through a
     symlink (the folder and its ``SKILL.md``: where a link leads can change

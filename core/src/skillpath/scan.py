@@ -20,8 +20,9 @@ from typing import Any
 
 import attrs
 
-from skillpath import _replay, _reuse
-from skillpath import index as _index
+from skillpath.cache import index as _index
+from skillpath.cache import replay as _replay
+from skillpath.cache import reuse as _reuse
 from skillpath.frontmatter import (
     LinkedOutside,
     _parse_frontmatter,
@@ -642,7 +643,7 @@ def scan_skills_dir(
         return ScanResult((), (), RootScan(provider, src.level, root, False))
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
     survey = _Survey(root, provider)
-    # what this scan leaves for the next one in this process (see skillpath._reuse)
+    # what this scan leaves for the next one in this process (see skillpath.cache.reuse)
     old_memo = memo.entries if memo is not None else None
     new_memo: dict[str, tuple[Any, ...]] | None = {} if memo_key is not None else None
     whole = memo_key is not None
@@ -783,7 +784,7 @@ def scan_skills_dir(
 
 
 def _watch(root: str, entries: Mapping[str, tuple[Any, ...]]) -> _reuse.Routes | None:
-    """Watch root ``root`` and its kept skill folders (see :func:`skillpath._reuse.arm`)."""
+    """Watch root ``root`` and its kept skill folders (see :func:`skillpath.cache.reuse.arm`)."""
     return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
 
 

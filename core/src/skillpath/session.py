@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillpath import _reuse
 from skillpath.activation import PathActivator
+from skillpath.cache import reuse as _reuse
 from skillpath.commands import (
     RenderedPrompt,
     SkillCommand,
@@ -265,7 +265,7 @@ class SkillSession:
         The session's loads keep what they built in this process and watch the
         skills roots they read (inotify, on Linux and local file systems): a
         refresh reads only the files with an event since the last load (see
-        :mod:`skillpath._reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
+        :mod:`skillpath.cache.reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
         ``stat`` instead, ``SKILLPATH_NO_REUSE=1`` turns the reuse off).
 
         Skills added, edited or removed since the last load show in the

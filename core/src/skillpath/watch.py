@@ -204,7 +204,7 @@ class FileStamps:
     equals the old one: only the file tells the edit. :meth:`update` is called
     after each load with its result and ``stat``\\ s only the files of skill
     objects it has not seen (a load that reuses what the last one built, see
-    :mod:`skillpath._reuse`, gives the same objects back for unchanged files:
+    :mod:`skillpath.cache.reuse`, gives the same objects back for unchanged files:
     nothing to ``stat``); the stamps of the skills that left are dropped. A
     stamp is the file's ``(size, mtime_ns, inode, device, ctime_ns)`` (hashed) and, when
     those times fall within the racy window (``SKILLPATH_INDEX_RACY_MS``, as
@@ -217,7 +217,7 @@ class FileStamps:
     __slots__ = ("_by_path", "_window")
 
     def __init__(self, env: Mapping[str, str]) -> None:
-        from skillpath._cachefile import racy_window_ns
+        from skillpath.cache.files import racy_window_ns
 
         self._window = racy_window_ns(env)
         #: path text -> (the skill object stamped, its stamp)

@@ -322,7 +322,7 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
 
 def _local_skills(session: SkillSession) -> frozenset[str]:
     """The names of ``session``'s skills whose folder is on a local file system."""
-    from skillpath._notify import local_paths
+    from skillpath.cache.notify import local_paths
 
     folders = {s.name: os.fspath(s.path.parent) for s in session.skills() if s.path is not None}
     local = local_paths(set(folders.values()))

@@ -1,7 +1,7 @@
 """The ``skillpath`` console script.
 
 An unchanged ``skillpath list`` is answered from its snapshot
-(:mod:`skillpath._replay`) before the command line is even imported; every
+(:mod:`skillpath.cache.replay`) before the command line is even imported; every
 other run goes to :func:`skillpath.cli.main`, and a ``list`` run that may be
 replayed later is recorded on the way.
 """
@@ -12,7 +12,7 @@ import gc
 import os
 import sys
 
-from skillpath import _replay
+from skillpath.cache import replay as _replay
 
 __all__ = ["main", "resume_gc"]
 

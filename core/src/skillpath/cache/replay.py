@@ -63,7 +63,7 @@ place among the output lines. Setting
 (replayed, recorded, or why not) to that file.
 
 This module is imported before anything else of the command line, so it
-imports only ``os``, ``sys``, ``marshal``, ``zlib``, :mod:`skillpath._cachefile` and
+imports only ``os``, ``sys``, ``marshal``, ``zlib``, :mod:`skillpath.cache.files` and
 :mod:`skillpath._env`.
 """
 
@@ -75,7 +75,8 @@ import sys
 import zlib
 from stat import S_ISDIR, S_ISREG
 
-from skillpath import _cachefile, _env
+from skillpath import _env
+from skillpath.cache import files as _cachefile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
