@@ -44,9 +44,8 @@ from typing import Any, TypeVar
 
 import attrs
 
-from skillpath import _env
-from skillpath.cache import reuse as _reuse
-from skillpath.cache.index import index_enabled
+from skillpath.cache.changes import any_changed, watch_enabled, watched_root
+from skillpath.cache.changes import fingerprint as disk_state
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
 from skillpath.errors import SkillpathError
 from skillpath.listing import Listing
@@ -106,7 +105,7 @@ def _watch_plan(
     kept: list[Any] = []
     if watched:
         for root in paths:
-            w = _reuse.watched(root)
+            w = watched_root(root)
             if w is not None:
                 kept += w[0]
                 covered[root] = w[1]
@@ -141,26 +140,6 @@ def _watch_plan(
         except OSError:
             continue
     return paths, kept
-
-
-def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
-    """A cheap fingerprint of ``paths`` (see :func:`watch_paths`): one ``stat`` each.
-
-    It changes when a root appears, disappears or gains or loses an entry (a
-    new skill folder), when a ``SKILL.md`` is edited, replaced, created in a
-    folder that had none, or removed (``ctime_ns`` too: an edit that puts the
-    old ``mtime`` back). Nothing is read.
-    """
-    out: list[Any] = []
-    stat = os.stat
-    for path in paths:
-        try:
-            st = stat(path)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
-    return tuple(out)
 
 
 #: Tool-call arguments that name files an agent's tool touched (``paths``: a list).
@@ -331,9 +310,7 @@ class AgentSkills:
         self._paths, self._watched = _watch_plan(
             session.result,
             (*session.skills(), *session.pending()),
-            watched=_reuse.enabled(ctx.env)
-            and not _env.flag(ctx.env, "SKILLPATH_NO_WATCH")
-            and index_enabled(ctx.settings, ctx.env),
+            watched=watch_enabled(ctx.settings, ctx.env),
         )
         if not isinstance(session.settings_arg, Settings):  # the config files are read
             self._paths += [
@@ -381,7 +358,7 @@ class AgentSkills:
         """
         if self.refresh_mode != "turn":
             return False
-        if self._watched and _reuse.any_changed(self._watched):
+        if self._watched and any_changed(self._watched):
             return self.refresh()
         if disk_state(self._paths) == self._state:
             return False

@@ -58,6 +58,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillpath.cache import files as _cachefile
+from skillpath.cache.changes import expires
 
 from skillpath_mcp import _catalog
 from skillpath_mcp.config import ServerConfig
@@ -130,9 +131,7 @@ def refresh_requested(env: Mapping[str, str]) -> bool:
 
 def cache_dir(env: Mapping[str, str]) -> str:
     """``<cache>/mcp``, next to the discovery index and the snapshots."""
-    from skillpath.cache.replay import cache_root
-
-    return os.path.join(cache_root(env), "mcp")
+    return os.path.join(_cachefile.cache_root(env), "mcp")
 
 
 def _file_id(path: str) -> list[Any] | None:
@@ -319,7 +318,7 @@ def load(config: ServerConfig, env: Mapping[str, str]) -> Cached | None:
     """The cached listing of ``config``'s server, or ``None`` (absent, expired, untrusted).
 
     A listing reused here tells a ``list`` run being recorded for replay that
-    its output holds only until the TTL ends (:func:`skillpath.cache.replay.expires`).
+    its output holds only until the TTL ends (:func:`skillpath.cache.changes.expires`).
     """
     ttl = config.cache_ttl
     if ttl <= 0:
@@ -344,8 +343,6 @@ def load(config: ServerConfig, env: Mapping[str, str]) -> Cached | None:
         catalog = _decode(record.get("catalog"), config)
     except (ValueError, UnicodeDecodeError, RecursionError, TypeError):
         return None
-    from skillpath.cache.replay import expires
-
     expires(int((fetched + ttl) * 1_000_000_000))
     return Cached(catalog, float(fetched))
 
@@ -441,8 +438,6 @@ def store_failure(
     except OSError:
         invalidate(config, env)
         return False
-    from skillpath.cache.replay import expires
-
     expires(int((fetched + config.retry_after) * 1_000_000_000))
     return True
 
@@ -471,8 +466,6 @@ def load_failure(config: ServerConfig, env: Mapping[str, str]) -> Failed | None:
     current = now()
     if not (current - wait < fetched <= current + _SKEW):
         return None
-    from skillpath.cache.replay import expires
-
     expires(int((fetched + wait) * 1_000_000_000))
     return Failed(reason, float(fetched))
 
