@@ -104,6 +104,7 @@ _CODE_MODULES = (
     "skillpath.textguard",
     "skillpath.safety",
     "skillpath.cache.index",
+    "skillpath.cache.memo",
 )
 
 _CURRENT: contextvars.ContextVar[DiscoveryIndex | None] = contextvars.ContextVar(
