@@ -8,24 +8,12 @@ replayed later is recorded on the way.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
 from skillpath.cache import replay as _replay
 
-__all__ = ["main", "resume_gc"]
-
-#: Whether :func:`main` paused the cyclic garbage collector for start-up.
-startup_gc_paused = False
-
-
-def resume_gc() -> None:
-    """Re-enable the garbage collector if :func:`main` paused it for start-up."""
-    global startup_gc_paused
-    if startup_gc_paused:
-        startup_gc_paused = False
-        gc.enable()
+__all__ = ["main"]
 
 
 def main() -> None:
@@ -43,10 +31,9 @@ def main() -> None:
     # of objects that all live on: the cyclic collector would walk them again
     # and again and free nothing. It resumes once the command's module is
     # imported (skillpath.cli.LazyGroup.get_command), before the command runs.
-    global startup_gc_paused
-    if gc.isenabled():
-        gc.disable()
-        startup_gc_paused = True
+    from skillpath._startup import pause_gc
+
+    pause_gc()
     cli = _command(argv)
 
     if recorder is None:

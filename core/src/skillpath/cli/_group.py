@@ -121,7 +121,7 @@ class LazyGroup(click.Group):
             return None
         module, _, attr = target.partition(":")
         cmd: Any = getattr(importlib.import_module(module), attr)
-        from skillpath.cache.launch import resume_gc
+        from skillpath._startup import resume_gc
 
         resume_gc()  # the command runs with the collector as the process had it
         return cmd  # type: ignore[no-any-return]
