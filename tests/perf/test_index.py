@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import index as sw_index
-from skillpath.index import DiscoveryIndex
+from skillpath.cache import index as sw_index
+from skillpath.cache.index import DiscoveryIndex
 from skillpath.model import SkillSource
 from skillpath.scan import scan_skills_dir
 
@@ -386,7 +386,7 @@ WORKER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from skillpath import index
+    from skillpath.cache import index
     from skillpath.model import SkillSource
     from skillpath.scan import scan_skills_dir
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 
 # ``typing`` costs several milliseconds to import, and an unchanged ``list``
-# (skillpath._replay) imports nothing else of skillpath
+# (skillpath.cache.replay) imports nothing else of skillpath
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -206,6 +206,8 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "skillpath.adapters",
     "skillpath.agent",
     "skillpath.bundled",
+    "skillpath.cache.changes",
+    "skillpath.cache.files",
     "skillpath.cli",
     "skillpath.commands",
     "skillpath.context",
@@ -214,6 +216,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "skillpath.files",
     "skillpath.frontmatter",
     "skillpath.hookspecs",
+    "skillpath.index",
     "skillpath.listing",
     "skillpath.managed",
     "skillpath.model",

@@ -7,7 +7,7 @@ same skills, the same listing and the same answers:
 
 * :meth:`AgentSkills.begin_turn`: before each model turn, look whether the
   skills or the config files on disk changed and load them again when they
-  did. The roots the session's loads watch (:mod:`skillpath._reuse`: inotify,
+  did. The roots the session's loads watch (:mod:`skillpath.cache.reuse`: inotify,
   on Linux and local file systems) cost one read of the queued events; every
   other skills root, skill folder, ``SKILL.md`` and config file a ``stat``
   each (no file is read);
@@ -44,10 +44,10 @@ from typing import Any, TypeVar
 
 import attrs
 
-from skillpath import _env, _reuse
+from skillpath.cache.changes import any_changed, watch_enabled, watched_root
+from skillpath.cache.changes import fingerprint as disk_state
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
 from skillpath.errors import SkillpathError
-from skillpath.index import index_enabled
 from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
 from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_schema
@@ -91,10 +91,10 @@ def _watch_plan(
     result: LoadResult, skills: Iterable[Skill] | None, *, watched: bool = True
 ) -> tuple[list[str], list[Any]]:
     """The paths to ``stat`` (:func:`watch_paths`) less what the watched roots cover,
-    and those roots' kept memos (for :func:`skillpath._reuse.any_changed`).
+    and those roots' kept memos (for :func:`skillpath.cache.reuse.any_changed`).
 
     A root is covered when every memo kept for it is watched
-    (:func:`skillpath._reuse.watched`): its skill folders and ``SKILL.md``
+    (:func:`skillpath.cache.reuse.watched`): its skill folders and ``SKILL.md``
     files give events, and a folder added to it is an event of the root. The
     root itself is ``stat``'ed still, and so is every entry reached through a
     symlink (the folder and its ``SKILL.md``: where a link leads can change
@@ -105,7 +105,7 @@ def _watch_plan(
     kept: list[Any] = []
     if watched:
         for root in paths:
-            w = _reuse.watched(root)
+            w = watched_root(root)
             if w is not None:
                 kept += w[0]
                 covered[root] = w[1]
@@ -140,26 +140,6 @@ def _watch_plan(
         except OSError:
             continue
     return paths, kept
-
-
-def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
-    """A cheap fingerprint of ``paths`` (see :func:`watch_paths`): one ``stat`` each.
-
-    It changes when a root appears, disappears or gains or loses an entry (a
-    new skill folder), when a ``SKILL.md`` is edited, replaced, created in a
-    folder that had none, or removed (``ctime_ns`` too: an edit that puts the
-    old ``mtime`` back). Nothing is read.
-    """
-    out: list[Any] = []
-    stat = os.stat
-    for path in paths:
-        try:
-            st = stat(path)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
-    return tuple(out)
 
 
 #: Tool-call arguments that name files an agent's tool touched (``paths``: a list).
@@ -330,9 +310,7 @@ class AgentSkills:
         self._paths, self._watched = _watch_plan(
             session.result,
             (*session.skills(), *session.pending()),
-            watched=_reuse.enabled(ctx.env)
-            and not _env.flag(ctx.env, "SKILLPATH_NO_WATCH")
-            and index_enabled(ctx.settings, ctx.env),
+            watched=watch_enabled(ctx.settings, ctx.env),
         )
         if not isinstance(session.settings_arg, Settings):  # the config files are read
             self._paths += [
@@ -380,7 +358,7 @@ class AgentSkills:
         """
         if self.refresh_mode != "turn":
             return False
-        if self._watched and _reuse.any_changed(self._watched):
+        if self._watched and any_changed(self._watched):
             return self.refresh()
         if disk_state(self._paths) == self._state:
             return False

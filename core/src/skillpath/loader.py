@@ -34,11 +34,11 @@ from typing import Any
 
 import attrs
 
-from skillpath import _reuse
+from skillpath.cache import reuse as _reuse
+from skillpath.cache.index import activate as activate_index
+from skillpath.cache.index import open_index
 from skillpath.context import SkillContext, make_context
 from skillpath.filters import filter_skill
-from skillpath.index import activate as activate_index
-from skillpath.index import open_index
 from skillpath.model import (
     Diagnostic,
     DiscoveryResult,

@@ -7,7 +7,7 @@ with :func:`attrs.evolve`; build one with its named constructor.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -251,12 +251,10 @@ class Skill:
         """True when ``paths`` holds the skill back until a matching file is touched.
 
         Patterns that are all ``**`` (after dropping a trailing ``/**``) make the
-        skill unconditional (see :mod:`skillpath.activation`).
+        skill unconditional (see :func:`normalize_patterns`).
         """
         if not self.frontmatter.paths:
             return False
-        from skillpath.activation import normalize_patterns
-
         return normalize_patterns(self.frontmatter.paths) is not None
 
     @property
@@ -394,15 +392,13 @@ class LoadResult:
     def get(self, name: str) -> Skill | None:
         """The active or conditional skill called exactly ``name``, if any; else the
         one whose folder is called ``name`` when its frontmatter name differs
-        (:func:`skillpath.suggest.by_folder`)."""
+        (:func:`by_folder`)."""
         for skill in self.skills:
             if skill.name == name:
                 return skill
         for skill in self.conditional:
             if skill.name == name:
                 return skill
-        from skillpath.suggest import by_folder
-
         return by_folder(name, (*self.skills, *self.conditional))
 
     @property
@@ -427,3 +423,33 @@ class LoadResult:
 def sort_key(skill: Skill) -> tuple[str, str, str]:
     """Deterministic output order: case-insensitive name, exact name, path."""
     return (skill.name.casefold(), skill.name, str(skill.path) if skill.path else "")
+
+
+def normalize_patterns(patterns: Iterable[str]) -> tuple[str, ...] | None:
+    """The patterns as matched, or ``None`` when they make a skill unconditional.
+
+    A trailing ``/**`` is dropped and empty patterns are removed; no pattern
+    left, or only ``**``, means unconditional.
+    """
+    out: list[str] = []
+    for raw in patterns:
+        pat = raw.strip()
+        if pat.endswith("/**"):
+            pat = pat[:-3]
+        if pat:
+            out.append(pat)
+    if not out or all(p == "**" for p in out):
+        return None
+    return tuple(out)
+
+
+def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
+    """The one skill whose folder is called ``name`` (and whose name is not),
+    or ``None`` when none or several are."""
+    hit: Skill | None = None
+    for s in skills:
+        if s.base_dir is not None and s.base_dir.name == name and s.name != name:
+            if hit is not None:
+                return None
+            hit = s
+    return hit

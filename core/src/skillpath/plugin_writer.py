@@ -66,8 +66,8 @@ from typing import Any
 import attrs
 import yaml
 
-from skillpath._cachefile import racy_window_ns
 from skillpath.boundedjson import JSONLimitError, read_json_bounded
+from skillpath.cache.files import racy_window_ns
 from skillpath.commands import read_source
 from skillpath.errors import SkillpathError
 from skillpath.files import replace_folder, write_atomic

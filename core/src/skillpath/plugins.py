@@ -109,7 +109,7 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Any]:
     ``group``, ``module``, ``attr``, ``load()`` and ``dist`` (``name``,
     ``version``, ``metadata["Name"]``).
     """
-    from skillpath._entrypoints import entry_points as cached
+    from skillpath.cache.entrypoints import entry_points as cached
 
     return cached(group, env)
 
@@ -347,7 +347,7 @@ class PluginHost:
 
         The list of entry points comes from a cache kept across processes and
         refreshed whenever a distribution is installed, upgraded or removed
-        (:mod:`skillpath._entrypoints`), so start-up does not pay for
+        (:mod:`skillpath.cache.entrypoints`), so start-up does not pay for
         ``importlib_metadata``.
         """
         blocked = set(block)

@@ -45,8 +45,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillpath import _reuse
 from skillpath.activation import PathActivator
+from skillpath.cache.changes import FileStamps, watching
 from skillpath.commands import (
     RenderedPrompt,
     SkillCommand,
@@ -79,7 +79,7 @@ from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
     from skillpath.search import SearchHit
-    from skillpath.watch import FileStamps, SkillEvent
+    from skillpath.watch import SkillEvent
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -148,8 +148,6 @@ class SkillSession:
     )
 
     def __attrs_post_init__(self) -> None:
-        from skillpath.watch import FileStamps
-
         self._active = {s.name: s for s in self.result.skills}
         # what each loaded file was: an edit of a body alone is a change (refresh)
         self._stamps = FileStamps(self.ctx.env)
@@ -183,7 +181,7 @@ class SkillSession:
                 blocked=ctx.settings.get("plugins", "blocked", ()),
                 strict=True if ctx.settings.get("plugins", "strict") else None,
             )
-        with _reuse.watching(ctx.env):  # a session loads again: watch what it keeps
+        with watching(ctx.env):  # a session loads again: watch what it keeps
             result = load_skills(ctx=ctx, host=host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
@@ -265,7 +263,7 @@ class SkillSession:
         The session's loads keep what they built in this process and watch the
         skills roots they read (inotify, on Linux and local file systems): a
         refresh reads only the files with an event since the last load (see
-        :mod:`skillpath._reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
+        :mod:`skillpath.cache.reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
         ``stat`` instead, ``SKILLPATH_NO_REUSE=1`` turns the reuse off).
 
         Skills added, edited or removed since the last load show in the
@@ -282,7 +280,7 @@ class SkillSession:
             changed (or the same text was written again): a host that keeps
             rendered prompts drops that skill's. Only the files of the skills the
             load built again are ``stat``'ed for it (see
-            :class:`skillpath.watch.FileStamps`).
+            :class:`skillpath.cache.changes.FileStamps`).
         """
         from skillpath.watch import diff_results
 
@@ -295,7 +293,7 @@ class SkillSession:
             settings=self.settings_arg,
             session_id=self.session_id,
         )
-        with _reuse.watching(ctx.env):
+        with watching(ctx.env):
             result = load_skills(ctx=ctx, host=self.host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)

@@ -129,7 +129,7 @@ class LazyGroup(click.Group):
                 if name not in PROVIDED:
                     return None
                 cmd = _not_installed(name, *PROVIDED[name])
-        from skillpath._launch import resume_gc
+        from skillpath._startup import resume_gc
 
         resume_gc()  # the command runs with the collector as the process had it
         return cmd  # type: ignore[no-any-return]

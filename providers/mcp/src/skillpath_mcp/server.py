@@ -86,6 +86,15 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from skillpath import __version__
+from skillpath.cache.changes import (
+    encodable,
+    fingerprint,
+    folder_fingerprint,
+    local_paths,
+    outside_changes,
+    root_appeared,
+    watched_folders,
+)
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
 from skillpath.safety import (
@@ -101,14 +110,6 @@ from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
 from skillpath.textguard import strip_invisible
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
-from skillpath.watch import (
-    _OUTSIDE,
-    _appeared,
-    _encodable,
-    _file_state,
-    _folder_state,
-    _watch_paths,
-)
 
 from skillpath_mcp._guard import (
     ACCEPT_BATCH,
@@ -171,9 +172,7 @@ class SkillEntry:
         return {
             "uri": self.uri,
             "frontmatter": dict(self.frontmatter),
-            "resources": [
-                {"uri": f.uri, "digest": f.digest, "size": f.size} for f in self.files
-            ],
+            "resources": [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in self.files],
         }
 
 
@@ -322,8 +321,6 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
 
 def _local_skills(session: SkillSession) -> frozenset[str]:
     """The names of ``session``'s skills whose folder is on a local file system."""
-    from skillpath._notify import local_paths
-
     folders = {s.name: os.fspath(s.path.parent) for s in session.skills() if s.path is not None}
     local = local_paths(set(folders.values()))
     return frozenset(name for name, folder in folders.items() if folder in local)
@@ -457,7 +454,7 @@ class SkillServer:
     def _marks(self) -> tuple[Any, int]:
         """The settings files' state and the count of :func:`skillpath.watch.mark_changed`
         calls (a change no file shows: a consumed MCP server's ``list_changed``)."""
-        return _file_state(self._config_files), _OUTSIDE[0]
+        return fingerprint(self._config_files), outside_changes()
 
     def _loop_safe(self, session: SkillSession) -> bool:
         """``session`` runs no inline shell and only the core's own ``transform_prompt``
@@ -543,7 +540,7 @@ class SkillServer:
         removed at any depth the listing reaches).
         """
         session, catalog = self._state()
-        paths = set(_watch_paths(session.result))
+        paths = set(watched_folders(session.result))
         for entry in catalog.entries.values():
             paths.update(entry.folders)
         return sorted(paths)
@@ -553,7 +550,11 @@ class SkillServer:
         session, _catalog = self._state()
         with self._lock:
             files = self._files
-        return self._marks() != files or _appeared(session.result) or _folder_state(polled) != seen
+        return (
+            self._marks() != files
+            or root_appeared(session.result)
+            or folder_fingerprint(polled) != seen
+        )
 
     async def _reload_and_notify(self) -> None:
         try:
@@ -596,9 +597,9 @@ class SkillServer:
         while not stop.is_set():
             paths = await anyio.to_thread.run_sync(self.watch_paths)
             # names the native watcher cannot take (not UTF-8) are stat'ed on every tick
-            watched = [p for p in paths if _encodable(p)]
-            polled = [p for p in paths if not _encodable(p)]
-            seen = _folder_state(polled)
+            watched = [p for p in paths if encodable(p)]
+            polled = [p for p in paths if not encodable(p)]
+            seen = folder_fingerprint(polled)
             if not watched:
                 # nothing on disk to watch yet: check until a root or a settings file appears
                 while not stop.is_set() and not self._stale(polled, seen):
@@ -624,7 +625,7 @@ class SkillServer:
                     if not changes and not settle and not self._stale(polled, seen):
                         continue
                     settle = False
-                    seen = _folder_state(polled)
+                    seen = folder_fingerprint(polled)
                     await self._reload_and_notify()
                     if await anyio.to_thread.run_sync(self.watch_paths) != paths:
                         break  # folders appeared or went away: watch the new set

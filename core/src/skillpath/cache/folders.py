@@ -6,7 +6,7 @@ The cache (``$SKILLPATH_CACHE_DIR``, else the user cache directory,
 ``index``
     the discovery index and the entry-point cache (:mod:`skillpath.index`);
 ``snapshots``
-    recorded ``skillpath list`` outputs (:mod:`skillpath._replay`);
+    recorded ``skillpath list`` outputs (:mod:`skillpath.cache.replay`);
 ``packs``
     files extracted from installed skill packs (:mod:`skillpath.extract`);
 ``bundled``
@@ -70,7 +70,7 @@ class CachePart:
 
 def _roots(env: Mapping[str, str]) -> list[Path]:
     """The cache directories in use (the extraction cache may resolve apart on some systems)."""
-    from skillpath import _replay
+    from skillpath.cache import replay as _replay
     from skillpath.extract import cache_root
 
     out: list[Path] = []
