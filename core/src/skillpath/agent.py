@@ -28,6 +28,13 @@ same skills, the same listing and the same answers:
 * :meth:`AgentSkills.files_touched`: after the agent's file tools touched
   paths, nested skills directories load and conditional skills activate.
 
+The texts every adapter gives the model when there is nothing to give are one
+function each: :func:`no_skills_text` (no skill the model may use) and
+:func:`unknown_for_model` (a name that is not one). An :class:`AgentSkills`
+opened where no skill provider is installed and no skill is found raises
+:class:`~skillpath.errors.NoProviderError` naming the install command
+(:func:`require_provider`), instead of serving an agent with no skills.
+
 Discovery, parsing, precedence, the listing budget, argument substitution and
 the inline-shell policy all stay the session's.
 """
@@ -46,7 +53,7 @@ import attrs
 
 from skillpath import _env, _reuse
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
-from skillpath.errors import SkillpathError
+from skillpath.errors import NoProviderError, SkillpathError
 from skillpath.index import index_enabled
 from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
@@ -57,13 +64,18 @@ from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, ne
 
 __all__ = [
     "FILE_PATH_ARGS",
+    "INSTALL_PROVIDERS",
     "REFRESH_MODES",
     "SEARCH_TOOL_NAME",
     "SKILL_TOOL_NAME",
     "AgentSkills",
+    "NoProviderError",
     "disk_state",
     "error_text",
+    "no_skills_text",
     "paths_in_arguments",
+    "provider_plugins",
+    "require_provider",
     "unknown_for_model",
     "watch_paths",
 ]
@@ -189,6 +201,44 @@ def paths_in_arguments(args: Any) -> list[str]:
     return out
 
 
+#: The command that installs every built-in skill provider (the meta distribution).
+INSTALL_PROVIDERS = "pip install skillpath"
+
+
+def no_skills_text() -> str:
+    """What the model is told when it may use no skill (the same in every adapter)."""
+    return "No skills are available."
+
+
+def provider_plugins(session: SkillSession) -> list[str]:
+    """The names of the installed plugins that discover skills (``discover_skills``)."""
+    return sorted(
+        r.name
+        for r in session.host.records
+        if r.status == "loaded" and "discover_skills" in r.hooks
+    )
+
+
+def require_provider(session: SkillSession) -> None:
+    """Raise :class:`~skillpath.errors.NoProviderError` when ``session`` has no skill
+    provider installed and found no skill.
+
+    ``skillpath-core`` alone reads no agent's skills folder (each built-in provider
+    is a distribution of its own), so such an agent would be told that no skills
+    are available, whatever is on disk. Skills found without a provider (a
+    ``SKILLPATH`` folder, ``[skills] paths``, bundled skills) are served as they are.
+    """
+    result = session.result
+    if result.skills or result.conditional or provider_plugins(session):
+        return
+    raise NoProviderError(
+        "no skill provider is installed: skillpath-core alone reads no agent's skills "
+        f"folder, so this agent would have no skills. Install the providers: "
+        f"{INSTALL_PROVIDERS} (or an adapter distribution, such as pip install "
+        "skillpath-langchain, which brings them); `skillpath providers` lists what is installed"
+    )
+
+
 def unknown_for_model(name: str, names: Iterable[str]) -> str:
     """The model's error for a skill name it may not call: near names from ``names`` only.
 
@@ -198,7 +248,7 @@ def unknown_for_model(name: str, names: Iterable[str]) -> str:
     pool = sorted(set(names), key=lambda n: (n.casefold(), n))
     shown = echo_name(name)
     if not pool:
-        return error_text(f"Unknown skill {shown}: no skills are available.")
+        return error_text(f"Unknown skill {shown}. {no_skills_text()}")
     near = near_names(name, pool)
     if near:
         return error_text(f"Unknown skill {shown}. Did you mean: {', '.join(near)}?")
@@ -224,6 +274,11 @@ class AgentSkills:
         notice names it and leaves the skills that do not fit to it), or
         ``None`` when it offers none.
 
+    Raises :class:`~skillpath.errors.NoProviderError` when no skill provider is
+    installed and the session found no skill (:func:`require_provider`): an
+    exception at construction, where the install is wrong, rather than an
+    agent that is told it has no skills.
+
     Conversations: one object serves every conversation of an agent. Pass
     each Skill tool call's conversation key to :meth:`call`; the remembered
     invocations of all conversations share the session's bounded LRU
@@ -245,6 +300,7 @@ class AgentSkills:
             raise SkillpathError(
                 f"unknown refresh mode {refresh!r} (choose from {', '.join(REFRESH_MODES)})"
             )
+        require_provider(session)
         self.session = session
         self.refresh_mode = refresh
         self.budget = budget
