@@ -6,6 +6,7 @@ import pytest
 from skillpath import SkillpathError, SkillSession
 from skillpath.adapters import call_skill_tool
 from skillpath.agent import (
+    READ_TOOL_NAME,
     AgentSkills,
     NoProviderError,
     disk_state,
@@ -299,3 +300,27 @@ def test_no_arguments_render_as_the_empty_string(rt: Runtime) -> None:
     assert none.endswith("[$0][$1][]\n")  # an index with no word stays, as with ""
     assert call_skill_tool(skills.session, "greet", None, force=True) == none
     assert call_skill_tool(skills.session, "nope") == unknown_for_model("nope", ["greet"])
+
+
+def test_read_file_reads_inside_the_skill_folder_only(rt: Runtime) -> None:
+    skill_md = rt.project_skill(
+        "greet", text="---\nname: greet\ndescription: G.\n---\nRead references/style.md. [$0]\n"
+    )
+    folder = skill_md.parent
+    (folder / "references" / "deep").mkdir(parents=True)
+    (folder / "references" / "style.md").write_text("Be brief.\n", encoding="utf-8")
+    (folder / "references" / "deep" / "x.md").write_text("Deep.\n", encoding="utf-8")
+    (rt.project / "secret.txt").write_text("no\n", encoding="utf-8")
+    skills = AgentSkills(rt.session())
+    assert skills.read_schema()["name"] == READ_TOOL_NAME == "read_skill_file"
+    assert skills.read_file("greet", "references/style.md") == "Be brief.\n"
+    assert skills.read_file("greet", f"{folder}/references/deep/x.md") == "Deep.\n"
+    assert skills.read_file("greet", "references") == "deep/\nstyle.md\n"
+    assert skills.read_file("greet", "") == "SKILL.md\nreferences/\n"
+    rendered = skills.read_file("greet", "SKILL.md")
+    assert rendered == skills.call("greet", "", force=True) and "[$0]" in rendered
+    for bad in ("../../secret.txt", str(rt.project / "secret.txt"), "/etc/passwd"):
+        assert skills.read_file("greet", bad).startswith("Error: ")
+    assert skills.read_file("nope", "x") == unknown_for_model("nope", ["greet"])
+    assert skills.read_file(3, "x").startswith("Error: ")
+    assert skills.read_file("greet", ["x"]).startswith("Error: ")

@@ -25,6 +25,11 @@ same skills, the same listing and the same answers:
   notice names that tool);
 * :meth:`AgentSkills.read`: the answer to a ``skill://`` read (containment is
   the ``resolve_url`` hooks'), with refusals as text too;
+* :meth:`AgentSkills.read_file`: the answer to the model's ``read_skill_file``
+  tool call (:meth:`AgentSkills.read_schema`), the resource tool for frameworks
+  that give the agent no file tool: a file in a skill's folder by its relative
+  path (or the absolute path the "Base directory" line gives), read through
+  :meth:`read` (contained, at most :data:`skillpath.urls.MAX_READ_BYTES`);
 * :meth:`AgentSkills.files_touched`: after the agent's file tools touched
   paths, nested skills directories load and conditional skills activate.
 
@@ -48,6 +53,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import attrs
 
@@ -65,6 +71,7 @@ from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, ne
 __all__ = [
     "FILE_PATH_ARGS",
     "INSTALL_PROVIDERS",
+    "READ_TOOL_NAME",
     "REFRESH_MODES",
     "SEARCH_TOOL_NAME",
     "SKILL_TOOL_NAME",
@@ -86,6 +93,9 @@ _T = TypeVar("_T")
 REFRESH_MODES = ("turn", "manual")
 
 _CLAUDE_TOOL = f"with the {SKILL_TOOL_NAME} tool"
+
+#: The resource tool's name (:meth:`AgentSkills.read_file`, :meth:`AgentSkills.read_schema`).
+READ_TOOL_NAME = "read_skill_file"
 
 
 def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> list[str]:
@@ -512,6 +522,68 @@ class AgentSkills:
         schema = search_tool_schema()
         schema["name"] = self.search_tool or SEARCH_TOOL_NAME
         return schema
+
+    def read_schema(self) -> dict[str, Any]:
+        """The ``read_skill_file`` tool definition (:meth:`read_file`): ``name``,
+        ``description``, ``input_schema`` (a new object each call)."""
+        return {
+            "name": READ_TOOL_NAME,
+            "description": (
+                "Read a file of a skill you loaded, when its instructions name one (such as "
+                "references/style.md or a script to look at): pass the skill's name and the "
+                "file's path inside the skill's folder (relative, or the absolute path under "
+                "its base directory). A folder lists its files; an empty path lists the "
+                "skill's folder."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "skill": {"type": "string", "description": "The skill's name."},
+                    "path": {
+                        "type": "string",
+                        "description": "The file's path inside the skill's folder.",
+                    },
+                },
+                "required": ["skill", "path"],
+            },
+        }
+
+    def read_file(self, skill: Any, path: Any = "") -> str:
+        """The ``read_skill_file`` tool's answer: a file in ``skill``'s folder (never raises).
+
+        ``path`` is relative to the skill's folder, or absolute under its base
+        directory (what the rendered skill's "Base directory" line names); an
+        empty path or a folder lists the files. ``SKILL.md`` itself is the skill
+        as the Skill tool renders it (:meth:`call`, in full), never the raw file
+        with its placeholders. The read is :meth:`read` of the ``skill://`` URL:
+        containment and the size bound are the resolver's; every refusal is an
+        ``Error:`` text.
+        """
+        if not isinstance(skill, str) or not skill.strip():
+            return error_text("`skill` must be the name of a skill (a non-empty string)")
+        if path is None:
+            path = ""
+        if not isinstance(path, str):
+            return error_text("`path` must be a string (a file inside the skill's folder)")
+        name = skill.strip()
+        rel = path.strip().replace("\\", "/")
+        record = self.session.get(name)
+        if rel.startswith("/"):
+            base = None if record is None else record.base_dir
+            prefix = None if base is None else os.fspath(base).replace("\\", "/").rstrip("/")
+            if prefix is None or not (rel == prefix or rel.startswith(prefix + "/")):
+                return error_text(
+                    f"{rel[:200]!r} is not inside the folder of skill {name!r}: pass a path "
+                    "relative to it, such as references/style.md"
+                )
+            rel = rel[len(prefix) :]
+        rel = rel.strip("/")
+        if record is None:
+            return self.call(name)  # the unknown or conditional skill's text
+        if rel in ("SKILL.md", "./SKILL.md"):
+            return self.call(name, "", force=True)
+        url = f"skill://{quote(name, safe='')}/{quote(rel or '.', safe='/')}"
+        return self.read(url)
 
     # -- conversations ------------------------------------------------------
     def conversation_key(self, owner: Any) -> Hashable:
