@@ -585,6 +585,25 @@ class AgentSkills:
         url = f"skill://{quote(name, safe='')}/{quote(rel or '.', safe='/')}"
         return self.read(url)
 
+    def runs_commands(self, name: str) -> bool:
+        """Whether rendering skill ``name`` (:meth:`call`) would run an inline shell
+        command: it has one and the shell policy allows it for this skill.
+
+        For an adapter that must render skills where running commands is not
+        acceptable (building a framework's skill index every new conversation).
+        """
+        skill = self.session.get(name)
+        if skill is None or skill.path is None:
+            return False
+        from skillpath.commands import read_source
+        from skillpath.shell import ShellPolicy, shell_spans
+
+        try:
+            spans = shell_spans(read_source(skill))
+        except (OSError, SkillpathError):
+            return False
+        return bool(spans) and ShellPolicy.from_settings(self.session.ctx.settings).allows(skill)
+
     # -- conversations ------------------------------------------------------
     def conversation_key(self, owner: Any) -> Hashable:
         """A conversation key for a framework object that stands for one conversation.
