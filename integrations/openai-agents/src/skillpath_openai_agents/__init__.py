@@ -29,7 +29,7 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agents import Agent, FunctionTool, RunContextWrapper
+from agents import Agent, FunctionTool, RunContextWrapper, Tool
 from skillpath import SkillSession
 from skillpath.agent import READ_TOOL_NAME, SEARCH_TOOL_NAME, AgentSkills, error_text
 
@@ -167,7 +167,7 @@ class SkillpathSkills:
             strict_json_schema=True,
         )
         #: The tools to give the agent: ``load_skill``, ``search_skills``, ``read_skill_file``.
-        self.tools: list[FunctionTool] = [
+        self.tools: list[Tool] = [
             self.tool,
             self.search_tool,
             *([self.read_tool] if read_tool else []),
