@@ -63,7 +63,7 @@ class _SearchArgs(BaseModel):
 
 class _ReadArgs(BaseModel):
     skill: str = Field(description="The skill's name.")
-    path: str = Field(description="The file's path inside the skill's folder.")
+    path: str = Field(default="", description="The file's path inside the skill's folder.")
 
 
 def conversation_of(runtime: Any) -> Any:
