@@ -324,3 +324,13 @@ def test_read_file_reads_inside_the_skill_folder_only(rt: Runtime) -> None:
     assert skills.read_file("nope", "x") == unknown_for_model("nope", ["greet"])
     assert skills.read_file(3, "x").startswith("Error: ")
     assert skills.read_file("greet", ["x"]).startswith("Error: ")
+
+
+def test_runs_commands_follows_the_shell_policy(rt: Runtime) -> None:
+    rt.project_skill("shelly", text="---\nname: shelly\ndescription: S.\n---\nNow: !`date`\n")
+    rt.project_skill("plain", description="P.")
+    off = AgentSkills(rt.session())  # project skills: inline shell off by default
+    assert not off.runs_commands("shelly") and not off.runs_commands("plain")
+    on = AgentSkills(rt.session({"shell": {"levels": ["user", "managed", "project"]}}))
+    assert on.runs_commands("shelly") and not on.runs_commands("plain")
+    assert not on.runs_commands("missing")
