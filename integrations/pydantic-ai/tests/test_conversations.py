@@ -139,3 +139,14 @@ def test_the_model_searches_then_calls_the_skill(world: AdapterWorld) -> None:
     system = script.instructions[0]
     assert "search_skills" in system and "pdf-forms" not in system  # left to the search
     assert {"Skill", "read_skill", "search_skills"} <= script.tools[0]
+
+
+def test_ten_thousand_conversations_stay_within_the_sessions_bound(world: AdapterWorld) -> None:
+    from skillpath.session import MAX_REMEMBERED
+
+    toolset = SkillpathToolset(world.session())
+    call = {"skill": PROJECT_SKILL, "args": "a.pdf"}
+    for i in range(10_000):
+        assert "Read the PDF a.pdf" in toolset.answer("Skill", call, f"conversation:{i}")
+    assert toolset.session.remembered() <= MAX_REMEMBERED
+    assert "already loaded" in toolset.answer("Skill", call, "conversation:9999")

@@ -132,3 +132,17 @@ def test_the_model_searches_then_calls_the_skill(world: World) -> None:
     assert "Forms: tax.pdf." in skill
     system = text_of(model.seen[0][0])
     assert "search_skills" in system and "pdf-forms" not in system  # left to the search
+
+
+def test_ten_thousand_conversations_stay_within_the_sessions_bound(world: World) -> None:
+    from skillpath.session import MAX_REMEMBERED
+    from smolagents.memory import TaskStep
+
+    s = SkillpathSkills(cwd=world.project)
+    agent = s.attach(ToolCallingAgent(tools=s.tools, model=Reactive(), instructions="You help."))
+    tool = agent.tools["Skill"]
+    for i in range(10_000):
+        agent.memory.steps = [TaskStep(task=f"task {i}")]  # what a reset run does
+        assert "Say hello to Ada." in tool(skill="greet", args="Ada")
+    assert s.skills.session.remembered() <= MAX_REMEMBERED
+    assert "already loaded" in tool(skill="greet", args="Ada")  # the last conversation's
