@@ -150,3 +150,19 @@ def test_ten_thousand_conversations_stay_within_the_sessions_bound(world: Adapte
         assert "Read the PDF a.pdf" in toolset.answer("Skill", call, f"conversation:{i}")
     assert toolset.session.remembered() <= MAX_REMEMBERED
     assert "already loaded" in toolset.answer("Skill", call, "conversation:9999")
+
+
+def test_no_arguments_render_as_the_empty_string(world: AdapterWorld) -> None:
+    world.write("placeholders", "Shows its placeholders.", "A:[$ARGUMENTS] B:[$0]\n")
+    script = Steps(
+        [("Skill", {"skill": "placeholders"})],
+        [("Skill", {"skill": "placeholders", "args": ""})],
+        [("Skill", {"skill": "nope"})],
+    )
+    toolset = SkillpathToolset(world.session())
+    Agent(FunctionModel(script), toolsets=[toolset]).run_sync("go", conversation_id="one")
+    (_, left_out), (_, empty), (_, unknown) = script.returns
+    assert "A:[] B:[$0]" in left_out  # as with arguments given as the empty string
+    assert "already loaded" in empty  # the same call, in the same conversation
+    assert unknown == toolset.skills.call("nope")  # the core's text
+    assert unknown.startswith("Error: Unknown skill 'nope'.")
