@@ -66,8 +66,8 @@ READ_TOOL_NAME = "read_skill"
 _ANY = SchemaValidator(core_schema.any_schema())
 _READ_DESCRIPTION = (
     "Read a file of a skill: skill://<name>/<path> (a path the skill's instructions "
-    "mention); skill://<name>/ lists the skill's files. To use a skill, call the Skill tool "
-    "instead: it fills in the skill's arguments."
+    "mention); skill://<name>/. lists the skill's files, a folder's URL that folder's. "
+    "To use a skill, call the Skill tool instead: it fills in the skill's arguments."
 )
 _READ_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -148,7 +148,7 @@ class SkillTool(Tool):
 class ReadSkillTool(Tool):
     """The ``read_skill`` tool: ``read_skill(url="skill://<name>/<path>")``, a skill's file.
 
-    ``skill://<name>`` is the skill's instructions as written, ``skill://<name>/``
+    ``skill://<name>`` is the skill's instructions as written, ``skill://<name>/.``
     lists its files; the read is skillpath's (a path that leaves the skill's
     folder is refused, so are binary files and files over 8 MiB). Refusals are
     ``Error:`` texts.
@@ -157,8 +157,8 @@ class ReadSkillTool(Tool):
     name = READ_TOOL_NAME
     description = (
         "Read a file of a skill: skill://<name>/<path> (a path the skill's instructions "
-        "mention); skill://<name>/ lists the skill's files. To use a skill, call the Skill "
-        "tool instead: it fills in the skill's arguments."
+        "mention); skill://<name>/. lists the skill's files, a folder's URL that folder's. "
+        "To use a skill, call the Skill tool instead: it fills in the skill's arguments."
     )
     inputs = {  # noqa: RUF012 (smolagents reads these class attributes)
         "url": {"type": "string", "description": "A skill:// URL."},
