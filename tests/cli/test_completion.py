@@ -87,25 +87,141 @@ def test_completion_command_prints_each_script(cli: Cli, shell: str) -> None:
     assert "_SKILLPATH_COMPLETE" in done.stdout
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
-def test_the_bash_script_completes_in_a_real_bash(skills: Cli) -> None:
-    script = subprocess.run(
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+
+
+def _bash_script() -> str:
+    return subprocess.run(
         [str(EXE), "completion", "bash"], capture_output=True, text=True, check=True
     ).stdout
-    driver = (
-        script
-        + "\nCOMP_WORDS=(skillpath show pdf-t); COMP_CWORD=2\n"
-        + "_skillpath_completion skillpath\n"
-        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
-    )
-    env = dict(skills.env.env, PATH=f"{EXE.parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def _run_bash(cli: Cli, driver: str) -> list[str]:
+    env = dict(cli.env.env, PATH=f"{EXE.parent}{os.pathsep}{os.environ['PATH']}")
     done = subprocess.run(
         ["bash", "--norc", "--noprofile", "-c", driver],
-        cwd=skills.env.project,
+        cwd=cli.env.project,
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["pdf-tables"]
+    return done.stdout.split()
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("words", "line", "expected"),
+    [
+        # bash's own split: ':' is in COMP_WORDBREAKS
+        ("skillpath show pdf-t", "skillpath show pdf-t", ["pdf-tables"]),
+        ("skillpath read skill : //pdf-t", "skillpath read skill://pdf-t", ["//pdf-tables"]),
+        (
+            "skillpath read skill : //pdf-",
+            "skillpath read skill://pdf-",
+            ["//pdf-forms", "//pdf-tables"],
+        ),
+        ("skillpath read skill : //s", "skillpath read skill://s", ["//secret"]),
+    ],
+)
+def test_the_bash_script_completes_in_a_real_bash(
+    skills: Cli, words: str, line: str, expected: list[str]
+) -> None:
+    """The words as bash splits them, the replies as bash will insert them (only the
+    part after the word's last ':' is replaced)."""
+    driver = (
+        _bash_script()
+        + f"\nCOMP_WORDS=({words}); COMP_CWORD={len(words.split()) - 1}\n"
+        + f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}\n"
+        + "_skillpath_completion skillpath\n"
+        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    assert sorted(_run_bash(skills, driver)) == expected
+
+
+@needs_bash
+def test_a_script_without_the_line_still_completes_names(skills: Cli) -> None:
+    """What click's protocol alone carries (no COMP_LINE) still completes names."""
+    driver = (
+        _bash_script()
+        + "\nCOMP_WORDS=(skillpath show pdf-t); COMP_CWORD=2\n"
+        + "_skillpath_completion skillpath\n"
+        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    assert _run_bash(skills, driver) == ["pdf-tables"]
+
+
+def _interactive_bash(cli: Cli, keys: list[tuple[bytes, bytes]]) -> bytes:
+    """Drive an interactive bash on a terminal: send each chunk of keys, then read
+    until its expected bytes have appeared (no sleeps: each step waits for output)."""
+    import pty
+    import select
+
+    script = cli.env.project.parent / "completion.bash"
+    script.write_text(_bash_script())
+    env = dict(
+        cli.env.env,
+        PATH=f"{EXE.parent}{os.pathsep}{os.environ['PATH']}",
+        TERM="dumb",
+        INPUTRC="/dev/null",
+        PS1="$ ",
+        HISTFILE="/dev/null",
+    )
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child becomes bash
+        os.chdir(cli.env.project)
+        os.execve(
+            shutil.which("bash") or "bash",
+            ["bash", "--norc", "--noprofile", "-i"],
+            env,
+        )
+    seen = b""
+    try:
+        for send, want in [(f"source {script}\r".encode(), b"$ "), *keys]:
+            os.write(fd, send)
+            mark = len(seen)
+            while want not in seen[mark:]:
+                ready, _, _ = select.select([fd], [], [], 60)
+                assert ready, f"bash printed no {want!r}; so far: {seen!r}"
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    chunk = b""
+                assert chunk, f"bash ended before {want!r}; so far: {seen!r}"
+                seen += chunk
+    finally:
+        os.write(fd, b"\x03exit\r")
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return seen
+
+
+@needs_bash
+def test_tab_completes_a_skill_url_in_an_interactive_bash(skills: Cli) -> None:
+    """Type ``skillpath read skill://pdf-t`` and TAB in a real bash on a terminal;
+    then put ``echo`` in front and run the line, so bash prints the completed line."""
+    seen = _interactive_bash(
+        skills,
+        [
+            (b"skillpath read skill://pdf-t\t", b"tables"),
+            (b"\x01echo GOT \r", b"\nGOT "),
+            (b"", b"\n"),
+        ],
+    )
+    lines = [ln.strip() for ln in seen.decode(errors="replace").replace("\r", "").split("\n")]
+    assert "GOT skillpath read skill://pdf-tables" in lines
+
+
+@needs_bash
+def test_tab_completes_a_skill_name_in_an_interactive_bash(skills: Cli) -> None:
+    seen = _interactive_bash(
+        skills,
+        [
+            (b"skillpath show pdf-t\t", b"tables"),
+            (b"\x01echo GOT \r", b"\nGOT "),
+            (b"", b"\n"),
+        ],
+    )
+    lines = [ln.strip() for ln in seen.decode(errors="replace").replace("\r", "").split("\n")]
+    assert "GOT skillpath show pdf-tables" in lines
