@@ -387,16 +387,18 @@ class LoadResult:
     def get(self, name: str) -> Skill | None:
         """The active or conditional skill called exactly ``name``, if any; else the
         one whose folder is called ``name`` when its frontmatter name differs
-        (:func:`skillpath.suggest.by_folder`)."""
+        (:func:`skillpath.suggest.by_folder`); else the one called
+        ``<namespace>:name`` (:func:`skillpath.suggest.by_qualified`)."""
         for skill in self.skills:
             if skill.name == name:
                 return skill
         for skill in self.conditional:
             if skill.name == name:
                 return skill
-        from skillpath.suggest import by_folder
+        from skillpath.suggest import by_folder, by_qualified
 
-        return by_folder(name, (*self.skills, *self.conditional))
+        every = (*self.skills, *self.conditional)
+        return by_folder(name, every) or by_qualified(name, every)
 
     @property
     def names(self) -> list[str]:

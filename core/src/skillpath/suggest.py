@@ -73,6 +73,21 @@ def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
     return hit
 
 
+def by_qualified(name: str, skills: Iterable[Skill]) -> Skill | None:
+    """The one skill called ``<namespace>:name`` (a Claude Code plugin's
+    ``plugin:skill``) when ``name`` has no namespace of its own, or ``None`` when
+    none or several are: a bare name resolves only while it is unambiguous."""
+    if ":" in name:
+        return None
+    hit: Skill | None = None
+    for s in skills:
+        if s.name.rpartition(":")[2] == name and ":" in s.name:
+            if hit is not None:
+                return None
+            hit = s
+    return hit
+
+
 def near_names(
     name: str, names: Iterable[str], *, limit: int = MAX_SUGGESTIONS, first: Iterable[str] = ()
 ) -> tuple[str, ...]:
