@@ -233,6 +233,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "skillpath.textguard",
     "skillpath.transforms",
     "skillpath.urls",
+    "skillpath.views",
     "skillpath.watch",
 )
 

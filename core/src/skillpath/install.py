@@ -42,6 +42,7 @@ from typing import Any
 
 import attrs
 
+from skillpath.contentscan import ContentFinding
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.export import AGENTS, agent_folder, files_hash, folder_hash
@@ -119,6 +120,9 @@ class InstallReport:
     changes: tuple[Change, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     dry_run: bool = False
+    #: ``(skill name, finding)``: the content checks (:mod:`skillpath.contentscan`) of
+    #: what was (or would be) installed, each path where the file now is.
+    findings: tuple[tuple[str, ContentFinding], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -135,7 +139,28 @@ class InstallReport:
             "dry_run": self.dry_run,
             "changes": [c.to_json() for c in self.changes],
             "diagnostics": [d.to_json() for d in self.diagnostics],
+            "findings": [{"skill": name, **f.to_json()} for name, f in self.findings],
         }
+
+
+def _content_findings(found: Found) -> list[ContentFinding]:
+    """The content checks of a fetched skill folder, each path relative to it."""
+    from skillpath.contentscan import scan_skill
+    from skillpath.model import Skill, SkillSource
+
+    skill, _diags = Skill.from_file(
+        found.folder / "SKILL.md", SkillSource("add", "project", found.folder)
+    )
+    if skill is None:
+        return []
+    out = []
+    for f in scan_skill(skill):
+        rel = None
+        if f.path is not None:
+            with contextlib.suppress(ValueError):
+                rel = Path(f.path).relative_to(found.folder)
+        out.append(attrs.evolve(f, path=rel))
+    return out
 
 
 # -- files on disk -------------------------------------------------------------------
@@ -437,6 +462,7 @@ def add_skills(
     source = parse_source(text, ctx.cwd)
     diags: list[Diagnostic] = []
     changes: list[Change] = []
+    findings: list[tuple[str, ContentFinding]] = []
     lock_file = None if source.kind == "archive" else _lock_file(ctx, user)
     if user and source.kind == "local":
         lock_file = None  # npx skills keeps no global entry for a local folder either
@@ -466,13 +492,13 @@ def add_skills(
         planned = []
         for item in selected:
             files = skill_folder_files(item.folder, diags)
-            planned.append((item, files, files_hash(files)))
+            planned.append((item, files, files_hash(files), _content_findings(item)))
     guard = contextlib.nullcontext() if dry_run else _exclusive(ctx)
     with guard:
         record = _Record.read(ctx, diags)
         shared = _read_shared(lock_file, user, diags) if lock_file is not None else None
         entries: dict[str, Any] = dict(shared["skills"]) if shared is not None else {}
-        for item, files, digest in planned:
+        for item, files, digest, scanned in planned:
             targets = _targets(item.name, chosen_agents, ctx, user)
             _check_inside(targets, ctx, user)
             canonical = targets[0][1]
@@ -500,6 +526,10 @@ def add_skills(
                         )
                     )
                 continue
+            findings += [
+                (item.name, attrs.evolve(f, path=canonical / f.path if f.path else canonical))
+                for f in scanned
+            ]
             for agent, where in targets:
                 mode = "link" if (link and agent != _CANONICAL) else "copy"
                 existed = where.exists() or where.is_symlink()
@@ -544,7 +574,12 @@ def add_skills(
                 _write_shared(lock_file, {**shared, "skills": entries}, user)
             record.save()
     return InstallReport(
-        "user" if user else "project", lock_file, tuple(changes), tuple(diags), dry_run
+        "user" if user else "project",
+        lock_file,
+        tuple(changes),
+        tuple(diags),
+        dry_run,
+        tuple(findings),
     )
 
 

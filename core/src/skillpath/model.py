@@ -392,14 +392,16 @@ class LoadResult:
     def get(self, name: str) -> Skill | None:
         """The active or conditional skill called exactly ``name``, if any; else the
         one whose folder is called ``name`` when its frontmatter name differs
-        (:func:`by_folder`)."""
+        (:func:`by_folder`); else the one called
+        ``<namespace>:name`` (:func:`by_qualified`)."""
         for skill in self.skills:
             if skill.name == name:
                 return skill
         for skill in self.conditional:
             if skill.name == name:
                 return skill
-        return by_folder(name, (*self.skills, *self.conditional))
+        every = (*self.skills, *self.conditional)
+        return by_folder(name, every) or by_qualified(name, every)
 
     @property
     def names(self) -> list[str]:
@@ -449,6 +451,21 @@ def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
     hit: Skill | None = None
     for s in skills:
         if s.base_dir is not None and s.base_dir.name == name and s.name != name:
+            if hit is not None:
+                return None
+            hit = s
+    return hit
+
+
+def by_qualified(name: str, skills: Iterable[Skill]) -> Skill | None:
+    """The one skill called ``<namespace>:name`` (a Claude Code plugin's
+    ``plugin:skill``) when ``name`` has no namespace of its own, or ``None`` when
+    none or several are: a bare name resolves only while it is unambiguous."""
+    if ":" in name:
+        return None
+    hit: Skill | None = None
+    for s in skills:
+        if s.name.rpartition(":")[2] == name and ":" in s.name:
             if hit is not None:
                 return None
             hit = s

@@ -70,6 +70,7 @@ from skillpath.settings import Settings
 from skillpath.shell import shell_spans
 from skillpath.suggest import (
     by_folder,
+    by_qualified,
     conditional_message,
     folder_matches,
     near_names,
@@ -199,11 +200,13 @@ class SkillSession:
     def get(self, name: str) -> Skill | None:
         """The active skill called exactly ``name`` (hidden ones included), or the
         one active skill whose folder is called ``name`` when its frontmatter name
-        differs (:func:`skillpath.suggest.by_folder`)."""
+        differs (:func:`skillpath.suggest.by_folder`), or the one active skill
+        called ``<namespace>:name`` (:func:`skillpath.suggest.by_qualified`)."""
         skill = self._active.get(name)
         if skill is None:
             with self._lock:
-                skill = by_folder(name, list(self._active.values()))
+                active = list(self._active.values())
+            skill = by_folder(name, active) or by_qualified(name, active)
         return skill
 
     def add_skills(self, skills: Iterable[Skill]) -> list[Skill]:

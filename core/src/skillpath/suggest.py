@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from skillpath.model import by_folder
+from skillpath.model import by_folder, by_qualified
 
 if TYPE_CHECKING:
     from skillpath.model import Skill
@@ -33,6 +33,7 @@ __all__ = [
     "LIST_ALL_UP_TO",
     "MAX_SUGGESTIONS",
     "by_folder",
+    "by_qualified",
     "conditional_message",
     "echo_name",
     "folder_matches",

@@ -269,6 +269,8 @@ class ProviderConformance:
     requires_description: ClassVar[bool] = False
     #: Whether the provider's result merges in pass 3 (after custom directories).
     late: ClassVar[bool] = False
+    #: How many folders deep below a root skills are found (1: ``<root>/<name>``).
+    nested_depth: ClassVar[int] = 1
 
     # -- what a subclass declares ----------------------------------------
     def skill_roots(self, home: Path, project: Path) -> Sequence[Root]:
@@ -483,7 +485,9 @@ class ProviderConformance:
 
     # -- layout rules -------------------------------------------------------
     def test_one_level_only(self, layout: Layout, roots: list[Root]) -> None:
-        """``<root>/group/<name>/SKILL.md`` is not a skill; ``<root>/<name>/SKILL.md`` is."""
+        """``<root>/group/<name>/SKILL.md`` is not a skill (unless the provider declares
+        ``nested_depth`` > 1, as ``codex`` does: then it is, and nothing is noted as
+        not loaded); ``<root>/<name>/SKILL.md`` is; ``group`` itself never is."""
         for i, root in enumerate(roots):
             write_skill(root.path / f"group-{i}", f"nested-{i}")
             write_skill(root.path, f"flat-{i}")
@@ -491,8 +495,10 @@ class ProviderConformance:
         names = {s.name for s in result.skills}
         for i in range(len(roots)):
             assert f"flat-{i}" in names
-            assert f"nested-{i}" not in names
+            assert (f"nested-{i}" in names) == (self.nested_depth > 1)
             assert f"group-{i}" not in names
+        if self.nested_depth > 1:
+            assert not [d for d in result.diagnostics if d.code.startswith("nested-skills-")]
 
     def test_dot_entries_skipped(self, layout: Layout, roots: list[Root]) -> None:
         """Entries whose name starts with a dot are never skills; a SKILL.md in one is

@@ -5,12 +5,17 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import click
 
 from skillpath.cli import ALIASES, COMMANDS, PROVIDED
+
+if "_SKILLPATH_COMPLETE" in os.environ:
+    # the shell is asking for completions: use skillpath's bash class (``:`` in words)
+    import skillpath.cli.completion  # noqa: F401
 
 __all__ = ["LazyGroup", "UsageProblem", "main"]
 

@@ -61,6 +61,7 @@ def _report(report: Any, as_json: bool, verb: str) -> None:
         for d in report.diagnostics:
             where = f" ({d.path})" if d.path else ""
             echo(f"{d.level}: {d.message}{where} [{d.code}]", err=True)
+        _echo_findings(report)
         if not report.changes:
             echo(f"nothing to {verb}")
     if not report.ok:
@@ -68,6 +69,21 @@ def _report(report: Any, as_json: bool, verb: str) -> None:
         fail(
             f"{len(clashes)} folder(s) in the way" if clashes else "some sources could not be read",
             error="clash" if clashes else "error",
+        )
+
+
+def _echo_findings(report: Any) -> None:
+    """The high and medium content findings of what was installed (``--json`` has all)."""
+    from skillpath.cli._common import terminal_safe
+
+    shown = [(n, f) for n, f in report.findings if f.severity in ("high", "medium")]
+    if not shown:
+        return
+    echo(f"content checks: {len(shown)} finding(s) to read before an agent uses these skills:")
+    for name, f in shown:
+        excerpt = f": {f.excerpt}" if f.excerpt else ""
+        echo(
+            terminal_safe(f"  {f.severity:<6} {name}: {f.location()} {f.reason}{excerpt} [{f.id}]")
         )
 
 
@@ -122,8 +138,13 @@ def add_cmd(
     skillpath add pack.tar.gz --skill deploy --user
 
     With several skills and neither --skill nor --all, a terminal asks which.
+    What gets installed goes through the content checks first (hidden characters,
+    instructions to override the agent or hide things from the user, piped or encoded
+    downloads run, credential reads, outbound collectors): high and medium findings are
+    printed, all of them are in --json.
     JSON shape: {scope, lock, dry_run, changes: [{name, action, path, mode, detail,
-    files}], diagnostics: [...]}.
+    files}], diagnostics: [...], findings: [{skill, id, severity, reason, path, line,
+    excerpt}]}.
     """
     from skillpath.cli._load import project_context
     from skillpath.install import add_skills, list_source

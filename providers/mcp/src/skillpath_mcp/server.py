@@ -19,7 +19,13 @@ What a client sees:
   ``skills/get`` with ``{uri, frontmatter, resources: [{uri, digest, size}]}``
   (frontmatter verbatim, ``sha256:`` digests and byte counts of the raw bytes;
   on 2026-07-28 connections with the list-caching attributes ``ttlMs`` and
-  ``cacheScope``). The extension is declared under ``capabilities.extensions``
+  ``cacheScope``); ``resources/directory/read`` (declared as ``directoryRead: true``)
+  lists the direct children of a skill's folder ``skill://<name>`` or of one of its
+  subfolders, files with their MIME type and size and subfolders as
+  ``inode/directory``, paged by ``nextCursor``. It lists only what ``resources/list``
+  lists (the same bounded, contained walk), so it can name nothing ``resources/read``
+  would refuse; any other URI is ``-32602``. The extension is declared under
+  ``capabilities.extensions``
   (SEP-2133) at every protocol version, and under ``capabilities.experimental``
   too on handshake-era connections, for clients that look there;
 * **tools** — ``load_skill(name, args?)`` for hosts without prompt support (the
@@ -126,6 +132,10 @@ __all__ = ["ServeLimits", "SkillServer", "serve"]
 
 #: Files listed per skill at most (walk order: sorted, breadth by directory).
 MAX_FILES_PER_SKILL = 500
+#: Children per page of a ``resources/directory/read`` answer (``nextCursor`` pages on).
+DIRECTORY_PAGE = 100
+#: The MIME type SEP-2640 gives a directory resource.
+DIRECTORY_MIME = "inode/directory"
 #: Directory depth walked below a skill's folder.
 MAX_DEPTH = 8
 _SKILL_FILE = "SKILL.md"
@@ -345,6 +355,42 @@ def build_catalog(session: SkillSession, digests: _Digests) -> Catalog:
             h.update(json.dumps(entry.to_json(), sort_keys=True, default=str).encode())
         h.update(f"{skill.name}\0{skill.description}\0{skill.path}\n".encode())
     return Catalog(tuple(prompts), entries, by_uri, h.hexdigest())
+
+
+def directory_children(entry: SkillEntry, rel: str) -> list[dict[str, Any]] | None:
+    """The direct children of folder ``rel`` (``""``: the skill's folder) of ``entry``,
+    as ``resources/directory/read`` entries, files before folders, each group by
+    name; ``None`` when ``rel`` is no folder of the listed files.
+
+    Built from the listed files only: a folder exists here when a listed file is
+    inside it, so the walk's bounds, dot-entry rule and containment carry over."""
+    prefix = f"{rel}/" if rel else ""
+    files: list[dict[str, Any]] = []
+    folders: dict[str, None] = {}
+    found = not rel
+    for f in entry.files:
+        if not f.rel.startswith(prefix):
+            continue
+        found = True
+        head, sep, _tail = f.rel[len(prefix) :].partition("/")
+        if sep:
+            folders.setdefault(head)
+            continue
+        files.append({"uri": f.uri, "name": head, "mimeType": f.mime_type, "size": f.size})
+    if not found:
+        return None
+    subfolders = [
+        {"uri": skill_uri(entry.name, prefix + name), "name": name, "mimeType": DIRECTORY_MIME}
+        for name in sorted(folders)
+    ]
+    return [*files, *subfolders]
+
+
+class _DirectoryReadParams(types.RequestParams):
+    """``resources/directory/read`` params: a directory URI and an optional cursor."""
+
+    uri: str
+    cursor: str | None = None
 
 
 class _SkillsGetParams(types.RequestParams):
@@ -845,6 +891,43 @@ class SkillServer:
                 return {**_cache_attributes(ctx), "skill": entry.to_json()}
         raise MCPError(types.INVALID_PARAMS, f"Unknown skill: {params.uri!r:.200}")
 
+    async def _read_directory(self, ctx: Any, params: _DirectoryReadParams) -> dict[str, Any]:
+        """SEP-2640 ``resources/directory/read``: one page of a served folder's children."""
+        _session, catalog = self._state()
+        uri = params.uri
+        unknown = MCPError(types.INVALID_PARAMS, f"Not a skill directory: {uri!r:.200}")
+        if uri[:8].lower() != "skill://":
+            raise unknown
+        name_part, _sep, rel = uri[8:].rstrip("/").partition("/")
+        children = None
+        for entry in catalog.entries.values():
+            if skill_uri(entry.name, "") == f"skill://{name_part}/":
+                # ``rel`` is matched against the listed folders in their
+                # percent-encoded form: ``..`` or ``%2e%2e`` is no listed folder
+                folders = {
+                    quote(real, safe="/"): real
+                    for f in entry.files
+                    for parts in (f.rel.split("/"),)
+                    for real in ("/".join(parts[:n]) for n in range(1, len(parts)))
+                }
+                folder = folders.get(rel) if rel else ""
+                if folder is not None:
+                    children = directory_children(entry, folder)
+                break
+        if children is None:
+            raise unknown
+        start = 0
+        if params.cursor:
+            cursor = params.cursor
+            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > len(children):
+                raise MCPError(types.INVALID_PARAMS, f"Bad cursor: {params.cursor!r:.50}")
+            start = int(params.cursor)
+        page = children[start : start + DIRECTORY_PAGE]
+        result: dict[str, Any] = {"resources": page}
+        if start + DIRECTORY_PAGE < len(children):
+            result["nextCursor"] = str(start + DIRECTORY_PAGE)
+        return result
+
     async def _declare_extensions(self, ctx: Any, call_next: Any) -> Any:
         """Put the extensions in an ``initialize`` result's ``capabilities.extensions``.
 
@@ -981,10 +1064,13 @@ class SkillServer:
         )
         server.add_request_handler("skills/list", types.PaginatedRequestParams, self._skills_list)
         server.add_request_handler("skills/get", _SkillsGetParams, self._skills_get)
+        server.add_request_handler(
+            "resources/directory/read", _DirectoryReadParams, self._read_directory
+        )
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
-        server.extensions[SKILLS_EXTENSION] = {}
+        server.extensions[SKILLS_EXTENSION] = {"directoryRead": True}
         server.middleware.append(self._declare_extensions)
         server.middleware.append(self._cached_listing)
         return server
