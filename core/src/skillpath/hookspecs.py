@@ -23,6 +23,7 @@ import pluggy
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
     from skillpath.model import DiscoveryResult, Skill, Veto
     from skillpath.prompt import Invocation
@@ -174,4 +175,29 @@ def rank_skills(
     implementation that raises is reported and skipped, so search always
     answers. Use it for an embedding model or a reranker; see the
     ``search-rerank`` example plugin.
+    """
+
+
+@hookspec
+def scan_skill(skill: Skill, ctx: SkillContext) -> Sequence[ContentFinding] | None:
+    """Scan one skill with a scanner too slow to run on every load.
+
+    :param skill: the skill to scan (its ``path``/``base_dir`` when on disk; its
+        ``body`` otherwise).
+    :param ctx: the context of the command that asked (``add``, ``export``,
+        ``trust approve``, ``trust scan``).
+    :returns: the findings (:class:`~skillpath.contentscan.ContentFinding`, each with
+        an ``id``, a ``severity`` of ``high``/``medium``/``low``, the file and
+        line), an empty sequence when the skill is clean, or ``None`` when this
+        scanner does not look at such skills.
+
+    Semantics: *collect all*, never during a load. skillpath calls every
+    implementation, one at a time and sorted by plugin name, when a skill is
+    installed (``skillpath add``/``update``), exported, approved (``skillpath
+    trust approve``) or scanned on demand (``skillpath trust scan``). Results are
+    kept per skill content digest, plugin and plugin version in the cache
+    (``<cache>/scans``), so an unchanged skill is never scanned twice. A
+    scanner that raises or returns another type is reported
+    (``scanner-failed``) and the others still count; a ``high`` finding makes
+    ``trust approve`` refuse the skill unless ``--force`` is given.
     """

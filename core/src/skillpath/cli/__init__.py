@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "update": "skillpath.cli.add:update_cmd",
     "remove": "skillpath.cli.add:remove_cmd",
     "search": "skillpath.cli.search:search_cmd",
+    "trust": "skillpath.cli.trust:trust_cmd",
 }
 #: alias -> command name
 ALIASES: dict[str, str] = {"plugins": "providers"}
