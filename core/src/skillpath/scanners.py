@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.plugins import PluginHost
 
-__all__ = ["ScanReport", "heavy_scan", "heavy_scan_all", "scan_cache_dir"]
+__all__ = ["ScanReport", "heavy_scan", "heavy_scan_all", "scan_cache_dir", "scan_folders"]
 
 _VERSION = 1
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -190,3 +190,33 @@ def heavy_scan_all(
                 )
             )
     return out
+
+
+def scan_folders(
+    ctx: SkillContext, folders: Iterable[Path], host: PluginHost | None = None
+) -> list[Diagnostic]:
+    """Heavy-scan the skill folders a command just wrote (``add``, ``update``): one
+    ``scan-finding`` warning per skill with findings; nothing when no scanner is
+    installed. A folder reached twice (a link to the canonical copy) is scanned once."""
+    from skillpath.model import SkillSource
+    from skillpath.plugins import get_plugin_host
+
+    host = host if host is not None else get_plugin_host(ctx.env)
+    if not host.scanners():
+        return []
+    diags: list[Diagnostic] = []
+    skills: list[Skill] = []
+    seen: set[str] = set()
+    for folder in folders:
+        real = os.path.realpath(folder)
+        path = Path(folder) / "SKILL.md"
+        if real in seen or not path.is_file():
+            continue
+        seen.add(real)
+        skill, _problems = Skill.from_file(
+            path, SkillSource("added", "project", Path(folder).parent)
+        )
+        if skill is not None:
+            skills.append(skill)
+    heavy_scan_all(skills, ctx, host, diags)
+    return diags

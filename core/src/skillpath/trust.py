@@ -474,9 +474,11 @@ class _Judge:
         if _matches(self.policy.approve, kind, ident, skill.name):
             return None
         digest = content_digest(skill)
-        if kind == "added":
-            entry = self.added.get(os.path.abspath(skill.base_dir or ""), {})
-            if entry.get("hash") == digest:
+        if kind == "added" and skill.base_dir is not None:
+            # the folder add wrote, or — for a link it made — the canonical copy
+            entry = self.added.get(os.path.abspath(skill.base_dir), {})
+            canonical = self.added.get(os.path.realpath(skill.base_dir), {})
+            if digest in (entry.get("hash"), canonical.get("hash")):
                 return None
         if any(a.approved(skill.name, digest) for a in self.approvals):
             return None
