@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from skillpath import Discovery, PluginHost, SkillContext, Veto, hookimpl, make_context
-from skillpath.dynamic import GitignoreMatcher, NestedDirs, discover_dirs_for_paths
 from skillpath.commands import UnknownSkillError
+from skillpath.dynamic import GitignoreMatcher, NestedDirs, discover_dirs_for_paths
 from skillpath.errors import ResolveError
 from skillpath.session import SkillSession
 
@@ -52,7 +52,7 @@ def test_nested_folders_are_quarantined_by_default(isolated_env: Env) -> None:
     )
     assert s.discover_dirs_for_paths(["packages/web/app.ts"]) == []
     assert s.get("web-deploy") is None and "web-deploy" not in s.listing().text
-    with pytest.raises(UnknownSkillError, match="quarantined.*skillpath trust approve web-deploy"):
+    with pytest.raises(UnknownSkillError, match=r"quarantined.*skillpath trust approve web-deploy"):
         s.invoke("web-deploy")
     with pytest.raises(ResolveError, match="quarantined"):
         s.resolve("skill://web-deploy")
