@@ -209,8 +209,12 @@ class TrustPolicy:
     def tier(self, skill: Skill, added: Mapping[str, Any] | None = None) -> str:
         """The tier of ``skill`` (see the module docstring)."""
         kind, ident = source_of(skill, added)
+        return self.tier_of(kind, ident, skill.name)
+
+    def tier_of(self, kind: str, ident: str, name: str) -> str:
+        """The tier of a skill ``name`` from source ``kind:ident``."""
         if kind in ("pack", "plugin", "library", "mcp") and _matches(
-            self.organisation, kind, ident, skill.name
+            self.organisation, kind, ident, name
         ):
             return "organisation"
         return self.sources.get(kind, "third-party")
@@ -436,24 +440,11 @@ class _Judge:
             self._approvals = read_approvals(self.ctx, self.diags)
         return self._approvals
 
-    def quick_tier(self, skill: Skill) -> tuple[str, str, str] | None:
-        """``(tier, kind, id)`` without reading anything, or ``None`` when the
-        skill's folder may be one ``skillpath add`` installed."""
-        kind, ident = source_of(skill)
-        if kind in ("user", "project") and skill.base_dir is not None:
-            return None
-        tier = self.policy.tier(skill)
-        return tier, kind, ident
-
     def judge(self, skill: Skill) -> tuple[Skill, Skipped | None]:
-        quick = self.quick_tier(skill)
-        if quick is None:
-            kind, ident = source_of(skill, self.added or None)
-            tier = self.policy.tier(skill, self.added or None)
-        else:
-            tier, kind, ident = quick
+        kind, ident = source_of(skill, self.added or None)
+        tier = self.policy.tier_of(kind, ident, skill.name)
         rules = self.policy.policy[tier]
-        if tier == "hand-written" and rules.listed == "yes" and rules.block == "none":
+        if rules.listed == "yes" and rules.block == "none" and kind != "added":
             return skill, None
         # only a tier the source alone does not show is marked on the skill (an added
         # skill's), so the shell policy sees it; other records stay as providers made them
@@ -490,6 +481,10 @@ class _Judge:
         return "new, not approved yet"
 
 
+#: Kinds whose tier depends on neither the skill's name nor its source detail.
+_PLAIN_KINDS = frozenset({"user", "project", "custom", "managed"})
+
+
 def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
     """``result`` with each skill judged by its tier: skills held back move to
     ``skipped`` (reasons :data:`REASONS`) with an ``info`` diagnostic each, and every
@@ -500,10 +495,28 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
     skipped: list[Skipped] = []
     changed = False
 
+    added = judge.added
+    # (provider, level, loaded_from) of plain folders whose tier lists them as they are:
+    # decided once, for every skill with no source detail (none can be an added one)
+    plain: dict[tuple[str, str, str], bool] = {}
+
     def sift(skills: Sequence[Skill]) -> tuple[Skill, ...]:
         nonlocal changed
         kept: list[Skill] = []
         for skill in skills:
+            src = skill.source
+            if not added and not src.detail:
+                key = (src.provider, src.level, src.loaded_from)
+                as_is = plain.get(key)
+                if as_is is None:
+                    kind, _ident = source_of(skill)
+                    rules = policy.policy[policy.tier_of(kind, _ident, skill.name)]
+                    as_is = plain[key] = kind in _PLAIN_KINDS and (
+                        rules.listed == "yes" and rules.block == "none"
+                    )
+                if as_is:
+                    kept.append(skill)
+                    continue
             now, held = judge.judge(skill)
             if now is not skill:
                 changed = True
