@@ -221,3 +221,21 @@ def test_the_replay_of_an_unchanged_list_sees_approvals(world: World) -> None:
     assert world.run("trust", "revoke", "webkit").returncode == 0
     assert world.listed() == ["mine"]
     assert _replayed(world) == ["mine"]
+
+
+def test_no_model_facing_path_offers_a_quarantined_skill(world: World) -> None:
+    from skillpath.agent import AgentSkills
+    from skillpath.session import SkillSession
+
+    session = SkillSession.open(world.project, home=world.home, env=world.env)
+    assert session.get("webkit") is None
+    assert "webkit" not in session.listing(budget=0).text
+    assert "webkit" not in json.dumps(session.skill_tool())
+    assert "webkit" not in [h.name for h in session.search("build web apps webkit")]
+    agent = AgentSkills(session)
+    assert "webkit" not in agent.instructions()
+    answer = agent.call("webkit")
+    assert "quarantined" in answer and "skillpath trust approve webkit" in answer
+    for trigger in ("command", "tool", "mcp"):
+        with pytest.raises(Exception, match="quarantined"):
+            session.invoke("webkit", trigger=trigger)

@@ -441,7 +441,7 @@ class SkillSession:
         try:
             return self.host.resolve(url, self.ctx, fresh)
         except UnknownSkillURLError as exc:
-            held = self._held_back(exc.name)
+            held = self.held_back(exc.name)
             if held is not None:  # quarantined or blocked by its trust tier
                 raise ResolveError(trust_refusal(held)) from exc
             pending = self._pending_named(exc.name)
@@ -458,7 +458,7 @@ class SkillSession:
         """
         skill = self.get(name)
         if skill is None:
-            held = self._held_back(name)
+            held = self.held_back(name)
             if held is not None:  # quarantined or blocked by its trust tier
                 raise UnknownSkillError(trust_refusal(held))
             skills = self.skills()
@@ -470,9 +470,10 @@ class SkillSession:
             )
         return SkillCommand(skill)
 
-    def _held_back(self, name: str) -> Skipped | None:
-        """The skip record of ``name`` when its trust tier held it back (at load or
-        among the nested folders found since)."""
+    def held_back(self, name: str) -> Skipped | None:
+        """The skip record of ``name`` when its trust tier held it back
+        (:mod:`skillpath.trust`: quarantined, blocked or tier-unlisted), at load or
+        among the nested folders found since; ``None`` otherwise."""
         found = held_back(self.result, name)
         if found is None:
             found = next((s for s in self._held if s.skill.name == name), None)
