@@ -241,9 +241,17 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         ),
         "approve": SettingSpec(
             list,
-            ("mcp:*", "pack:*"),
+            (),
             "Rules approving skills without a recorded digest: patterns on `kind:id` or "
-            '`skill:<name>`, e.g. `"pack:*"`, `"library:fastapi"` (see Security).',
+            '`skill:<name>`, e.g. `"library:fastapi"`, `"plugin:*@acme"` (added to '
+            "`default_approve`; see Security).",
+            scope="user",
+        ),
+        "default_approve": SettingSpec(
+            list,
+            ("mcp:*", "pack:*"),
+            "The built-in approval rules (MCP servers and skill packs are named or "
+            "installed on purpose); `[]` quarantines their skills too.",
             scope="user",
         ),
         "sources": SettingSpec(

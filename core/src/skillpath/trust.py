@@ -110,7 +110,8 @@ DEFAULT_SOURCES: Mapping[str, str] = {
 }
 
 #: Sources approved by rule unless the user's config says otherwise (``[trust]
-#: approve``): an MCP server and a skill pack are named or installed on purpose.
+#: default_approve``, to which ``approve`` adds): an MCP server and a skill pack are
+#: named or installed on purpose.
 DEFAULT_APPROVE = ("mcp:*", "pack:*")
 
 
@@ -204,7 +205,8 @@ class TrustPolicy:
                 shell if isinstance(shell, bool) else base.shell,
                 block if block in _BLOCK else base.block,
             )
-        return cls(tuple(sec["organisation"]), tuple(sec["approve"]), sources, policy)
+        approve = (*sec["default_approve"], *sec["approve"])
+        return cls(tuple(sec["organisation"]), approve, sources, policy)
 
     def tier(self, skill: Skill, added: Mapping[str, Any] | None = None) -> str:
         """The tier of ``skill`` (see the module docstring)."""
