@@ -109,7 +109,9 @@ def test_library_skill_quarantine_approve_change_revoke(world: World) -> None:
     approved = world.run("trust", "approve", "webkit")
     assert approved.returncode == 0, approved.stderr
     lock = world.home / ".skillpath" / "trust-lock.json"
-    assert "webkit" in json.loads(lock.read_text())["skills"]
+    recorded = json.loads(lock.read_text())["skills"]["webkit"]
+    assert recorded["source"] == "library:web-kit"
+    assert recorded["digests"] == [status["webkit"]["digest"]]  # what trust list showed
     assert world.listed() == ["mine", "webkit"]
     assert "Use it." in world.run("invoke", "webkit").stdout
     assert status_of(world, "webkit") == "approved"

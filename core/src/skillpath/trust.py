@@ -602,7 +602,8 @@ class TrustEntry:
 
 
 def trust_entries(result: LoadResult, ctx: SkillContext) -> list[TrustEntry]:
-    """Every loaded or held-back skill outside the hand-written tier, by name."""
+    """Every loaded or held-back skill outside the hand-written tier, by name (with its
+    content digest when it is approved or quarantined)."""
     policy = TrustPolicy.from_settings(ctx.settings)
     judge = _Judge(ctx, policy, [])
     out: list[TrustEntry] = []
@@ -616,7 +617,10 @@ def trust_entries(result: LoadResult, ctx: SkillContext) -> list[TrustEntry]:
         source = f"{kind}:{ident}" if ident else kind
         skip = held.get(id(skill))
         if skip is not None:
-            out.append(TrustEntry(skill.name, tier, source, skip.reason, skip.detail, skill.path))
+            digest = content_digest(skill) if skip.reason == "quarantined" else None
+            out.append(
+                TrustEntry(skill.name, tier, source, skip.reason, skip.detail, skill.path, digest)
+            )
             continue
         rule = _matches(policy.approve, kind, ident, skill.name)
         if policy.policy[tier].listed != "approved":
@@ -627,7 +631,8 @@ def trust_entries(result: LoadResult, ctx: SkillContext) -> list[TrustEntry]:
             status, detail = "approved", "installed by `skillpath add`, unchanged"
         else:
             status, detail = "approved", "digest recorded"
-        out.append(TrustEntry(skill.name, tier, source, status, detail, skill.path))
+        digest = content_digest(skill) if status == "approved" else None
+        out.append(TrustEntry(skill.name, tier, source, status, detail, skill.path, digest))
     return sorted(out, key=lambda e: (e.name.casefold(), e.name))
 
 
