@@ -413,10 +413,16 @@ def _blocking(skill: Skill, threshold: str) -> str | None:
     """The first finding of ``skill`` at or above ``threshold``, described, or ``None``."""
     if threshold == "none":
         return None
-    from skillpath.contentscan import scan_skill
+    from skillpath.contentscan import scan_skill, scan_text
 
     limit = _SEVERITY_RANK[threshold]
-    for f in scan_skill(skill):
+    if skill.path is None:
+        # off disk (an MCP server's, a zipped pack's): its name and description only, so
+        # a load never fetches a body; the body is checked when it is rendered
+        found = scan_text(f"{skill.name}\n{skill.description or ''}")
+    else:
+        found = scan_skill(skill)
+    for f in found:
         if _SEVERITY_RANK.get(f.severity, 9) <= limit:
             return f"{f.severity} finding {f.id} at {f.location()}: {f.reason}"
     return None
