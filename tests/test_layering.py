@@ -246,3 +246,11 @@ def test_records_use_no_activation_suggestion_or_settings_code(
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_trust_names_the_installers_record() -> None:
+    """``skillpath.trust`` names ``skillpath add``'s record without importing the installer."""
+    from skillpath.install import RECORD_FILE
+    from skillpath.trust import ADD_RECORD_FILE
+
+    assert ADD_RECORD_FILE == RECORD_FILE

@@ -210,6 +210,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "skillpath.cache.files",
     "skillpath.cli",
     "skillpath.commands",
+    "skillpath.contentscan",
     "skillpath.context",
     "skillpath.errors",
     "skillpath.extract",

@@ -646,6 +646,11 @@ class AgentSkills:
             pending = next((s for s in session.pending() if s.name == name), None)
             if pending is not None:
                 return error_text(conditional_message(pending))
+            held = session.held_back(name)
+            if held is not None:  # quarantined or blocked by its trust tier
+                from skillpath.trust import refusal
+
+                return error_text(refusal(held))
             return unknown_for_model(name, self.model_skill_names())
         try:
             return session.invoke(

@@ -18,12 +18,17 @@ removed when the write fails.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["atomic_path", "replace_folder", "write_atomic"]
+__all__ = ["atomic_path", "folder_hash", "replace_folder", "write_atomic"]
+
+#: Folders a folder hash leaves out, as ``npx skills`` does.
+_SKIP_DIRS = {".git", "node_modules"}
 
 
 def _sibling(path: Path, suffix: str) -> Path:
@@ -133,3 +138,53 @@ def replace_folder(
     finally:
         _discard(stage)
         _discard(trash)
+
+
+def _folder_members(folder: Path) -> list[tuple[str, str]]:
+    """``(relative path, full path)`` of every regular file below ``folder``, in the
+    order :func:`files_hash` uses (symbolic links, special files, ``.git`` and
+    ``node_modules`` left out)."""
+    from skillpath._collate import npx_order
+
+    members: list[tuple[str, str]] = []
+    base = os.fspath(folder)
+    for top, dirs, names in os.walk(base, followlinks=False):
+        dirs[:] = [
+            d for d in dirs if d not in _SKIP_DIRS and not os.path.islink(os.path.join(top, d))
+        ]
+        for name in names:
+            full = os.path.join(top, name)
+            if not stat.S_ISREG(os.lstat(full).st_mode):
+                continue
+            members.append((Path(os.path.relpath(full, base)).as_posix(), full))
+    members.sort(key=lambda m: npx_order(m[0]))
+    return members
+
+
+def folder_hash(folder: Path, *, follow: bool = True) -> str | None:
+    """``computedHash`` of a folder on disk, or ``None`` when it cannot be read.
+
+    Files are hashed in chunks (constant memory, whatever their size); symbolic
+    links and special files inside are left out, as they are from a copy. A
+    symbolic link to a folder at ``folder`` itself is followed once, unless
+    ``follow`` is false (then it is ``None``).
+    """
+    from skillpath.safety import iter_file_chunks
+
+    try:
+        if folder.is_symlink():
+            if not follow:
+                return None
+            target = folder.resolve()
+        else:
+            target = folder
+        if not target.is_dir():
+            return None
+        h = hashlib.sha256()
+        for rel, full in _folder_members(target):
+            h.update(rel.encode("utf-8", "surrogatepass"))
+            for block in iter_file_chunks(full):
+                h.update(block)
+        return h.hexdigest()
+    except OSError:
+        return None

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     import click
 
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
     from skillpath.model import DiscoveryResult, Skill, Veto
     from skillpath.prompt import Invocation
@@ -228,4 +229,29 @@ def cache_folders() -> Mapping[str, str] | None:
     declared is never touched. A name that is not a plain component, or that
     the core or an earlier plugin (in name order) already uses, is reported
     and ignored. Everything in a declared folder must be rebuildable on demand.
+    """
+
+
+@hookspec
+def scan_skill(skill: Skill, ctx: SkillContext) -> Sequence[ContentFinding] | None:
+    """Scan one skill with a scanner too slow to run on every load.
+
+    :param skill: the skill to scan (its ``path``/``base_dir`` when on disk; its
+        ``body`` otherwise).
+    :param ctx: the context of the command that asked (``add``, ``export``,
+        ``trust approve``, ``trust scan``).
+    :returns: the findings (:class:`~skillpath.contentscan.ContentFinding`, each with
+        an ``id``, a ``severity`` of ``high``/``medium``/``low``, the file and
+        line), an empty sequence when the skill is clean, or ``None`` when this
+        scanner does not look at such skills.
+
+    Semantics: *collect all*, never during a load. skillpath calls every
+    implementation, one at a time and sorted by plugin name, when a skill is
+    installed (``skillpath add``/``update``), exported, approved (``skillpath
+    trust approve``) or scanned on demand (``skillpath trust scan``). Results are
+    kept per skill content digest, plugin and plugin version in the cache
+    (``<cache>/scans``), so an unchanged skill is never scanned twice. A
+    scanner that raises or returns another type is reported
+    (``scanner-failed``) and the others still count; a ``high`` finding makes
+    ``trust approve`` refuse the skill unless ``--force`` is given.
     """

@@ -58,6 +58,7 @@ from skillpath.errors import PluginError, PromptError, ResolveError
 from skillpath.model import Diagnostic, DiscoveryResult, Skill, Veto
 
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
@@ -840,6 +841,53 @@ class PluginHost:
                 continue
             current = list(res)
         return current
+
+    def scanners(self) -> list[tuple[str, str]]:
+        """``(plugin name, version)`` of every ``scan_skill`` implementation, by name."""
+        versions = {r.name: r.version or "" for r in self.records}
+        names = sorted({i.plugin_name for i in self._impls("scan_skill")})
+        return [(n, versions.get(n, "")) for n in names]
+
+    def scan(
+        self, plugin: str, skill: Skill, ctx: SkillContext, diags: list[Diagnostic]
+    ) -> list[ContentFinding] | None:
+        """Call ``plugin``'s ``scan_skill`` on ``skill``: its findings, or ``None``
+        when it abstained or failed (a failure is reported as ``scanner-failed``)."""
+        from skillpath.contentscan import ContentFinding
+
+        for impl in self._impls("scan_skill"):
+            if impl.plugin_name != plugin:
+                continue
+            ok, res = self._call(
+                impl, "scan_skill", {"skill": skill, "ctx": ctx}, diags, report=False
+            )
+            if not ok:
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        "scanner-failed",
+                        f"scanner {plugin!r} failed on skill {skill.name!r}: {res!r}",
+                        skill.path,
+                    )
+                )
+                return None
+            if res is None:
+                return None
+            if isinstance(res, (str, bytes)) or not isinstance(res, Sequence) or not all(
+                isinstance(f, ContentFinding) for f in res
+            ):
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        "scanner-failed",
+                        f"scanner {plugin!r} returned {type(res).__name__} for skill "
+                        f"{skill.name!r}, ignored",
+                        skill.path,
+                    )
+                )
+                return None
+            return list(res)
+        return None
 
     def resolve(self, url: str, ctx: SkillContext, diags: list[Diagnostic]) -> Resource:
         """First non-``None`` ``resolve_url`` result; ``ResolveError`` when none."""

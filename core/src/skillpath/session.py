@@ -51,6 +51,7 @@ from skillpath.commands import (
     RenderedPrompt,
     SkillCommand,
     SlashInvocation,
+    UnknownSkillError,
     parse_slash_command,
     read_source,
     render_skill,
@@ -63,7 +64,7 @@ from skillpath.dynamic import NestedDirs, discover_dirs_for_paths
 from skillpath.errors import ResolveError
 from skillpath.listing import Listing, render_listing
 from skillpath.loader import load_skills
-from skillpath.model import Diagnostic, LoadResult, Skill, sort_key
+from skillpath.model import Diagnostic, LoadResult, Skill, Skipped, sort_key
 from skillpath.plugins import PluginHost, get_plugin_host
 from skillpath.resources import Resource
 from skillpath.settings import Settings
@@ -76,6 +77,9 @@ from skillpath.suggest import (
     near_names,
     unknown_skill_message,
 )
+from skillpath.trust import REASONS as TRUST_REASONS
+from skillpath.trust import held_back
+from skillpath.trust import refusal as trust_refusal
 from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
@@ -147,6 +151,8 @@ class SkillSession:
         default=attrs.Factory(lambda self: NestedDirs.for_roots(self.result.roots), True),
         init=False,
     )
+    #: nested skills the trust step held back (:mod:`skillpath.trust`), for the refusal
+    _held: list[Skipped] = attrs.field(factory=list, init=False)
 
     def __attrs_post_init__(self) -> None:
         self._active = {s.name: s for s in self.result.skills}
@@ -257,6 +263,7 @@ class SkillSession:
                 list(paths), self.ctx, self.host, state=self._nested, existing=existing
             )
             self.diagnostics.extend(res.diagnostics)
+            self._held.extend(s for s in res.skipped if s.reason in TRUST_REASONS)
             self._activator.add(res.conditional)
             return self.add_skills(res.skills)
 
@@ -435,6 +442,9 @@ class SkillSession:
         try:
             return self.host.resolve(url, self.ctx, fresh)
         except UnknownSkillURLError as exc:
+            held = self.held_back(exc.name)
+            if held is not None:  # quarantined or blocked by its trust tier
+                raise ResolveError(trust_refusal(held)) from exc
             pending = self._pending_named(exc.name)
             if pending is None:
                 raise
@@ -449,6 +459,9 @@ class SkillSession:
         """
         skill = self.get(name)
         if skill is None:
+            held = self.held_back(name)
+            if held is not None:  # quarantined or blocked by its trust tier
+                raise UnknownSkillError(trust_refusal(held))
             skills = self.skills()
             raise unknown_skill(
                 name,
@@ -457,6 +470,15 @@ class SkillSession:
                 first=folder_matches(name, skills),
             )
         return SkillCommand(skill)
+
+    def held_back(self, name: str) -> Skipped | None:
+        """The skip record of ``name`` when its trust tier held it back
+        (:mod:`skillpath.trust`: quarantined, blocked or tier-unlisted), at load or
+        among the nested folders found since; ``None`` otherwise."""
+        found = held_back(self.result, name)
+        if found is None:
+            found = next((s for s in self._held if s.skill.name == name), None)
+        return found
 
     def _pending_named(self, name: str) -> Skill | None:
         """The conditional skill ``name`` that is still waiting for a matching path."""

@@ -153,6 +153,10 @@ def test_file_tools_load_nested_skills_directories(world: World) -> None:
     (nested / "SKILL.md").write_text(
         "---\nname: web-style\ndescription: Web package rules.\n---\nUse tabs.\n"
     )
+    # nested folders are quarantined until approved (skillpath.trust): approved by rule
+    config = world.home / ".skillpath" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[trust]\napprove = ["nested:*"]\n')
 
     @tool
     def read_file(file_path: str) -> str:

@@ -236,12 +236,16 @@ def load(
 
     ``plugins`` allow-lists entry points (default: every installed one);
     ``settings`` are overrides such as ``{"skills.enable_claude_user": False}``.
+    Every source is approved (``[trust] approve = ["*"]``): the kit checks what a
+    provider discovers, not the quarantine of third-party skills
+    (:mod:`skillpath.trust`); pass ``{"trust.approve": []}`` to see the defaults'
+    quarantine instead.
     """
     return load_skills(
         cwd or layout.cwd,
         home=layout.home,
         env=layout.env,
-        settings=settings,
+        settings={"trust.approve": ["*"], **(settings or {})},
         host=plugin_host(layout, plugins),
     )
 
@@ -431,7 +435,13 @@ class ProviderConformance:
         assert records[0].priority == self.priority
         if self.distribution is not None:
             assert records[0].distribution == self.distribution
-        result = load_skills(layout.cwd, home=layout.home, env=layout.env, host=host)
+        result = load_skills(
+            layout.cwd,
+            home=layout.home,
+            env=layout.env,
+            host=host,
+            settings={"trust.approve": ["*"]},  # discovery, not the quarantine (see load)
+        )
         for i, root in enumerate(roots):
             skill = result.get(f"loaded-{i}")
             assert skill is not None, f"skill in {root.path} not loaded: {result.diagnostics}"

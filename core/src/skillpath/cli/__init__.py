@@ -56,6 +56,7 @@ COMMANDS: dict[str, str] = {
     "update": "skillpath.cli.add:update_cmd",
     "remove": "skillpath.cli.add:remove_cmd",
     "search": "skillpath.cli.search:search_cmd",
+    "trust": "skillpath.cli.trust:trust_cmd",
 }
 #: command name -> (what it needs, the install command) for the commands an optional
 #: distribution adds through the ``register_commands`` hook

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 
 from skillpath.cli._common import common_options, echo, emit_json, fail
@@ -44,6 +45,19 @@ def _pick(found: Sequence[Any]) -> list[str]:
         if names and not bad:
             return names
         echo(f"not a choice: {' '.join(bad) or '(nothing)'}", err=True)
+
+
+def _scanned(report: Any, ctx: Any) -> Any:
+    """``report`` with the heavy scanners' findings on what it installed
+    (:mod:`skillpath.scanners`; nothing to do when none is installed)."""
+    if report.dry_run:
+        return report
+    from skillpath.cli._load import host_for
+    from skillpath.scanners import scan_folders
+
+    written = [c.path for c in report.changes if c.action in ("install", "replace")]
+    found = scan_folders(ctx, written, host_for(ctx)) if written else []
+    return attrs.evolve(report, diagnostics=report.diagnostics + tuple(found)) if found else report
 
 
 def _report(report: Any, as_json: bool, verb: str) -> None:
@@ -180,7 +194,7 @@ def add_cmd(
         dry_run=dry_run,
         pick=_pick if _tty() and not as_json else None,
     )
-    _report(report, as_json, "install")
+    _report(_scanned(report, ctx), as_json, "install")
 
 
 @click.command("update")
@@ -221,7 +235,7 @@ def update_cmd(
 
     confirm = ask if _tty() and not yes and not as_json and not dry_run else None
     report = update_skills(ctx, names, user=user, dry_run=dry_run, confirm=confirm)
-    _report(report, as_json, "update")
+    _report(_scanned(report, ctx), as_json, "update")
 
 
 @click.command("remove")
