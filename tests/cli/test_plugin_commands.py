@@ -152,7 +152,7 @@ def test_the_core_imports_no_provider_and_names_no_provider_cache_folder() -> No
         if "skillpath_mcp" in path.read_text(encoding="utf-8")
     ]
     assert importing == []
-    for path in (CORE / "cache.py", CORE / "cli" / "cache.py"):
+    for path in (CORE / "cache" / "folders.py", CORE / "cli" / "cache.py"):
         text = path.read_text(encoding="utf-8").replace("'", '"')
         assert '"mcp"' not in text and "/mcp" not in text, path
 

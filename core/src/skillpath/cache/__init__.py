@@ -15,7 +15,7 @@ interfaces and import nothing else from it:
     the one change detector: file fingerprints (:func:`~skillpath.cache.changes.fingerprint`),
     watched roots (:func:`~skillpath.cache.changes.changed_roots`), the racy window,
     local-file-system checks and the deadline of a replayed listing; ``watch``,
-    ``agent``, ``session`` and ``skillpath_mcp`` share it.
+    ``agent``, ``session`` and the MCP provider share it.
 
 Behind them, one module per layer:
 
@@ -50,11 +50,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from skillpath.cache.folders import CACHE_PARTS, CachePart, cache_parts, clean_cache
+    from skillpath.cache.folders import (
+        CACHE_PARTS,
+        CachePart,
+        cache_part_names,
+        cache_parts,
+        clean_cache,
+    )
 
 _EXPORTS = {
     "CACHE_PARTS": "skillpath.cache.folders",
     "CachePart": "skillpath.cache.folders",
+    "cache_part_names": "skillpath.cache.folders",
     "cache_parts": "skillpath.cache.folders",
     "clean_cache": "skillpath.cache.folders",
 }
@@ -72,4 +79,4 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["CACHE_PARTS", "CachePart", "cache_parts", "clean_cache"]
+__all__ = ["CACHE_PARTS", "CachePart", "cache_part_names", "cache_parts", "clean_cache"]

@@ -25,7 +25,7 @@ Every layer that asks "is this still what I saw?" asks it here, in one way:
 * :func:`expires` — a listing that holds only until a deadline is not replayed
   after it (:mod:`skillpath.cache.replay`).
 
-``watch``, ``agent``, ``session`` and providers (``skillpath_mcp``) use these
+``watch``, ``agent``, ``session`` and providers (the MCP provider) use these
 names and nothing else of :mod:`skillpath.cache`.
 """
 

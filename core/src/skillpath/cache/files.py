@@ -1,6 +1,6 @@
 """The one format, writer and pruner of skillpath's cache files (index, entry points, snapshots).
 
-A public module: a provider that keeps a cache of its own (``skillpath_mcp``
+A public module: a provider that keeps a cache of its own (the MCP provider
 keeps the listings of MCP servers) uses :func:`cache_root`, :func:`magic`,
 :func:`seal`, :func:`unseal`, :func:`read_cache`, :func:`write_atomic` and
 :func:`prune`, and gets the same trust rule as the core's caches.
