@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from skillpath import hookspecs
-from skillpath.cli import ALIASES, COMMANDS
+from skillpath.cli import ALIASES, COMMANDS, PROVIDED
 from skillpath.settings import SCHEMA
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -83,15 +83,16 @@ def test_every_settings_key_is_in_the_configuration_reference() -> None:
 def test_every_cli_command_is_in_the_cli_reference() -> None:
     page = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
     headings = set(re.findall(r"^## skillpath (\S+)$", page, re.MULTILINE))
-    assert set(COMMANDS) <= headings, sorted(set(COMMANDS) - headings)
-    assert _generator().missing_markers(page, "cli-help", sorted(COMMANDS)) == []
+    commands = {*COMMANDS, *PROVIDED}
+    assert commands <= headings, sorted(commands - headings)
+    assert _generator().missing_markers(page, "cli-help", sorted(commands)) == []
     for alias in ALIASES:
         assert f"`skillpath {alias}`" in page
 
 
 def test_cli_help_is_generated_for_each_command() -> None:
     gen = _generator()
-    for name in sorted(COMMANDS):
+    for name in sorted({*COMMANDS, *PROVIDED}):
         block = gen.cli_help(name)
         assert block.startswith("```text\nUsage: skillpath ") and name in block
 
@@ -162,3 +163,22 @@ def test_every_exported_name_is_importable_and_listed_once() -> None:
     assert set(names) == set(skillpath._EXPORTS)
     for name in names:
         assert getattr(skillpath, name) is not None
+
+
+def test_every_public_module_name_is_in_the_api_reference() -> None:
+    """Each name of a public module's ``__all__`` has an entry on the API page, and
+    the page names every public module."""
+    import importlib
+
+    import skillpath
+
+    page = (DOCS / "reference" / "api.md").read_text(encoding="utf-8")
+    rendered = _generator().render(page)
+    for module in skillpath.PUBLIC_MODULES:
+        assert f"`{module}`" in page, module
+        assert f"## `{module}`\n" in rendered, module
+        for name in importlib.import_module(module).__all__:
+            documented = f"::: {module}.{name}\n" in rendered or (
+                name in skillpath.__all__ and f".{name}\n" in rendered
+            )
+            assert documented, f"{module}.{name}"

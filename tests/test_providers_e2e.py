@@ -90,6 +90,10 @@ def build_world(tmp: Path) -> World:
             "two@market": [{"scope": "user", "installPath": str(plugin2), "version": "2.0.0"}],
         },
     )
+    # plugins from a marketplace are third party, quarantined until approved: this test
+    # is about where skills are found, so the user's config approves every one
+    sw.mkdir(parents=True, exist_ok=True)
+    (sw / "config.toml").write_text('[trust]\napprove = ["*"]\n', encoding="utf-8")
     places = (
         Place("native", "project", cwd / ".skillpath" / "skills"),
         Place("native", "project", project / ".skillpath" / "skills"),

@@ -113,6 +113,10 @@ def test_project_scoped_and_disabled_plugins(tmp_path: Path) -> None:
     settings = write_json(
         home / ".claude" / "settings.json", {"enabledPlugins": {"superpowers@obra": False}}
     )
+    # marketplace plugins are quarantined until approved (skillpath.trust); this test is
+    # about which plugins load, so the user's config approves every plugin
+    (home / ".skillpath").mkdir()
+    (home / ".skillpath" / "config.toml").write_text('[trust]\napprove = ["plugin:*"]\n')
     code, data, err = run(tmp, "list", "--all", "--cwd", other)
     assert code == 0, err
     plugin_skills = [s for s in data["skills"] if s["provider"] == "claude-plugins"]

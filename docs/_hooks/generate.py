@@ -7,15 +7,17 @@ Markers (HTML comments, so the Markdown reads fine unprocessed):
     default, meaning); the configuration page must hold one per section.
 ``<!-- cli-help:COMMAND -->``
     the ``--help`` text of ``skillpath COMMAND``; the CLI page must hold one
-    per command in ``skillpath.cli.COMMANDS``.
+    per command in ``skillpath.cli.COMMANDS`` and ``skillpath.cli.PROVIDED`` (the
+    commands a plugin distribution adds, such as ``serve``).
 ``<!-- implementers:HOOK -->``
     the built-in and installed plugins that implement ``HOOK``.
 ``<!-- lint-codes -->``
     the table of ``skillpath.lint.CODES`` with the level per target.
 ``<!-- api-reference -->``
     a ``::: module.name`` entry (rendered by mkdocstrings) for every name in
-    ``skillpath.__all__``, grouped by the module that defines it; the API page
-    must hold it.
+    ``skillpath.__all__``, grouped by the module that defines it, and for every
+    other name in the ``__all__`` of each of ``skillpath.PUBLIC_MODULES``; the
+    API page must hold it.
 
 A missing or unknown marker fails the build (``mkdocs build --strict``).
 """
@@ -81,9 +83,9 @@ def settings_table(section: str) -> str:
 def cli_help(command: str) -> str:
     """``skillpath COMMAND --help`` as a text block."""
     from click.testing import CliRunner
-    from skillpath.cli import COMMANDS, main
+    from skillpath.cli import COMMANDS, PROVIDED, main
 
-    if command not in COMMANDS:
+    if command not in COMMANDS and command not in PROVIDED:
         raise PluginError(f"cli-help marker names unknown command {command!r}")
     res = CliRunner().invoke(main, [command, "--help"], prog_name="skillpath", terminal_width=80)
     if res.exit_code != 0:
@@ -151,18 +153,47 @@ def api_names() -> dict[str, list[str]]:
     return {m: by_module[m] for m in ordered}
 
 
-def api_reference() -> str:
-    """The API page's body: one section per module, one entry per public name."""
+def module_names() -> dict[str, list[str]]:
+    """For each module of ``skillpath.PUBLIC_MODULES``: the names of its ``__all__``
+    that ``skillpath.__all__`` does not already document (imported from that module)."""
     import importlib
 
+    import skillpath
+
+    top = api_names()
+    out: dict[str, list[str]] = {}
+    for module in skillpath.PUBLIC_MODULES:
+        exported = list(getattr(importlib.import_module(module), "__all__", ()))
+        if not exported:
+            raise PluginError(f"public module {module} has no __all__")
+        out[module] = [n for n in exported if n not in top.get(module, ())]
+    return out
+
+
+def api_reference() -> str:
+    """The API page's body: one section per module, one entry per public name:
+    first the names of ``skillpath.__all__``, then the other names of the module's
+    ``__all__`` when it is one of ``skillpath.PUBLIC_MODULES``."""
+    import importlib
+
+    top = api_names()
+    more = module_names()
+    modules = [*top, *sorted(m for m in more if m not in top)]
     out = []
-    for module, names in api_names().items():
+    for module in modules:
         doc = (importlib.import_module(module).__doc__ or "").strip().split("\n\n")[0]
         summary = " ".join(doc.split())
         out.append(f"## `{module}`\n\n{summary}\n")
         out.extend(
-            f"::: {module}.{name}\n    options:\n      heading_level: 3\n" for name in names
+            f"::: {module}.{name}\n    options:\n      heading_level: 3\n"
+            for name in top.get(module, ())
         )
+        extra = more.get(module, [])
+        if extra:
+            out.append(f"Import these from `{module}` itself:\n")
+            out.extend(
+                f"::: {module}.{name}\n    options:\n      heading_level: 3\n" for name in extra
+            )
     return "\n".join(out)
 
 

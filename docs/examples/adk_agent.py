@@ -11,7 +11,7 @@ from skillpath_adk import SkillpathSkillToolset
 
 def build_agent(cwd: str | os.PathLike[str], model: BaseLlm | str) -> LlmAgent:
     """An agent with ADK's skill tools over every skillpath skill."""
-    skills = SkillpathSkillToolset.open(cwd, refresh_each_request=True)
+    skills = SkillpathSkillToolset.open(cwd)  # checks the disk before each model request
     return LlmAgent(
         name="dev", model=model, instruction="You are a careful coding agent.", tools=[skills]
     )

@@ -12,7 +12,7 @@ from skillpath_claude_agent_sdk import SkillpathPlugin
 
 def skill_options(cwd: str | os.PathLike[str], **fields: Any) -> ClaudeAgentOptions:
     """Options that load skillpath's skills as a local plugin (written and synced now)."""
-    plugin = SkillpathPlugin.open(cwd, refresh=True)
+    plugin = SkillpathPlugin.open(cwd)  # checks the disk before every sync
     return plugin.options(**fields)
 
 

@@ -15,7 +15,8 @@ from skillpath_crewai import SkillpathSkills
 
 
 def make_agent(llm: BaseLLM | str = "gpt-4.1-mini", project: str | Path = ".") -> Agent:
-    """A CrewAI ``Agent`` whose skills (prompt block and ``load_skill``) come from skillpath."""
+    """A CrewAI ``Agent`` whose skills (prompt block and ``load_skill``) come from skillpath,
+    with skillpath's ``read_skill`` and ``search_skills`` tools."""
     skills = SkillpathSkills(cwd=project)
     return Agent(
         role="Coding agent",
@@ -23,6 +24,7 @@ def make_agent(llm: BaseLLM | str = "gpt-4.1-mini", project: str | Path = ".") -
         backstory="You are a careful coding agent.",
         llm=llm,
         skills=skills.skills(),
+        tools=skills.tools(),
     )
 
 

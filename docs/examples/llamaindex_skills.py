@@ -17,10 +17,10 @@ from skillpath_llamaindex import SkillpathSkills
 
 
 def make_agent(llm: FunctionCallingLLM, project: str | Path = ".") -> BaseWorkflowAgent:
-    """A ``FunctionAgent`` with the ``Skill`` tool and the listing in its system prompt."""
+    """A ``FunctionAgent`` with the skill tools and the listing in its system prompt."""
     skills = SkillpathSkills(cwd=project)
     agent = FunctionAgent(
-        tools=[skills.tool], llm=llm, system_prompt="You are a careful coding agent."
+        tools=skills.tools, llm=llm, system_prompt="You are a careful coding agent."
     )
     return skills.attach(agent)
 

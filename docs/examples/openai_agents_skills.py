@@ -18,12 +18,13 @@ from skillpath_openai_agents import SkillpathLazySkillSource, SkillpathSkills
 
 
 def make_agent(model: Any = None, project: str | Path = ".") -> Agent[Any]:
-    """A plain ``Agent``: the listing in its instructions, and the ``load_skill`` tool."""
+    """A plain ``Agent``: the listing in its instructions, ``load_skill``, ``search_skills``
+    and ``read_skill_file`` (a skill's files) as its tools."""
     skills = SkillpathSkills(cwd=project)
     return Agent(
         name="dev",
         instructions=skills.instructions("You are a careful coding agent."),
-        tools=[skills.tool],
+        tools=skills.tools,
         **({"model": model} if model is not None else {}),
     )
 

@@ -11,7 +11,7 @@ from skillpath_pydantic_ai import SkillpathToolset
 
 def build_agent(cwd: str | os.PathLike[str], model: Model | str) -> Agent[None, str]:
     """An agent whose model sees the skill listing and can load skills and their files."""
-    skills = SkillpathToolset.open(cwd, refresh_each_run=True)  # re-reads the disk each run
+    skills = SkillpathToolset.open(cwd)  # checks the disk before each run
     return Agent(model, instructions="You are a careful coding agent.", toolsets=[skills])
 
 

@@ -15,10 +15,10 @@ from smolagents import CodeAgent, Model, ToolCallingAgent
 
 
 def make_agent(model: Model, project: str | Path = ".") -> ToolCallingAgent:
-    """A ``ToolCallingAgent`` with the ``Skill`` tool and the listing in its instructions."""
+    """A ``ToolCallingAgent`` with the skill tools and the listing in its instructions."""
     skills = SkillpathSkills(cwd=project)
     agent = ToolCallingAgent(
-        tools=[skills.tool], model=model, instructions="You are a careful coding agent."
+        tools=skills.tools, model=model, instructions="You are a careful coding agent."
     )
     return skills.attach(agent)
 
@@ -27,7 +27,7 @@ def make_code_agent(model: Model, project: str | Path = ".") -> CodeAgent:
     """A ``CodeAgent``: its code calls ``Skill(skill=..., args=...)``."""
     skills = SkillpathSkills(cwd=project)
     agent = CodeAgent(
-        tools=[skills.tool], model=model, instructions="You are a careful coding agent."
+        tools=skills.tools, model=model, instructions="You are a careful coding agent."
     )
     return skills.attach(agent)
 

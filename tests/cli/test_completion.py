@@ -87,25 +87,66 @@ def test_completion_command_prints_each_script(cli: Cli, shell: str) -> None:
     assert "_SKILLPATH_COMPLETE" in done.stdout
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
-def test_the_bash_script_completes_in_a_real_bash(skills: Cli) -> None:
-    script = subprocess.run(
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+
+
+def _bash_script() -> str:
+    return subprocess.run(
         [str(EXE), "completion", "bash"], capture_output=True, text=True, check=True
     ).stdout
-    driver = (
-        script
-        + "\nCOMP_WORDS=(skillpath show pdf-t); COMP_CWORD=2\n"
-        + "_skillpath_completion skillpath\n"
-        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
-    )
-    env = dict(skills.env.env, PATH=f"{EXE.parent}{os.pathsep}{os.environ['PATH']}")
+
+
+def _run_bash(cli: Cli, driver: str) -> list[str]:
+    env = dict(cli.env.env, PATH=f"{EXE.parent}{os.pathsep}{os.environ['PATH']}")
     done = subprocess.run(
         ["bash", "--norc", "--noprofile", "-c", driver],
-        cwd=skills.env.project,
+        cwd=cli.env.project,
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["pdf-tables"]
+    return done.stdout.split()
+
+
+@needs_bash
+@pytest.mark.parametrize(
+    ("words", "line", "expected"),
+    [
+        # bash's own split: ':' is in COMP_WORDBREAKS
+        ("skillpath show pdf-t", "skillpath show pdf-t", ["pdf-tables"]),
+        ("skillpath read skill : //pdf-t", "skillpath read skill://pdf-t", ["//pdf-tables"]),
+        (
+            "skillpath read skill : //pdf-",
+            "skillpath read skill://pdf-",
+            ["//pdf-forms", "//pdf-tables"],
+        ),
+        ("skillpath read skill : //s", "skillpath read skill://s", ["//secret"]),
+    ],
+)
+def test_the_bash_script_completes_in_a_real_bash(
+    skills: Cli, words: str, line: str, expected: list[str]
+) -> None:
+    """The words as bash splits them, the replies as bash will insert them (only the
+    part after the word's last ':' is replaced)."""
+    driver = (
+        _bash_script()
+        + f"\nCOMP_WORDS=({words}); COMP_CWORD={len(words.split()) - 1}\n"
+        + f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}\n"
+        + "_skillpath_completion skillpath\n"
+        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    assert sorted(_run_bash(skills, driver)) == expected
+
+
+@needs_bash
+def test_a_script_without_the_line_still_completes_names(skills: Cli) -> None:
+    """What click's protocol alone carries (no COMP_LINE) still completes names."""
+    driver = (
+        _bash_script()
+        + "\nCOMP_WORDS=(skillpath show pdf-t); COMP_CWORD=2\n"
+        + "_skillpath_completion skillpath\n"
+        + 'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    assert _run_bash(skills, driver) == ["pdf-tables"]

@@ -1,7 +1,7 @@
 """A plain ``skillpath list`` runs without click and writes what the click command writes.
 
 The launcher calls the body of ``list`` directly for ``skillpath list`` and
-``skillpath list --json`` (see :func:`skillpath._launch._command`). Each case is
+``skillpath list --json`` (see :func:`skillpath.cache.launch._command`). Each case is
 run through the console script (that path) and through the click group
 (``python -c "from skillpath.cli import main; main()"``), in new processes, and
 stdout, stderr and the exit status are compared; replayed runs too.
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from skillpath import _launch
+from skillpath.cache import launch as _launch
 
 from ..conftest import Env
 from ..perf.test_cold_list import _write_corpus

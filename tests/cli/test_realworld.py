@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from skillpath import scan
+from skillpath import survey
 from skillpath.model import SkillSource
 from skillpath.scan import scan_skills_dir
 
@@ -167,7 +167,7 @@ def test_a_dangling_or_looping_tree_is_walked_once_and_bounded(tmp_path: Path) -
 def test_the_walk_stops_after_its_budget_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(scan, "SURVEY_MAX_DIRS", 5)
+    monkeypatch.setattr(survey, "SURVEY_MAX_DIRS", 5)
     root = tmp_path / "skills"
     for i in range(10):
         write(root / "group" / f"g{i}" / "inner" / "SKILL.md", skill_md("Deep."))

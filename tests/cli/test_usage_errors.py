@@ -21,7 +21,10 @@ def run(*args: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["lst"], "no such command 'lst'; did you mean 'list'? (see `skillpath --help`)"),
+        (
+            ["lst"],
+            "no such command 'lst'; did you mean 'list' or 'trust'? (see `skillpath --help`)",
+        ),
         (["doctr"], "no such command 'doctr'; did you mean 'doctor'?"),
         (["plugin"], "did you mean 'plugins'"),
         (["frobnicate"], "no such command 'frobnicate' (see `skillpath --help`)"),
@@ -76,5 +79,6 @@ def test_usage_error_from_a_real_process(isolated_env: Env) -> None:
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == (
-        "skillpath: error: no such command 'lst'; did you mean 'list'? (see `skillpath --help`)\n"
+        "skillpath: error: no such command 'lst'; did you mean 'list' or 'trust'? "
+        "(see `skillpath --help`)\n"
     )

@@ -103,7 +103,8 @@ def test_explain_finds_skills_below_cwd_that_load_on_touch(cli: Cli, isolated_en
     # the hint is right: touching a file there loads it
     from skillpath import SkillSession
 
-    session = SkillSession.open(p)
+    # (nested folders are quarantined until approved: skillpath.trust; approved by rule here)
+    session = SkillSession.open(p, settings={"trust": {"approve": ["nested:*"]}})
     assert session.get("web-skill") is None
     session.discover_dirs_for_paths(["packages/web/src/app.ts"])
     assert session.get("web-skill") is not None

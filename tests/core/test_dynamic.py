@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 from skillpath import Discovery, PluginHost, SkillContext, Veto, hookimpl, make_context
+from skillpath.commands import UnknownSkillError
 from skillpath.dynamic import GitignoreMatcher, NestedDirs, discover_dirs_for_paths
+from skillpath.errors import ResolveError
 from skillpath.session import SkillSession
 
 from ..conftest import Env
@@ -30,7 +32,30 @@ def session(env: Env, *plugins: object) -> SkillSession:
     host.add(StartRoots(env.project), "start")
     for i, p in enumerate(plugins):
         host.add(p, f"extra-{i}")
-    return SkillSession.open(env.project, home=env.home, env=env.env, host=host)
+    # nested folders are quarantined until approved (skillpath.trust): these tests are
+    # about finding them, so every nested folder is approved by rule
+    return SkillSession.open(
+        env.project,
+        home=env.home,
+        env=env.env,
+        host=host,
+        settings={"trust": {"approve": ["nested:*"]}},
+    )
+
+
+def test_nested_folders_are_quarantined_by_default(isolated_env: Env) -> None:
+    isolated_env.skill("packages/web/.claude/skills", "web-deploy", "Deploy the web app.")
+    host = PluginHost.create(autoload=False, env={})
+    host.add(StartRoots(isolated_env.project), "start")
+    s = SkillSession.open(
+        isolated_env.project, home=isolated_env.home, env=isolated_env.env, host=host
+    )
+    assert s.discover_dirs_for_paths(["packages/web/app.ts"]) == []
+    assert s.get("web-deploy") is None and "web-deploy" not in s.listing().text
+    with pytest.raises(UnknownSkillError, match=r"quarantined.*skillpath trust approve web-deploy"):
+        s.invoke("web-deploy")
+    with pytest.raises(ResolveError, match="quarantined"):
+        s.resolve("skill://web-deploy")
 
 
 def test_nested_dirs_join_and_gitignored_dirs_are_skipped(isolated_env: Env) -> None:
@@ -98,7 +123,7 @@ def test_new_skills_pass_the_filters(isolated_env: Env) -> None:
         home=isolated_env.home,
         env=isolated_env.env,
         host=host,
-        settings={"skills": {"ignored": ["ignored-*"]}},
+        settings={"skills": {"ignored": ["ignored-*"]}, "trust": {"approve": ["nested:*"]}},
     )
     assert [x.name for x in s.discover_dirs_for_paths(["sub/x"])] == ["fine"]
 
@@ -153,7 +178,12 @@ def test_repo_root_gitignore_applies_when_cwd_is_a_subdirectory(isolated_env: En
         "node_modules/dep/.claude/skills", "dep", "Dep."
     )
     Env(isolated_env.home, cwd, isolated_env.env).skill("lib/.claude/skills", "lib", "Lib.")
-    ctx, _ = make_context(cwd, home=isolated_env.home, env=isolated_env.env)
+    ctx, _ = make_context(
+        cwd,
+        home=isolated_env.home,
+        env=isolated_env.env,
+        settings={"trust": {"approve": ["nested:*"]}},
+    )
     host = PluginHost.create(autoload=False, env={})
     state = NestedDirs()
     res = discover_dirs_for_paths(["node_modules/dep/a.js", "lib/a.py"], ctx, host, state=state)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from skillpath import Discovery, SkillSource, scan_skills_dir
-from skillpath.index import DiscoveryIndex, activate
+from skillpath.cache.index import DiscoveryIndex, activate
 from skillpath.model import Diagnostic, RootScan
 from skillpath.scan import near_miss_roots
 

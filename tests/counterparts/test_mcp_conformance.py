@@ -182,6 +182,17 @@ def test_skills_scenarios_pass(
         "sep-2640-entry-frontmatter-identical",
     ):
         assert enumeration[check]["status"] == "SUCCESS", (check, enumeration[check])
+    # resources/directory/read is declared (directoryRead) and every check of it runs
+    directory = results["sep-2640-skills-directory"]
+    for check in (
+        "sep-2640-capability-directory-read-flag",
+        "sep-2640-directory-read-method-registered",
+        "sep-2640-directory-read-result-resources-shape",
+        "sep-2640-directory-read-subdir-mimetype",
+        "sep-2640-directory-read-invalid-params",
+        "sep-2640-directory-read-pagination",
+    ):
+        assert directory[check]["status"] == "SUCCESS", (check, directory[check])
     manifest = results["sep-2640-skills-manifest"]
     assert manifest["sep-2640-skillmd-mimetype"]["status"] == "SUCCESS"
     # ... and the version asked for is the one negotiated: the cache attributes are

@@ -220,7 +220,10 @@ LEGACY = {
 def test_package_skills_exported_do_not_break_npx_skills(
     isolated_env: Env, tmp_path: Path, served: str, npx: Any
 ) -> None:
+    from tests.export.test_export import approve_library
+
     env = isolated_env
+    approve_library(env)  # a library's skills are third party: quarantined until approved
     site = _site(tmp_path)
     # what an earlier export wrote: npx skills chokes on it
     (env.project / "skills-lock.json").write_text(json.dumps(LEGACY))

@@ -162,7 +162,24 @@ def site(isolated_env: Env, tmp_path: Path) -> Path:
     install(
         target, pack_wheel(tmp_path / "wheels", "1.0"), library_wheel(tmp_path / "wheels", "3.1")
     )
+    approve_library(isolated_env)
     return target
+
+
+def approve_library(env: Env) -> None:
+    """A library's skills are quarantined until approved (skillpath.trust): the user's
+    config approves the test library's, as these tests are about what export writes."""
+    config = env.home / ".skillpath" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[trust]\napprove = ["library:webkit-lib"]\n')
+
+
+def test_a_quarantined_library_skill_is_not_exported(isolated_env: Env, site: Path) -> None:
+    (isolated_env.home / ".skillpath" / "config.toml").unlink()
+    done = run(isolated_env, site, "export", "--to", "claude")
+    assert done.returncode == 0, done.stderr
+    claude = isolated_env.project / ".claude" / "skills"
+    assert sorted(p.name for p in claude.iterdir()) == ["team-review"]
 
 
 # -- end to end ------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from skillpath.powers import POWER_FIELDS, has_shell, neutralise_shell
 from skillpath.shell import DISABLED_TEXT, SHELL_RE, ShellPolicy
 
 from ..conftest import Env
-from .test_export import install, library_wheel, run, skill_text
+from .test_export import approve_library, install, library_wheel, run, skill_text
 
 HOOKS = (
     "hooks:\n"
@@ -197,6 +197,14 @@ def test_cli_export_of_a_library_skill_drops_its_powers(isolated_env: Env, tmp_p
     install(site, library_wheel(tmp_path / "wheels", "3.1", text=text.split("---\n")[1]))
     folder = site / "webkit" / ".agents" / "skills" / "webkit"
     (folder / "SKILL.md").write_text(text.replace("---\n", "---\n" + HOOKS, 1), encoding="utf-8")
+    approve_library(isolated_env)
+    # its hook pipes a download into a shell: a third-party skill with that is not loaded
+    # at all (skillpath.trust, [trust] block) ...
+    held = json.loads(run(isolated_env, site, "list", "--all", "--json").stdout)["skipped"]
+    assert [(h["name"], h["reason"]) for h in held] == [("webkit", "blocked")]
+    # ... and when the user lets it load, its export still drops the powers
+    config = isolated_env.home / ".skillpath" / "config.toml"
+    config.write_text(config.read_text() + 'block = { "third-party" = "none" }\n')
     done = run(isolated_env, site, "export", "--to", "claude", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -250,6 +258,7 @@ def test_cli_link_of_a_package_skill_with_shell_is_a_neutralised_copy(
     install(site, library_wheel(tmp_path / "wheels", "3.1", text="Use webkit well."))
     skill_md = site / "webkit" / ".agents" / "skills" / "webkit" / "SKILL.md"
     skill_md.write_text(skill_text("Use webkit well.", "Now: !`id`\n"), encoding="utf-8")
+    approve_library(isolated_env)
     done = run(isolated_env, site, "export", "--to", "claude", "--link", "--from", "libraries")
     assert done.returncode == 0, done.stderr
     target = isolated_env.project / ".claude" / "skills" / "webkit"

@@ -20,7 +20,8 @@ def write_json(path: Path, data: Any) -> Path:
 
 
 def origins(env: Env, *, verify: bool = False) -> dict[str, Any]:
-    ctx, _ = make_context(env.project, env=env.env)
+    # every source approved (skillpath.trust): these tests are about where skills came from
+    ctx, _ = make_context(env.project, env=env.env, settings={"trust": {"approve": ["*"]}})
     result = load_skills(ctx=ctx)
     index = ProvenanceIndex.build(ctx)
     out = {}

@@ -1,4 +1,5 @@
-"""Adapters that are uv projects of their own run their tests in their own environments.
+"""Adapters (and providers) that are uv projects of their own run their tests in their own
+environments.
 
 A framework whose requirements cannot share the workspace's lock (strands-agents needs an
 MCP SDK older than the MCP provider's) is developed as a project of its own under
@@ -18,7 +19,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-STANDALONE = sorted(p.parent for p in (REPO / "integrations").glob("*/uv.lock"))
+STANDALONE = sorted(
+    p.parent for area in ("integrations", "providers") for p in (REPO / area).glob("*/uv.lock")
+)
 
 
 def _root() -> dict[str, object]:

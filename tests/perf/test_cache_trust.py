@@ -21,7 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import _cachefile, _entrypoints, _replay, index
+from skillpath.cache import entrypoints as _entrypoints
+from skillpath.cache import files as _cachefile
+from skillpath.cache import index
+from skillpath.cache import replay as _replay
 
 from tests.perf.test_replay import Project
 

@@ -12,7 +12,7 @@ from typing import Any
 PROBE = textwrap.dedent(
     """
     import json, sys
-    from skillpath._entrypoints import entry_points
+    from skillpath.cache.entrypoints import entry_points
     eps = entry_points(sys.argv[1])
     loaded = {}
     for ep in eps:
@@ -103,7 +103,7 @@ def test_damaged_cache_is_ignored(tmp_path: Path) -> None:
 
 def test_real_plugin_group_matches_importlib_metadata() -> None:
     import importlib_metadata
-    from skillpath._entrypoints import entry_points
+    from skillpath.cache.entrypoints import entry_points
 
     ours = sorted(
         (e.name, e.value, e.dist.name if e.dist else None) for e in entry_points("skillpath")

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import index as sw_index
-from skillpath.index import DiscoveryIndex
+from skillpath.cache import index as sw_index
+from skillpath.cache.index import DiscoveryIndex
 from skillpath.model import SkillSource
 from skillpath.scan import scan_skills_dir
 
@@ -386,7 +386,7 @@ WORKER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from skillpath import index
+    from skillpath.cache import index
     from skillpath.model import SkillSource
     from skillpath.scan import scan_skills_dir
 
@@ -519,9 +519,12 @@ def test_cli_warm_relist_opens_no_skill_file(isolated_env: Any, tmp_path: Path) 
 
 def _ours(opened: list[str], isolated_env: Any) -> list[str]:
     """The files opened under the test's project and home (skills roots on disk;
-    skills shipped inside installed packages are read by the packs provider)."""
+    skills shipped inside installed packages are read by the packs provider, and the
+    copies of them it extracts into the cache are read by the trust tiers' content
+    check, skillpath.trust)."""
     tops = (str(isolated_env.project), str(isolated_env.home))
-    return [p for p in opened if p.startswith(tops)]
+    cache = str(isolated_env.home / ".cache")
+    return [p for p in opened if p.startswith(tops) and not p.startswith(cache)]
 
 
 @pytest.mark.parametrize("how", ["env", "setting", "flag"])

@@ -1,4 +1,4 @@
-"""Replaying an unchanged ``skillpath list`` (skillpath._replay).
+"""Replaying an unchanged ``skillpath list`` (skillpath.cache.replay).
 
 Every test runs the real console script in a new process over real files,
 and checks two things after each change: the run was not replayed (the
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import _replay
+from skillpath.cache import replay as _replay
 
 from tests.conftest import SkillTree, skill_md
 
@@ -153,7 +153,7 @@ def test_replay_is_byte_identical_and_imports_nothing_else(proj: Project) -> Non
         sys.executable,
         "-c",
         "import sys; sys.argv = ['skillpath', 'list', '--json']\n"
-        "from skillpath import _launch\n"
+        "from skillpath.cache import launch as _launch\n"
         "try:\n    _launch.main()\nexcept SystemExit as e:\n"
         "    sys.stderr.write(repr(sorted(m for m in sys.modules if m.startswith(('click', "
         "'skillpath')))))\n",
@@ -164,10 +164,11 @@ def test_replay_is_byte_identical_and_imports_nothing_else(proj: Project) -> Non
     assert run.stderr.decode() == repr(
         [
             "skillpath",
-            "skillpath._cachefile",
             "skillpath._env",
-            "skillpath._launch",
-            "skillpath._replay",
+            "skillpath.cache",
+            "skillpath.cache.files",
+            "skillpath.cache.launch",
+            "skillpath.cache.replay",
         ]
     )
 
@@ -271,7 +272,7 @@ def test_plugin_code_edit_is_seen(proj: Project) -> None:
 
 PLUGIN_VOLATILE = """
 from skillpath import hookimpl
-from skillpath.index import volatile
+from skillpath.cache.index import volatile
 
 @hookimpl
 def discover_skills(ctx):
@@ -445,7 +446,7 @@ def test_a_snapshot_whose_checks_do_not_fit_is_a_miss(tmp_path: Path) -> None:
         pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
     import marshal
 
-    from skillpath import _cachefile
+    from skillpath.cache import files as _cachefile
 
     env = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
     argv = ["list", "--json"]
@@ -466,13 +467,13 @@ def test_a_snapshot_whose_checks_do_not_fit_is_a_miss(tmp_path: Path) -> None:
 
 def test_a_snapshot_is_not_replayed_after_its_deadline(tmp_path: Path) -> None:
     """A run whose output holds until a time (an MCP listing reused until its TTL
-    ends, :func:`skillpath._replay.expires`) is replayed before it, never after."""
+    ends, :func:`skillpath.cache.replay.expires`) is replayed before it, never after."""
     if os.isatty(1):
         pytest.skip("stdout is a terminal (pytest -s): list is never replayed to one")
     import marshal
     import time
 
-    from skillpath import _cachefile
+    from skillpath.cache import files as _cachefile
 
     env = {"SKILLPATH_CACHE_DIR": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "0"}
     argv = ["list", "--json"]

@@ -164,6 +164,11 @@ def test_an_http_provider_is_never_replayed_stale(
 ) -> None:
     proj.plugin("registry_plugin", _source(HTTP, declared))
     proj.env["REGISTRY_URL"] = registry.url
+    # a plugin provider's remote skills are third party, quarantined until approved
+    # (skillpath.trust): the user's config approves them, as this test is about replays
+    config = proj.home / ".skillpath" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[trust]\napprove = ["remote:*"]\n')
     for version in range(3):
         registry.listing = [{"name": "company-style", "description": f"version {version}"}]
         if version == 2:

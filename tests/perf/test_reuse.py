@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import _notify, _reuse, load_skills
+from skillpath import load_skills
+from skillpath.cache import notify as _notify
+from skillpath.cache import reuse as _reuse
 from skillpath.hookspecs import hookimpl
 from skillpath.model import LoadResult, Veto
 from skillpath.plugins import PluginHost, get_plugin_host
@@ -537,9 +539,9 @@ def _first_arguments(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> 
 @pytest.fixture
 def file_keys(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ``SKILL.md`` paths whose ``stat`` the scanner takes."""
-    from skillpath import scan
+    from skillpath.cache import memo
 
-    return _first_arguments(monkeypatch, scan, "_file_key")
+    return _first_arguments(monkeypatch, memo, "file_key")
 
 
 @pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
@@ -627,7 +629,7 @@ def test_a_forked_child_does_not_take_the_parents_events(proj: Project) -> None:
 
 
 def test_the_cached_realpath_is_realpath(tmp_path: Path) -> None:
-    from skillpath.scan import _realpath_cached
+    from skillpath.cache.memo import realpath_cached as _realpath_cached
 
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "l1").symlink_to(tmp_path / "a")

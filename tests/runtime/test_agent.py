@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from skillpath import SkillpathError
+from skillpath import SkillpathError, SkillSession
+from skillpath.adapters import call_skill_tool
 from skillpath.agent import (
+    READ_TOOL_NAME,
     AgentSkills,
+    NoProviderError,
     disk_state,
+    no_skills_text,
     paths_in_arguments,
+    provider_plugins,
     unknown_for_model,
     watch_paths,
 )
 
-from .conftest import Runtime
+from .conftest import Runtime, skill_text
 
 
 def test_refresh_sees_added_edited_and_removed_skills(rt: Runtime) -> None:
@@ -110,7 +115,7 @@ def test_call_answers_the_model_and_never_raises(rt: Runtime) -> None:
 
 
 def test_unknown_for_model_without_near_names() -> None:
-    assert unknown_for_model("x", []) == "Error: Unknown skill 'x': no skills are available."
+    assert unknown_for_model("x", []) == f"Error: Unknown skill 'x'. {no_skills_text()}"
     assert unknown_for_model("zzz", ["alpha", "beta"]) == (
         "Error: Unknown skill 'zzz'. Available skills: alpha, beta."
     )
@@ -261,3 +266,71 @@ def test_search_tool_answers_and_the_listing_names_it(rt: Runtime) -> None:
     # an adapter that offers no search tool (the default) never names one
     none = AgentSkills(skills.session, budget=1500)
     assert "search_skills" not in none.instructions()
+
+
+def test_no_provider_installed_raises_with_the_install_command(rt: Runtime) -> None:
+    rt.project_skill("greet", description="Greets.")  # on disk, but nothing reads it
+    session = SkillSession.open(
+        rt.project, home=rt.home, env={**rt.env.env, "SKILLPATH_NO_AUTOLOAD": "1"}
+    )
+    assert provider_plugins(session) == [] and session.skills() == ()
+    with pytest.raises(NoProviderError, match=r"pip install skillpath\b"):
+        AgentSkills(session)
+    with pytest.raises(NoProviderError):
+        AgentSkills.open(rt.project, home=rt.home, env={**rt.env.env, "SKILLPATH_NO_AUTOLOAD": "1"})
+
+
+def test_a_provider_with_no_skills_or_skills_without_a_provider_are_served(rt: Runtime) -> None:
+    empty = AgentSkills(rt.session())  # the native provider, no skill yet
+    assert provider_plugins(empty.session) == ["native"]
+    assert empty.instructions() == "" and empty.call("x") == unknown_for_model("x", [])
+    folder = rt.project / "extra"
+    (folder / "greet").mkdir(parents=True)
+    (folder / "greet" / "SKILL.md").write_text(skill_text(name="greet"), encoding="utf-8")
+    env = {**rt.env.env, "SKILLPATH_NO_AUTOLOAD": "1", "SKILLPATH": str(folder)}
+    alone = AgentSkills.open(rt.project, home=rt.home, env=env)  # core only, a SKILLPATH folder
+    assert alone.model_skill_names() == ["greet"]
+
+
+def test_no_arguments_render_as_the_empty_string(rt: Runtime) -> None:
+    rt.project_skill("greet", text="---\nname: greet\ndescription: G.\n---\n[$0][$1][$ARGUMENTS]\n")
+    skills = AgentSkills(rt.session())
+    none = skills.call("greet", None, force=True)
+    assert none == skills.call("greet", "", force=True)
+    assert none.endswith("[$0][$1][]\n")  # an index with no word stays, as with ""
+    assert call_skill_tool(skills.session, "greet", None, force=True) == none
+    assert call_skill_tool(skills.session, "nope") == unknown_for_model("nope", ["greet"])
+
+
+def test_read_file_reads_inside_the_skill_folder_only(rt: Runtime) -> None:
+    skill_md = rt.project_skill(
+        "greet", text="---\nname: greet\ndescription: G.\n---\nRead references/style.md. [$0]\n"
+    )
+    folder = skill_md.parent
+    (folder / "references" / "deep").mkdir(parents=True)
+    (folder / "references" / "style.md").write_text("Be brief.\n", encoding="utf-8")
+    (folder / "references" / "deep" / "x.md").write_text("Deep.\n", encoding="utf-8")
+    (rt.project / "secret.txt").write_text("no\n", encoding="utf-8")
+    skills = AgentSkills(rt.session())
+    assert skills.read_schema()["name"] == READ_TOOL_NAME == "read_skill_file"
+    assert skills.read_file("greet", "references/style.md") == "Be brief.\n"
+    assert skills.read_file("greet", f"{folder}/references/deep/x.md") == "Deep.\n"
+    assert skills.read_file("greet", "references") == "deep/\nstyle.md\n"
+    assert skills.read_file("greet", "") == "SKILL.md\nreferences/\n"
+    rendered = skills.read_file("greet", "SKILL.md")
+    assert rendered == skills.call("greet", "", force=True) and "[$0]" in rendered
+    for bad in ("../../secret.txt", str(rt.project / "secret.txt"), "/etc/passwd"):
+        assert skills.read_file("greet", bad).startswith("Error: ")
+    assert skills.read_file("nope", "x") == unknown_for_model("nope", ["greet"])
+    assert skills.read_file(3, "x").startswith("Error: ")
+    assert skills.read_file("greet", ["x"]).startswith("Error: ")
+
+
+def test_runs_commands_follows_the_shell_policy(rt: Runtime) -> None:
+    rt.project_skill("shelly", text="---\nname: shelly\ndescription: S.\n---\nNow: !`date`\n")
+    rt.project_skill("plain", description="P.")
+    off = AgentSkills(rt.session())  # project skills: inline shell off by default
+    assert not off.runs_commands("shelly") and not off.runs_commands("plain")
+    on = AgentSkills(rt.session({"shell": {"levels": ["user", "managed", "project"]}}))
+    assert on.runs_commands("shelly") and not on.runs_commands("plain")
+    assert not on.runs_commands("missing")

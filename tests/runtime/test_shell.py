@@ -6,10 +6,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from skillpath import PromptError, Skill, SkillSource
 from skillpath.settings import Settings
 from skillpath.shell import DISABLED_TEXT, ShellPolicy, run_shell
+from skillpath.trust import DEFAULT_POLICY, TierPolicy, TrustPolicy
 
 from .conftest import Runtime, skill_text
 
@@ -35,7 +37,13 @@ def test_policy_defaults_and_refusals() -> None:
     assert "not in [shell] levels" in (policy.refusal(mk("project")) or "")
     assert not policy.allows(mk("package", "pack"))
     assert not policy.allows(mk("remote"))
-    everything = ShellPolicy(levels=("user", "managed", "project", "package", "remote"))
+    every_level = ShellPolicy(levels=("user", "managed", "project", "package", "remote"))
+    # a package skill is third party (skillpath.trust): the levels alone do not let it run
+    assert "third-party tier" in (every_level.refusal(mk("package", "pack")) or "")
+    third = TrustPolicy(
+        policy={**DEFAULT_POLICY, "third-party": TierPolicy("approved", True, "high")}
+    )
+    everything = attrs.evolve(every_level, trust=third)
     assert everything.allows(mk("package", "pack"))
     assert "never" in (everything.refusal(mk("remote", "mcp")) or "")
     assert "disabled" in (ShellPolicy(enabled=False).refusal(mk("user")) or "")
@@ -82,7 +90,11 @@ def test_project_and_pack_skills_are_off_unless_listed(rt: Runtime) -> None:
     off = rt.session()
     off.add_skills([skill])
     assert off.invoke("packed", trigger="tool").text.endswith(f"{DISABLED_TEXT}\n")
-    allowed = rt.session({"shell": {"levels": ["package"]}})
+    # the level alone is not enough: an unnamed pack is third party (skillpath.trust)
+    levels_only = rt.session({"shell": {"levels": ["package"]}})
+    levels_only.add_skills([skill])
+    assert levels_only.invoke("packed", trigger="tool").text.endswith(f"{DISABLED_TEXT}\n")
+    allowed = rt.session({"shell": {"levels": ["package"]}, "trust": {"organisation": ["pack:*"]}})
     allowed.add_skills([skill])
     assert allowed.invoke("packed", trigger="tool").text.endswith("\nfrom-pack\n")
 

@@ -49,6 +49,11 @@ def _plugin(env: Env) -> None:
     )
 
 
+#: marketplace plugins are quarantined until approved (skillpath.trust); these tests
+#: are about which plugins are enabled, so the rule approves every plugin
+APPROVED = {"trust": {"approve": ["plugin:*"]}}
+
+
 def _project_settings(env: Env, name: str, enabled: bool) -> Path:
     path = env.project / ".claude" / name
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -62,7 +67,7 @@ def test_project_settings_cannot_enable_a_plugin_the_user_disabled(
 ) -> None:
     _plugin(isolated_env)
     path = _project_settings(isolated_env, name, True)
-    res = load_skills(isolated_env.project)
+    res = load_skills(isolated_env.project, settings=APPROVED)
     assert "plugin-shell" not in res.names
     untrusted = [d for d in res.diagnostics if d.code == "settings-untrusted"]
     assert untrusted and untrusted[0].path == path
@@ -75,15 +80,15 @@ def test_a_trusted_project_may_enable_it(isolated_env: Env) -> None:
     config = isolated_env.home / ".skillpath" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(f"[trust]\nprojects = [{json.dumps(str(isolated_env.project))}]\n")
-    assert "plugin-shell" in load_skills(isolated_env.project).names
+    assert "plugin-shell" in load_skills(isolated_env.project, settings=APPROVED).names
 
 
 def test_a_project_may_still_disable_a_plugin(isolated_env: Env) -> None:
     _plugin(isolated_env)
     (isolated_env.home / ".claude" / "settings.json").write_text("{}")
-    assert "plugin-shell" in load_skills(isolated_env.project).names
+    assert "plugin-shell" in load_skills(isolated_env.project, settings=APPROVED).names
     _project_settings(isolated_env, "settings.json", False)
-    assert "plugin-shell" not in load_skills(isolated_env.project).names
+    assert "plugin-shell" not in load_skills(isolated_env.project, settings=APPROVED).names
 
 
 # -- 4b: ancestors other users can write to, or own ----------------------------
@@ -163,7 +168,12 @@ def test_a_world_writable_folder_inside_the_repository_adds_no_nested_skills(
     assert [s.name for s in added if s.name.startswith("planted")] == []
     os.chmod(public, 0o755)
     fresh = SkillSession.open(isolated_env.project)
-    added = fresh.discover_dirs_for_paths([public / "main.py"])
+    # a safe nested folder is found, and quarantined (skillpath.trust) until approved
+    assert fresh.discover_dirs_for_paths([public / "main.py"]) == []
+    approving = SkillSession.open(
+        isolated_env.project, settings={"trust": {"approve": ["nested:*"]}}
+    )
+    added = approving.discover_dirs_for_paths([public / "main.py"])
     assert "planted-claude" in [s.name for s in added]
 
 

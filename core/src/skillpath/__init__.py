@@ -9,11 +9,13 @@ from __future__ import annotations
 import importlib
 
 # ``typing`` costs several milliseconds to import, and an unchanged ``list``
-# (skillpath._replay) imports nothing else of skillpath
+# (skillpath.cache.replay) imports nothing else of skillpath
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from skillpath.adapters import call_skill_tool, model_skills, read_skill_url
+    from skillpath.agent import AgentSkills, error_text, paths_in_arguments, unknown_for_model
     from skillpath.bundled import BundledSkill, register_bundled_skill
     from skillpath.commands import (
         RenderedPrompt,
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from skillpath.context_files import ContextFile, discover_context_files
     from skillpath.errors import PluginError, PromptError, ResolveError, SkillpathError
     from skillpath.extract import materialize
+    from skillpath.files import atomic_path, replace_folder, write_atomic
     from skillpath.findings import findings_for
     from skillpath.frontmatter import ParsedFrontmatter, parse_frontmatter, strip_frontmatter
     from skillpath.hookspecs import hookimpl, hookspec
@@ -57,13 +60,25 @@ if TYPE_CHECKING:
     )
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
+    from skillpath.safety import (
+        ContainmentError,
+        check_relative,
+        describe_oserror,
+        is_inside,
+        outside_area,
+        project_area,
+        resolve_inside,
+    )
     from skillpath.scan import (
         Discovery,
         ScanResult,
         build_skill,
         check_name,
+        load_skill_file,
         load_skills_from_dir,
+        outside_project,
         scan_skills_dir,
+        skill_from_text,
     )
     from skillpath.search import SearchHit, SearchIndex, search_skills
     from skillpath.session import SkillSession
@@ -161,7 +176,71 @@ _EXPORTS: dict[str, str] = {
     "SkillChanges": "skillpath.watch",
     "SkillRemoved": "skillpath.watch",
     "write_managed_skill": "skillpath.managed",
+    "load_skill_file": "skillpath.scan",
+    "skill_from_text": "skillpath.scan",
+    "outside_project": "skillpath.scan",
+    "ContainmentError": "skillpath.safety",
+    "check_relative": "skillpath.safety",
+    "describe_oserror": "skillpath.safety",
+    "is_inside": "skillpath.safety",
+    "outside_area": "skillpath.safety",
+    "project_area": "skillpath.safety",
+    "resolve_inside": "skillpath.safety",
+    "AgentSkills": "skillpath.agent",
+    "error_text": "skillpath.agent",
+    "paths_in_arguments": "skillpath.agent",
+    "unknown_for_model": "skillpath.agent",
+    "call_skill_tool": "skillpath.adapters",
+    "model_skills": "skillpath.adapters",
+    "read_skill_url": "skillpath.adapters",
+    "atomic_path": "skillpath.files",
+    "replace_folder": "skillpath.files",
+    "write_atomic": "skillpath.files",
 }
+
+
+#: The documented public modules, beside the names above: a provider, an adapter or
+#: a plugin may import any name in the ``__all__`` of one of these (``from
+#: skillpath.safety import read_bounded``) and rely on it as on ``skillpath.__all__``.
+#: Everything else (a module or a name with a leading underscore, a module not
+#: listed here) is internal and may change in any release. The API page documents
+#: every one of them, and ``tests/test_public_api.py`` checks that the
+#: distributions of this repository import nothing else.
+PUBLIC_MODULES: tuple[str, ...] = (
+    "skillpath.adapters",
+    "skillpath.agent",
+    "skillpath.bundled",
+    "skillpath.cache.changes",
+    "skillpath.cache.files",
+    "skillpath.cli",
+    "skillpath.commands",
+    "skillpath.contentscan",
+    "skillpath.context",
+    "skillpath.errors",
+    "skillpath.extract",
+    "skillpath.files",
+    "skillpath.frontmatter",
+    "skillpath.hookspecs",
+    "skillpath.index",
+    "skillpath.listing",
+    "skillpath.managed",
+    "skillpath.model",
+    "skillpath.plugin_writer",
+    "skillpath.plugins",
+    "skillpath.prompt",
+    "skillpath.resources",
+    "skillpath.safety",
+    "skillpath.scan",
+    "skillpath.search",
+    "skillpath.session",
+    "skillpath.settings",
+    "skillpath.shell",
+    "skillpath.textguard",
+    "skillpath.transforms",
+    "skillpath.urls",
+    "skillpath.views",
+    "skillpath.watch",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -187,8 +266,10 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentSkills",
     "BudgetReport",
     "BundledSkill",
+    "ContainmentError",
     "ContentFinding",
     "ContextFile",
     "Diagnostic",
@@ -230,38 +311,56 @@ __all__ = [
     "UnknownSkillError",
     "Veto",
     "__version__",
+    "atomic_path",
     "build_skill",
+    "call_skill_tool",
     "check_name",
+    "check_relative",
     "delivery_queue",
     "depends_on",
+    "describe_oserror",
     "discover_context_files",
+    "error_text",
     "find_repo_root",
     "findings_for",
     "get_plugin_host",
     "hookimpl",
     "hookspec",
+    "is_inside",
     "load_settings",
+    "load_skill_file",
     "load_skills",
     "load_skills_from_dir",
     "make_context",
     "materialize",
     "merge_results",
+    "model_skills",
     "order_results",
+    "outside_area",
+    "outside_project",
     "parse_arguments",
     "parse_frontmatter",
     "parse_slash_command",
+    "paths_in_arguments",
+    "project_area",
+    "read_skill_url",
     "register_bundled_skill",
     "render_listing",
+    "replace_folder",
     "reset_plugin_host",
+    "resolve_inside",
     "resolve_skill_url",
     "scan_skills_dir",
     "search_skills",
+    "skill_from_text",
     "skill_tool_schema",
     "step",
     "strip_frontmatter",
     "substitute_arguments",
     "substitute_variables",
+    "unknown_for_model",
     "walk_up_dirs",
     "watch_skills",
+    "write_atomic",
     "write_managed_skill",
 ]

@@ -44,7 +44,7 @@ def split_words(text: str) -> list[str]:
     parts: list[str] = []
     in_word = False
     for m in _ITEM.finditer(text):
-        kind = m.lastgroup
+        kind = m.lastgroup or "bad"  # every alternative is a named group
         if kind == "ws":
             if in_word:
                 words.append("".join(parts))

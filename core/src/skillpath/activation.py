@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from skillpath.model import Skill, sort_key
+from skillpath.model import Skill, normalize_patterns, sort_key
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -45,24 +45,6 @@ def _gitignore_spec(lines: Iterable[str]) -> GitIgnoreSpec:
     from pathspec import GitIgnoreSpec
 
     return GitIgnoreSpec.from_lines(lines)
-
-
-def normalize_patterns(patterns: Iterable[str]) -> tuple[str, ...] | None:
-    """The patterns as matched, or ``None`` when they make a skill unconditional.
-
-    A trailing ``/**`` is dropped and empty patterns are removed; no pattern
-    left, or only ``**``, means unconditional.
-    """
-    out: list[str] = []
-    for raw in patterns:
-        pat = raw.strip()
-        if pat.endswith("/**"):
-            pat = pat[:-3]
-        if pat:
-            out.append(pat)
-    if not out or all(p == "**" for p in out):
-        return None
-    return tuple(out)
 
 
 def _inside(path: str, base: str) -> str | None:

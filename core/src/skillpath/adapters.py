@@ -61,7 +61,9 @@ def call_skill_tool(
     ``skill`` and ``args`` are what the model sent (anything; a non-string
     name or arguments give an error text). The render is
     ``session.invoke(skill, args, trigger="tool")``: argument substitution,
-    the inline-shell policy and the "already loaded" note are the session's.
+    the inline-shell policy and the "already loaded" note are the session's;
+    a name that is no skill gets :func:`skillpath.agent.unknown_for_model`'s text
+    (the same in every adapter).
     """
     if not isinstance(skill, str) or not skill.strip():
         return tool_error("`skill` must be the name of a skill (a non-empty string)")
@@ -69,8 +71,13 @@ def call_skill_tool(
         args = ""
     if not isinstance(args, str):
         return tool_error("`args` must be a string")
+    name = skill.strip()
+    if session.get(name) is None and not any(s.name == name for s in session.pending()):
+        from skillpath.agent import unknown_for_model  # the one unknown-skill text
+
+        return unknown_for_model(name, (s.name for s in model_skills(session)))
     try:
-        return session.invoke(skill.strip(), args, trigger="tool", force=force).content
+        return session.invoke(name, args, trigger="tool", force=force).content
     except SkillpathError as exc:  # unknown skill, refused trigger, failed render
         return tool_error(str(exc))
 

@@ -7,7 +7,7 @@ same skills, the same listing and the same answers:
 
 * :meth:`AgentSkills.begin_turn`: before each model turn, look whether the
   skills or the config files on disk changed and load them again when they
-  did. The roots the session's loads watch (:mod:`skillpath._reuse`: inotify,
+  did. The roots the session's loads watch (:mod:`skillpath.cache.reuse`: inotify,
   on Linux and local file systems) cost one read of the queued events; every
   other skills root, skill folder, ``SKILL.md`` and config file a ``stat``
   each (no file is read);
@@ -25,8 +25,20 @@ same skills, the same listing and the same answers:
   notice names that tool);
 * :meth:`AgentSkills.read`: the answer to a ``skill://`` read (containment is
   the ``resolve_url`` hooks'), with refusals as text too;
+* :meth:`AgentSkills.read_file`: the answer to the model's ``read_skill_file``
+  tool call (:meth:`AgentSkills.read_schema`), the resource tool for frameworks
+  that give the agent no file tool: a file in a skill's folder by its relative
+  path (or the absolute path the "Base directory" line gives), read through
+  :meth:`read` (contained, at most :data:`skillpath.urls.MAX_READ_BYTES`);
 * :meth:`AgentSkills.files_touched`: after the agent's file tools touched
   paths, nested skills directories load and conditional skills activate.
+
+The texts every adapter gives the model when there is nothing to give are one
+function each: :func:`no_skills_text` (no skill the model may use) and
+:func:`unknown_for_model` (a name that is not one). An :class:`AgentSkills`
+opened where no skill provider is installed and no skill is found raises
+:class:`~skillpath.errors.NoProviderError` naming the install command
+(:func:`require_provider`), instead of serving an agent with no skills.
 
 Discovery, parsing, precedence, the listing budget, argument substitution and
 the inline-shell policy all stay the session's.
@@ -41,13 +53,14 @@ import uuid
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 import attrs
 
-from skillpath import _env, _reuse
+from skillpath.cache.changes import any_changed, watch_enabled, watched_root
+from skillpath.cache.changes import fingerprint as disk_state
 from skillpath.commands import SKILL_TOOL_NAME, skill_tool_schema
-from skillpath.errors import SkillpathError
-from skillpath.index import index_enabled
+from skillpath.errors import NoProviderError, SkillpathError
 from skillpath.listing import Listing
 from skillpath.model import LoadResult, Skill
 from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_schema
@@ -57,13 +70,19 @@ from skillpath.suggest import LIST_ALL_UP_TO, conditional_message, echo_name, ne
 
 __all__ = [
     "FILE_PATH_ARGS",
+    "INSTALL_PROVIDERS",
+    "READ_TOOL_NAME",
     "REFRESH_MODES",
     "SEARCH_TOOL_NAME",
     "SKILL_TOOL_NAME",
     "AgentSkills",
+    "NoProviderError",
     "disk_state",
     "error_text",
+    "no_skills_text",
     "paths_in_arguments",
+    "provider_plugins",
+    "require_provider",
     "unknown_for_model",
     "watch_paths",
 ]
@@ -74,6 +93,9 @@ _T = TypeVar("_T")
 REFRESH_MODES = ("turn", "manual")
 
 _CLAUDE_TOOL = f"with the {SKILL_TOOL_NAME} tool"
+
+#: The resource tool's name (:meth:`AgentSkills.read_file`, :meth:`AgentSkills.read_schema`).
+READ_TOOL_NAME = "read_skill_file"
 
 
 def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> list[str]:
@@ -91,10 +113,10 @@ def _watch_plan(
     result: LoadResult, skills: Iterable[Skill] | None, *, watched: bool = True
 ) -> tuple[list[str], list[Any]]:
     """The paths to ``stat`` (:func:`watch_paths`) less what the watched roots cover,
-    and those roots' kept memos (for :func:`skillpath._reuse.any_changed`).
+    and those roots' kept memos (for :func:`skillpath.cache.reuse.any_changed`).
 
     A root is covered when every memo kept for it is watched
-    (:func:`skillpath._reuse.watched`): its skill folders and ``SKILL.md``
+    (:func:`skillpath.cache.reuse.watched`): its skill folders and ``SKILL.md``
     files give events, and a folder added to it is an event of the root. The
     root itself is ``stat``'ed still, and so is every entry reached through a
     symlink (the folder and its ``SKILL.md``: where a link leads can change
@@ -105,7 +127,7 @@ def _watch_plan(
     kept: list[Any] = []
     if watched:
         for root in paths:
-            w = _reuse.watched(root)
+            w = watched_root(root)
             if w is not None:
                 kept += w[0]
                 covered[root] = w[1]
@@ -142,26 +164,6 @@ def _watch_plan(
     return paths, kept
 
 
-def disk_state(paths: Iterable[str]) -> tuple[Any, ...]:
-    """A cheap fingerprint of ``paths`` (see :func:`watch_paths`): one ``stat`` each.
-
-    It changes when a root appears, disappears or gains or loses an entry (a
-    new skill folder), when a ``SKILL.md`` is edited, replaced, created in a
-    folder that had none, or removed (``ctime_ns`` too: an edit that puts the
-    old ``mtime`` back). Nothing is read.
-    """
-    out: list[Any] = []
-    stat = os.stat
-    for path in paths:
-        try:
-            st = stat(path)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
-    return tuple(out)
-
-
 #: Tool-call arguments that name files an agent's tool touched (``paths``: a list).
 def error_text(exc: BaseException | str) -> str:
     """How a refused skill call or ``skill://`` read is shown to the model."""
@@ -189,6 +191,44 @@ def paths_in_arguments(args: Any) -> list[str]:
     return out
 
 
+#: The command that installs every built-in skill provider (the meta distribution).
+INSTALL_PROVIDERS = "pip install skillpath"
+
+
+def no_skills_text() -> str:
+    """What the model is told when it may use no skill (the same in every adapter)."""
+    return "No skills are available."
+
+
+def provider_plugins(session: SkillSession) -> list[str]:
+    """The names of the installed plugins that discover skills (``discover_skills``)."""
+    return sorted(
+        r.name
+        for r in session.host.records
+        if r.status == "loaded" and "discover_skills" in r.hooks
+    )
+
+
+def require_provider(session: SkillSession) -> None:
+    """Raise :class:`~skillpath.errors.NoProviderError` when ``session`` has no skill
+    provider installed and found no skill.
+
+    ``skillpath-core`` alone reads no agent's skills folder (each built-in provider
+    is a distribution of its own), so such an agent would be told that no skills
+    are available, whatever is on disk. Skills found without a provider (a
+    ``SKILLPATH`` folder, ``[skills] paths``, bundled skills) are served as they are.
+    """
+    result = session.result
+    if result.skills or result.conditional or provider_plugins(session):
+        return
+    raise NoProviderError(
+        "no skill provider is installed: skillpath-core alone reads no agent's skills "
+        f"folder, so this agent would have no skills. Install the providers: "
+        f"{INSTALL_PROVIDERS} (or an adapter distribution, such as pip install "
+        "skillpath-langchain, which brings them); `skillpath providers` lists what is installed"
+    )
+
+
 def unknown_for_model(name: str, names: Iterable[str]) -> str:
     """The model's error for a skill name it may not call: near names from ``names`` only.
 
@@ -198,7 +238,7 @@ def unknown_for_model(name: str, names: Iterable[str]) -> str:
     pool = sorted(set(names), key=lambda n: (n.casefold(), n))
     shown = echo_name(name)
     if not pool:
-        return error_text(f"Unknown skill {shown}: no skills are available.")
+        return error_text(f"Unknown skill {shown}. {no_skills_text()}")
     near = near_names(name, pool)
     if near:
         return error_text(f"Unknown skill {shown}. Did you mean: {', '.join(near)}?")
@@ -224,6 +264,11 @@ class AgentSkills:
         notice names it and leaves the skills that do not fit to it), or
         ``None`` when it offers none.
 
+    Raises :class:`~skillpath.errors.NoProviderError` when no skill provider is
+    installed and the session found no skill (:func:`require_provider`): an
+    exception at construction, where the install is wrong, rather than an
+    agent that is told it has no skills.
+
     Conversations: one object serves every conversation of an agent. Pass
     each Skill tool call's conversation key to :meth:`call`; the remembered
     invocations of all conversations share the session's bounded LRU
@@ -245,6 +290,7 @@ class AgentSkills:
             raise SkillpathError(
                 f"unknown refresh mode {refresh!r} (choose from {', '.join(REFRESH_MODES)})"
             )
+        require_provider(session)
         self.session = session
         self.refresh_mode = refresh
         self.budget = budget
@@ -330,9 +376,7 @@ class AgentSkills:
         self._paths, self._watched = _watch_plan(
             session.result,
             (*session.skills(), *session.pending()),
-            watched=_reuse.enabled(ctx.env)
-            and not _env.flag(ctx.env, "SKILLPATH_NO_WATCH")
-            and index_enabled(ctx.settings, ctx.env),
+            watched=watch_enabled(ctx.settings, ctx.env),
         )
         if not isinstance(session.settings_arg, Settings):  # the config files are read
             self._paths += [
@@ -380,7 +424,7 @@ class AgentSkills:
         """
         if self.refresh_mode != "turn":
             return False
-        if self._watched and _reuse.any_changed(self._watched):
+        if self._watched and any_changed(self._watched):
             return self.refresh()
         if disk_state(self._paths) == self._state:
             return False
@@ -457,6 +501,87 @@ class AgentSkills:
         schema["name"] = self.search_tool or SEARCH_TOOL_NAME
         return schema
 
+    def read_schema(self) -> dict[str, Any]:
+        """The ``read_skill_file`` tool definition (:meth:`read_file`): ``name``,
+        ``description``, ``input_schema`` (a new object each call)."""
+        return {
+            "name": READ_TOOL_NAME,
+            "description": (
+                "Read a file of a skill you loaded, when its instructions name one (such as "
+                "references/style.md or a script to look at): pass the skill's name and the "
+                "file's path inside the skill's folder (relative, or the absolute path under "
+                "its base directory). A folder lists its files; an empty path lists the "
+                "skill's folder."
+            ),
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    "skill": {"type": "string", "description": "The skill's name."},
+                    "path": {
+                        "type": "string",
+                        "description": "The file's path inside the skill's folder.",
+                    },
+                },
+                "required": ["skill", "path"],
+            },
+        }
+
+    def read_file(self, skill: Any, path: Any = "") -> str:
+        """The ``read_skill_file`` tool's answer: a file in ``skill``'s folder (never raises).
+
+        ``path`` is relative to the skill's folder, or absolute under its base
+        directory (what the rendered skill's "Base directory" line names); an
+        empty path or a folder lists the files. ``SKILL.md`` itself is the skill
+        as the Skill tool renders it (:meth:`call`, in full), never the raw file
+        with its placeholders. The read is :meth:`read` of the ``skill://`` URL:
+        containment and the size bound are the resolver's; every refusal is an
+        ``Error:`` text.
+        """
+        if not isinstance(skill, str) or not skill.strip():
+            return error_text("`skill` must be the name of a skill (a non-empty string)")
+        if path is None:
+            path = ""
+        if not isinstance(path, str):
+            return error_text("`path` must be a string (a file inside the skill's folder)")
+        name = skill.strip()
+        rel = path.strip().replace("\\", "/")
+        record = self.session.get(name)
+        if rel.startswith("/"):
+            base = None if record is None else record.base_dir
+            prefix = None if base is None else os.fspath(base).replace("\\", "/").rstrip("/")
+            if prefix is None or not (rel == prefix or rel.startswith(prefix + "/")):
+                return error_text(
+                    f"{rel[:200]!r} is not inside the folder of skill {name!r}: pass a path "
+                    "relative to it, such as references/style.md"
+                )
+            rel = rel[len(prefix) :]
+        rel = rel.strip("/")
+        if record is None:
+            return self.call(name)  # the unknown or conditional skill's text
+        if rel in ("SKILL.md", "./SKILL.md"):
+            return self.call(name, "", force=True)
+        url = f"skill://{quote(name, safe='')}/{quote(rel or '.', safe='/')}"
+        return self.read(url)
+
+    def runs_commands(self, name: str) -> bool:
+        """Whether rendering skill ``name`` (:meth:`call`) would run an inline shell
+        command: it has one and the shell policy allows it for this skill.
+
+        For an adapter that must render skills where running commands is not
+        acceptable (building a framework's skill index every new conversation).
+        """
+        skill = self.session.get(name)
+        if skill is None or skill.path is None:
+            return False
+        from skillpath.commands import read_source
+        from skillpath.shell import ShellPolicy, shell_spans
+
+        try:
+            spans = shell_spans(read_source(skill))
+        except (OSError, SkillpathError):
+            return False
+        return bool(spans) and ShellPolicy.from_settings(self.session.ctx.settings).allows(skill)
+
     # -- conversations ------------------------------------------------------
     def conversation_key(self, owner: Any) -> Hashable:
         """A conversation key for a framework object that stands for one conversation.
@@ -521,6 +646,11 @@ class AgentSkills:
             pending = next((s for s in session.pending() if s.name == name), None)
             if pending is not None:
                 return error_text(conditional_message(pending))
+            held = session.held_back(name)
+            if held is not None:  # quarantined or blocked by its trust tier
+                from skillpath.trust import refusal
+
+                return error_text(refusal(held))
             return unknown_for_model(name, self.model_skill_names())
         try:
             return session.invoke(

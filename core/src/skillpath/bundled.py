@@ -64,7 +64,9 @@ __all__ = [
 #: an unchanged ``skillpath list`` may be replayed.
 DEPENDS_ON = ("files",)
 
+#: The provider id of bundled skills (``source.provider``).
 PROVIDER_ID = "bundled"
+#: Between the native skills (100) and the skill packs.
 PRIORITY = 95
 
 

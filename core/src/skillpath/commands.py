@@ -66,8 +66,10 @@ __all__ = [
     "render_skill",
     "shell_placeholder_note",
     "skill_tool_schema",
+    "unknown_skill",
 ]
 
+#: The name of the tool a model calls to load a skill (Claude Code's own name for it).
 SKILL_TOOL_NAME = "Skill"
 #: How a skill can be invoked: ``/skill:`` command, the model's Skill tool, an MCP prompt.
 TRIGGERS = ("command", "tool", "mcp")
@@ -156,7 +158,7 @@ def parse_slash_command(
         ``None`` when the message holds no skill command.
     """
     pool: Mapping[str, Any] | set[str] = (
-        names if isinstance(names, Mapping) else set(names)  # type: ignore[arg-type]
+        names if isinstance(names, Mapping) else set(names)
     )
     lead = len(message) - len(message.lstrip())
     body = message[lead:]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from skillpath.model import Diagnostic, Skill
+from skillpath.safety import _trusted_owners, _writable_by_others
 from skillpath.settings import SCHEMA, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -38,42 +39,6 @@ PROJECT_ENTRIES = (
     ".github",
     "AGENTS.md",
 )
-
-
-def _trusted_owners() -> set[int]:
-    """The uids whose directories count as the user's: the user, root and, for a
-    ``sudo`` run, the user who ran ``sudo`` (``SUDO_UID``, as git does)."""
-    euid = os.geteuid()
-    owners = {euid, 0}
-    if euid == 0:
-        sudo = os.environ.get("SUDO_UID", "")
-        if sudo.isdigit():
-            owners.add(int(sudo))
-    return owners
-
-
-def _private_group(gid: int) -> bool:
-    """``gid`` is the user's own private group (named after the user, no other member)."""
-    try:
-        import grp
-        import pwd
-
-        user = pwd.getpwuid(os.geteuid())
-        group = grp.getgrgid(gid)
-    except (ImportError, KeyError, OSError):
-        return False
-    return (
-        gid == user.pw_gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
-    )
-
-
-def _writable_by_others(st: os.stat_result) -> str | None:
-    mode = st.st_mode
-    if mode & stat.S_IWOTH:
-        return f"writable by others (mode {oct(stat.S_IMODE(mode))})"
-    if mode & stat.S_IWGRP and not _private_group(st.st_gid):
-        return f"writable by group {st.st_gid} (mode {oct(stat.S_IMODE(mode))})"
-    return None
 
 
 def unsafe_dir_reason(directory: Path | str) -> str | None:

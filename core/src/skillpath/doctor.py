@@ -25,6 +25,13 @@ Skip reasons (``SkillReport.reason`` when ``status`` is ``skipped``):
 ``filter-error``
     a ``filter_skill`` raised or returned the wrong type: the skill is dropped
     (filters fail closed);
+``quarantined``
+    a third-party skill not approved yet, or changed since it was approved
+    (:mod:`skillpath.trust`; ``skillpath trust approve NAME``);
+``blocked``
+    a content finding at or above its trust tier's ``[trust] block`` severity;
+``tier-unlisted``
+    its trust tier is ``[trust] listed = "no"``;
 ``duplicate-file``
     the same file (same device and inode) was already loaded through another
     path;
@@ -444,6 +451,10 @@ def describe(entry: SkillReport) -> str:
         "invalid-name": "skipped: invalid name",
         "vetoed": "skipped: vetoed by a plugin",
         "filter-error": "skipped: a plugin's filter failed on it (filters fail closed)",
+        "quarantined": "quarantined: not listed for the model until approved "
+        f"(`skillpath trust approve {entry.name}`)",
+        "blocked": "skipped: a content finding blocks its trust tier ([trust] block)",
+        "tier-unlisted": "skipped: its trust tier is not listed ([trust] listed)",
     }
     head = reasons.get(entry.reason, f"skipped ({entry.reason})")
     return f"{head} — {entry.detail}" if entry.detail else head

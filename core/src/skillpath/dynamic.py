@@ -22,7 +22,9 @@ session when a file under them is touched:
 - new skills go through :func:`skillpath.loader.merge_results` with the
   session's skills as ``existing``: the same filters, de-duplication and
   diagnostics as at start (a clash with an already loaded skill is reported as
-  ``name-conflict`` and the loaded skill stays).
+  ``name-conflict`` and the loaded skill stays);
+- they are of the third-party tier (:mod:`skillpath.trust`): a cloned
+  repository's nested folders are quarantined until approved.
 """
 
 from __future__ import annotations
@@ -228,6 +230,10 @@ def discover_dirs_for_paths(
     merged = (
         merge_results(results, ctx, host, existing=tuple(existing)) if results else LoadResult()
     )
+    if results:
+        from skillpath.trust import apply_trust
+
+        merged = apply_trust(merged, ctx)
     if diags:
         merged = attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)
     return merged

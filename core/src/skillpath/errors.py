@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["PluginError", "PromptError", "ResolveError", "SkillpathError"]
+__all__ = ["NoProviderError", "PluginError", "PromptError", "ResolveError", "SkillpathError"]
 
 
 class SkillpathError(Exception):
@@ -23,3 +23,12 @@ class ResolveError(SkillpathError):
 
 class PromptError(SkillpathError):
     """A skill invocation could not be rendered (for example an inline shell command failed)."""
+
+
+class NoProviderError(SkillpathError):
+    """An agent's skills were opened with no skill provider installed and none found.
+
+    ``skillpath-core`` alone reads no agent's skills folder: without a provider
+    distribution the agent would see no skills at all. The message names the
+    command that installs the providers.
+    """

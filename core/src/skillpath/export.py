@@ -78,6 +78,7 @@ import attrs
 from skillpath import written as ownership
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
+from skillpath.files import folder_hash, replace_folder, write_atomic
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
 from skillpath.shell import ShellPolicy
@@ -109,7 +110,6 @@ AGENTS: dict[str, tuple[str, str]] = {
 #: Providers whose skills the agents above cannot see themselves (the default selection).
 DEFAULT_PROVIDERS = ("packs", "libraries", "mcp", "bundled", "custom")
 _LOCK_VERSION = 1
-_SKIP_DIRS = {".git", "node_modules"}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -232,56 +232,6 @@ def files_hash(files: Mapping[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def _folder_members(folder: Path) -> list[tuple[str, str]]:
-    """``(relative path, full path)`` of every regular file below ``folder``, in the
-    order :func:`files_hash` uses (symbolic links, special files, ``.git`` and
-    ``node_modules`` left out)."""
-    from skillpath._collate import npx_order
-
-    members: list[tuple[str, str]] = []
-    base = os.fspath(folder)
-    for top, dirs, names in os.walk(base, followlinks=False):
-        dirs[:] = [
-            d for d in dirs if d not in _SKIP_DIRS and not os.path.islink(os.path.join(top, d))
-        ]
-        for name in names:
-            full = os.path.join(top, name)
-            if not stat.S_ISREG(os.lstat(full).st_mode):
-                continue
-            members.append((Path(os.path.relpath(full, base)).as_posix(), full))
-    members.sort(key=lambda m: npx_order(m[0]))
-    return members
-
-
-def folder_hash(folder: Path, *, follow: bool = True) -> str | None:
-    """``computedHash`` of a folder on disk, or ``None`` when it cannot be read.
-
-    Files are hashed in chunks (constant memory, whatever their size); symbolic
-    links and special files inside are left out, as they are from a copy. A
-    symbolic link to a folder at ``folder`` itself is followed once, unless
-    ``follow`` is false (then it is ``None``).
-    """
-    from skillpath.safety import iter_file_chunks
-
-    try:
-        if folder.is_symlink():
-            if not follow:
-                return None
-            target = folder.resolve()
-        else:
-            target = folder
-        if not target.is_dir():
-            return None
-        h = hashlib.sha256()
-        for rel, full in _folder_members(target):
-            h.update(rel.encode("utf-8", "surrogatepass"))
-            for block in iter_file_chunks(full):
-                h.update(block)
-        return h.hexdigest()
-    except OSError:
-        return None
-
-
 def read_lock(
     path: Path, diags: list[Diagnostic] | None = None, *, area: Path | None = None
 ) -> dict[str, Any]:
@@ -325,15 +275,7 @@ def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
         if key not in ordered:
             ordered[key] = value
     data = (json.dumps(ordered, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)
 
 
 @contextlib.contextmanager
@@ -455,33 +397,7 @@ def _on_disk(skill: Skill, ctx: SkillContext) -> bool:
 
 
 def _replace(final: Path, files: Mapping[str, bytes] | None, link_to: Path | None) -> None:
-    parent = final.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    token = f"{os.getpid()}.{os.urandom(4).hex()}"
-    stage = parent / f".{final.name}.{token}.new"
-    trash = parent / f".{final.name}.{token}.old"
-    try:
-        if link_to is not None:
-            os.symlink(link_to, stage, target_is_directory=True)
-        else:
-            stage.mkdir()
-            for rel, data in (files or {}).items():
-                target = stage / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with open(target, "xb") as fh:
-                    fh.write(data)
-                if data.startswith(b"#!"):  # scripts stay runnable
-                    os.chmod(target, 0o755)  # noqa: S103 - as a checked-out script
-        if final.exists() or final.is_symlink():
-            os.replace(final, trash)
-        os.replace(stage, final)
-    finally:
-        if stage.is_symlink():
-            stage.unlink()
-        shutil.rmtree(stage, ignore_errors=True)
-        if trash.is_symlink():
-            trash.unlink()
-        shutil.rmtree(trash, ignore_errors=True)
+    replace_folder(final, files, link_to=link_to, executable_scripts=True)
 
 
 def _remove(folder: Path, own: Ownership) -> None:

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skillpath.context import SkillContext
 from skillpath.hookspecs import hookimpl
 from skillpath.model import Skill, Veto
+
+if TYPE_CHECKING:
+    from skillpath.context import SkillContext
 
 __all__ = ["filter_skill", "source_enabled"]
 

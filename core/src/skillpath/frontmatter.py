@@ -188,7 +188,7 @@ def _loader() -> Any:
 
         base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-        class _StrDateLoader(base):  # type: ignore[misc,valid-type]
+        class _StrDateLoader(base):  # type: ignore[misc]
             """Safe loader that keeps timestamps as strings and bounds ``<<`` merges.
 
             PyYAML before 6.0.4 copies every merged pair without de-duplication, so

@@ -23,6 +23,9 @@ import pluggy
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    import click
+
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
     from skillpath.model import DiscoveryResult, Skill, Veto
     from skillpath.prompt import Invocation
@@ -30,6 +33,21 @@ if TYPE_CHECKING:
     from skillpath.search import SearchHit
     from skillpath.settings import SettingSpec
 
+__all__ = [
+    "PROJECT_NAME",
+    "cache_folders",
+    "discover_skills",
+    "filter_skill",
+    "hookimpl",
+    "hookspec",
+    "rank_skills",
+    "register_commands",
+    "resolve_url",
+    "settings_schema",
+    "transform_prompt",
+]
+
+#: The project name: pluggy's marker name and the entry-point group.
 PROJECT_NAME = "skillpath"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -174,4 +192,66 @@ def rank_skills(
     implementation that raises is reported and skipped, so search always
     answers. Use it for an embedding model or a reranker; see the
     ``search-rerank`` example plugin.
+    """
+
+
+@hookspec
+def register_commands(cli: click.Group) -> None:
+    """Add commands to the ``skillpath`` command line.
+
+    :param cli: the ``skillpath`` click group; call ``cli.add_command(command)``
+        with each :class:`click.Command` (or group) the plugin offers.
+    :returns: nothing; the commands added to ``cli`` are what counts.
+
+    Semantics: *collect all*. Called once per process, and only when the click
+    group resolves a command that is not one of the core's own (or lists them
+    all, for ``--help``): ``skillpath list`` and every other core command never
+    call it, so a plugin's command line costs nothing there. Plugins are asked
+    in name order; a name that is already taken (a core command, or a command
+    an earlier plugin added) is kept by its first owner and the clash is
+    reported. An implementation that raises is reported (``plugin-hook-failed``)
+    and the others still run. Import the command's heavy dependencies inside it,
+    not at module level. This is how the ``skillpath-mcp`` distribution adds
+    ``skillpath serve``.
+    """
+
+
+@hookspec
+def cache_folders() -> Mapping[str, str] | None:
+    """Declare the folders the plugin keeps in skillpath's cache directory.
+
+    :returns: a mapping of folder name (one plain path component, such as
+        ``"mcp"``) to a short description of what it holds, or ``None``.
+
+    Semantics: *collect all*. ``skillpath cache`` shows each declared folder
+    beside the core's own parts (``index``, ``snapshots``, ``packs``,
+    ``bundled``) and ``skillpath cache clean`` empties it; a folder nobody
+    declared is never touched. A name that is not a plain component, or that
+    the core or an earlier plugin (in name order) already uses, is reported
+    and ignored. Everything in a declared folder must be rebuildable on demand.
+    """
+
+
+@hookspec
+def scan_skill(skill: Skill, ctx: SkillContext) -> Sequence[ContentFinding] | None:
+    """Scan one skill with a scanner too slow to run on every load.
+
+    :param skill: the skill to scan (its ``path``/``base_dir`` when on disk; its
+        ``body`` otherwise).
+    :param ctx: the context of the command that asked (``add``, ``export``,
+        ``trust approve``, ``trust scan``).
+    :returns: the findings (:class:`~skillpath.contentscan.ContentFinding`, each with
+        an ``id``, a ``severity`` of ``high``/``medium``/``low``, the file and
+        line), an empty sequence when the skill is clean, or ``None`` when this
+        scanner does not look at such skills.
+
+    Semantics: *collect all*, never during a load. skillpath calls every
+    implementation, one at a time and sorted by plugin name, when a skill is
+    installed (``skillpath add``/``update``), exported, approved (``skillpath
+    trust approve``) or scanned on demand (``skillpath trust scan``). Results are
+    kept per skill content digest, plugin and plugin version in the cache
+    (``<cache>/scans``), so an unchanged skill is never scanned twice. A
+    scanner that raises or returns another type is reported
+    (``scanner-failed``) and the others still count; a ``high`` finding makes
+    ``trust approve`` refuse the skill unless ``--force`` is given.
     """

@@ -42,6 +42,7 @@ from typing import Any
 
 import attrs
 
+from skillpath.contentscan import ContentFinding
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.export import AGENTS, agent_folder, files_hash, folder_hash
@@ -54,6 +55,7 @@ from skillpath.fetch import (
     parse_source,
     skill_folder_files,
 )
+from skillpath.files import replace_folder, write_atomic
 from skillpath.model import Diagnostic
 from skillpath.provenance import LOCK_FILE
 
@@ -118,6 +120,9 @@ class InstallReport:
     changes: tuple[Change, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     dry_run: bool = False
+    #: ``(skill name, finding)``: the content checks (:mod:`skillpath.contentscan`) of
+    #: what was (or would be) installed, each path where the file now is.
+    findings: tuple[tuple[str, ContentFinding], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -134,7 +139,28 @@ class InstallReport:
             "dry_run": self.dry_run,
             "changes": [c.to_json() for c in self.changes],
             "diagnostics": [d.to_json() for d in self.diagnostics],
+            "findings": [{"skill": name, **f.to_json()} for name, f in self.findings],
         }
+
+
+def _content_findings(found: Found) -> list[ContentFinding]:
+    """The content checks of a fetched skill folder, each path relative to it."""
+    from skillpath.contentscan import scan_skill
+    from skillpath.model import Skill, SkillSource
+
+    skill, _diags = Skill.from_file(
+        found.folder / "SKILL.md", SkillSource("add", "project", found.folder)
+    )
+    if skill is None:
+        return []
+    out = []
+    for f in scan_skill(skill):
+        rel = None
+        if f.path is not None:
+            with contextlib.suppress(ValueError):
+                rel = Path(f.path).relative_to(found.folder)
+        out.append(attrs.evolve(f, path=rel))
+    return out
 
 
 # -- files on disk -------------------------------------------------------------------
@@ -167,15 +193,7 @@ def _write_json(path: Path, data: Mapping[str, Any], *, newline: bool = True) ->
     text = json.dumps(data, indent=2, ensure_ascii=False) + ("\n" if newline else "")
     if path.is_symlink():
         raise SkillpathError(f"{path}: is a symbolic link; refusing to write through it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, text.encode("utf-8"))
 
 
 def global_lock_path(ctx: SkillContext) -> Path:
@@ -268,44 +286,12 @@ class _Record:
 
 def _stage_copy(final: Path, files: Mapping[str, bytes]) -> None:
     """Write ``files`` as the folder ``final``: built next to it, then renamed in."""
-    parent = final.parent
-    if parent.is_symlink():
-        raise SkillpathError(f"{parent}: is a symbolic link; refusing to write through it")
-    parent.mkdir(parents=True, exist_ok=True)
-    token = f"{os.getpid()}.{os.urandom(4).hex()}"
-    stage = parent / f".{final.name}.{token}.new"
-    trash = parent / f".{final.name}.{token}.old"
-    try:
-        stage.mkdir()
-        for rel, data in files.items():
-            target = stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "xb") as fh:
-                fh.write(data)
-            if data.startswith(b"#!"):
-                os.chmod(target, 0o755)  # noqa: S103 - scripts stay runnable
-        if final.exists() or final.is_symlink():
-            os.replace(final, trash)
-        os.replace(stage, final)
-    finally:
-        _discard(stage)
-        _discard(trash)
+    replace_folder(final, files, executable_scripts=True, refuse_linked_parent=True)
 
 
 def _stage_link(final: Path, target: str) -> None:
-    parent = final.parent
-    if parent.is_symlink():
-        raise SkillpathError(f"{parent}: is a symbolic link; refusing to write through it")
-    parent.mkdir(parents=True, exist_ok=True)
-    stage = parent / f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.new"
-    os.symlink(target, stage, target_is_directory=True)
-    try:
-        if final.is_dir() and not final.is_symlink():
-            _discard_dir(final)
-        os.replace(stage, final)
-    finally:
-        if stage.is_symlink():
-            stage.unlink()
+    """Make ``final`` a link to ``target``: made next to it, then renamed in."""
+    replace_folder(final, link_to=target, refuse_linked_parent=True)
 
 
 def _discard(path: Path) -> None:
@@ -476,6 +462,7 @@ def add_skills(
     source = parse_source(text, ctx.cwd)
     diags: list[Diagnostic] = []
     changes: list[Change] = []
+    findings: list[tuple[str, ContentFinding]] = []
     lock_file = None if source.kind == "archive" else _lock_file(ctx, user)
     if user and source.kind == "local":
         lock_file = None  # npx skills keeps no global entry for a local folder either
@@ -505,13 +492,13 @@ def add_skills(
         planned = []
         for item in selected:
             files = skill_folder_files(item.folder, diags)
-            planned.append((item, files, files_hash(files)))
+            planned.append((item, files, files_hash(files), _content_findings(item)))
     guard = contextlib.nullcontext() if dry_run else _exclusive(ctx)
     with guard:
         record = _Record.read(ctx, diags)
         shared = _read_shared(lock_file, user, diags) if lock_file is not None else None
         entries: dict[str, Any] = dict(shared["skills"]) if shared is not None else {}
-        for item, files, digest in planned:
+        for item, files, digest, scanned in planned:
             targets = _targets(item.name, chosen_agents, ctx, user)
             _check_inside(targets, ctx, user)
             canonical = targets[0][1]
@@ -539,6 +526,10 @@ def add_skills(
                         )
                     )
                 continue
+            findings += [
+                (item.name, attrs.evolve(f, path=canonical / f.path if f.path else canonical))
+                for f in scanned
+            ]
             for agent, where in targets:
                 mode = "link" if (link and agent != _CANONICAL) else "copy"
                 existed = where.exists() or where.is_symlink()
@@ -583,7 +574,12 @@ def add_skills(
                 _write_shared(lock_file, {**shared, "skills": entries}, user)
             record.save()
     return InstallReport(
-        "user" if user else "project", lock_file, tuple(changes), tuple(diags), dry_run
+        "user" if user else "project",
+        lock_file,
+        tuple(changes),
+        tuple(diags),
+        dry_run,
+        tuple(findings),
     )
 
 

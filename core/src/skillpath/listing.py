@@ -77,7 +77,7 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -97,11 +97,13 @@ __all__ = [
     "shorten",
 ]
 
+#: The listing's default budget, in characters (``[listing] budget``).
 DEFAULT_BUDGET = 8000
 #: Descriptions are never shortened below this many characters; entries are dropped instead.
 MIN_DESCRIPTION = 60
 #: Longest description (``description - when_to_use``) of one entry, as in Claude Code.
 ENTRY_CAP = 1536
+#: The listing formats :func:`render_listing` writes.
 FORMATS = ("skills", "agentskills", "claude")
 _ALIASES = {"default": "skills", "agent-skills": "agentskills", "xml": "agentskills"}
 _SPACE_CATEGORIES = {"Cc", "Zl", "Zp", "Zs"}
@@ -279,15 +281,15 @@ def shorten(text: str, limit: int) -> str:
 # strings and integers (the garbage collector stops tracking those, so ten thousand of
 # them do not set off full collections) indexed by these constants.
 _Entry = tuple[str, str, str, int, int, int, bool, int, int]
-_NAME = 0
-_DESC = 1  # description - when_to_use, neutralised and within the entry cap
-_LOCATION = 2  # only filled in for the agentskills format, the one that shows it
-_PRIORITY = 3
-_FIXED = 4  # length of the entry without its description
-_FULL = 5  # length of the entry with the whole description
-_CAPPED = 6  # the entry cap cut the description
-_INDEX = 7  # position in listing order
-_RANK = 8  # origin_rank: who wrote the skill
+_NAME: Final = 0
+_DESC: Final = 1  # description - when_to_use, neutralised and within the entry cap
+_LOCATION: Final = 2  # only filled in for the agentskills format, the one that shows it
+_PRIORITY: Final = 3
+_FIXED: Final = 4  # length of the entry without its description
+_FULL: Final = 5  # length of the entry with the whole description
+_CAPPED: Final = 6  # the entry cap cut the description
+_INDEX: Final = 7  # position in listing order
+_RANK: Final = 8  # origin_rank: who wrote the skill
 
 
 def origin_rank(skill: Skill) -> int:

@@ -16,7 +16,8 @@ Each candidate goes through the ``filter_skill`` veto chain, then the same file
 reached twice (by ``(st_dev, st_ino)``, i.e. realpath-safe) loads once, then the
 first skill of a name wins; every loser is kept in ``shadowed`` with a
 diagnostic naming both files. Output is sorted by name (case-insensitive, then
-exact, then path).
+exact, then path). Last, :func:`skillpath.trust.apply_trust` judges each skill by
+its source's trust tier: quarantined or blocked skills move to ``skipped``.
 
 During the load a persistent discovery index (:mod:`skillpath.index`) is current,
 so every provider's ``scan_skills_dir`` reads only what changed since the last
@@ -34,11 +35,11 @@ from typing import Any
 
 import attrs
 
-from skillpath import _reuse
+from skillpath.cache import reuse as _reuse
+from skillpath.cache.index import activate as activate_index
+from skillpath.cache.index import open_index
 from skillpath.context import SkillContext, make_context
 from skillpath.filters import filter_skill
-from skillpath.index import activate as activate_index
-from skillpath.index import open_index
 from skillpath.model import (
     Diagnostic,
     DiscoveryResult,
@@ -52,6 +53,7 @@ from skillpath.model import (
 )
 from skillpath.plugins import PluginHost, get_plugin_host
 from skillpath.scan import scan_skills_dir
+from skillpath.trust import apply_trust
 
 __all__ = [
     "BUILTIN_ORDER",
@@ -517,4 +519,7 @@ def load_skills(
             _reuse.keep_merged(
                 key, host, ctx.settings.skills, passes, merged, _drop_found_elsewhere
             )
+    # trust tiers and quarantine (skillpath.trust): after the merge, so a reused merge
+    # is judged against the approvals as they are now
+    merged = apply_trust(merged, ctx)
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)

@@ -18,12 +18,12 @@ moved them into its own lock.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from skillpath.context import SkillContext
+from skillpath.files import write_atomic
 from skillpath.provenance import LOCK_FILE
 
 __all__ = ["EXPORT_LOCK_FILE", "drop_legacy_export_entries", "legacy_export_entries"]
@@ -74,11 +74,5 @@ def drop_legacy_export_entries(ctx: SkillContext, names: Iterable[str]) -> None:
     out = {"version": data.get("version", 1), "skills": dict(sorted(skills.items()))}
     for key, value in data.items():
         out.setdefault(key, value)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "x", encoding="utf-8") as fh:
-            fh.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    write_atomic(path, text.encode("utf-8"), parents=False)

@@ -7,7 +7,7 @@ with :func:`attrs.evolve`; build one with its named constructor.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,6 +27,7 @@ __all__ = [
     "Veto",
 ]
 
+#: The level of a :class:`Diagnostic`.
 Level = Literal["error", "warning", "info"]
 
 _EMPTY: Mapping[str, Any] = {}
@@ -148,6 +149,12 @@ class _BodyCache:
             return self._value
 
 
+def _body_cache(value: _BodyCache | Callable[[], str] | None) -> _BodyCache:
+    """``Skill(body_cache=...)``: a shared cache as it is, or a loader (``None``: read
+    the file) wrapped in a new one."""
+    return value if isinstance(value, _BodyCache) else _BodyCache(value)
+
+
 @attrs.frozen
 class Skill:
     """A discovered skill.
@@ -174,7 +181,7 @@ class Skill:
         eq=False,
         repr=False,
         alias="body_cache",
-        converter=lambda v: v if isinstance(v, _BodyCache) else _BodyCache(v),
+        converter=_body_cache,
     )
 
     @classmethod
@@ -244,12 +251,10 @@ class Skill:
         """True when ``paths`` holds the skill back until a matching file is touched.
 
         Patterns that are all ``**`` (after dropping a trailing ``/**``) make the
-        skill unconditional (see :mod:`skillpath.activation`).
+        skill unconditional (see :func:`normalize_patterns`).
         """
         if not self.frontmatter.paths:
             return False
-        from skillpath.activation import normalize_patterns
-
         return normalize_patterns(self.frontmatter.paths) is not None
 
     @property
@@ -387,16 +392,16 @@ class LoadResult:
     def get(self, name: str) -> Skill | None:
         """The active or conditional skill called exactly ``name``, if any; else the
         one whose folder is called ``name`` when its frontmatter name differs
-        (:func:`skillpath.suggest.by_folder`)."""
+        (:func:`by_folder`); else the one called
+        ``<namespace>:name`` (:func:`by_qualified`)."""
         for skill in self.skills:
             if skill.name == name:
                 return skill
         for skill in self.conditional:
             if skill.name == name:
                 return skill
-        from skillpath.suggest import by_folder
-
-        return by_folder(name, (*self.skills, *self.conditional))
+        every = (*self.skills, *self.conditional)
+        return by_folder(name, every) or by_qualified(name, every)
 
     @property
     def names(self) -> list[str]:
@@ -420,3 +425,48 @@ class LoadResult:
 def sort_key(skill: Skill) -> tuple[str, str, str]:
     """Deterministic output order: case-insensitive name, exact name, path."""
     return (skill.name.casefold(), skill.name, str(skill.path) if skill.path else "")
+
+
+def normalize_patterns(patterns: Iterable[str]) -> tuple[str, ...] | None:
+    """The patterns as matched, or ``None`` when they make a skill unconditional.
+
+    A trailing ``/**`` is dropped and empty patterns are removed; no pattern
+    left, or only ``**``, means unconditional.
+    """
+    out: list[str] = []
+    for raw in patterns:
+        pat = raw.strip()
+        if pat.endswith("/**"):
+            pat = pat[:-3]
+        if pat:
+            out.append(pat)
+    if not out or all(p == "**" for p in out):
+        return None
+    return tuple(out)
+
+
+def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
+    """The one skill whose folder is called ``name`` (and whose name is not),
+    or ``None`` when none or several are."""
+    hit: Skill | None = None
+    for s in skills:
+        if s.base_dir is not None and s.base_dir.name == name and s.name != name:
+            if hit is not None:
+                return None
+            hit = s
+    return hit
+
+
+def by_qualified(name: str, skills: Iterable[Skill]) -> Skill | None:
+    """The one skill called ``<namespace>:name`` (a Claude Code plugin's
+    ``plugin:skill``) when ``name`` has no namespace of its own, or ``None`` when
+    none or several are: a bare name resolves only while it is unambiguous."""
+    if ":" in name:
+        return None
+    hit: Skill | None = None
+    for s in skills:
+        if s.name.rpartition(":")[2] == name and ":" in s.name:
+            if hit is not None:
+                return None
+            hit = s
+    return hit

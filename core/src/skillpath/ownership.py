@@ -59,13 +59,13 @@ def _owners() -> set[int] | None:
     """The uids whose files count as the user's (``None``: no uids here)."""
     if not hasattr(os, "geteuid"):
         return None
-    from skillpath.context import _trusted_owners
+    from skillpath.safety import _trusted_owners
 
     return _trusted_owners()
 
 
 def _others_may_write(st: os.stat_result) -> str | None:
-    from skillpath.context import _writable_by_others
+    from skillpath.safety import _writable_by_others
 
     return _writable_by_others(st)
 

@@ -66,10 +66,11 @@ from typing import Any
 import attrs
 import yaml
 
-from skillpath._cachefile import racy_window_ns
 from skillpath.boundedjson import JSONLimitError, read_json_bounded
+from skillpath.cache.files import racy_window_ns
 from skillpath.commands import read_source
 from skillpath.errors import SkillpathError
+from skillpath.files import replace_folder, write_atomic
 from skillpath.frontmatter import strip_frontmatter
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.ownership import FolderRefused, claim_folder, exclusive, lock_wait
@@ -149,15 +150,7 @@ def _atomic_write(path: Path, data: bytes) -> None:
             return
     except OSError:
         pass  # missing, different, or not a regular file: replaced below (never followed)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        with open(tmp, "xb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, data)
 
 
 def _neutralise_shell(text: str, skill: Skill, policy: ShellPolicy) -> str:
@@ -459,24 +452,7 @@ def _write_manifest(
 
 def _replace_dir(final: Path, files: dict[str, bytes]) -> None:
     """Build ``final`` from ``files`` next to it and swap it in."""
-    parent = final.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    token = f"{os.getpid()}.{os.urandom(4).hex()}"
-    stage = parent / f".{final.name}.{token}.new"
-    trash = parent / f".{final.name}.{token}.old"
-    try:
-        stage.mkdir()
-        for rel, data in files.items():
-            target = stage / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with open(target, "xb") as f:
-                f.write(data)
-        if final.exists() or final.is_symlink():
-            os.replace(final, trash)
-        os.replace(stage, final)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-        shutil.rmtree(trash, ignore_errors=True)
+    replace_folder(final, files)
 
 
 def write_claude_plugin(

@@ -45,6 +45,7 @@ it could:
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -57,6 +58,7 @@ from skillpath.errors import PluginError, PromptError, ResolveError
 from skillpath.model import Diagnostic, DiscoveryResult, Skill, Veto
 
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
     from skillpath.prompt import Invocation
     from skillpath.resources import Resource
@@ -78,12 +80,15 @@ __all__ = [
     "step",
 ]
 
+#: The entry-point group plugins register in (the same string as the project name).
 ENTRY_POINT_GROUP = "skillpath"
 #: Hook calls slower than this many seconds are reported as a warning.
 SLOW_HOOK_SECONDS = 2.0
 _TRUE = {"1", "true", "yes", "on"}
 #: What a plugin may raise without taking the host down (``SystemExit`` included).
 _ISOLATED = (Exception, SystemExit)
+#: A folder name a plugin may declare in the cache directory (``cache_folders``).
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
 def _slow_seconds(env: Mapping[str, str]) -> float:
@@ -105,7 +110,7 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Any]:
     ``group``, ``module``, ``attr``, ``load()`` and ``dist`` (``name``,
     ``version``, ``metadata["Name"]``).
     """
-    from skillpath._entrypoints import entry_points as cached
+    from skillpath.cache.entrypoints import entry_points as cached
 
     return cached(group, env)
 
@@ -289,6 +294,9 @@ class PluginHost:
     )
     #: The slowest time over :attr:`slow_seconds` of each ``(plugin, import or hook)``.
     timings: dict[tuple[str, str], float] = attrs.field(factory=dict, init=False, repr=False)
+    _commands: tuple[dict[str, Any], list[Diagnostic]] | None = attrs.field(
+        default=None, init=False, repr=False
+    )
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -340,7 +348,7 @@ class PluginHost:
 
         The list of entry points comes from a cache kept across processes and
         refreshed whenever a distribution is installed, upgraded or removed
-        (:mod:`skillpath._entrypoints`), so start-up does not pay for
+        (:mod:`skillpath.cache.entrypoints`), so start-up does not pay for
         ``importlib_metadata``.
         """
         blocked = set(block)
@@ -560,6 +568,76 @@ class PluginHost:
                 out[section] = dict(keys)
         return out, diags
 
+    def commands(self, taken: Iterable[str] = ()) -> tuple[dict[str, Any], list[Diagnostic]]:
+        """Collect the click commands plugins add with ``register_commands``:
+        ``(name -> click.Command, problems)``. Plugins are asked in name order,
+        each with a group of its own; a command whose name is in ``taken`` (the
+        core's own) or was added by an earlier plugin is reported and dropped.
+        Computed once per host."""
+        if self._commands is not None:
+            return self._commands
+        import click
+
+        diags: list[Diagnostic] = []
+        out: dict[str, Any] = {}
+        owner: dict[str, str] = dict.fromkeys(taken, "skillpath")
+        for impl in sorted(self._impls("register_commands"), key=lambda i: i.plugin_name):
+            group = click.Group(impl.plugin_name)
+            ok, _res = self._call(impl, "register_commands", {"cli": group}, diags)
+            if not ok:
+                continue
+            for name, command in group.commands.items():
+                if name in owner:
+                    diags.append(
+                        Diagnostic(
+                            "error",
+                            "plugin-command-conflict",
+                            f"plugin {impl.plugin_name!r}: command {name!r} is already "
+                            f"provided by {owner[name]}; it is ignored",
+                        )
+                    )
+                    continue
+                owner[name] = repr(impl.plugin_name)
+                out[name] = command
+        self._commands = (out, diags)
+        return self._commands
+
+    def cache_folders(self, taken: Iterable[str] = ()) -> tuple[dict[str, str], list[Diagnostic]]:
+        """Collect every ``cache_folders`` declaration: ``(folder -> description,
+        problems)``. Plugins are asked in name order; a name that is not one plain
+        path component, or is in ``taken`` (the core's parts) or was declared by an
+        earlier plugin, is reported and ignored."""
+        diags: list[Diagnostic] = []
+        out: dict[str, str] = {}
+        owner: dict[str, str] = dict.fromkeys(taken, "skillpath")
+        for impl in sorted(self._impls("cache_folders"), key=lambda i: i.plugin_name):
+            ok, res = self._call(impl, "cache_folders", {}, diags)
+            if not ok or res is None:
+                continue
+            if not isinstance(res, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in res.items()
+            ):
+                self._bad_return(impl, "cache_folders", res, diags)
+                continue
+            for name, what in res.items():
+                problem = None
+                if not _PLAIN_NAME.fullmatch(name):
+                    problem = f"cache folder {name!r} is not a plain folder name"
+                elif name in owner:
+                    problem = f"cache folder {name!r} is already declared by {owner[name]}"
+                if problem is not None:
+                    diags.append(
+                        Diagnostic(
+                            "error",
+                            "plugin-cache-conflict",
+                            f"plugin {impl.plugin_name!r}: {problem}; it is ignored",
+                        )
+                    )
+                    continue
+                owner[name] = repr(impl.plugin_name)
+                out[name] = what
+        return out, diags
+
     def discover(self, ctx: SkillContext) -> tuple[list[DiscoveryResult], list[Diagnostic]]:
         """Call every ``discover_skills`` and collect valid results."""
         diags: list[Diagnostic] = []
@@ -763,6 +841,53 @@ class PluginHost:
                 continue
             current = list(res)
         return current
+
+    def scanners(self) -> list[tuple[str, str]]:
+        """``(plugin name, version)`` of every ``scan_skill`` implementation, by name."""
+        versions = {r.name: r.version or "" for r in self.records}
+        names = sorted({i.plugin_name for i in self._impls("scan_skill")})
+        return [(n, versions.get(n, "")) for n in names]
+
+    def scan(
+        self, plugin: str, skill: Skill, ctx: SkillContext, diags: list[Diagnostic]
+    ) -> list[ContentFinding] | None:
+        """Call ``plugin``'s ``scan_skill`` on ``skill``: its findings, or ``None``
+        when it abstained or failed (a failure is reported as ``scanner-failed``)."""
+        from skillpath.contentscan import ContentFinding
+
+        for impl in self._impls("scan_skill"):
+            if impl.plugin_name != plugin:
+                continue
+            ok, res = self._call(
+                impl, "scan_skill", {"skill": skill, "ctx": ctx}, diags, report=False
+            )
+            if not ok:
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        "scanner-failed",
+                        f"scanner {plugin!r} failed on skill {skill.name!r}: {res!r}",
+                        skill.path,
+                    )
+                )
+                return None
+            if res is None:
+                return None
+            if isinstance(res, (str, bytes)) or not isinstance(res, Sequence) or not all(
+                isinstance(f, ContentFinding) for f in res
+            ):
+                diags.append(
+                    Diagnostic(
+                        "error",
+                        "scanner-failed",
+                        f"scanner {plugin!r} returned {type(res).__name__} for skill "
+                        f"{skill.name!r}, ignored",
+                        skill.path,
+                    )
+                )
+                return None
+            return list(res)
+        return None
 
     def resolve(self, url: str, ctx: SkillContext, diags: list[Diagnostic]) -> Resource:
         """First non-``None`` ``resolve_url`` result; ``ResolveError`` when none."""

@@ -21,7 +21,8 @@ would grant:
 The hand-written tier is the levels ``[shell] levels`` names (a skill whose
 inline shell skillpath would run may keep its powers), whether or not
 ``[shell] enabled`` is on; skills of provider ``managed`` count as level
-``learned`` and MCP skills are never in it. Under the defaults ``project``,
+``learned``, MCP skills are never in it, and neither is a skill whose trust tier
+may not run shell (:mod:`skillpath.trust`). Under the defaults ``project``,
 ``package`` and ``remote`` skills are below it.
 """
 
@@ -67,7 +68,7 @@ def hand_written(skill: Skill, policy: ShellPolicy) -> bool:
     if skill.source.loaded_from == "mcp":
         return False
     level = LEARNED_LEVEL if skill.source.provider == "managed" else skill.source.level
-    return level in policy.levels
+    return level in policy.levels and policy.tier_refusal(skill) is None
 
 
 def power_fields(skill: Skill, policy: ShellPolicy) -> tuple[str, ...]:

@@ -290,7 +290,7 @@ class ProvenanceIndex:
             recorded = _str(entry.get("computedHash")) if local else None
             drift = None
             if verify and recorded is not None:
-                from skillpath.export import folder_hash
+                from skillpath.files import folder_hash
 
                 drift = "none" if folder_hash(base) == recorded else "changed"
             return Origin(

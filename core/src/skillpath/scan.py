@@ -20,8 +20,7 @@ from typing import Any
 
 import attrs
 
-from skillpath import _replay, _reuse
-from skillpath import index as _index
+from skillpath.cache.memo import ScanMemo, open_scan_memo
 from skillpath.frontmatter import (
     LinkedOutside,
     _parse_frontmatter,
@@ -39,9 +38,20 @@ from skillpath.model import (
     SkillSource,
 )
 from skillpath.safety import is_inside, outside_area, project_area
+from skillpath.survey import (
+    _SURVEY_SKIP,
+    Survey,
+    near_miss_roots,
+    note_flat_file,
+    note_nested,
+)
+from skillpath.survey import SKILL_FILE as _SURVEY_SKILL_FILE
+from skillpath.survey import child_path as _child
+from skillpath.survey import describe_scan_error as _describe_oserror
 from skillpath.textguard import text_findings
 
 __all__ = [
+    "SKILL_FILE",
     "Discovery",
     "ScanResult",
     "build_skill",
@@ -54,22 +64,9 @@ __all__ = [
     "skill_from_text",
 ]
 
-SKILL_FILE = "SKILL.md"
+#: The file that makes a folder a skill.
+SKILL_FILE = _SURVEY_SKILL_FILE
 _SEP_SKILL_FILE = os.sep + SKILL_FILE
-
-
-def _slow_child(base: Path, name: str) -> Path:
-    return base / name
-
-
-# ``base / name`` re-parses the whole path; pathlib's own helper for names that
-# come from a directory listing does not (checked once, with a fallback)
-_fast_child: Any = getattr(Path, "_make_child_relpath", None)
-_child: Callable[[Path, str], Path] = (
-    _fast_child
-    if _fast_child is not None and str(_fast_child(Path("/a"), "b")) == "/a/b" == os.sep + "a/b"
-    else _slow_child
-)
 
 
 def _can_seed_str() -> bool:
@@ -532,16 +529,6 @@ def _keepable(record: Record) -> bool:
     return not any(getattr(d, "code", None) == "unreadable-skill" for d in record[3])
 
 
-def _describe_oserror(exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symlink loop"
-    if exc.errno == errno.ENOTDIR:
-        return "not a directory"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return exc.strerror or str(exc)
-
-
 def scan_skills_dir(
     root: Path | str,
     source: SkillSource,
@@ -556,8 +543,9 @@ def scan_skills_dir(
     a directory, permission denied) or on an entry (dangling symlink, loop,
     unreadable file) is a diagnostic. Never raises.
 
-    During :func:`skillpath.load_skills` the persistent discovery index
-    (:mod:`skillpath.index`) is consulted: an unchanged root is not listed
+    During :func:`skillpath.load_skills` the scan asks its memo
+    (:class:`skillpath.cache.memo.ScanMemo`: the persistent discovery index and
+    the in-process reuse) what it may skip: an unchanged root is not listed
     again and an unchanged ``SKILL.md`` is not read again (directory and file
     stats only). The result is the same either way.
     """
@@ -565,7 +553,6 @@ def scan_skills_dir(
     src = source if source.root == root else attrs.evolve(source, root=root)
     provider = src.provider
     diags: list[Diagnostic] = []
-    skills: list[Skill] = []
     root_str = os.fspath(root)
     area = project_area(root) if src.level == "project" else None
     if area is not None and os.path.exists(root_str):
@@ -573,376 +560,170 @@ def scan_skills_dir(
         if outside is not None:
             diags.append(outside_project(root, outside, area, provider))
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
-    idx = _index.current()
+    reader = _RootReader(root, src, priority, require_description)
     build = (provider, src.level, src.loaded_from, require_description)
-    memo_key: tuple[Any, ...] | None = None
-    memo: _reuse.RootMemo | None = None
-    root_key: tuple[Any, ...] | None = None
-    if idx is not None and idx.reuse:
-        memo_key = (root_str, *build, priority)
-        memo = _reuse.get(memo_key)
-        if memo is not None and (memo.area != area or memo.source != src):
-            memo = None
-        root_key = _root_key(root_str)
-        if (
-            memo is not None
-            and memo.result is not None
-            and root_key is not None
-            and root_key == memo.root_key
-        ):
-            if memo.armed:
-                # watched: only what had an event is looked at again, and every link
-                # (what a link leads to can change with no event here)
-                changed = _reuse.changed(memo_key, memo)
-                if None not in changed:
-                    entries_kept = memo.entries
-                    parents = idx.realpaths
-                    changed.update(
-                        n
-                        for n in memo.links
-                        if not _link_unchanged(entries_kept[n], memo.area, parents)
-                    )
-                if not changed:
-                    _reuse.count("roots_reused")
-                    _replay.listed(root_str)  # the entries are used as if listed again
-                    return memo.result  # type: ignore[no-any-return]
-                if None not in changed:
-                    patched = _patch_root(
-                        root, src, priority, require_description, memo, memo_key, changed, idx
-                    )
-                    if patched is not None:
-                        return patched
-            elif memo.stat_ok:
-                # kept by a load that did not watch: a session's load watches it from now
-                routes = _watch(root_str, memo.entries) if _reuse.watch_requested() else None
-                if _unchanged(memo.entries, memo.area, idx.realpaths) and (
-                    routes is None or _root_key(root_str) == memo.root_key
-                ):
-                    if routes is not None:
-                        _reuse.put(memo_key, _armed(memo), routes=routes, base=memo)
-                    _reuse.count("roots_reused")
-                    _replay.listed(root_str)  # the entries are used as if listed again
-                    return memo.result  # type: ignore[no-any-return]
-                if routes is not None:
-                    _reuse.release(routes)
-    handled = (
-        _reuse.changed(memo_key, memo)
-        if memo_key is not None and memo is not None and memo.armed
-        else None
-    )
-    state = idx.root(os.path.abspath(root_str)) if idx is not None else None
-    entries = _list_root(root_str, src, diags, idx, state)
+    memo = open_scan_memo(root_str, src, area, build, priority)
+    kept = memo.kept_result(reader)
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    memo.begin()
+    entries = _list_root(root_str, src, diags, memo)
     if entries is None:
-        if memo_key is not None:
-            _reuse.put(memo_key, None, base=memo)
-        if diags:
-            return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
-        if idx is not None:
-            idx.forget(os.path.abspath(root_str))
-        return ScanResult((), (), RootScan(provider, src.level, root, False))
+        memo.root_missing(forget=not diags)
+        return ScanResult((), tuple(diags), RootScan(provider, src.level, root, bool(diags)))
     prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
-    survey = _Survey(root, provider)
-    # what this scan leaves for the next one in this process (see skillpath._reuse)
-    old_memo = memo.entries if memo is not None else None
-    new_memo: dict[str, tuple[Any, ...]] | None = {} if memo_key is not None else None
-    whole = memo_key is not None
-    reused = 0
+    survey = Survey(root, provider)
+    skills: list[Skill] = []
     for name, kind in entries:
         if kind == "f":
-            _note_flat_file(root, name, src, diags)
+            note_flat_file(root, name, src, diags)
             continue
         if kind == "h":
-            whole = False
+            memo.partial()
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
         if kind != "d":
-            whole = whole and kind == "l"  # an entry not inspected when listed: every time
+            if kind != "l":
+                memo.partial()  # an entry not inspected when listed: every time
             if not _link_is_dir(folder, kind, provider, diags):
-                whole = False
+                memo.partial()
                 continue
         if area is not None and kind == "l":
             outside = outside_area(folder, area)
             if outside is not None:
                 refused = outside_project(Path(folder), outside, area, provider)
                 diags.append(refused)
-                if new_memo is not None:  # decided by where the link leads, nothing else
-                    new_memo[name] = (
-                        ("outside", outside),
-                        folder,
-                        None,
-                        None,
-                        (None, (refused,)),
-                        False,
-                    )
+                memo.refused(name, outside, folder, refused)
                 continue
-        skill_path = folder + _SEP_SKILL_FILE
         linked = folder if kind == "l" else None
-        record: Record | None = None
-        file_id: tuple[int, int] | None = None
-        key = None if state is None else _file_key(skill_path, linked)
-        if old_memo is not None and key is not None and state is not None:
-            kept = old_memo.get(name)
-            if kept is not None and kept[0] == key and kept[1] == linked and not kept[5]:
-                # unchanged since the last scan in this process: the same objects
-                if state.lookup(name, key, build) is None:
-                    state.store(name, key, False, build, kept[3])
-                skill, sdiags_t = kept[4]
-                diags.extend(sdiags_t)
-                if skill is not None:
-                    skills.append(skill)
-                new_memo[name] = kept  # type: ignore[index]
-                reused += 1
-                continue
-        base_dir, path = _skill_paths(root, name, folder, skill_path)
-        racy = True
-        if key is not None and state is not None and idx is not None:
-            file_id = key[-1]
-            record = state.lookup(name, key, build)
-            cached: tuple[Skill | None, list[Diagnostic]] | None = None
-            if record is not None:
-                try:
-                    cached = _from_record(record, path, src, priority, file_id, base_dir)
-                except (TypeError, ValueError, AttributeError):
-                    cached = None  # a record that does not fit: read the file instead
-            racy = idx.is_racy(key[1], key[4]) or (
-                key[5] is not None and idx.is_racy(key[5][1], key[5][4])
-            )
-            if cached is not None:
-                idx.stats.hits += 1
-                skill, sdiags = cached
-                diags.extend(sdiags)
-                if skill is not None:
-                    skills.append(skill)
-                elif not sdiags:
-                    whole = False
-                    _note_nested(base_dir, src, diags, survey)
-                    continue
-                if new_memo is not None and not racy:
-                    built = (skill, tuple(sdiags))
-                    new_memo[name] = (key, linked, skill_path, record, built, False)
-                else:
-                    whole = False
-                continue
-            else:
-                idx.stats.misses += 1
-                record, _st = _read_record(
-                    path, src, require_description=require_description, default_name=name
-                )
-                if record is not None and _keepable(record):
-                    state.store(name, key, racy, build, record)
-                else:
-                    racy = True  # not kept: read again next time
-        else:
-            record, st = _read_record(
-                path, src, require_description=require_description, default_name=name
-            )
-            if st is not None:
-                file_id = (st.st_dev, st.st_ino)
-        if record is None:
-            whole = False
-            _note_nested(base_dir, src, diags, survey)
-            continue
-        skill, sdiags = _from_record(record, path, src, priority, file_id, base_dir)
-        diags.extend(sdiags)
-        if skill is not None:
-            skills.append(skill)
-        elif not sdiags:
-            whole = False
-            _note_nested(base_dir, src, diags, survey)
-            continue
-        if new_memo is not None and not racy:
-            new_memo[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), False)
-        else:
-            whole = False
+        if not _scan_folder(reader, memo, name, folder, linked, skills, diags):
+            memo.partial()
+            note_nested(_child(root, name), src, diags, survey)
     survey.report(diags)
     if _SPARE is not None:
         _SPARE.append(entries)  # freed at exit, not object by object here
     result = ScanResult(
         tuple(skills), tuple(diags), RootScan(provider, src.level, root, True, len(skills))
     )
-    if memo_key is not None and new_memo is not None:
-        _reuse.count("roots_rescanned")
-        _reuse.count("entries_reused", reused)
-        if root_key is not None and idx is not None and idx.is_racy(root_key[2], root_key[3]):
-            root_key = None
-        keep = result if whole and root_key is not None else None
-        root_memo = _reuse.RootMemo(src, area, root_key, new_memo, keep, entries)
-        routes = None
-        if keep is not None and _reuse.watch_requested():
-            routes = _watch(root_str, new_memo)
-            # a change made before the watches were in place gave no event
-            if routes is not None:
-                if _root_key(root_str) == root_key and _unchanged(new_memo):
-                    root_memo = _armed(root_memo)
-                else:
-                    _reuse.release(routes)
-                    routes = None
-        _reuse.put(memo_key, root_memo, handled=handled, routes=routes, base=memo)
+    memo.finish(result, entries)
     return result
 
 
-def _watch(root: str, entries: Mapping[str, tuple[Any, ...]]) -> _reuse.Routes | None:
-    """Watch root ``root`` and its kept skill folders (see :func:`skillpath._reuse.arm`)."""
-    return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
-
-
-def _armed(memo: _reuse.RootMemo) -> _reuse.RootMemo:
-    """A copy of ``memo`` marked as watched (its links still checked on every load)."""
-    armed = _reuse.RootMemo(
-        memo.source,
-        memo.area,
-        memo.root_key,
-        memo.entries,
-        memo.result,
-        memo.listing,
-        stat_ok=memo.stat_ok,
-        armed=True,
-    )
-    armed.links = tuple(n for n, e in memo.entries.items() if _linked(e))
-    _reuse.count("roots_armed")
-    return armed
-
-
-def _linked(entry: tuple[Any, ...]) -> bool:
-    """Whether a kept entry goes through a symlink (its folder or its ``SKILL.md``): where
-    a link leads can change with no event in the watched folders, so it is checked by
-    ``stat`` on every load even while its root is watched."""
-    return entry[1] is not None or entry[2] is None or entry[0][5] is not None
-
-
-def _patch_root(
-    root: Path,
-    src: SkillSource,
-    priority: int,
-    require_description: bool,
-    memo: _reuse.RootMemo,
-    memo_key: tuple[Any, ...],
-    changed: set[str | None],
-    idx: _index.DiscoveryIndex,
-) -> ScanResult | None:
-    """The scan result of watched root ``root`` after events in the folders ``changed``.
-
-    Those folders are watched again (a replaced ``SKILL.md`` is a new file)
-    before each ``SKILL.md`` is read again; every other skill stays as kept.
-    ``None`` when a folder is not a plain skill folder any more (the caller
-    scans the whole root).
-    """
-    names = [n for n in changed if n is not None]
-    if any(n not in memo.entries or memo.entries[n][2] is None for n in names):
-        return None  # not a kept skill folder, or a link refused for leading outside
-    root_str = os.fspath(root)
-    routes = _reuse.arm(root_str, names, with_root=False)
-    if routes is None:
-        return None
-    prefix = root_str if root_str.endswith(os.sep) else root_str + os.sep
-    entries = dict(memo.entries)
-    stat_ok = memo.stat_ok
-    for name in names:
-        folder = prefix + name
-        skill_path = folder + _SEP_SKILL_FILE
-        linked = memo.entries[name][1]
-        if linked is not None:
-            # as the scan does: a link that leads nowhere or out of the project
-            # makes a diagnostic of its own: the whole root is scanned again
-            if not os.path.isdir(folder):
-                return None
-            if memo.area is not None and outside_area(folder, memo.area) is not None:
-                return None
-        key = _file_key(skill_path, linked)
-        if key is None:
-            return None
-        base_dir, path = _skill_paths(root, name, folder, skill_path)
-        record, _st = _read_record(
-            path, src, require_description=require_description, default_name=name
-        )
-        if record is None or not _keepable(record):
-            return None
-        skill, sdiags = _from_record(record, path, src, priority, key[-1], base_dir)
-        if skill is None and not sdiags:
-            return None
-        racy = idx.is_racy(key[1], key[4]) or (
-            key[5] is not None and idx.is_racy(key[5][1], key[5][4])
-        )
-        # a recent file is kept while watched; its key alone does not vouch for it
-        stat_ok = stat_ok and not racy
-        entries[name] = (key, linked, skill_path, record, (skill, tuple(sdiags)), racy)
-    result = _replaced(memo, entries, names)
-    if result is None:  # skills came or went, or diagnostics changed: put together again
-        skills: list[Skill] = []
-        diags: list[Diagnostic] = []
-        for name, kind in memo.listing:
-            if kind == "f":
-                _note_flat_file(root, name, src, diags)
-                continue
-            skill, sdiags_t = entries[name][4]
-            diags.extend(sdiags_t)
-            if skill is not None:
-                skills.append(skill)
-        result = ScanResult(
-            tuple(skills), tuple(diags), RootScan(src.provider, src.level, root, True, len(skills))
-        )
-    kept = _reuse.RootMemo(
-        src,
-        memo.area,
-        memo.root_key,
-        entries,
-        result,
-        memo.listing,
-        stat_ok=stat_ok,
-        armed=True,
-    )
-    kept.links = memo.links
-    _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True, base=memo)
-    _reuse.count("roots_patched")
-    _replay.listed(root_str)
-    return result
-
-
-def _root_key(root: str) -> tuple[Any, ...] | None:
-    """The identity and ``mtime_ns``/``ctime_ns`` of root ``root`` (``None``: no ``stat``)."""
-    try:
-        st = os.stat(root)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-
-
-def _unchanged(
-    entries: Mapping[str, tuple[Any, ...]],
-    area: str | None = None,
-    parents: dict[str, str] | None = None,
+def _scan_folder(
+    reader: _RootReader,
+    memo: ScanMemo,
+    name: str,
+    folder: str,
+    linked: str | None,
+    skills: list[Skill],
+    diags: list[Diagnostic],
 ) -> bool:
-    """Whether every kept entry still stands (see :func:`_entry_unchanged`); an entry
-    through a folder symlink is checked as :func:`_link_unchanged` does, with the
-    load's cache of real parent folders ``parents`` (``os.path.realpath`` of each link
-    would ``lstat`` every component of its path, for each link)."""
-    for entry in entries.values():
-        if entry[1] is None:
-            if not _entry_unchanged(entry):
-                return False
-        elif not _link_unchanged(entry, area, parents):
+    """Build the skill of folder ``name`` (text ``folder``; ``linked``: the same when it
+    is a symlink) into ``skills`` and ``diags``, through ``memo``; ``False`` when the
+    folder holds no skill and no diagnostic (the caller says why it is not a skill)."""
+    skill_path = folder + _SEP_SKILL_FILE
+    key = memo.file_key(skill_path, linked)
+    kept = memo.unchanged_entry(name, key, linked)
+    if kept is not None:  # unchanged since the last scan in this process: the same objects
+        skill, sdiags_t = kept[4]
+        diags.extend(sdiags_t)
+        if skill is not None:
+            skills.append(skill)
+        return True
+    base_dir, path = _skill_paths(reader.root, name, folder, skill_path)
+    src, priority = reader.source, reader.priority
+    built: tuple[Skill | None, list[Diagnostic]] | None = None
+    file_id: tuple[int, int] | None = None
+    if key is not None:  # the index is on
+        file_id = key[-1]
+        record = memo.lookup(name, key)
+        if record is not None:
+            try:
+                built = _from_record(record, path, src, priority, file_id, base_dir)
+            except (TypeError, ValueError, AttributeError):
+                built = None  # a record that does not fit: read the file instead
+        racy = memo.is_racy(key)
+        if built is not None:
+            memo.hit()
+        else:
+            memo.miss()
+            record, _st = reader.read(path, name)
+            if record is not None and _keepable(record):
+                memo.store(name, key, racy, record)
+            else:
+                racy = True  # not kept: read again next time
+    else:
+        racy = True
+        record, st = reader.read(path, name)
+        if st is not None:
+            file_id = (st.st_dev, st.st_ino)
+    if built is None:
+        if record is None:
             return False
+        built = _from_record(record, path, src, priority, file_id, base_dir)
+    skill, sdiags = built
+    diags.extend(sdiags)
+    if skill is not None:
+        skills.append(skill)
+    elif not sdiags:
+        return False
+    memo.keep(name, key, linked, skill_path, record, (skill, tuple(sdiags)), racy)
     return True
 
 
-def _replaced(
-    memo: _reuse.RootMemo, entries: Mapping[str, tuple[Any, ...]], names: list[str]
-) -> ScanResult | None:
-    """``memo``'s result with the skills of ``names`` taken from ``entries``, in their
-    places, when each was and still is a skill without diagnostics (else ``None``)."""
-    old = memo.result
-    if old is None:
-        return None
-    swap: dict[int, Skill] = {}
-    for name in names:
-        before, before_diags = memo.entries[name][4]
-        after, after_diags = entries[name][4]
-        if before is None or after is None or before_diags or after_diags:
+class _RootReader:
+    """How one root's folders are read (what its :class:`~skillpath.cache.memo.ScanMemo`
+    is given, to read again the folders of a watched root that had events)."""
+
+    __slots__ = ("priority", "require_description", "root", "source")
+
+    def __init__(
+        self, root: Path, source: SkillSource, priority: int, require_description: bool
+    ) -> None:
+        self.root = root
+        self.source = source
+        self.priority = priority
+        self.require_description = require_description
+
+    def read(self, path: Path, name: str) -> tuple[Record | None, os.stat_result | None]:
+        """Read and derive ``SKILL.md`` ``path`` of folder ``name``."""
+        return _read_record(
+            path, self.source, require_description=self.require_description, default_name=name
+        )
+
+    def link_ok(self, folder: str, area: str | None) -> bool:
+        """Whether folder link ``folder`` leads to a folder, inside ``area`` if any."""
+        if not os.path.isdir(folder):
+            return False
+        return area is None or outside_area(folder, area) is None
+
+    def reread(
+        self, name: str, folder: str, skill_path: str, file_id: Any
+    ) -> tuple[Record, Skill | None, tuple[Diagnostic, ...]] | None:
+        """``(record, skill, diagnostics)`` of folder ``name`` read again; ``None`` when
+        it is not a plain skill folder whose record the index may keep."""
+        base_dir, path = _skill_paths(self.root, name, folder, skill_path)
+        record, _st = self.read(path, name)
+        if record is None or not _keepable(record):
             return None
-        swap[id(before)] = after
-    skills = tuple(swap.get(id(s), s) for s in old.skills)
-    return ScanResult(skills, old.diagnostics, old.root)
+        skill, sdiags = _from_record(record, path, self.source, self.priority, file_id, base_dir)
+        if skill is None and not sdiags:
+            return None
+        return record, skill, tuple(sdiags)
+
+    def flat_file(self, name: str, diags: list[Diagnostic]) -> None:
+        """The diagnostic of ``*.md`` file ``name`` directly in the root."""
+        note_flat_file(self.root, name, self.source, diags)
+
+    def result(self, skills: list[Skill], diags: list[Diagnostic]) -> ScanResult:
+        """The scan result of the root with ``skills`` and ``diags``."""
+        src = self.source
+        return ScanResult(
+            tuple(skills),
+            tuple(diags),
+            RootScan(src.provider, src.level, self.root, True, len(skills)),
+        )
 
 
 #: Set by a command that exits once it has written its output (``list``): what a
@@ -968,61 +749,6 @@ def keeping_until_exit(store: list[Any]) -> Iterator[list[Any]]:
         _SPARE = before
 
 
-def _realpath_cached(path: str, parents: dict[str, str], depth: int = 0) -> str:
-    """:func:`os.path.realpath` of ``path``, the real path of each parent folder taken
-    once from ``parents`` (one load's cache: links in a root share their targets' folders).
-
-    Only the last component is resolved here (a symlink is followed from the real
-    folder that holds it); everything else is :func:`os.path.realpath`'s.
-    """
-    parent, base = os.path.split(path)
-    if not parent or base in ("", ".", "..") or depth > 40:
-        return os.path.realpath(path)
-    real_parent = parents.get(parent)
-    if real_parent is None:
-        real_parent = parents[parent] = os.path.realpath(parent)
-    candidate = os.path.join(real_parent, base)
-    try:
-        if not stat.S_ISLNK(os.lstat(candidate).st_mode):
-            return candidate
-        target = os.readlink(candidate)
-    except FileNotFoundError:
-        return candidate  # as realpath: a missing last component is kept as is
-    except OSError:
-        return os.path.realpath(path)
-    return _realpath_cached(os.path.join(real_parent, target), parents, depth + 1)
-
-
-def _link_unchanged(
-    entry: tuple[Any, ...], area: str | None, parents: dict[str, str] | None = None
-) -> bool:
-    """:func:`_entry_unchanged` for an entry through a symlink in a watched root.
-
-    Outside a project (no ``area``) a folder link's real path decides nothing
-    but the key: the ``lstat`` of the ``SKILL.md`` it leads to (a plain file)
-    is enough, and costs one call instead of one per path component.
-    """
-    key, linked, skill_path, _record, _built, _racy = entry
-    if area is None and skill_path is not None and linked is not None and key[5] is None:
-        try:
-            st = os.lstat(skill_path)
-        except OSError:
-            return False
-        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
-    if parents is not None and skill_path is not None:
-        return _file_key(skill_path, linked, lambda p: _realpath_cached(p, parents)) == key
-    return _entry_unchanged(entry)
-
-
-def _entry_unchanged(entry: tuple[Any, ...]) -> bool:
-    """Whether a kept ``SKILL.md`` still has the key it was kept with (or a folder link
-    refused for leading out of the project still leads to the same place)."""
-    key, linked, skill_path, _record, _built, _racy = entry
-    if skill_path is None:
-        return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
-    return _file_key(skill_path, linked) == key
-
-
 def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[Path, Path]:
     """The folder and ``SKILL.md`` paths of entry ``name`` of ``root``.
 
@@ -1038,11 +764,7 @@ def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[P
 
 
 def _list_root(
-    root: str,
-    src: SkillSource,
-    diags: list[Diagnostic],
-    idx: _index.DiscoveryIndex | None,
-    state: _index.RootState | None,
+    root: str, src: SkillSource, diags: list[Diagnostic], memo: ScanMemo
 ) -> tuple[tuple[str, str], ...] | None:
     """The candidate entries of ``root`` as ``(name, kind)``, sorted; ``None`` when
     the root is missing (silent) or unreadable (a diagnostic).
@@ -1051,21 +773,11 @@ def _list_root(
     ``x`` (an entry that could not be inspected, retried on every scan) or ``f``
     (a ``*.md`` file: not a skill, reported as ``not-a-skill``).
     """
-    key = None
-    if state is not None and idx is not None:
-        try:
-            st = os.stat(root)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            st = None
-        if st is not None:
-            key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-            cached = state.cached_listing(key)
-            if cached is not None:
-                idx.stats.listings_reused += 1
-                _replay.listed(root)  # the entries are used as if listed again
-                return cached
+    cached = memo.cached_listing()
+    if cached is False:
+        return None
+    if cached is not None:
+        return cached  # type: ignore[return-value]
     try:
         with os.scandir(root) as it:
             found = sorted(it, key=lambda e: e.name)
@@ -1107,8 +819,7 @@ def _list_root(
         elif name[-3:].lower() == ".md":
             entries.append((name, "f"))
     listing = tuple(entries)
-    if key is not None and state is not None and idx is not None:
-        state.store_listing(key, idx.is_racy(key[2], key[3]), listing)
+    memo.store_listing(listing)
     return listing
 
 
@@ -1143,135 +854,6 @@ def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -
         )
         return False
     return stat.S_ISDIR(st.st_mode)
-
-
-def _file_key(
-    path: str, linked_folder: str | None, realpath: Callable[[str], str] = os.path.realpath
-) -> tuple[Any, ...] | None:
-    """The index key of one ``SKILL.md`` plus its ``file_id`` (last item); ``None``
-    when it cannot be stat'ed (the caller reads it the ordinary way). ``realpath``
-    is :func:`os.path.realpath` or the same with a cache (:func:`_realpath_cached`)."""
-    try:
-        lst = os.lstat(path)
-        target = None
-        file_id = (lst.st_dev, lst.st_ino)
-        if stat.S_ISLNK(lst.st_mode):
-            st = os.stat(path)
-            target = (
-                st.st_size,
-                st.st_mtime_ns,
-                st.st_ino,
-                st.st_dev,
-                st.st_ctime_ns,
-                os.readlink(path),
-                realpath(path),
-            )
-            file_id = (st.st_dev, st.st_ino)
-        folder = None
-        if linked_folder is not None:
-            folder = (os.readlink(linked_folder), realpath(linked_folder))
-    except OSError:
-        return None
-    return (
-        lst.st_size,
-        lst.st_mtime_ns,
-        lst.st_ino,
-        lst.st_dev,
-        lst.st_ctime_ns,
-        target,
-        folder,
-        file_id,
-    )
-
-
-#: Documentation files that often sit in a skills root and are not meant as skills.
-_ROOT_DOC_FILES = frozenset(
-    {"readme", "changelog", "license", "contributing", "agents", "claude", "index", "notes"}
-)
-
-
-def _note_flat_file(root: Path, name: str, source: SkillSource, diags: list[Diagnostic]) -> None:
-    """A ``*.md`` file directly in a skills root: say why it is not a skill."""
-    stem = name[:-3]
-    if stem.lower() in _ROOT_DOC_FILES:
-        return
-    if stem.lower() == "skill":
-        message = (
-            f"{name} directly in a skills root is not a skill: skills are folders, "
-            f"<root>/<name>/{SKILL_FILE}; move it into a folder named after the skill"
-        )
-    else:
-        message = (
-            f"{name} is not a skill: a skill is a folder with a {SKILL_FILE}; "
-            f"move it to {stem}/{SKILL_FILE}"
-        )
-    diags.append(
-        Diagnostic("info", "not-a-skill", message, _child(root, name), None, source.provider)
-    )
-
-
-def _note_nested(
-    folder: Path, source: SkillSource, diags: list[Diagnostic], survey: _Survey | None = None
-) -> None:
-    """A folder without SKILL.md: say why it is not a skill.
-
-    A ``skill.md`` in other letter case, nested skills (not discovered: one level
-    deep only; ``survey`` walks the folder and reports each ``SKILL.md`` it
-    holds, see :class:`_Survey`), or simply no ``SKILL.md`` — each an info
-    diagnostic, so ``doctor`` and ``explain`` can answer "why is my skill missing?".
-    """
-    try:
-        with os.scandir(folder) as it:
-            names = sorted(e.name for e in it if not e.name.startswith("."))
-    except OSError as exc:
-        diags.append(
-            Diagnostic(
-                "warning",
-                "unreadable-entry",
-                f"cannot inspect skill folder: {_describe_oserror(exc)}",
-                folder,
-                None,
-                source.provider,
-            )
-        )
-        return
-    variant = next((n for n in names if n.lower() == "skill.md" and n != SKILL_FILE), None)
-    if variant is not None and os.path.isfile(os.path.join(folder, variant)):
-        diags.append(
-            Diagnostic(
-                "info",
-                "not-a-skill",
-                f"found {variant}, not {SKILL_FILE}; agents look for {SKILL_FILE} exactly "
-                f"(rename it)",
-                _child(folder, variant),
-                None,
-                source.provider,
-            )
-        )
-        return
-    if SKILL_FILE in names:
-        return  # the file itself was reported when it was read
-    if survey is None:
-        survey = _Survey(folder.parent, source.provider)
-        if survey.walk(folder):
-            survey.report(diags)
-            return
-    elif survey.walk(folder):
-        return
-    if folder.name != "__pycache__":
-        what = "it is empty" if not names else f"it holds {', '.join(names[:3])}"
-        if len(names) > 3:
-            what += f" and {len(names) - 3} more"
-        diags.append(
-            Diagnostic(
-                "info",
-                "not-a-skill",
-                f"folder has no {SKILL_FILE} ({what}); not a skill",
-                folder,
-                None,
-                source.provider,
-            )
-        )
 
 
 def load_skills_from_dir(
@@ -1361,275 +943,3 @@ class Discovery:
             roots=tuple(self.roots),
             late=self.late,
         )
-
-
-_NEAR_CUTOFF = 0.8
-
-
-def _quick_ratio(a: str, b: str) -> float:
-    """``difflib.SequenceMatcher(None, a, b).quick_ratio()``: an upper bound of the
-    similarity ``get_close_matches`` requires (the characters the two share)."""
-    if not a and not b:
-        return 1.0
-    left: dict[str, int] = {}
-    for c in a:
-        left[c] = left.get(c, 0) + 1
-    matches = 0
-    for c in b:
-        n = left.get(c, 0)
-        if n > 0:
-            left[c] = n - 1
-            matches += 1
-    return 2.0 * matches / (len(a) + len(b))
-
-
-def near_miss_roots(roots: Iterable[RootScan], provider: str | None = None) -> list[Diagnostic]:
-    """``near-miss-root`` info diagnostics for missing roots with a near-named sibling.
-
-    For each root that does not exist, its parent folder is listed once (only
-    when the parent exists) and a sibling folder whose name is close to the
-    root's (``skill`` for ``skills``, ``Skills``) is reported, unless that
-    sibling is itself one of ``roots`` (OpenCode reads both ``skill`` and
-    ``skills``).
-    """
-    roots = list(roots)
-    scanned = {os.path.normpath(r.path) for r in roots}
-    listings: dict[str, list[str] | None] = {}
-    seen: set[str] = set()
-    out: list[Diagnostic] = []
-    for r in roots:
-        if r.exists:
-            continue
-        parent = os.path.dirname(os.path.normpath(r.path))
-        if parent not in listings:
-            try:
-                listings[parent] = sorted(os.listdir(parent))
-            except OSError:
-                listings[parent] = None
-        names = listings[parent]
-        if not names:
-            continue
-        # siblings that are roots themselves (OpenCode's skill and skills) are never
-        # suggested, nor those too unlike the root's name for difflib to match
-        # (its quick_ratio bound, computed here): often nothing is left to compare
-        # and difflib is not imported
-        names = [
-            n
-            for n in names
-            if os.path.join(parent, n) not in scanned
-            and _quick_ratio(r.path.name, n) >= _NEAR_CUTOFF
-        ]
-        if not names:
-            continue
-        import difflib  # only when a missing root has a sibling of a near name
-
-        for near in difflib.get_close_matches(r.path.name, names, n=3, cutoff=_NEAR_CUTOFF):
-            full = os.path.join(parent, near)
-            if near == r.path.name or full in seen or not os.path.isdir(full):
-                continue
-            seen.add(full)
-            out.append(
-                Diagnostic(
-                    "info",
-                    "near-miss-root",
-                    f"{near!r} is not a skills root; did you mean {r.path.name!r}? "
-                    f"({r.provider} looks in {r.path}, which does not exist)",
-                    Path(full),
-                    None,
-                    provider if provider is not None else r.provider,
-                )
-            )
-    return out
-
-
-# -- the survey: SKILL.md files below a root that the one-level scan does not load --
-
-#: How far below a skills root the scan looks for ``SKILL.md`` files it does not
-#: load (folder levels below the root) and how many directories it lists per root.
-SURVEY_DEPTH = 6
-SURVEY_MAX_DIRS = 2000
-#: Directories the survey never enters (version control, dependencies, caches).
-_SURVEY_SKIP = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", "site-packages"}
-)
-
-
-@attrs.define(eq=False)
-class _Survey:
-    """Walks the folders of one root that are not skills, bounded and loop-safe.
-
-    Every folder visited counts against :data:`SURVEY_MAX_DIRS`; a folder
-    reached twice (a symlink loop, a mirror made of symlinks) is entered once.
-    A folder holding a ``SKILL.md`` is recorded and not entered (what lies
-    below it belongs to that skill).
-    """
-
-    root: Path
-    provider: str
-    budget: int = attrs.field(factory=lambda: SURVEY_MAX_DIRS)
-    seen: set[tuple[int, int]] = attrs.field(factory=set)
-    found: list[Path] = attrs.field(factory=list)
-    cut: int = 0
-    truncated: bool = False
-
-    def walk(self, folder: Path) -> int:
-        """Survey ``folder`` (an entry of the root); how many skill folders it holds."""
-        before = len(self.found)
-        stack: list[tuple[str, int]] = [(os.fspath(folder), 1)]
-        while stack:
-            path, depth = stack.pop()
-            if self.budget <= 0:
-                self.truncated = True
-                break
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue
-            ident = (st.st_dev, st.st_ino)
-            if ident in self.seen:
-                self.cut += 1
-                continue
-            self.seen.add(ident)
-            self.budget -= 1
-            try:
-                with os.scandir(path) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError:
-                continue
-            if any(e.name == SKILL_FILE for e in entries):
-                self.found.append(Path(path))
-                continue
-            if depth >= SURVEY_DEPTH:
-                continue
-            subdirs = []
-            for e in entries:
-                if e.name in _SURVEY_SKIP:
-                    continue
-                try:
-                    if e.is_dir():
-                        subdirs.append(e.path)
-                except OSError:
-                    continue
-            stack.extend((p, depth + 1) for p in reversed(subdirs))
-        return len(self.found) - before
-
-    def report(self, diags: list[Diagnostic]) -> None:
-        """One ``nested-skills-ignored`` entry per ``SKILL.md`` found, one
-        ``nested-skills-group`` entry per fix, and a note when the walk was cut."""
-        groups = nested_fix_patterns(self.root, self.found)
-        for pattern, folders in groups:
-            fix = _fix_text(self.root, pattern)
-            diags.append(
-                Diagnostic(
-                    "info",
-                    "nested-skills-group",
-                    f"{len(folders)} skill folder(s) here are not loaded: skills root "
-                    f"{self.root} is scanned one level deep (<root>/<name>/{SKILL_FILE}); "
-                    f"fix: {fix}",
-                    Path(pattern) if pattern != os.fspath(self.root) else self.root,
-                    None,
-                    self.provider,
-                )
-            )
-            for folder in folders:
-                rel = folder.relative_to(self.root).as_posix()
-                if folder.parent == self.root:
-                    why = f"folder {rel!r} of skills root {self.root} starts with '.'"
-                else:
-                    why = (
-                        f"skill folder {rel!r} is {rel.count('/') + 1} levels below skills "
-                        f"root {self.root} (skills are found one level deep)"
-                    )
-                diags.append(
-                    Diagnostic(
-                        "info",
-                        "nested-skills-ignored",
-                        f"not loaded: {why}; fix: {fix}",
-                        folder / SKILL_FILE,
-                        None,
-                        self.provider,
-                    )
-                )
-        if self.cut:
-            diags.append(
-                Diagnostic(
-                    "info",
-                    "survey-loop",
-                    f"{self.cut} folder(s) below this skills root were reached twice "
-                    "(symlink loop or mirror) and entered once",
-                    self.root,
-                    None,
-                    self.provider,
-                )
-            )
-        if self.truncated:
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "survey-truncated",
-                    f"stopped looking for nested SKILL.md files after {SURVEY_MAX_DIRS} "
-                    "folders; SKILL.md files further down are not reported (move unrelated "
-                    "folders out of the skills root)",
-                    self.root,
-                    None,
-                    self.provider,
-                )
-            )
-
-
-def _fix_text(root: Path, pattern: str) -> str:
-    if pattern == os.fspath(root):
-        return (
-            "folders whose name starts with '.' are not scanned; rename the folder "
-            "without the leading dot"
-        )
-    return f'add "{pattern}" to skills.custom_directories'
-
-
-def nested_fix_patterns(root: Path, skill_dirs: Iterable[Path]) -> list[tuple[str, list[Path]]]:
-    """The ``custom_directories`` entries that would load ``skill_dirs``, with the
-    folders each one loads, in sorted order.
-
-    Each skill folder's parent is the directory to add. Parents below the same
-    entry of ``root`` at the same depth are merged into one glob pattern: the
-    path components that differ become ``*`` (``<root>/repo/plugins/*/skills``
-    for a plugin marketplace, ``<root>/repo/skills/*`` for category folders),
-    unless one of the differing names starts with ``.`` (``*`` does not match
-    those). A skill folder directly in a dot folder of the root (``<root>/.x/SKILL.md``)
-    has the root itself as parent; its fix is a rename, not a pattern.
-    """
-    by_parent: dict[tuple[str, ...], list[Path]] = {}
-    for d in skill_dirs:
-        rel = d.parent.relative_to(root).parts
-        by_parent.setdefault(rel, []).append(d)
-    clusters: dict[tuple[Any, ...], list[tuple[str, ...]]] = {}
-    for rel in sorted(by_parent):
-        key: tuple[Any, ...] = (rel[:1], len(rel))
-        clusters.setdefault(key, []).append(rel)
-    out: list[tuple[str, list[Path]]] = []
-    for rels in clusters.values():
-        merged: list[tuple[tuple[str, ...], list[tuple[str, ...]]]] = []
-        if len(rels) > 1:
-            glob_parts = []
-            ok = True
-            for column in zip(*rels, strict=True):
-                values = set(column)
-                if len(values) == 1:
-                    glob_parts.append(column[0])
-                elif any(v.startswith(".") for v in values):
-                    ok = False
-                    break
-                else:
-                    glob_parts.append("*")
-            if ok:
-                merged.append((tuple(glob_parts), rels))
-            else:
-                merged.extend((rel, [rel]) for rel in rels)
-        else:
-            merged.append((rels[0], rels))
-        for parts, members in merged:
-            pattern = os.fspath(root.joinpath(*parts)) if parts else os.fspath(root)
-            folders = sorted(d for rel in members for d in by_parent[rel])
-            out.append((pattern, folders))
-    out.sort(key=lambda item: item[0])
-    return out

@@ -336,25 +336,16 @@ class SearchIndex:
 
     def save(self, path: Path) -> None:
         """Write the index to ``path`` atomically (a private file, mode 0600)."""
+        from skillpath.files import atomic_path
+
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        try:
-            tmp.unlink()
-        except FileNotFoundError:
-            pass
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        os.close(fd)
-        try:
+        with atomic_path(path, mode=0o600) as tmp:
             dest = sqlite3.connect(str(tmp))
             try:
                 with self._lock:
                     self._conn.backup(dest)
             finally:
                 dest.close()
-            os.replace(tmp, path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
 
     @classmethod
     def open(cls, path: Path, skills: Sequence[Skill], digest: str) -> SearchIndex | None:

@@ -45,12 +45,13 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillpath import _reuse
 from skillpath.activation import PathActivator
+from skillpath.cache.changes import FileStamps, watching
 from skillpath.commands import (
     RenderedPrompt,
     SkillCommand,
     SlashInvocation,
+    UnknownSkillError,
     parse_slash_command,
     read_source,
     render_skill,
@@ -63,23 +64,27 @@ from skillpath.dynamic import NestedDirs, discover_dirs_for_paths
 from skillpath.errors import ResolveError
 from skillpath.listing import Listing, render_listing
 from skillpath.loader import load_skills
-from skillpath.model import Diagnostic, LoadResult, Skill, sort_key
+from skillpath.model import Diagnostic, LoadResult, Skill, Skipped, sort_key
 from skillpath.plugins import PluginHost, get_plugin_host
 from skillpath.resources import Resource
 from skillpath.settings import Settings
 from skillpath.shell import shell_spans
 from skillpath.suggest import (
     by_folder,
+    by_qualified,
     conditional_message,
     folder_matches,
     near_names,
     unknown_skill_message,
 )
+from skillpath.trust import REASONS as TRUST_REASONS
+from skillpath.trust import held_back
+from skillpath.trust import refusal as trust_refusal
 from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
     from skillpath.search import SearchHit
-    from skillpath.watch import FileStamps, SkillEvent
+    from skillpath.watch import SkillEvent
 
 __all__ = ["ALREADY_LOADED", "SkillSession"]
 
@@ -146,10 +151,10 @@ class SkillSession:
         default=attrs.Factory(lambda self: NestedDirs.for_roots(self.result.roots), True),
         init=False,
     )
+    #: nested skills the trust step held back (:mod:`skillpath.trust`), for the refusal
+    _held: list[Skipped] = attrs.field(factory=list, init=False)
 
     def __attrs_post_init__(self) -> None:
-        from skillpath.watch import FileStamps
-
         self._active = {s.name: s for s in self.result.skills}
         # what each loaded file was: an edit of a body alone is a change (refresh)
         self._stamps = FileStamps(self.ctx.env)
@@ -183,7 +188,7 @@ class SkillSession:
                 blocked=ctx.settings.get("plugins", "blocked", ()),
                 strict=True if ctx.settings.get("plugins", "strict") else None,
             )
-        with _reuse.watching(ctx.env):  # a session loads again: watch what it keeps
+        with watching(ctx.env):  # a session loads again: watch what it keeps
             result = load_skills(ctx=ctx, host=host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
@@ -201,11 +206,13 @@ class SkillSession:
     def get(self, name: str) -> Skill | None:
         """The active skill called exactly ``name`` (hidden ones included), or the
         one active skill whose folder is called ``name`` when its frontmatter name
-        differs (:func:`skillpath.suggest.by_folder`)."""
+        differs (:func:`skillpath.suggest.by_folder`), or the one active skill
+        called ``<namespace>:name`` (:func:`skillpath.suggest.by_qualified`)."""
         skill = self._active.get(name)
         if skill is None:
             with self._lock:
-                skill = by_folder(name, list(self._active.values()))
+                active = list(self._active.values())
+            skill = by_folder(name, active) or by_qualified(name, active)
         return skill
 
     def add_skills(self, skills: Iterable[Skill]) -> list[Skill]:
@@ -256,6 +263,7 @@ class SkillSession:
                 list(paths), self.ctx, self.host, state=self._nested, existing=existing
             )
             self.diagnostics.extend(res.diagnostics)
+            self._held.extend(s for s in res.skipped if s.reason in TRUST_REASONS)
             self._activator.add(res.conditional)
             return self.add_skills(res.skills)
 
@@ -265,7 +273,7 @@ class SkillSession:
         The session's loads keep what they built in this process and watch the
         skills roots they read (inotify, on Linux and local file systems): a
         refresh reads only the files with an event since the last load (see
-        :mod:`skillpath._reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
+        :mod:`skillpath.cache.reuse`; ``SKILLPATH_NO_WATCH=1`` checks every file's
         ``stat`` instead, ``SKILLPATH_NO_REUSE=1`` turns the reuse off).
 
         Skills added, edited or removed since the last load show in the
@@ -282,7 +290,7 @@ class SkillSession:
             changed (or the same text was written again): a host that keeps
             rendered prompts drops that skill's. Only the files of the skills the
             load built again are ``stat``'ed for it (see
-            :class:`skillpath.watch.FileStamps`).
+            :class:`skillpath.cache.changes.FileStamps`).
         """
         from skillpath.watch import diff_results
 
@@ -295,7 +303,7 @@ class SkillSession:
             settings=self.settings_arg,
             session_id=self.session_id,
         )
-        with _reuse.watching(ctx.env):
+        with watching(ctx.env):
             result = load_skills(ctx=ctx, host=self.host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
@@ -434,6 +442,9 @@ class SkillSession:
         try:
             return self.host.resolve(url, self.ctx, fresh)
         except UnknownSkillURLError as exc:
+            held = self.held_back(exc.name)
+            if held is not None:  # quarantined or blocked by its trust tier
+                raise ResolveError(trust_refusal(held)) from exc
             pending = self._pending_named(exc.name)
             if pending is None:
                 raise
@@ -448,6 +459,9 @@ class SkillSession:
         """
         skill = self.get(name)
         if skill is None:
+            held = self.held_back(name)
+            if held is not None:  # quarantined or blocked by its trust tier
+                raise UnknownSkillError(trust_refusal(held))
             skills = self.skills()
             raise unknown_skill(
                 name,
@@ -456,6 +470,15 @@ class SkillSession:
                 first=folder_matches(name, skills),
             )
         return SkillCommand(skill)
+
+    def held_back(self, name: str) -> Skipped | None:
+        """The skip record of ``name`` when its trust tier held it back
+        (:mod:`skillpath.trust`: quarantined, blocked or tier-unlisted), at load or
+        among the nested folders found since; ``None`` otherwise."""
+        found = held_back(self.result, name)
+        if found is None:
+            found = next((s for s in self._held if s.skill.name == name), None)
+        return found
 
     def _pending_named(self, name: str) -> Skill | None:
         """The conditional skill ``name`` that is still waiting for a matching path."""

@@ -24,6 +24,7 @@ project. :meth:`Settings.origin` says which layer set each value.
 
 from __future__ import annotations
 
+import builtins
 import fnmatch
 import os
 import re
@@ -66,10 +67,10 @@ class SettingSpec:
     config and arguments only); see the module docstring.
     """
 
-    type: type | tuple[type, ...]
+    type: builtins.type | tuple[builtins.type, ...]
     default: Any
     doc: str
-    item: type = str
+    item: builtins.type = str
     scope: str = "any"
 
 
@@ -239,6 +240,57 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
             "Projects whose own `.skillpath/config.toml` may set every key: glob patterns "
             "on the project root (`~` expands; `*` matches within one path component, "
             '`**` any number of them), e.g. `"~/work/*"`.',
+            scope="user",
+        ),
+        "organisation": SettingSpec(
+            list,
+            (),
+            "Sources of the organisation tier: patterns on `kind:id`, e.g. `\"pack:acme-*\"`, "
+            '`"plugin:*@acme-marketplace"`, `"library:acme-tools"`, `"mcp:corp"` (see Security).',
+            scope="user",
+        ),
+        "approve": SettingSpec(
+            list,
+            (),
+            "Rules approving skills without a recorded digest: patterns on `kind:id` or "
+            '`skill:<name>`, e.g. `"library:fastapi"`, `"plugin:*@acme"` (added to '
+            "`default_approve`; see Security).",
+            scope="user",
+        ),
+        "default_approve": SettingSpec(
+            list,
+            ("mcp:*", "pack:*"),
+            "The built-in approval rules (MCP servers and skill packs are named or "
+            "installed on purpose); `[]` quarantines their skills too.",
+            scope="user",
+        ),
+        "sources": SettingSpec(
+            dict,
+            {},
+            "The tier of a kind of source, e.g. `{library = \"organisation\"}` "
+            "(tiers: `hand-written`, `organisation`, `third-party`).",
+            scope="user",
+        ),
+        "listed": SettingSpec(
+            dict,
+            {},
+            "Per tier: `yes`, `approved` (quarantined until approved) or `no`, e.g. "
+            '`{organisation = "approved"}` (default: third-party `approved`).',
+            scope="user",
+        ),
+        "shell": SettingSpec(
+            dict,
+            {},
+            "Per tier: whether its skills may run inline shell and scripts (within "
+            "[shell] levels), e.g. `{organisation = false}` (default: third-party false).",
+            item=bool,
+            scope="user",
+        ),
+        "block": SettingSpec(
+            dict,
+            {},
+            "Per tier: the content-finding severity (`high`, `medium`, `low`, `none`) from "
+            "which a skill is not loaded (default: hand-written `none`, others `high`).",
             scope="user",
         ),
     },
@@ -424,6 +476,19 @@ def _check_value(
                 "error",
                 "settings-bad-value",
                 f"{origin}: [{section}] {key} must be a list of {what}, got {value!r}",
+                path,
+            )
+        )
+        return False, None
+    if expected is dict and spec.item in (str, bool) and isinstance(value, dict):
+        if all(isinstance(k, str) and isinstance(v, spec.item) for k, v in value.items()):
+            return True, dict(value)
+        what = "strings" if spec.item is str else "booleans"
+        diags.append(
+            Diagnostic(
+                "error",
+                "settings-bad-value",
+                f"{origin}: [{section}] {key} must be a table of {what}, got {value!r}",
                 path,
             )
         )

@@ -18,6 +18,8 @@ Policy (settings section ``[shell]``):
   its own process group, with stdin closed and an environment holding only the
   variables named in ``pass_env``; after ``timeout`` seconds the whole group
   is killed; output beyond ``max_output`` characters is cut with a marker;
+* a skill of a trust tier that may not run shell (:mod:`skillpath.trust`,
+  ``[trust] shell``; third-party by default) runs nothing, whatever its level;
 * a command that exits non-zero, times out or cannot start aborts the
   invocation with :class:`~skillpath.errors.PromptError`.
 
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
 
     from skillpath.model import Skill
     from skillpath.settings import Settings
+    from skillpath.trust import TrustPolicy
 
 __all__ = [
     "DATA_PREFIX",
@@ -75,6 +78,7 @@ __all__ = [
     "run_shell",
     "scoped_env",
     "shell_spans",
+    "stop_commands",
 ]
 
 #: The level inline shell sees for auto-learned skills (provider ``managed``).
@@ -121,10 +125,14 @@ class ShellPolicy:
         "TMPDIR",
         "SHELL",
     )
+    #: the trust tiers (:mod:`skillpath.trust`); ``None``: every tier as the defaults say
+    trust: TrustPolicy | None = attrs.field(default=None, eq=False, repr=False)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ShellPolicy:
         """Build the policy from merged settings (schema defaults filled in)."""
+        from skillpath.trust import TrustPolicy
+
         sec = settings.section("shell")
         return cls(
             enabled=bool(sec["enabled"]),
@@ -132,6 +140,7 @@ class ShellPolicy:
             timeout=float(sec["timeout"]),
             max_output=int(sec["max_output"]),
             pass_env=tuple(sec["pass_env"]),
+            trust=TrustPolicy.from_settings(settings),
         )
 
     def refusal(self, skill: Skill) -> str | None:
@@ -143,7 +152,14 @@ class ShellPolicy:
         level = LEARNED_LEVEL if skill.source.provider == "managed" else skill.source.level
         if level not in self.levels:
             return f"skills of level {level!r} are not in [shell] levels"
-        return None
+        return self.tier_refusal(skill)
+
+    def tier_refusal(self, skill: Skill) -> str | None:
+        """Why ``skill``'s trust tier (:mod:`skillpath.trust`) may not run inline shell
+        or scripts, or ``None`` when it may."""
+        from skillpath.trust import TrustPolicy
+
+        return (self.trust or TrustPolicy()).shell_refusal(skill)
 
     def allows(self, skill: Skill) -> bool:
         """True when inline shell may run for ``skill``."""
@@ -159,14 +175,17 @@ def shell_spans(text: str) -> list[tuple[int, int]]:
 
 # -- where a placeholder sits inside a command ---------------------------------
 
-#: The quoting contexts :class:`CommandMap` reports for an offset inside a command.
-PLAIN, DOUBLE, SINGLE, HEREDOC, HEREDOC_QUOTED = (
-    "plain",
-    "double",
-    "single",
-    "heredoc",
-    "heredoc-quoted",
-)
+# The quoting contexts :class:`CommandMap` reports for an offset inside a command.
+#: Outside any quotes.
+PLAIN = "plain"
+#: Inside double quotes.
+DOUBLE = "double"
+#: Inside single quotes.
+SINGLE = "single"
+#: Inside a heredoc whose delimiter is not quoted (expansions happen).
+HEREDOC = "heredoc"
+#: Inside a heredoc with a quoted delimiter (taken literally).
+HEREDOC_QUOTED = "heredoc-quoted"
 
 #: The prefix of the environment variables that carry values into commands.
 DATA_PREFIX = "SKILLPATH_"

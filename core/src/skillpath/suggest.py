@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from skillpath.model import by_folder, by_qualified
+
 if TYPE_CHECKING:
     from skillpath.model import Skill
 
@@ -31,6 +33,7 @@ __all__ = [
     "LIST_ALL_UP_TO",
     "MAX_SUGGESTIONS",
     "by_folder",
+    "by_qualified",
     "conditional_message",
     "echo_name",
     "folder_matches",
@@ -59,18 +62,6 @@ def folder_matches(name: str, skills: Iterable[Skill]) -> list[str]:
         for s in skills
         if s.base_dir is not None and s.base_dir.name == name and s.name != name
     )
-
-
-def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
-    """The one skill whose folder is called ``name`` (and whose name is not),
-    or ``None`` when none or several are."""
-    hit: Skill | None = None
-    for s in skills:
-        if s.base_dir is not None and s.base_dir.name == name and s.name != name:
-            if hit is not None:
-                return None
-            hit = s
-    return hit
 
 
 def near_names(

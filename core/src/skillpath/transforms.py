@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from types import ModuleType
 
     from skillpath.context import SkillContext
+    from skillpath.model import Skill
     from skillpath.prompt import Invocation
     from skillpath.shell import Heredoc
 
@@ -67,6 +68,7 @@ __all__ = [
     "ShellStep",
     "VariablesStep",
     "parse_arguments",
+    "split_words",
     "substitute_arguments",
     "substitute_variables",
 ]
@@ -79,6 +81,8 @@ _VARIABLES = {
     "CLAUDE_SESSION_ID": "session_id",
     "PROJECT_DIR": "project_dir",
     "CLAUDE_PROJECT_DIR": "project_dir",
+    # a Claude Code plugin's skills and commands: the plugin's root folder
+    "CLAUDE_PLUGIN_ROOT": "plugin_root",
 }
 _VAR_RE = re.compile(
     r"(?P<esc>\\)?\$\{(?P<var>" + "|".join(sorted(_VARIABLES, key=lambda v: -len(v))) + r")\}"
@@ -133,9 +137,11 @@ class _Emitter:
         context = self.map.context(pos)
         if context is None:
             self.outside = True
-            return _sh().defuse(value)
+            defused: str = _sh().defuse(value)
+            return defused
         self.reference = True
-        return _sh().data_reference(_sh().DATA_PREFIX + var, context)
+        reference: str = _sh().data_reference(_sh().DATA_PREFIX + var, context)
+        return reference
 
 
 def _sub_guarded(
@@ -255,10 +261,10 @@ def substitute_arguments(
 
 def substitute_variables(text: str, values: dict[str, str | None]) -> str:
     """Replace ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}`` (and their
-    ``CLAUDE_`` spellings) in ``text``.
+    ``CLAUDE_`` spellings) and ``${CLAUDE_PLUGIN_ROOT}`` in ``text``.
 
-    ``values`` maps ``skill_dir``, ``session_id`` and ``project_dir`` to their
-    values; a missing or ``None`` value leaves the placeholder verbatim. A
+    ``values`` maps ``skill_dir``, ``session_id``, ``project_dir`` and
+    ``plugin_root`` to their values; a missing or ``None`` value leaves the placeholder verbatim. A
     backslash before ``$`` makes a placeholder literal.
     """
     if "${" not in text:
@@ -321,7 +327,15 @@ def _variable_values(invocation: Invocation, ctx: SkillContext) -> dict[str, str
         "skill_dir": str(skill.base_dir) if skill.base_dir is not None else None,
         "session_id": invocation.session_id or ctx.session_id,
         "project_dir": str(ctx.project_root),
+        "plugin_root": _plugin_root(skill),
     }
+
+
+def _plugin_root(skill: Skill) -> str | None:
+    """The ``plugin_root`` a provider recorded in the skill's source (Claude Code
+    plugins: ``${CLAUDE_PLUGIN_ROOT}``), or ``None``: the placeholder stays."""
+    value = skill.source.detail.get("plugin_root")
+    return value if isinstance(value, str) and value else None
 
 
 class ShellData(Mapping[str, str]):
@@ -391,7 +405,7 @@ class ShellStep:
             return None
         policy = _sh().ShellPolicy.from_settings(ctx.settings)
         allowed = invocation.allow_shell and policy.allows(invocation.skill)
-        return _sh().render_inline_shell(
+        rendered: str | None = _sh().render_inline_shell(
             text,
             allowed=allowed,
             cwd=ctx.cwd,
@@ -399,6 +413,7 @@ class ShellStep:
             policy=policy,
             data=ShellData(invocation, ctx),
         )
+        return rendered
 
 
 @depends_on("files")

@@ -64,6 +64,7 @@ __all__ = [
     "skill_index",
 ]
 
+#: The URL scheme of a skill's files: ``skill://<name>/<path>``.
 SCHEME = "skill://"
 #: Largest file a ``skill://`` read returns.
 MAX_READ_BYTES = 8 * 1024 * 1024

@@ -67,6 +67,7 @@ __all__ = [
     "ViewSkill",
     "claude_budget",
     "claude_plugin_roots",
+    "codex_skill_files",
     "differences",
     "skip_reason",
     "view",
@@ -280,7 +281,7 @@ def _line_parse(text: str) -> dict[str, Any]:
 
 
 def _yaml(text: str) -> tuple[Any, str | None]:
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     try:
         return yaml.safe_load(text), None
@@ -629,6 +630,13 @@ def _codex_walk(root: Path) -> list[Path]:
             elif e.is_dir() and depth < CODEX_MAX_DEPTH:
                 queue.append((Path(e.path), depth + 1))
     return out
+
+
+def codex_skill_files(root: Path) -> list[Path]:
+    """The ``SKILL.md`` files Codex finds under one skills root, in its order: breadth
+    first, up to :data:`CODEX_MAX_DEPTH` folders deep, dot entries skipped, a skill
+    inside a skill's folder included (the walk the ``codex`` view and provider share)."""
+    return _codex_walk(root)
 
 
 def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:

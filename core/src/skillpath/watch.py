@@ -30,7 +30,6 @@ Example::
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import operator
 import os
@@ -42,6 +41,12 @@ from typing import Any, Protocol
 
 import attrs
 
+from skillpath.cache.changes import FileStamps, mark_changed, outside_changes, stat_stamp
+from skillpath.cache.changes import fingerprint as _file_state
+from skillpath.cache.changes import folder_fingerprint as _folder_state
+from skillpath.cache.changes import root_appeared as _appeared
+from skillpath.cache.changes import split_encodable as _split_encodable
+from skillpath.cache.changes import watched_folders as _watch_paths
 from skillpath.context import make_context
 from skillpath.loader import load_skills
 from skillpath.model import Diagnostic, LoadResult, Skill
@@ -59,21 +64,6 @@ __all__ = [
     "mark_changed",
     "watch_skills",
 ]
-
-#: Bumped by :func:`mark_changed`; every running :func:`watch_skills` compares it.
-_OUTSIDE = [0]
-_OUTSIDE_LOCK = threading.Lock()
-
-
-def mark_changed() -> None:
-    """Tell every running :func:`watch_skills` that skills changed where no file shows it.
-
-    A provider calls this when its source changed without a file changing (the
-    MCP provider does when a server sends ``list_changed``); each watcher loads
-    again within ``poll_ms`` and yields what changed. Safe from any thread.
-    """
-    with _OUTSIDE_LOCK:
-        _OUTSIDE[0] += 1
 
 
 @attrs.frozen
@@ -142,16 +132,10 @@ def _signature(skill: Skill, stamps: Mapping[int, Any] | None = None) -> tuple[A
         st = stamps[id(skill)]
     elif skill.path is not None:
         try:
-            st = _stat_stamp(os.stat(skill.path))
+            st = stat_stamp(os.stat(skill.path))
         except OSError:
             st = None
     return (skill, skill.conditional, st)
-
-
-def _stat_stamp(st: os.stat_result) -> int:
-    """A file's ``(size, mtime_ns, inode, device, ctime_ns)``, as one number (a hash:
-    10,000 of them kept by a session take a few hundred KB, not a few MB)."""
-    return hash((st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns))
 
 
 def _catalog(result: LoadResult) -> dict[str, tuple[Skill, tuple[Any, ...]]]:
@@ -197,108 +181,6 @@ def diff_results(
     )
 
 
-class FileStamps:
-    """What the file of each loaded skill was when that skill object was loaded.
-
-    A ``SKILL.md`` whose body alone was edited gives a skill object whose record
-    equals the old one: only the file tells the edit. :meth:`update` is called
-    after each load with its result and ``stat``\\ s only the files of skill
-    objects it has not seen (a load that reuses what the last one built, see
-    :mod:`skillpath._reuse`, gives the same objects back for unchanged files:
-    nothing to ``stat``); the stamps of the skills that left are dropped. A
-    stamp is the file's ``(size, mtime_ns, inode, device, ctime_ns)`` (hashed) and, when
-    those times fall within the racy window (``SKILLPATH_INDEX_RACY_MS``, as
-    for the discovery index) of the moment they were taken, a hash of the
-    file's bytes, so that a same-size rewrite within the same timestamp tick is
-    seen too (the stamp is then a pair: the ``stat`` and the hash). Not thread-safe:
-    its owner holds a lock.
-    """
-
-    __slots__ = ("_by_path", "_window")
-
-    def __init__(self, env: Mapping[str, str]) -> None:
-        from skillpath._cachefile import racy_window_ns
-
-        self._window = racy_window_ns(env)
-        #: path text -> (the skill object stamped, its stamp)
-        self._by_path: dict[str, tuple[Skill, Any]] = {}
-
-    def update(self, before: LoadResult | None, after: LoadResult) -> dict[int, Any]:
-        """Stamp the skill objects of ``after`` not stamped yet (``before``: the result
-        given to the last update, ``None`` the first time).
-
-        :returns: the stamps of the skills of ``before`` (as they were taken) and
-            of ``after``, by ``id`` of the skill, for :func:`diff_results` (when
-            both hold as many skills: only those of the skills that are not the
-            very same object at the same place, the only ones it compares).
-        """
-        old = self._by_path
-        out: dict[int, Any] = {}
-        a = (*before.skills, *before.conditional) if before is not None else ()
-        b = (*after.skills, *after.conditional)
-        if before is not None and len(a) == len(b):
-            # the usual case: most objects are the very same ones (found in C), and
-            # diff_results looks only at the others: only their stamps are given
-            moved = list(itertools.compress(range(len(b)), map(operator.is_not, a, b)))
-            was: dict[str, tuple[Skill, Any]] = {}
-            for i in moved:
-                gone = a[i].path
-                if gone is not None:
-                    kept = old.get(os.fspath(gone))
-                    if kept is not None and kept[0] is a[i]:
-                        out[id(a[i])] = kept[1]
-                        was[os.fspath(gone)] = kept
-                        del old[os.fspath(gone)]
-            for i in moved:
-                self._add(b[i], was, old, out)
-            return out
-        out.update((id(s), st) for s, st in old.values())
-        fresh: dict[str, tuple[Skill, Any]] = {}
-        for s in b:
-            if s.path is None:
-                continue
-            kept = old.get(os.fspath(s.path))
-            if kept is not None and kept[0] is s:
-                fresh[os.fspath(s.path)] = kept
-            else:
-                self._add(s, old, fresh, out)
-        self._by_path = fresh
-        return out
-
-    def _add(
-        self,
-        skill: Skill,
-        old: Mapping[str, tuple[Skill, Any]],
-        fresh: dict[str, tuple[Skill, Any]],
-        out: dict[int, Any],
-    ) -> None:
-        if skill.path is None:
-            return
-        path = os.fspath(skill.path)
-        kept = old.get(path)
-        # the last stamp of this path holds a hash: the new one must too to compare
-        stamp = self._stamp(path, kept is not None and type(kept[1]) is tuple)
-        fresh[path] = (skill, stamp)
-        out[id(skill)] = stamp
-
-    def _stamp(self, path: str, digest: bool) -> Any:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        key = _stat_stamp(st)
-        if not digest and self._window > 0:
-            digest = max(st.st_mtime_ns, st.st_ctime_ns) >= time.time_ns() - self._window
-        if not digest:
-            return key
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError:
-            return (key, None)
-        return (key, hashlib.blake2b(data, digest_size=16).digest())
-
-
 def _diff(
     old: Mapping[str, tuple[Skill, tuple[Any, ...]]],
     new: Mapping[str, tuple[Skill, tuple[Any, ...]]],
@@ -313,97 +195,6 @@ def _diff(
         elif old[name][1] != sig:
             events.append(SkillChanged(skill, old[name][0]))
     return tuple(events)
-
-
-def _file_state(paths: list[Path]) -> tuple[Any, ...]:
-    """Stats of the settings files (``None`` for a missing one)."""
-    from skillpath.agent import disk_state
-
-    return disk_state(map(os.fspath, paths))
-
-
-def _encodable(path: str) -> bool:
-    """Whether ``path`` can be handed to the native watcher (which takes UTF-8 names)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _folder_state(paths: list[str]) -> tuple[Any, ...]:
-    """Stats of folders watched by polling and of the ``SKILL.md`` in each."""
-    from skillpath.agent import disk_state
-
-    return disk_state(p for path in paths for p in (path, os.path.join(path, "SKILL.md")))
-
-
-def _appeared(result: LoadResult) -> bool:
-    """Whether a root that the load found missing exists now."""
-    return any(not r.exists and os.path.isdir(r.path) for r in result.roots)
-
-
-def _never() -> bool:
-    return False
-
-
-def _watch_paths(result: LoadResult, stopped: Any = _never) -> list[str]:
-    """The folders to watch, each on its own (not recursively).
-
-    Every existing root (entries added, removed, renamed), every folder in it
-    (a ``SKILL.md`` written, edited or removed; symlinked folders are followed)
-    and, for a ``SKILL.md`` that is a symlink, the folder of its target. What
-    lies deeper in a skill folder (scripts, references, ``node_modules``) does
-    not change the catalog and costs no watch.
-
-    ``stopped`` (a callable) is asked before each folder: once it answers true
-    the listing ends early with what it has (the watcher is stopping).
-    """
-    paths: set[str] = set()
-    for r in result.roots:
-        if stopped():
-            break
-        root = os.fspath(r.path)
-        if not r.exists or not os.path.isdir(root):
-            continue
-        paths.add(root)
-        try:
-            with os.scandir(root) as it:
-                for entry in it:
-                    if stopped():
-                        break
-                    if entry.name.startswith("."):
-                        continue
-                    try:
-                        if entry.is_dir():
-                            paths.add(entry.path)
-                    except OSError:
-                        continue
-        except OSError:
-            continue
-    for skill in (*result.skills, *result.conditional):
-        if stopped():
-            break
-        if skill.path is None or skill.source.loaded_from == "mcp":
-            continue
-        if os.path.islink(skill.path):
-            target = os.path.dirname(os.path.realpath(skill.path))
-            if os.path.isdir(target):
-                paths.add(target)
-    return sorted(paths)
-
-
-def _split_encodable(paths: list[str], stopped: Any = _never) -> tuple[list[str], list[str]]:
-    """``paths`` split into those the native watcher can take and the others (in
-    order; one pass, so linear in the number of folders). Ends early, with what
-    it has, once ``stopped()`` answers true."""
-    watched: list[str] = []
-    polled: list[str] = []
-    for p in paths:
-        if stopped():
-            break
-        (watched if _encodable(p) else polled).append(p)
-    return watched, polled
 
 
 def watch_skills(
@@ -454,7 +245,7 @@ def watch_skills(
     def load() -> tuple[LoadResult, tuple[Any, ...]]:
         # the settings files are stat'ed before they are read, so a change that
         # lands during the load still shows as a difference afterwards
-        files = (_file_state(config_files), _OUTSIDE[0])
+        files = (_file_state(config_files), outside_changes())
         ctx, sdiags = make_context(cwd, home=home_path, env=env, settings=settings)
         result = load_skills(ctx=ctx, host=host)
         if sdiags:
@@ -465,7 +256,7 @@ def watch_skills(
         return stop.is_set() or (deadline is not None and time.monotonic() >= deadline)
 
     def stale(result: LoadResult, files: tuple[Any, ...]) -> bool:
-        return _appeared(result) or (_file_state(config_files), _OUTSIDE[0]) != files
+        return _appeared(result) or (_file_state(config_files), outside_changes()) != files
 
     def wait(seconds: float) -> None:
         stop_wait = getattr(stop, "wait", None)

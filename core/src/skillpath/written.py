@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from skillpath.context import SkillContext
+from skillpath.files import write_atomic
 
 __all__ = ["Ownership", "forget", "owned", "place", "record", "state_dir"]
 
@@ -120,19 +121,7 @@ def record(
         "detail": detail or {},
     }
     data = (json.dumps(body, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-    final = _record_file(ctx, where)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    try:
-        fd = os.open(
-            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
-        )
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, final)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    write_atomic(_record_file(ctx, where), data, mode=0o600, parents=False)
     return Ownership(
         where, digest, mode, Path(link_to) if link_to is not None else None, by, dict(detail or {})
     )

@@ -108,23 +108,28 @@ def test_one_turn_loads_a_project_skill_and_a_pack_skill(world: AdapterWorld) ->
 
 
 def test_eager_catalog_respects_the_budget(world: AdapterWorld) -> None:
+    for i in range(12):
+        world.write(f"extra-{i:02d}", f"An extra skill number {i} with a long description. " * 3)
     toolset = SkillpathSkillToolset(
-        world.session(listing={"budget": 440}), discovery_mode=SkillDiscoveryMode.EAGER
+        world.session(listing={"budget": 900}), discovery_mode=SkillDiscoveryMode.EAGER
     )
     llm = run_turn(toolset)
     text = llm.instruction()
     # the skills skillpath's own budgeted listing keeps, and no other (the policy —
     # shorten, names only, drop last, the user's own skills first — is skillpath's)
-    report = world.session(listing={"budget": 440}).listing().report
-    assert report.dropped  # tight enough to drop some: the project's own skill stays
-    catalog = [s.name for s in adk_skills(world.session(), budget=440)]
-    assert PROJECT_SKILL in catalog and PACK_SKILL not in catalog
+    report = toolset.agent_skills.listing().report
+    assert report.dropped  # tight enough to drop some
+    catalog = [s.name for s in toolset.skills]
+    assert sorted(catalog) == toolset.agent_skills.listed_names()
     assert catalog and not set(catalog) & set(report.dropped)
     for name in catalog:
         assert f"<name>\n{name}\n</name>" in text
     for name in report.dropped:
         assert f"<name>\n{name}\n</name>" not in text
     assert "list_skills" not in llm.tool_names()
+    # the model is told what the catalog leaves out, and where to find it
+    assert f"{len(report.dropped)} more skills are not in the skills catalog" in text
+    assert "call search_skills with a few words" in text
 
 
 def test_mistakes_come_back_to_the_model_as_errors(world: AdapterWorld) -> None:
@@ -161,7 +166,7 @@ def test_inline_shell_policy_is_the_sessions(world: AdapterWorld) -> None:
 
 
 def test_added_and_edited_skills_are_seen_without_restarting(world: AdapterWorld) -> None:
-    toolset = SkillpathSkillToolset(world.session(), refresh_each_request=True)
+    toolset = SkillpathSkillToolset(world.session())  # refresh_each_request is the default
     run_turn(toolset, [("load_skill", {"skill_name": PROJECT_SKILL})])
     world.write("late-comer", "Arrived after the agent started.", "Late body.\n")
     world.write(PROJECT_SKILL, "Take notes, edited.", "Edited notes.\n")
@@ -177,7 +182,7 @@ def test_added_and_edited_skills_are_seen_without_restarting(world: AdapterWorld
     late, edited = (r["instructions"] for r in _responses(llm.requests[2], "load_skill"))
     assert "Late body." in late and "Edited notes." in edited
 
-    plain = SkillpathSkillToolset(world.session())
+    plain = SkillpathSkillToolset(world.session(), refresh_each_request=False)
     world.write("later-still", "Even later.")
     assert "later-still" not in [s.name for s in plain.skills]
     plain.refresh()

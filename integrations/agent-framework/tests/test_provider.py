@@ -94,7 +94,10 @@ def test_inline_shell_follows_skillpaths_policy(world: World) -> None:
     _, client = run(world, calls(load("shelly")))
     direct = SkillSession.open(world.project).invoke("shelly", trigger="tool").content
     assert "[shell command execution disabled by policy]" in direct
-    assert tool_results(client.seen[-1])["c1"] == direct
+    first, rest = direct.split("\n", 1)
+    hint = " (read its files with read_skill_resource: skill_name 'shelly', resource_name the"
+    answer = tool_results(client.seen[-1])["c1"]
+    assert answer.startswith(first + hint) and answer.endswith(rest)
 
 
 def test_skill_added_and_edited_on_disk_is_seen_next_run(world: World) -> None:

@@ -31,7 +31,9 @@ def test_project_and_pack_skills_through_the_agent_loop(world: World) -> None:
                 call("get_skill_instructions", "c1", skill_name="greet", args="Ada"),
                 call("get_skill_instructions", "c2", skill_name="code-review", args="main"),
                 call(
-                    "get_skill_reference", "c3", skill_name="code-review",
+                    "get_skill_reference",
+                    "c3",
+                    skill_name="code-review",
                     reference_path="checklist.md",
                 ),
                 call("get_skill_script", "c4", skill_name="code-review", script_path="diffstat.py"),
@@ -53,7 +55,10 @@ def test_project_and_pack_skills_through_the_agent_loop(world: World) -> None:
         assert f"<name>{name}</name>" in system
     assert "secret" not in system and "deploy" not in system
     assert model.tool_names() == [
-        "get_skill_instructions", "get_skill_reference", "get_skill_script"
+        "get_skill_instructions",
+        "get_skill_reference",
+        "get_skill_script",
+        "search_skills",
     ]
     params = model.turns[0].tools[0]["function"]["parameters"]
     assert set(params["properties"]) == {"skill_name", "args"}
@@ -95,12 +100,17 @@ def test_references_keep_skillpaths_containment(world: World) -> None:
                 call("get_skill_reference", "c1", skill_name="greet", reference_path="notes.md"),
                 call("get_skill_reference", "c2", skill_name="greet", reference_path="leak.md"),
                 call(
-                    "get_skill_reference", "c3", skill_name="greet",
+                    "get_skill_reference",
+                    "c3",
+                    skill_name="greet",
                     reference_path="../../../../../home/secret.txt",
                 ),
                 call(
-                    "get_skill_script", "c4", skill_name="greet",
-                    script_path="../references/leak.md", execute=True,
+                    "get_skill_script",
+                    "c4",
+                    skill_name="greet",
+                    script_path="../references/leak.md",
+                    execute=True,
                 ),
             ]
         ]
@@ -119,7 +129,9 @@ def test_inline_shell_follows_skillpaths_policy(world: World) -> None:
     run(SkillpathSkills(cwd=world.project), model)
     direct = SkillSession.open(world.project).invoke("shelly", trigger="tool").content
     assert "[shell command execution disabled by policy]" in direct
-    assert answers(model)["c1"]["instructions"] == direct
+    first, rest = direct.split("\n", 1)
+    hint = " (read its files with get_skill_reference: reference_path inside this folder)"
+    assert answers(model)["c1"]["instructions"] == f"{first}{hint}\n{rest}"
 
 
 def test_skill_added_and_edited_on_disk_is_seen_next_run(world: World) -> None:
@@ -233,7 +245,10 @@ def test_tool_hook_activates_conditional_skills(world: World) -> None:
         ]
     )
     agent = Agent(
-        model=model, skills=skills, tools=[read_file], tool_hooks=[skills.tool_hook],
+        model=model,
+        skills=skills,
+        tools=[read_file],
+        tool_hooks=[skills.tool_hook],
         telemetry=False,
     )
     agent.run("one")

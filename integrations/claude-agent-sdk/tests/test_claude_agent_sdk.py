@@ -143,11 +143,19 @@ def test_the_listing_budget_decides_which_skills_are_enabled(
         for s in session.skills()
         if not s.hidden and s.name not in report.dropped
     )
-    small = SkillpathPlugin(session, tmp_path / "a")
+    small = SkillpathPlugin(session, tmp_path / "a", listing_format="skills", search=False)
     assert sorted(small.options().skills or []) == kept
     assert f"skillpath:{PACK_SKILL}" not in kept
-    other = SkillpathPlugin(world.session(), tmp_path / "b", budget=440).options().skills
-    assert sorted(other or []) == kept
+    other = SkillpathPlugin(
+        world.session(), tmp_path / "b", budget=440, listing_format="skills", search=False
+    ).options()
+    assert sorted(other.skills or []) == kept
+    # with the search tool (the default), what it finds can be loaded: every skill the
+    # model may call is enabled
+    found = SkillpathPlugin(session, tmp_path / "c", listing_format="skills").options()
+    assert sorted(found.skills or []) == [
+        f"skillpath:{n}" for n in (PACK_SKILL, PROJECT_SKILL, "release-checklist")
+    ]
 
 
 def test_inline_shell_the_policy_refuses_is_not_exported(

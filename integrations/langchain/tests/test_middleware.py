@@ -153,6 +153,10 @@ def test_file_tools_load_nested_skills_directories(world: World) -> None:
     (nested / "SKILL.md").write_text(
         "---\nname: web-style\ndescription: Web package rules.\n---\nUse tabs.\n"
     )
+    # nested folders are quarantined until approved (skillpath.trust): approved by rule
+    config = world.home / ".skillpath" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[trust]\napprove = ["nested:*"]\n')
 
     @tool
     def read_file(file_path: str) -> str:
@@ -197,3 +201,27 @@ def test_no_network_at_import_or_construction(
     importlib.reload(skillpath_langchain)
     mw = SkillsMiddleware(cwd=world.project)
     create_agent(scripted(AIMessage(content="x")), tools=[], middleware=[mw])
+
+
+def test_the_model_reads_a_skill_file_with_the_read_tool(world: World) -> None:
+    """``create_agent`` has no file tool: a body that says "read references/style.md" is
+    followed through ``read_skill_file`` (skillpath's contained reader)."""
+    folder = world.skill("styled", "Write in house style.", body="Read references/style.md.\n")
+    (folder.parent / "references").mkdir()
+    (folder.parent / "references" / "style.md").write_text("Short sentences.\n", encoding="utf-8")
+    (world.project / "secret.txt").write_text("no\n", encoding="utf-8")
+    result, model = run(
+        world,
+        call("Skill", {"skill": "styled"}, "c1"),
+        call("read_skill_file", {"skill": "styled", "path": "references/style.md"}, "c2"),
+        call("read_skill_file", {"skill": "styled", "path": "../../../secret.txt"}, "c3"),
+    )
+    answers = tool_answers(result)
+    base = answers["c1"].splitlines()[0].removeprefix("Base directory for this skill: ")
+    assert "Read references/style.md." in answers["c1"] and base == str(folder.parent)
+    assert answers["c2"] == "Short sentences.\n"
+    assert answers["c3"].startswith("Error: ")
+    names = {t["function"]["name"] if isinstance(t, dict) else t.name for t in model.tools_seen[0]}
+    assert names == {"Skill", "search_skills", "read_skill_file"}
+    without = SkillsMiddleware(cwd=world.project, read_tool=False)
+    assert [t.name for t in without.tools] == ["Skill", "search_skills"]

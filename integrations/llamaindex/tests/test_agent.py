@@ -69,7 +69,9 @@ def test_inline_shell_and_arguments_follow_skillpaths_policy(world: World) -> No
     script = run(world, calls(skill("shelly", "prod")))
     direct = SkillSession.open(world.project).invoke("shelly", "prod", trigger="tool").content
     assert "[shell command execution disabled by policy]" in direct and "for prod" in direct
-    assert tool_results(script.seen[-1])["c1"] == direct
+    first, rest = direct.split("\n", 1)
+    hint = " (read its files with read_skill: skill://shelly/<path>)"
+    assert tool_results(script.seen[-1])["c1"] == f"{first}{hint}\n{rest}"
 
 
 def test_skill_url_containment_is_skillpaths(world: World) -> None:

@@ -91,6 +91,56 @@ def test_the_model_searches_then_loads_the_skill(world: World) -> None:
     outputs = model.tool_outputs()
     assert outputs["s1"].splitlines()[1].startswith("- pdf-forms:")
     assert "Base directory for this skill" in outputs["s2"]
-    assert {t.name for t in model.turns[0].tools} == {"load_skill", "search_skills"}
+    assert {t.name for t in model.turns[0].tools} == {
+        "load_skill",
+        "search_skills",
+        "read_skill_file",
+    }
     system = model.turns[0].system or ""
     assert "search_skills" in system and "pdf-forms" not in system  # left to the search
+
+
+def test_concurrent_groups_keep_their_own_note(world: World) -> None:
+    """Twelve chat threads at once on one agent, each twice: the second turn of a thread
+    gets the note, the first turn of every other thread the skill."""
+    agent = agent_for(world)
+
+    async def thread(i: int) -> tuple[str, str]:
+        config = RunConfig(group_id=f"thread-{i}")
+        first = await Runner.run(agent, "hi", run_config=config)
+        second = await Runner.run(agent, "again", run_config=config)
+        return loaded(first)[0], loaded(second)[0]
+
+    async def main() -> list[tuple[str, str]]:
+        return await asyncio.gather(*(thread(i) for i in range(12)))
+
+    for first, second in asyncio.run(main()):
+        assert "Say hello to Ada." in first
+        assert "already loaded" in second
+
+
+def test_the_model_reads_a_skill_file_with_the_read_tool(world: World) -> None:
+    """A plain ``Agent`` has no file tool: ``read_skill_file`` follows "read references/…"."""
+    folder = world.skill("styled", "Write in house style.", body="Read references/style.md.\n")
+    (folder.parent / "references").mkdir()
+    (folder.parent / "references" / "style.md").write_text("Short sentences.\n", encoding="utf-8")
+    (world.project / "secret.txt").write_text("no\n", encoding="utf-8")
+    skills = SkillpathSkills(cwd=world.project)
+    model = ScriptedModel(
+        [tool_call("load_skill", "c1", skill="styled", args="")],
+        [
+            tool_call("read_skill_file", "c2", skill="styled", path="references/style.md"),
+            tool_call("read_skill_file", "c3", skill="styled", path="../../../secret.txt"),
+        ],
+        [text("done")],
+    )
+    agent = Agent(name="dev", instructions=skills.instructions(), tools=skills.tools, model=model)
+    assert Runner.run_sync(agent, "write it").final_output == "done"
+    out = model.tool_outputs()
+    assert "Read references/style.md." in out["c1"]
+    assert out["c2"] == "Short sentences.\n"
+    assert out["c3"].startswith("Error: ")
+    assert [t.name for t in SkillpathSkills(skills.skills, read_tool=False).tools] == [
+        "load_skill",
+        "search_skills",
+    ]

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 from agents import Runner
 from agents.run_config import RunConfig, SandboxRunConfig
 from agents.sandbox import SandboxAgent
 from agents.sandbox.capabilities import Shell, Skills
 from agents.sandbox.sandboxes.unix_local import UnixLocalSandboxClient
+from skillpath.agent import AgentSkills
 from skillpath_openai_agents import SkillpathLazySkillSource
+from skillpath_openai_agents.sandbox import registered
 
 from .conftest import ScriptedModel, World, tool_call
 
@@ -63,3 +66,23 @@ def test_load_skill_stages_skillpaths_rendering_in_the_sandbox(world: World) -> 
     assert "be kind" in shell
     assert "TOPSECRET" not in shell and "'skipped': 'leak.md'" in out["c1"]  # containment
     assert "SKILL.md" in shell and "checklist.md" in shell and "scripts" in shell
+
+
+def test_the_source_registry_is_bounded(world: World) -> None:
+    """Before: every source built added an entry, kept for the life of the process."""
+    gc.collect()  # the sources of earlier tests
+    before = registered()
+    skills = AgentSkills.open(world.project, tool_name="load_skill")
+    sources = [SkillpathLazySkillSource(skills) for _ in range(300)]
+    assert registered() == before + 1  # one entry per live AgentSkills, not per build
+    assert {s.key for s in sources} == {sources[0].key}
+    # the SDK's per-run copy and a source rebuilt from its fields serve the same skills
+    clone = Skills(lazy_from=sources[0]).clone()
+    assert clone.lazy_from.skills is skills  # type: ignore[union-attr]
+    again = SkillpathLazySkillSource.model_validate(sources[0].model_dump())
+    assert again.skills is skills
+    for _ in range(20):  # sources over AgentSkills nobody keeps
+        SkillpathLazySkillSource.open(world.project)
+    del sources, clone, again, skills
+    gc.collect()
+    assert registered() == before

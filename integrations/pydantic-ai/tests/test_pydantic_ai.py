@@ -16,6 +16,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from skillpath.agent import AgentSkills
 from skillpath_pydantic_ai import (
     READ_TOOL_NAME,
     SkillpathCapability,
@@ -115,7 +116,10 @@ def test_one_turn_calls_a_project_skill_and_a_pack_skill(world: AdapterWorld) ->
         PROJECT_SKILL,
         "release-checklist",
     ]
-    assert set(first["tools"]) == {"Skill", READ_TOOL_NAME}
+    assert set(first["tools"]) == {"Skill", READ_TOOL_NAME, "search_skills"}
+    assert first["instructions"].startswith(
+        "The following skills are available for use with the Skill tool:"
+    )  # the listing points at the tool that fills in arguments, not at read_skill
 
     results = script.results
     project = results["0:Skill"]
@@ -134,9 +138,10 @@ def test_the_listing_respects_the_budget(world: AdapterWorld) -> None:
     script = Script()
     agent_with(toolset, script).run_sync("hi")
     text = script.seen[0]["instructions"]
-    listing = session.listing()
+    listing = toolset.skills.listing()
     assert text == listing.text and 0 < len(text) <= 600
     assert listing.report.dropped or listing.report.shortened
+    assert "Call search_skills with a few words of the task" in text
     budgeted = SkillpathToolset(world.session(), budget=300).instructions()
     assert len(budgeted) <= 300
 
@@ -160,7 +165,7 @@ def test_model_mistakes_come_back_as_helpful_errors(world: AdapterWorld) -> None
     assert "is conditional (paths: **/*.py) and not active yet" in out[2]
     assert out[3] == "Notes are bullet points.\n"
     assert out[4].startswith("Error: ") and "root:" not in out[4]
-    assert out[5].startswith("Error: the URL must start with skill://")
+    assert out[5].startswith("Error: ") and "root:" not in out[5]
 
 
 def test_inline_shell_policy_is_the_sessions(world: AdapterWorld) -> None:
@@ -170,7 +175,9 @@ def test_inline_shell_policy_is_the_sessions(world: AdapterWorld) -> None:
     agent_with(SkillpathToolset(session), script).run_sync("go")
     (got,) = script.results.values()
     expected = world.session().invoke("shelly", trigger="tool").content
-    assert got == expected and "SHELL-42" not in got  # project skills run no shell by default
+    hint = "Its files are at skill://shelly/<path>: read them with the read_skill tool."
+    assert got == expected.replace("\n", f"\n{hint}\n", 1)
+    assert "SHELL-42" not in got  # project skills run no shell by default
     on = world.session(shell={"levels": ["project"]})
     script = Script([("Skill", {"skill": "shelly"})])
     agent_with(SkillpathToolset(on), script).run_sync("go")
@@ -178,7 +185,7 @@ def test_inline_shell_policy_is_the_sessions(world: AdapterWorld) -> None:
 
 
 def test_added_and_edited_skills_are_seen_without_restarting(world: AdapterWorld) -> None:
-    toolset = SkillpathToolset(world.session(), refresh_each_run=True)
+    toolset = SkillpathToolset(world.session())  # refresh_each_run is the default
     script = Script([("Skill", {"skill": PROJECT_SKILL, "args": "a.pdf"})])
     agent = agent_with(toolset, script)
     agent.run_sync("first")
@@ -199,7 +206,7 @@ def test_added_and_edited_skills_are_seen_without_restarting(world: AdapterWorld
     late, edited = script.results.values()
     assert "Late body." in late and "Edited: a.pdf." in edited
 
-    plain = SkillpathToolset(world.session())
+    plain = SkillpathToolset(world.session(), refresh_each_run=False)
     world.write("later-still", "Even later.")
     assert "later-still" not in plain.instructions()
     plain.refresh()
@@ -232,11 +239,11 @@ def test_capability_and_deferred_skill_capabilities(world: AdapterWorld) -> None
     assert '<pyai:context id="capability:skill-pdf-notes">' in loaded
     assert "Read the PDF  and write notes; see reference.md" in loaded  # no arguments
 
-    few = skill_capabilities(world.session(), budget=440)
-    # what the budgeted listing keeps: the project's own skill before packaged ones
-    dropped = world.session().listing(budget=440).report.dropped
-    assert PACK_SKILL in dropped
-    assert [c.id for c in few] == [f"skill-{c}" for c in (PROJECT_SKILL,) if c not in dropped]
+    for budget in (250, 300):  # what the budgeted listing keeps, and nothing else
+        few = skill_capabilities(world.session(), budget=budget)
+        kept = AgentSkills(world.session(), budget=budget).listed_names()
+        assert [c.id for c in few] == [f"skill-{name}" for name in kept]
+    assert not skill_capabilities(world.session(), budget=250)
 
 
 def test_nothing_touches_the_network_at_import_or_construction(world: AdapterWorld) -> None:

@@ -8,7 +8,7 @@ import socket
 import pytest
 from skillpath import SkillSession
 from skillpath.agent import AgentSkills
-from skillpath_smolagents import SkillpathSkills
+from skillpath_smolagents import SkillpathSkills, with_read_hint
 from smolagents import CodeAgent, Tool, ToolCallingAgent
 from smolagents.memory import ActionStep
 from smolagents.models import ChatMessage, MessageRole
@@ -55,7 +55,7 @@ def test_project_and_pack_skills_through_the_agent_loop(world: World) -> None:
     for name in ("greet", "code-review", "release-checklist"):
         assert f"- {name}: " in prompt
     assert "secret" not in prompt and "deploy" not in prompt
-    assert model.tools_seen[0] == ["Skill", "final_answer"]
+    assert model.tools_seen[0] == ["Skill", "final_answer", "read_skill", "search_skills"]
     # the tool answers reached the model
     later = "".join(text_of(m) for m in model.seen[2])
     assert "Say hello to Ada." in later and "Review the change against `main`" in later
@@ -104,7 +104,7 @@ def test_inline_shell_and_arguments_follow_skillpaths_policy(world: World) -> No
     assert "[shell command execution disabled by policy]" in direct and "for prod" in direct
     # the tool's answer is skillpath's (smolagents strips the observation)
     assert s_tool_answer(world, "shelly", "prod") == direct
-    assert observations(agent)[0] == direct.strip()
+    assert observations(agent)[0] == with_read_hint(direct, "shelly").strip()
 
 
 def s_tool_answer(world: World, skill: str, args: str) -> str:

@@ -43,7 +43,8 @@ def test_project_and_pack_skills_through_the_agent_loop(world: World) -> None:
     for name in ("greet", "code-review", "release-checklist"):
         assert f"<name>{name}</name>" in system
     assert "secret" not in system and "deploy" not in system
-    (spec,) = model.turns[0].tools
+    spec, *others = model.turns[0].tools
+    assert [t["name"] for t in others] == ["read_skill", "search_skills"]
     assert spec["name"] == "skills"
     assert set(spec["inputSchema"]["json"]["properties"]) == {"skill_name", "args"}
     assert plugin.get_activated_skills(agent) == ["greet", "release-checklist"]
@@ -74,7 +75,9 @@ def test_inline_shell_follows_skillpaths_policy(world: World) -> None:
     run(SkillpathAgentSkills(cwd=world.project), model)
     direct = SkillSession.open(world.project).invoke("shelly", trigger="tool").content
     assert "[shell command execution disabled by policy]" in direct
-    assert model.tool_results()["c1"].startswith(direct)
+    first, rest = direct.split("\n", 1)
+    hint = " (read its files with read_skill: skill://shelly/<path>)"
+    assert model.tool_results()["c1"].startswith(f"{first}{hint}\n{rest}")
     assert "from-shell" not in model.tool_results()["c1"]
 
 
@@ -166,7 +169,10 @@ def test_file_tools_activate_conditional_skills(world: World) -> None:
     )
     plugin = SkillpathAgentSkills(cwd=world.project)
     agent = Agent(
-        model=model, system_prompt="You help.", plugins=[plugin], tools=[read_file],
+        model=model,
+        system_prompt="You help.",
+        plugins=[plugin],
+        tools=[read_file],
         callback_handler=None,
     )
     agent("one")

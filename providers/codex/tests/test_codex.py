@@ -139,3 +139,29 @@ def test_enable_codex_user_covers_codex(tmp_path: Path) -> None:
     res = load(world, plugins=["codex"], settings={"skills.enable_codex_user": False})
     assert res.names == []
     assert {s.reason for s in res.skipped} == {"source-disabled"}
+
+
+def test_nested_skills_to_depth_six_and_a_skill_inside_a_skill(tmp_path: Path) -> None:
+    """Codex's walk: nested to six folders, dot entries skipped, a skill in a skill."""
+    world = make_layout(tmp_path)
+    root = world.project / ".codex" / "skills"
+    write_skill(root, "top", "first level")
+    write_skill(root / "top", "inner", "a skill inside a skill")
+    write_skill(root / "a" / "b", "three-deep", "nested")
+    write_skill(root / "a" / "b" / "c" / "d" / "e", "six-deep", "at the limit")
+    write_skill(root / "a" / "b" / "c" / "d" / "e" / "f", "seven-deep", "too deep")
+    write_skill(root / ".hidden", "dotted", "in a dot folder")
+    result = discover("codex", world)
+    assert [s.name for s in result.skills] == ["top", "inner", "three-deep", "six-deep"]
+    assert {s.source.level for s in result.skills} == {"project"}
+    assert all(s.source.root == root for s in result.skills)
+
+
+def test_nested_walk_follows_no_link_below_the_first_level(tmp_path: Path) -> None:
+    world = make_layout(tmp_path)
+    root = world.project / ".codex" / "skills"
+    elsewhere = world.project / "vendor"
+    write_skill(elsewhere, "linked", "reached through a link")
+    (root / "group").mkdir(parents=True)
+    (root / "group" / "via").symlink_to(elsewhere, target_is_directory=True)
+    assert [s.name for s in discover("codex", world).skills] == []

@@ -16,6 +16,7 @@ class TestCodexConformance(ProviderConformance):
     provider_id = "codex"
     priority = 70
     distribution = "skillpath-codex"
+    nested_depth = 6  # Codex's walk
 
     def environment(self, home: Path, project: Path) -> dict[str, str]:
         return {"SKILLPATH_CODEX_ADMIN_DIR": str(admin_dir(home))}

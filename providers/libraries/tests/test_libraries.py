@@ -37,7 +37,22 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, 
     site = tmp_path / "site"
     site.mkdir()
     monkeypatch.setenv("SKILLPATH_LIBRARIES", str(site))
+    # library skills are quarantined until approved (skillpath.trust): these tests are
+    # about discovery, so the user's config approves every library's
+    (home / ".skillpath").mkdir(exist_ok=True)
+    (home / ".skillpath" / "config.toml").write_text('[trust]\napprove = ["library:*"]\n')
     return home, project, site
+
+
+def test_a_library_skill_is_quarantined_by_default(world: tuple[Path, Path, Path]) -> None:
+    home, project, site = world
+    (home / ".skillpath" / "config.toml").unlink()
+    install(site, "web-kit", "2.3.1", "webkit", {"webkit": skill("Build web apps with webkit.")})
+    result = load_skills(project, home=home)
+    assert result.get("webkit") is None
+    (held,) = [s for s in result.skipped if s.skill.name == "webkit"]
+    assert held.reason == "quarantined"
+    assert "library:web-kit" in held.detail and "not approved" in held.detail
 
 
 def test_a_library_skill_loads_with_its_distribution(world: tuple[Path, Path, Path]) -> None:

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import _cachefile, _replay, load_skills
+from skillpath import load_skills
+from skillpath.cache import files as _cachefile
+from skillpath.cache import replay as _replay
 from skillpath.errors import PromptError
 from skillpath.session import SkillSession
 from skillpath_mcp import _catalog, _listcache

@@ -438,3 +438,104 @@ def test_serve_without_the_mcp_support_says_how_to_install(world: Any) -> None:
         "pip install 'skillpath[mcp]'"
     ]
     assert os.environ.get("HOME") == str(world.home)
+
+
+async def _directory_read(session: ClientSession, uri: str, cursor: str | None = None) -> Any:
+    """Send SEP-2640 ``resources/directory/read`` (not in the SDK's method tables)."""
+
+    class Req(mt.Request[dict[str, Any], Literal["resources/directory/read"]]):
+        pass
+
+    params: dict[str, Any] = {"uri": uri, **({"cursor": cursor} if cursor else {})}
+    return await session.send_request(
+        Req(method="resources/directory/read", params=params), TypeAdapter(dict[str, Any])
+    )
+
+
+def test_directory_read_lists_children_contained_and_paged(world: Any, tmp_path: Path) -> None:
+    """``resources/directory/read`` lists a folder's direct children (files, then
+    subfolders as ``inode/directory``), pages them, and refuses what ``resources/read``
+    refuses: traversal, dot folders, links out of the skill, files, unknown skills."""
+    project = _project_a(world.project)
+    hello = project / ".skillpath" / "skills" / "hello"
+    _write(hello / "refs" / "deep" / "more.md", "# More\n")
+    outside = tmp_path / "outside"
+    _write(outside / "stolen.md", "secret\n")
+    (hello / "escape").symlink_to(outside, target_is_directory=True)
+    _write(hello / ".hidden" / "x.md", "x\n")
+    many = project / ".skillpath" / "skills" / "many"
+    _write(many / "SKILL.md", "---\ndescription: Many files.\n---\nMany.\n")
+    for i in range(150):
+        _write(many / "files" / f"f{i:03}.txt", "x\n")
+
+    async def scenario() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        params = StdioServerParameters(
+            command=sys.executable, args=_serve_args(project), env=world.env
+        )
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write) as s,
+        ):
+            init = await s.initialize()
+            out["caps"] = init.model_dump(by_alias=True)["capabilities"]
+            out["root"] = await _directory_read(s, "skill://hello")
+            out["slash"] = await _directory_read(s, "skill://hello/")
+            out["refs"] = await _directory_read(s, "skill://hello/refs")
+            first = await _directory_read(s, "skill://many/files")
+            second = await _directory_read(s, "skill://many/files", first.get("nextCursor"))
+            out["pages"] = (first, second)
+            out["errors"] = {}
+            for bad in (
+                "skill://hello/SKILL.md",
+                "skill://hello/refs/..",
+                "skill://hello/refs/../..",
+                "skill://hello/%2e%2e",
+                "skill://hello/escape",
+                "skill://hello/.hidden",
+                "skill://nobody",
+                "file:///etc",
+            ):
+                try:
+                    await _directory_read(s, bad)
+                    out["errors"][bad] = None
+                except MCPError as exc:
+                    out["errors"][bad] = exc.error.code
+            try:
+                await _directory_read(s, "skill://many/files", "x9")
+                out["bad_cursor"] = None
+            except MCPError as exc:
+                out["bad_cursor"] = exc.error.code
+        return out
+
+    out = _run(scenario)
+    assert out["caps"]["extensions"]["io.modelcontextprotocol/skills"] == {"directoryRead": True}
+    assert out["root"] == out["slash"]
+    assert out["root"]["resources"] == [
+        {
+            "uri": "skill://hello/SKILL.md",
+            "name": "SKILL.md",
+            "mimeType": "text/markdown",
+            "size": (hello / "SKILL.md").stat().st_size,
+        },
+        {
+            "uri": "skill://hello/data.json",
+            "name": "data.json",
+            "mimeType": "application/json",
+            "size": 9,
+        },
+        {"uri": "skill://hello/logo.png", "name": "logo.png", "mimeType": "image/png", "size": 12},
+        {"uri": "skill://hello/refs", "name": "refs", "mimeType": "inode/directory"},
+    ]
+    assert "nextCursor" not in out["root"]
+    assert [r["uri"] for r in out["refs"]["resources"]] == [
+        "skill://hello/refs/guide.md",
+        "skill://hello/refs/deep",
+    ]
+    first, second = out["pages"]
+    assert len(first["resources"]) == 100 and first["nextCursor"]
+    assert len(second["resources"]) == 50 and "nextCursor" not in second
+    names = [r["name"] for r in first["resources"] + second["resources"]]
+    assert names == [f"f{i:03}.txt" for i in range(150)]
+    assert out["errors"] == dict.fromkeys(out["errors"], -32602)
+    assert out["bad_cursor"] == -32602

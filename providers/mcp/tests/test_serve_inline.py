@@ -33,7 +33,7 @@ def _project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_local_skill_with_the_shell_off_renders_on_the_loop(
     world: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skillpath._notify import LOCAL_FILESYSTEMS, filesystem_type
+    from skillpath.cache.notify import LOCAL_FILESYSTEMS, filesystem_type
 
     app = SkillServer(_project(world.project, monkeypatch), settings=OFF)
     on_local_disk = filesystem_type(str(world.project)) in LOCAL_FILESYSTEMS
@@ -44,13 +44,13 @@ def test_a_skill_on_a_network_file_system_is_read_in_a_thread(
     world: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A mount that can stall (NFS, FUSE) must never hold up the event loop."""
-    import skillpath._notify
+    import skillpath.cache.notify
 
     project = _project(world.project, monkeypatch)
-    monkeypatch.setattr(skillpath._notify, "_type_in", lambda mounts, path: "nfs4")
+    monkeypatch.setattr(skillpath.cache.notify, "_type_in", lambda mounts, path: "nfs4")
     app = SkillServer(project, settings=OFF)
     assert not app._inline(app.session, app.session.get("hello"))
-    monkeypatch.setattr(skillpath._notify, "_type_in", lambda mounts, path: "ext4")
+    monkeypatch.setattr(skillpath.cache.notify, "_type_in", lambda mounts, path: "ext4")
     app.reload()
     assert app._inline(app.session, app.session.get("hello"))
 

@@ -236,12 +236,16 @@ def load(
 
     ``plugins`` allow-lists entry points (default: every installed one);
     ``settings`` are overrides such as ``{"skills.enable_claude_user": False}``.
+    Every source is approved (``[trust] approve = ["*"]``): the kit checks what a
+    provider discovers, not the quarantine of third-party skills
+    (:mod:`skillpath.trust`); pass ``{"trust.approve": []}`` to see the defaults'
+    quarantine instead.
     """
     return load_skills(
         cwd or layout.cwd,
         home=layout.home,
         env=layout.env,
-        settings=settings,
+        settings={"trust.approve": ["*"], **(settings or {})},
         host=plugin_host(layout, plugins),
     )
 
@@ -269,6 +273,8 @@ class ProviderConformance:
     requires_description: ClassVar[bool] = False
     #: Whether the provider's result merges in pass 3 (after custom directories).
     late: ClassVar[bool] = False
+    #: How many folders deep below a root skills are found (1: ``<root>/<name>``).
+    nested_depth: ClassVar[int] = 1
 
     # -- what a subclass declares ----------------------------------------
     def skill_roots(self, home: Path, project: Path) -> Sequence[Root]:
@@ -429,7 +435,13 @@ class ProviderConformance:
         assert records[0].priority == self.priority
         if self.distribution is not None:
             assert records[0].distribution == self.distribution
-        result = load_skills(layout.cwd, home=layout.home, env=layout.env, host=host)
+        result = load_skills(
+            layout.cwd,
+            home=layout.home,
+            env=layout.env,
+            host=host,
+            settings={"trust.approve": ["*"]},  # discovery, not the quarantine (see load)
+        )
         for i, root in enumerate(roots):
             skill = result.get(f"loaded-{i}")
             assert skill is not None, f"skill in {root.path} not loaded: {result.diagnostics}"
@@ -483,7 +495,9 @@ class ProviderConformance:
 
     # -- layout rules -------------------------------------------------------
     def test_one_level_only(self, layout: Layout, roots: list[Root]) -> None:
-        """``<root>/group/<name>/SKILL.md`` is not a skill; ``<root>/<name>/SKILL.md`` is."""
+        """``<root>/group/<name>/SKILL.md`` is not a skill (unless the provider declares
+        ``nested_depth`` > 1, as ``codex`` does: then it is, and nothing is noted as
+        not loaded); ``<root>/<name>/SKILL.md`` is; ``group`` itself never is."""
         for i, root in enumerate(roots):
             write_skill(root.path / f"group-{i}", f"nested-{i}")
             write_skill(root.path, f"flat-{i}")
@@ -491,8 +505,10 @@ class ProviderConformance:
         names = {s.name for s in result.skills}
         for i in range(len(roots)):
             assert f"flat-{i}" in names
-            assert f"nested-{i}" not in names
+            assert (f"nested-{i}" in names) == (self.nested_depth > 1)
             assert f"group-{i}" not in names
+        if self.nested_depth > 1:
+            assert not [d for d in result.diagnostics if d.code.startswith("nested-skills-")]
 
     def test_dot_entries_skipped(self, layout: Layout, roots: list[Root]) -> None:
         """Entries whose name starts with a dot are never skills; a SKILL.md in one is

@@ -484,7 +484,7 @@ def echo(text: str = "", *, err: bool = False, nl: bool = True) -> None:
 
 def _click_context() -> click.Context | None:
     """The running click context; ``None`` outside a click command (and when click
-    was never imported: :func:`skillpath._launch.main` runs a plain ``list``
+    was never imported: :func:`skillpath.cache.launch.main` runs a plain ``list``
     without it)."""
     if "click" not in sys.modules:
         return None

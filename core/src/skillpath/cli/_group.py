@@ -5,12 +5,17 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import click
 
-from skillpath.cli import ALIASES, COMMANDS
+from skillpath.cli import ALIASES, COMMANDS, PROVIDED
+
+if "_SKILLPATH_COMPLETE" in os.environ:
+    # the shell is asking for completions: use skillpath's bash class (``:`` in words)
+    import skillpath.cli.completion  # noqa: F401
 
 __all__ = ["LazyGroup", "UsageProblem", "main"]
 
@@ -55,7 +60,7 @@ def _asks_json(args: list[str]) -> bool:
 
 def _one_line(exc: click.UsageError) -> UsageProblem:
     problem = UsageProblem(exc.format_message(), exc.ctx)
-    problem.exit_code = exc.exit_code
+    problem.exit_code = exc.exit_code  # type: ignore[misc]  # click declares it per class
     return problem
 
 
@@ -84,7 +89,7 @@ class LazyGroup(click.Group):
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+        return sorted({*COMMANDS, *PROVIDED, *_plugin_commands()})
 
     def make_context(
         self,
@@ -110,21 +115,70 @@ class LazyGroup(click.Group):
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
             import difflib
 
-            near = difflib.get_close_matches(name, [*COMMANDS, *ALIASES], n=3, cutoff=0.5)
+            known = [*COMMANDS, *ALIASES, *PROVIDED, *_plugin_commands()]
+            near = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
             hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
             raise UsageProblem(f"no such command {name!r}{hint}", ctx)
         return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(ALIASES.get(cmd_name, cmd_name))
-        if target is None:
-            return None
-        module, _, attr = target.partition(":")
-        cmd: Any = getattr(importlib.import_module(module), attr)
-        from skillpath._launch import resume_gc
+        name = ALIASES.get(cmd_name, cmd_name)
+        target = COMMANDS.get(name)
+        cmd: Any
+        if target is not None:
+            module, _, attr = target.partition(":")
+            cmd = getattr(importlib.import_module(module), attr)
+        else:
+            cmd = _plugin_commands().get(name)
+            if cmd is None:
+                if name not in PROVIDED:
+                    return None
+                cmd = _not_installed(name, *PROVIDED[name])
+        from skillpath._startup import resume_gc
 
         resume_gc()  # the command runs with the collector as the process had it
         return cmd  # type: ignore[no-any-return]
+
+
+def _plugin_commands() -> dict[str, click.Command]:
+    """The commands plugins add with the ``register_commands`` hook (asked once per
+    process, and only for a name that is not one of the core's own); a plugin's
+    failure or clash is printed as one warning line on stderr, once."""
+    from skillpath.plugins import get_plugin_host
+
+    host = get_plugin_host()
+    commands, problems = host.commands(taken=[*COMMANDS, *ALIASES])
+    if problems and id(host) not in _WARNED:
+        _WARNED.add(id(host))
+        from skillpath.cli._common import echo_diagnostics
+
+        echo_diagnostics(problems)
+    return commands
+
+
+#: the plugin hosts whose ``register_commands`` problems were printed
+_WARNED: set[int] = set()
+
+
+def _not_installed(name: str, what: str, install: str) -> click.Command:
+    """A stand-in for a command an uninstalled distribution provides: whatever it is
+    given, it prints the one error line saying what to install, and exits 1."""
+
+    @click.command(
+        name,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+        add_help_option=False,
+        help=f"Needs {what}, which is not installed: {install}",
+    )
+    def missing() -> None:
+        from skillpath.cli._common import fail
+
+        fail(
+            f"skillpath {name} needs {what}, which is not installed: {install}",
+            error="missing-dependency",
+        )
+
+    return missing
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

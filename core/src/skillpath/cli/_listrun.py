@@ -3,7 +3,7 @@
 :func:`run_list` is the body of the ``list`` command (:mod:`skillpath.cli.listing`
 declares its options). Nothing here imports click, so the launcher can run a
 plain ``skillpath list`` or ``skillpath list --json`` without it
-(:func:`skillpath._launch.main`); the bytes written are the same either way.
+(:func:`skillpath.cache.launch.main`); the bytes written are the same either way.
 """
 
 from __future__ import annotations
@@ -227,15 +227,15 @@ def run_list(
         # what each scan no longer needs stays in _KEEP (freed with the process)
         stack.enter_context(keeping_until_exit(_KEEP))
         if no_index:
-            from skillpath.index import disabled
+            from skillpath.cache.index import disabled
 
             stack.enter_context(disabled())
         result, ctx = load(cwd)
     if not no_index:
-        from skillpath.index import index_enabled
+        from skillpath.cache.index import index_enabled
 
         if index_enabled(ctx.settings, ctx.env):
-            from skillpath._replay import allow, volatile
+            from skillpath.cache.replay import allow, volatile
 
             blockers = host_for(ctx).replay_blockers()
             for blocker in blockers:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import click
 
 from skillpath.cli._common import common_options, echo, emit_json, fail
@@ -46,6 +47,19 @@ def _pick(found: Sequence[Any]) -> list[str]:
         echo(f"not a choice: {' '.join(bad) or '(nothing)'}", err=True)
 
 
+def _scanned(report: Any, ctx: Any) -> Any:
+    """``report`` with the heavy scanners' findings on what it installed
+    (:mod:`skillpath.scanners`; nothing to do when none is installed)."""
+    if report.dry_run:
+        return report
+    from skillpath.cli._load import host_for
+    from skillpath.scanners import scan_folders
+
+    written = [c.path for c in report.changes if c.action in ("install", "replace")]
+    found = scan_folders(ctx, written, host_for(ctx)) if written else []
+    return attrs.evolve(report, diagnostics=report.diagnostics + tuple(found)) if found else report
+
+
 def _report(report: Any, as_json: bool, verb: str) -> None:
     if as_json:
         emit_json(report.to_json())
@@ -61,6 +75,7 @@ def _report(report: Any, as_json: bool, verb: str) -> None:
         for d in report.diagnostics:
             where = f" ({d.path})" if d.path else ""
             echo(f"{d.level}: {d.message}{where} [{d.code}]", err=True)
+        _echo_findings(report)
         if not report.changes:
             echo(f"nothing to {verb}")
     if not report.ok:
@@ -68,6 +83,21 @@ def _report(report: Any, as_json: bool, verb: str) -> None:
         fail(
             f"{len(clashes)} folder(s) in the way" if clashes else "some sources could not be read",
             error="clash" if clashes else "error",
+        )
+
+
+def _echo_findings(report: Any) -> None:
+    """The high and medium content findings of what was installed (``--json`` has all)."""
+    from skillpath.cli._common import terminal_safe
+
+    shown = [(n, f) for n, f in report.findings if f.severity in ("high", "medium")]
+    if not shown:
+        return
+    echo(f"content checks: {len(shown)} finding(s) to read before an agent uses these skills:")
+    for name, f in shown:
+        excerpt = f": {f.excerpt}" if f.excerpt else ""
+        echo(
+            terminal_safe(f"  {f.severity:<6} {name}: {f.location()} {f.reason}{excerpt} [{f.id}]")
         )
 
 
@@ -122,8 +152,13 @@ def add_cmd(
     skillpath add pack.tar.gz --skill deploy --user
 
     With several skills and neither --skill nor --all, a terminal asks which.
+    What gets installed goes through the content checks first (hidden characters,
+    instructions to override the agent or hide things from the user, piped or encoded
+    downloads run, credential reads, outbound collectors): high and medium findings are
+    printed, all of them are in --json.
     JSON shape: {scope, lock, dry_run, changes: [{name, action, path, mode, detail,
-    files}], diagnostics: [...]}.
+    files}], diagnostics: [...], findings: [{skill, id, severity, reason, path, line,
+    excerpt}]}.
     """
     from skillpath.cli._load import project_context
     from skillpath.install import add_skills, list_source
@@ -159,7 +194,7 @@ def add_cmd(
         dry_run=dry_run,
         pick=_pick if _tty() and not as_json else None,
     )
-    _report(report, as_json, "install")
+    _report(_scanned(report, ctx), as_json, "install")
 
 
 @click.command("update")
@@ -200,7 +235,7 @@ def update_cmd(
 
     confirm = ask if _tty() and not yes and not as_json and not dry_run else None
     report = update_skills(ctx, names, user=user, dry_run=dry_run, confirm=confirm)
-    _report(report, as_json, "update")
+    _report(_scanned(report, ctx), as_json, "update")
 
 
 @click.command("remove")

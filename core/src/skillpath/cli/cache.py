@@ -25,7 +25,8 @@ def _size(n: int) -> str:
 @click.pass_context
 def cache_cmd(ctx: click.Context, as_json: bool) -> None:
     """Show skillpath's cache: the discovery index, `list` snapshots, files
-    extracted from skill packs and bundled skills, and MCP server listings.
+    extracted from skill packs and bundled skills, and each folder a plugin
+    declares (MCP server listings, with skillpath-mcp).
     Everything there is rebuilt on demand; `skillpath cache clean` empties it.
 
     JSON shape: {"parts": [{name, path, exists, files, bytes}]}.
@@ -55,8 +56,9 @@ def cache_cmd(ctx: click.Context, as_json: bool) -> None:
     "--part",
     "parts",
     multiple=True,
-    type=click.Choice(["index", "snapshots", "packs", "bundled", "mcp"]),
-    help="Only this part (repeatable; default: all of them).",
+    metavar="PART",
+    help="Only this part (repeatable; default: all of them): index, snapshots, packs, "
+    "bundled, or a folder a plugin declares (see `skillpath cache`).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable JSON output.")
 def clean_cmd(parts: tuple[str, ...], as_json: bool) -> None:
@@ -65,8 +67,15 @@ def clean_cmd(parts: tuple[str, ...], as_json: bool) -> None:
 
     JSON shape: {"removed": [{name, path, exists, files, bytes}]} (sizes before removal).
     """
-    from skillpath.cache import clean_cache
+    from skillpath.cache import cache_part_names, clean_cache
 
+    unknown = sorted(set(parts) - set(cache_part_names()))
+    if unknown:
+        known = ", ".join(cache_part_names())
+        raise click.BadParameter(
+            f"unknown part(s) {', '.join(map(repr, unknown))} (known: {known})",
+            param_hint="'--part'",
+        )
     try:
         removed = clean_cache(parts=parts or None)
     except OSError as exc:

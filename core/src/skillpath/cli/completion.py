@@ -8,12 +8,94 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.shell_completion import CompletionItem, get_completion_class
+from click.shell_completion import (
+    BashComplete,
+    CompletionItem,
+    add_completion_class,
+    get_completion_class,
+    split_arg_string,
+)
 
-__all__ = ["SHELLS", "complete_skill_names", "complete_skill_urls", "completion_cmd"]
+__all__ = [
+    "SHELLS",
+    "BashLineComplete",
+    "complete_skill_names",
+    "complete_skill_urls",
+    "completion_cmd",
+]
 
 #: Shells click can complete for.
 SHELLS = ("bash", "zsh", "fish")
+
+# Bash splits the words it hands a completion function at every character of
+# COMP_WORDBREAKS, ':' included, so ``skill://pdf`` arrives as ``skill``, ``:``,
+# ``//pdf``: click's script would complete ``//pdf`` alone. This script sends the
+# line up to the cursor instead (parsed here with the shell's quoting rules), and
+# trims the replies to the part after the last ':' of the word, as bash-completion's
+# ``__ltrim_colon_completions`` does, since bash replaces only that part.
+_SOURCE_BASH = """\
+%(complete_func)s() {
+    local IFS=$'\\n'
+    local response completion type value i
+    local line=${COMP_LINE:0:COMP_POINT}
+    local cur=${line##*[[:space:]]}
+
+    response=$(env COMP_WORDS="${COMP_WORDS[*]}" COMP_CWORD=$COMP_CWORD \\
+_SKILLPATH_COMP_LINE="$line" %(complete_var)s=bash_complete $1)
+
+    for completion in $response; do
+        IFS=',' read -r type value <<< "$completion"
+
+        if [[ $type == 'dir' ]]; then
+            COMPREPLY=()
+            compopt -o dirnames
+        elif [[ $type == 'file' ]]; then
+            COMPREPLY=()
+            compopt -o default
+        elif [[ $type == 'plain' ]]; then
+            COMPREPLY+=("$value")
+        fi
+    done
+
+    if [[ $cur == *:* && $COMP_WORDBREAKS == *:* ]]; then
+        local colon_word=${cur%%"${cur##*:}"}
+        for i in "${!COMPREPLY[@]}"; do
+            COMPREPLY[i]=${COMPREPLY[i]#"$colon_word"}
+        done
+    fi
+
+    return 0
+}
+
+%(complete_func)s_setup() {
+    complete -o nosort -F %(complete_func)s %(prog_name)s
+}
+
+%(complete_func)s_setup;
+"""
+
+
+class BashLineComplete(BashComplete):
+    """Bash completion that survives ``:`` in a word (``skill://name``).
+
+    The script passes ``_SKILLPATH_COMP_LINE``, the command line up to the cursor;
+    the last word, unless the line ends in a space, is the one being completed.
+    A script sourced from an older release sends only click's ``COMP_WORDS``,
+    which still works for everything without a colon.
+    """
+
+    source_template = _SOURCE_BASH
+
+    def get_completion_args(self) -> tuple[list[str], str]:
+        line = os.environ.get("_SKILLPATH_COMP_LINE")
+        if not line:
+            return super().get_completion_args()
+        words = split_arg_string(line)
+        incomplete = words.pop() if words and not line[-1:].isspace() else ""
+        return words[1:], incomplete
+
+
+add_completion_class(BashLineComplete, "bash")
 
 
 def _catalog(ctx: click.Context) -> list[tuple[str, str]]:
@@ -87,8 +169,9 @@ def completion_cmd(shell: str | None) -> None:
     zsh:   eval "$(skillpath completion zsh)"           (in ~/.zshrc)
     fish:  skillpath completion fish > ~/.config/fish/completions/skillpath.fish
     """
-    from skillpath.cli import main
     from skillpath.cli._common import fail
+
+    main = click.get_current_context().find_root().command  # the skillpath group
 
     if shell is None:
         shell = os.path.basename(os.environ.get("SHELL", ""))

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import attrs
 import click
 
 from skillpath.cli._common import common_options, echo, emit_json, fail
@@ -11,6 +13,22 @@ from skillpath.cli._common import common_options, echo, emit_json, fail
 __all__ = ["export_cmd"]
 
 _AGENTS = ("claude", "agents", "codex", "opencode", "github")
+
+
+def _scanned(report: Any, skills: list[Any], ctx: Any) -> Any:
+    """``report`` with the heavy scanners' findings on what it exported
+    (:mod:`skillpath.scanners`; cached per content digest)."""
+    from skillpath.cli._load import host_for
+    from skillpath.scanners import heavy_scan_all
+
+    host = host_for(ctx)
+    if not host.scanners():
+        return report
+    names = {a.name for a in report.actions if a.action in ("write", "unchanged")}
+    chosen = {s.name: s for s in reversed(skills) if s.name in names}  # the first wins
+    found: list[Any] = []
+    heavy_scan_all(list(chosen.values()), ctx, host, found)
+    return attrs.evolve(report, diagnostics=report.diagnostics + tuple(found)) if found else report
 
 
 @click.command("export")
@@ -97,6 +115,7 @@ def export_cmd(
             dry_run=dry_run,
             prune=prune,
         )
+        report = _scanned(report, skills, ctx)
     if as_json:
         emit_json(report.to_json())
     else:

@@ -37,11 +37,12 @@ import anyio.to_thread
 from google.adk.skills import Frontmatter, Resources, Script, SkillRegistry
 from google.adk.skills import Skill as AdkSkill
 from google.adk.tools import skill_toolset
+from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.skill_toolset import SkillToolset
+from google.genai import types
 from pydantic import PrivateAttr, ValidationError
 from skillpath import Skill, SkillSession
-from skillpath.adapters import model_skills
-from skillpath.commands import unknown_skill
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills
 from skillpath.errors import SkillpathError
 from skillpath.listing import shorten
 from skillpath.plugin_writer import claude_skill_name_problem
@@ -49,11 +50,38 @@ from skillpath.plugin_writer import claude_skill_name_problem
 __all__ = [
     "SkillpathRegistry",
     "SkillpathResources",
+    "SkillpathSearchTool",
     "SkillpathSkillToolset",
+    "adk_metadata",
     "adk_skills",
     "argument_error",
+    "skills_for",
     "to_adk_skill",
 ]
+
+_BASE_DIR = "Base directory for this skill: "
+_RESOURCE_HINT = (
+    "Its files are read with the load_skill_resource tool: file_path references/<path> "
+    "(a file beside SKILL.md too), assets/<path> or scripts/<path>."
+)
+
+
+def skills_for(
+    skills: AgentSkills | SkillSession,
+    *,
+    listing_format: str | None = None,
+    budget: int | None = None,
+    refresh: bool = True,
+) -> AgentSkills:
+    """The :class:`AgentSkills` to serve: ``skills`` as is, or a session wrapped."""
+    return AgentSkills.of(
+        skills,
+        refresh="turn" if refresh else "manual",
+        budget=budget,
+        format=listing_format,
+        search_tool=SEARCH_TOOL_NAME,
+    )
+
 
 #: The arguments of ADK's skill tools that must be strings when given.
 _STRING_ARGUMENTS = ("skill_name", "file_path", "query", "command")
@@ -199,6 +227,24 @@ class SkillpathResources(Resources):
         return self._under("scripts")
 
 
+def adk_metadata(skill: Skill) -> dict[str, Any]:
+    """The ADK ``metadata`` of ``skill``: its frontmatter ``metadata`` as written, plus
+    ``skillpath`` (provider and level).
+
+    ADK's own keys pass through (``adk_additional_tools``: the tools loading the
+    skill adds, from the toolset's ``additional_tools``; ``adk_inject_state``:
+    ``{var}`` in the instructions filled from the session state). A
+    ``metadata.include_tools`` (the space-separated tool names deepagents and
+    agno read) becomes ``adk_additional_tools`` when that key is not given.
+    """
+    meta: dict[str, Any] = dict(skill.frontmatter.metadata or {})
+    include = meta.get("include_tools")
+    if "adk_additional_tools" not in meta and isinstance(include, str) and include.split():
+        meta["adk_additional_tools"] = include.split()
+    meta["skillpath"] = {"provider": skill.source.provider, "level": skill.source.level}
+    return meta
+
+
 def _frontmatter(skill: Skill) -> Frontmatter:
     fm = skill.frontmatter
     return Frontmatter(
@@ -207,45 +253,55 @@ def _frontmatter(skill: Skill) -> Frontmatter:
         license=fm.license if isinstance(fm.license, str) else None,
         compatibility=shorten(fm.compatibility, 500) if isinstance(fm.compatibility, str) else None,
         allowed_tools=" ".join(fm.allowed_tools) or None,
-        metadata={"skillpath": {"provider": skill.source.provider, "level": skill.source.level}},
+        metadata=adk_metadata(skill),
     )
 
 
-def to_adk_skill(session: SkillSession, name: str) -> AdkSkill:
+def _with_resource_hint(text: str) -> str:
+    """The base-directory line, followed by how the model reads the skill's files."""
+    if not text.startswith(_BASE_DIR):
+        return text
+    first, sep, rest = text.partition("\n")
+    return f"{first}\n{_RESOURCE_HINT}{sep}{rest}"
+
+
+def to_adk_skill(session: AgentSkills | SkillSession, name: str) -> AdkSkill:
     """The ADK ``Skill`` for the skill ``name`` the model may use in ``session``.
 
     Its instructions are rendered now, as the Skill tool renders them
-    (trigger ``tool``, no arguments, always in full); its resources are
-    :class:`SkillpathResources`.
+    (trigger ``tool``, empty arguments, always in full: ADK keeps which
+    skills a session loaded in the session's state); its resources are
+    :class:`SkillpathResources`; its frontmatter carries ``license``,
+    ``compatibility``, ``allowed-tools`` and :func:`adk_metadata`.
 
     :raises SkillpathError: for a name that is not an active skill the model
-        may use (the message offers the nearest names or says why), a skill
-        that cannot be rendered, or a name or description ADK does not accept.
+        may use (the message is the one every skillpath adapter gives: the
+        nearest names, or why), a skill that cannot be rendered, or a name,
+        description or metadata ADK does not accept.
     """
-    rendered = session.invoke(name, "", trigger="tool", force=True)
-    skill = session.get(name)
-    assert skill is not None  # invoke() raised otherwise
+    skills = AgentSkills.of(session, refresh="manual")
+    sess = skills.session
+    skill = sess.get(name)
+    if skill is None:
+        raise SkillpathError(skills.call(name, "").removeprefix("Error: "))
+    rendered = sess.invoke(name, "", trigger="tool", force=True)
     try:
         front = _frontmatter(skill)
     except ValidationError as exc:
         problems = "; ".join(str(e.get("msg", e)) for e in exc.errors())
         raise SkillpathError(f"skill {name!r} cannot be an ADK skill: {problems}") from exc
-    adk = AdkSkill(
+    return AdkSkill(
         frontmatter=front,
-        instructions=rendered.content,
-        resources=SkillpathResources.of(session, name),
+        instructions=_with_resource_hint(rendered.content),
+        resources=SkillpathResources.of(sess, name),
     )
-    return adk
-
-
-def _listed(session: SkillSession, listing_format: str | None, budget: int | None) -> list[Skill]:
-    """The skills the budgeted listing shows (model-callable, not hidden)."""
-    dropped = set(session.listing(format=listing_format, budget=budget).report.dropped)
-    return [s for s in model_skills(session) if s.name not in dropped]
 
 
 def adk_skills(
-    session: SkillSession, *, listing_format: str | None = None, budget: int | None = None
+    session: AgentSkills | SkillSession,
+    *,
+    listing_format: str | None = None,
+    budget: int | None = None,
 ) -> list[AdkSkill]:
     """ADK ``Skill`` objects for the skills the listing shows (budget applied).
 
@@ -253,33 +309,32 @@ def adk_skills(
     disk, use :class:`SkillpathSkillToolset`. Skills ADK cannot take (a name
     that is not kebab-case) are left out; see :func:`to_adk_skill`.
     """
+    skills = AgentSkills.of(session, refresh="manual", budget=budget, format=listing_format)
     out: list[AdkSkill] = []
-    for skill in _listed(session, listing_format, budget):
+    for skill in skills.listed_skills():
         try:
-            out.append(to_adk_skill(session, skill.name))
+            out.append(to_adk_skill(skills, skill.name))
         except SkillpathError:
             continue
     return out
 
 
 class SkillpathRegistry(SkillRegistry):
-    """An ADK ``SkillRegistry`` over a skillpath session.
+    """An ADK ``SkillRegistry`` over skillpath's skills.
 
     ``get_skill`` renders the skill afresh on every call; ``search_skills``
-    matches every word of the query against the listed skills' names and
-    descriptions.
+    is skillpath's ranked search (:meth:`skillpath.SkillSession.search`).
     """
 
     def __init__(
         self,
-        session: SkillSession,
+        session: AgentSkills | SkillSession,
         *,
         listing_format: str | None = None,
         budget: int | None = None,
     ) -> None:
-        self.session = session
-        self.listing_format = listing_format
-        self.budget = budget
+        self.skills = skills_for(session, listing_format=listing_format, budget=budget)
+        self.session = self.skills.session
 
     async def get_skill(self, *, name: str) -> AdkSkill:
         """The skill ``name`` (rendered in a worker thread).
@@ -287,29 +342,48 @@ class SkillpathRegistry(SkillRegistry):
         :raises SkillpathError: with skillpath's message for a name the model
             may not use (ADK passes it to the model as the tool's error).
         """
-        if not isinstance(name, str) or not name.strip():
-            raise unknown_skill(str(name), [s.name for s in model_skills(self.session)])
-        return await anyio.to_thread.run_sync(to_adk_skill, self.session, name.strip())
+        return await anyio.to_thread.run_sync(to_adk_skill, self.skills, str(name).strip())
 
     async def search_skills(self, *, query: str) -> list[Frontmatter]:
-        """The listed skills whose name or description holds every word of ``query``."""
-        words = [w.casefold() for w in str(query).split()]
+        """The skills the model may call that best match ``query``, best first (at most 5)."""
         out: list[Frontmatter] = []
-        for skill in _listed(self.session, self.listing_format, self.budget):
-            text = f"{skill.name} {skill.description}".casefold()
-            if all(w in text for w in words):
-                try:
-                    out.append(_frontmatter(skill))
-                except ValidationError:
-                    continue
+        for hit in self.session.search(str(query), 5):
+            if hit.skill.hidden:
+                continue
+            try:
+                out.append(_frontmatter(hit.skill))
+            except ValidationError:
+                continue
         return out
 
     def search_tool_description(self) -> str | None:
         """How the model should use ``search_skills`` here."""
-        return (
-            "Searches the available skills: every word of the query must appear in a "
-            "skill's name or description."
+        return str(self.skills.search_schema()["description"])
+
+
+class SkillpathSearchTool(BaseTool):
+    """``search_skills(query, k)``: skillpath's ranked search, as every adapter offers it.
+
+    It takes the place of ADK's own ``search_skills`` in
+    :class:`SkillpathSkillToolset` (which takes no ``k``); the answer is
+    :meth:`skillpath.agent.AgentSkills.search`'s text: the best ``k`` skills,
+    names and descriptions, or an ``Error:`` text.
+    """
+
+    def __init__(self, skills: AgentSkills) -> None:
+        schema = skills.search_schema()
+        super().__init__(name=str(schema["name"]), description=str(schema["description"]))
+        self._skills = skills
+        self._schema = schema["input_schema"]
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=self._schema
         )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        """The ranked skills, as text (``{"result": …}`` for the model)."""
+        return await anyio.to_thread.run_sync(self._skills.search, args)
 
 
 class SkillpathSkillToolset(SkillToolset):
@@ -319,32 +393,44 @@ class SkillpathSkillToolset(SkillToolset):
     in ``EAGER`` discovery mode) is skillpath's listing, budget applied,
     re-read on every request; ``load_skill`` and ``load_skill_resource``
     fetch through :class:`SkillpathRegistry`, so edits are seen on the next
-    turn and an unknown name gets skillpath's helpful message.
+    turn and an unknown name gets skillpath's helpful message;
+    ``search_skills(query, k)`` is :class:`SkillpathSearchTool`.
 
-    :param session: the skillpath session to serve.
+    A conversation is an ADK session: which skills it loaded is ADK's own
+    record in the session's state, and every ``load_skill`` gives the skill
+    in full, so a new session gets every skill. This toolset keeps nothing
+    per session.
+
+    :param session: the skills to serve (an :class:`~skillpath.agent.AgentSkills`
+        or a :class:`~skillpath.SkillSession`).
     :param listing_format: the listing format whose budget decides the catalog.
     :param budget: the listing budget (default: the ``[listing]`` setting).
-    :param refresh_each_request: call :meth:`SkillSession.refresh` before
-        every model request, so skills added on disk join without restarting.
+    :param refresh_each_request: before every model request, look whether the
+        skills on disk changed and load them again when they did (on by
+        default; ``False``: only :meth:`refresh`).
     :param toolset_options: further ``SkillToolset`` arguments
-        (``code_executor``, ``discovery_mode``, …).
+        (``code_executor``, ``discovery_mode``, ``additional_tools``, …).
     """
 
     def __init__(
         self,
-        session: SkillSession,
+        session: AgentSkills | SkillSession,
         *,
         listing_format: str | None = None,
         budget: int | None = None,
-        refresh_each_request: bool = False,
+        refresh_each_request: bool = True,
         **toolset_options: Any,
     ) -> None:
-        self.session = session
+        self.agent_skills = skills_for(
+            session, listing_format=listing_format, budget=budget, refresh=refresh_each_request
+        )
+        self.session = self.agent_skills.session
         self.listing_format = listing_format
         self.budget = budget
         self.refresh_each_request = refresh_each_request
-        registry = SkillpathRegistry(session, listing_format=listing_format, budget=budget)
+        registry = SkillpathRegistry(self.agent_skills)
         super().__init__(registry=registry, **toolset_options)
+        self._search_tool = SkillpathSearchTool(self.agent_skills)
 
     @classmethod
     def open(
@@ -360,13 +446,13 @@ class SkillpathSkillToolset(SkillToolset):
         return cls(SkillSession.open(cwd, home=home, env=env, settings=settings), **options)
 
     def refresh(self) -> None:
-        """Load the skills again now (see :meth:`skillpath.SkillSession.refresh`)."""
-        self.session.refresh()
+        """Load the skills again now (see :meth:`skillpath.agent.AgentSkills.refresh`)."""
+        self.agent_skills.refresh()
 
     def _list_skills(self) -> list[AdkSkill]:  # ADK's catalog hook
         """The catalog: the listed skills' frontmatter (instructions are loaded on demand)."""
         out: list[AdkSkill] = []
-        for skill in _listed(self.session, self.listing_format, self.budget):
+        for skill in self.agent_skills.listed_skills():
             if claude_skill_name_problem(skill.name) is not None:
                 continue  # ADK's rule is the same: kebab-case, at most 64
             # Only name and description are read from catalog entries: built
@@ -387,15 +473,31 @@ class SkillpathSkillToolset(SkillToolset):
     async def get_tools(self, readonly_context: Any = None) -> list[Any]:
         """ADK's skill tools, each answering arguments of the wrong type (a number, a
         list, an object where a string is expected) with a tool error for the model
-        instead of raising (see :func:`_guard_tool`)."""
+        instead of raising (see :func:`_guard_tool`); ``search_skills`` is
+        :class:`SkillpathSearchTool`."""
         tools = await super().get_tools(readonly_context)
+        out: list[Any] = []
         for tool in tools:
-            if isinstance(tool, _SKILL_TOOLS):
+            if isinstance(tool, skill_toolset.SearchSkillsTool):
+                tool = self._search_tool
+            if isinstance(tool, (*_SKILL_TOOLS, SkillpathSearchTool)):
                 _guard_tool(tool)
-        return tools
+            out.append(tool)
+        return out
 
     async def process_llm_request(self, *, tool_context: Any, llm_request: Any) -> None:
-        """Refresh first when ``refresh_each_request`` is set, then ADK's own work."""
+        """Check the disk first (``refresh_each_request``), then ADK's own work; when
+        the listing budget leaves skills out of the catalog, say so and name
+        ``search_skills``."""
         if self.refresh_each_request:
-            await anyio.to_thread.run_sync(self.session.refresh)
+            await anyio.to_thread.run_sync(self.agent_skills.begin_turn)
         await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        dropped = len(self.agent_skills.listing().report.dropped)
+        if dropped:
+            what = "skill is" if dropped == 1 else "skills are"
+            llm_request.append_instructions(
+                [
+                    f"{dropped} more {what} not in the skills catalog (its budget): call "
+                    f"{self._search_tool.name} with a few words of the task to find them."
+                ]
+            )

@@ -19,21 +19,28 @@ provider) lists skills in the system prompt and offers the ``load_skill``,
 
 ``load_skill`` returns the skill rendered by skillpath (inline shell as
 skillpath's policy allows; Agent Framework's ``load_skill`` passes no
-arguments, so ``$ARGUMENTS`` is empty) and ``read_skill_resource`` is a
-``skill://<name>/<resource>`` read under skillpath's containment. Nothing
+arguments, so ``$ARGUMENTS`` and ``$0``… are empty) and ``read_skill_resource``
+is a ``skill://<name>/<resource>`` read under skillpath's containment. The
+provider adds a ``search_skills`` tool for the skills the listing has no room
+for, and does not offer ``run_skill_script`` (skillpath runs nothing outside
+its inline-shell policy). The "already loaded" note of a skill loaded twice
+holds within one Agent Framework session (``AgentSession.session_id``). Nothing
 here discovers, parses or filters skills (:class:`skillpath.agent.AgentSkills`).
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
 from agent_framework import (
+    AgentSession,
     FunctionInvocationContext,
     FunctionMiddleware,
+    FunctionTool,
     Skill,
     SkillFrontmatter,
     SkillResource,
@@ -41,8 +48,9 @@ from agent_framework import (
     SkillsSource,
     SkillsSourceContext,
 )
+from agent_framework._skills import SCRIPT_RUNNER_INSTRUCTIONS
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills, paths_in_arguments
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.listing import neutralise
 from skillpath.model import Skill as SkillRecord
 
@@ -52,11 +60,39 @@ __all__ = [
     "SkillpathSkill",
     "SkillpathSkillsProvider",
     "SkillpathSkillsSource",
+    "conversation_of",
     "skills_for",
 ]
 
 #: The tool name Agent Framework's listing points the model at.
 TOOL_NAME = SkillsProvider.LOAD_SKILL_TOOL_NAME
+
+_BASE_DIR = "Base directory for this skill: "
+
+_LOAD_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "skill_name": {"type": "string", "description": "The name of the skill to load."},
+    },
+    "required": ["skill_name"],
+    "additionalProperties": False,
+}
+
+
+def conversation_of(session: Any) -> str | None:
+    """The conversation of an agent run: its ``AgentSession``'s ``session_id`` (Agent
+    Framework makes a new session for a run given none), else ``None``."""
+    ident = getattr(session, "session_id", None)
+    return f"session:{ident}" if isinstance(ident, str) and ident else None
+
+
+def _metadata(values: Mapping[str, Any]) -> dict[str, str] | None:
+    """Agent Framework's ``metadata`` (string values): non-strings as JSON."""
+    out = {
+        str(k): v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
+        for k, v in values.items()
+    }
+    return out or None
 
 
 def _not_text(**named: Any) -> str | None:
@@ -77,8 +113,11 @@ def skills_for(
     settings: Mapping[str, Any] | None = None,
     refresh: str = "turn",
     budget: int | None = None,
+    search: bool = True,
 ) -> AgentSkills:
-    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one
+    (``search``: the agent has the ``search_skills`` tool, so the listing leaves the
+    skills that do not fit to it)."""
     return AgentSkills.of(
         skills,
         cwd=cwd,
@@ -88,6 +127,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME if search else None,
     )
 
 
@@ -101,9 +141,9 @@ def _frontmatter(record: SkillRecord) -> SkillFrontmatter:
     fm.name = record.name
     fm.description = neutralise(record.description)[0]
     fm.license = record.frontmatter.license
-    fm.compatibility = None
+    fm.compatibility = record.frontmatter.compatibility
     fm.allowed_tools = " ".join(record.frontmatter.allowed_tools) or None
-    fm.metadata = None
+    fm.metadata = _metadata(record.frontmatter.metadata)
     return fm
 
 
@@ -129,12 +169,15 @@ class SkillpathSkill(Skill):
 
     @property
     def frontmatter(self) -> SkillFrontmatter:
-        """Name, description, licence and allowed tools, from skillpath's record."""
+        """Name, description, licence, compatibility, allowed tools and metadata,
+        from skillpath's record."""
         return self._frontmatter
 
     async def get_content(self) -> str:
-        """The skill rendered by skillpath for the model (``Error: …`` when refused)."""
-        return self._skills.call(self._frontmatter.name)
+        """The skill rendered by skillpath for the model, in full (``Error: …`` when
+        refused). :class:`SkillpathSkillsProvider`'s ``load_skill`` renders per session
+        instead, with the "already loaded" note within one."""
+        return self._skills.call(self._frontmatter.name, force=True)
 
     async def get_resource(self, name: str) -> SkillResource | None:
         """Any file of the skill (``skill://`` containment decides at read time)."""
@@ -152,7 +195,9 @@ class SkillpathSkillsSource(SkillsSource):
     Framework asks once per agent run) checks the disk first
     (``refresh="turn"``; ``"manual"``: call :meth:`refresh`). The skills are
     those the listing budget keeps, without ``hide`` and
-    ``disable-model-invocation`` skills.
+    ``disable-model-invocation`` skills. ``search``: the agent has the
+    ``search_skills`` tool (:class:`SkillpathSkillsProvider` offers it; Agent
+    Framework's plain ``SkillsProvider`` does not, hence the default ``False``).
     """
 
     def __init__(
@@ -165,9 +210,17 @@ class SkillpathSkillsSource(SkillsSource):
         settings: Mapping[str, Any] | None = None,
         refresh: str = "turn",
         budget: int | None = None,
+        search: bool = False,
     ) -> None:
         self.skills = skills_for(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=search,
         )
 
     def refresh(self) -> bool:
@@ -255,10 +308,12 @@ class SkillpathSkillsProvider(SkillsProvider):
                 settings=settings,
                 refresh=refresh,
                 budget=budget,
+                search=True,
             )
         self.source = source
         self.skills = source.skills
         self.file_tracker = SkillpathFileTracker(self.skills)
+        self._skillpath_load_approval_disabled = disable_load_skill_approval
         super().__init__(
             source,
             instruction_template=instruction_template,
@@ -273,13 +328,103 @@ class SkillpathSkillsProvider(SkillsProvider):
         """Load the skills again now (see :meth:`AgentSkills.refresh`)."""
         return self.skills.refresh()
 
-    async def _load_skill(self, skills: Sequence[Skill], skill_name: str) -> str:
+    async def before_run(
+        self,
+        *,
+        agent: Any,
+        session: AgentSession,
+        context: Any,
+        state: dict[str, Any],
+    ) -> None:
+        """Agent Framework's skills prompt and tools for this run, per session.
+
+        ``load_skill`` answers within the run's session (the "already loaded"
+        note holds only there); ``search_skills`` is added; ``run_skill_script``
+        and its prompt lines are left out (skillpath runs no skill scripts).
+        """
+        skills, instructions, tools = await self._create_context(
+            SkillsSourceContext(agent=agent, session=session)
+        )
+        if not skills:
+            return
+        key = conversation_of(session)
+        conversation = self.skills.new_conversation() if key is None else key
+        kept: list[Any] = []
+        for t in tools:
+            if t.name == self.RUN_SKILL_SCRIPT_TOOL_NAME:
+                continue
+            kept.append(self._load_tool(skills, conversation) if t.name == TOOL_NAME else t)
+        kept.append(self._search_tool())
+        text = (instructions or "").replace(SCRIPT_RUNNER_INSTRUCTIONS, "")
+        dropped = len(self.skills.listing().report.dropped)
+        if dropped:
+            more = "skill is" if dropped == 1 else "skills are"
+            text += (
+                f"\n{dropped} more {more} not listed: call `{SEARCH_TOOL_NAME}` with a few "
+                f"words of the task to find them, then `{TOOL_NAME}` one by name."
+            )
+        context.extend_instructions(self.source_id, text)
+        context.extend_tools(self.source_id, kept)
+
+    def _approval(self) -> Any:
+        return "never_require" if self._skillpath_load_approval_disabled else "always_require"
+
+    def _load_tool(self, skills: Sequence[Skill], conversation: Hashable) -> FunctionTool:
+        async def load(skill_name: str) -> str:
+            return await self._load_in(skills, skill_name, conversation)
+
+        return FunctionTool(
+            name=TOOL_NAME,
+            description="Loads the full instructions for a specific skill.",
+            func=load,
+            approval_mode=self._approval(),
+            input_model=_LOAD_SCHEMA,
+        )
+
+    def _search_tool(self) -> FunctionTool:
+        schema = self.skills.search_schema()
+
+        async def search(query: Any = None, k: Any = 5) -> str:
+            return self.skills.search({"query": query, "k": k})
+
+        return FunctionTool(
+            name=SEARCH_TOOL_NAME,
+            description=schema["description"],
+            func=search,
+            approval_mode=self._approval(),
+            input_model={**schema["input_schema"], "additionalProperties": False},
+        )
+
+    def _readable(self, name: str, text: str) -> str:
+        """The base-directory line also says how ``read_skill_resource`` reaches its files."""
+        record = self.skills.session.get(name)
+        if record is None or record.base_dir is None:
+            return text
+        line = f"{_BASE_DIR}{record.base_dir}"
+        if not text.startswith(line + "\n"):
+            return text
+        hint = (
+            f" (read its files with {self.READ_SKILL_RESOURCE_TOOL_NAME}: skill_name {name!r}, "
+            "resource_name the path inside this folder)"
+        )
+        return line + hint + text[len(line) :]
+
+    async def _load_in(
+        self, skills: Sequence[Skill], skill_name: Any, conversation: Hashable
+    ) -> str:
         refused = _not_text(skill_name=skill_name)
         if refused is not None:
             return refused
-        if skill_name and skill_name.strip() and self._find_skill(skills, skill_name) is None:
-            return self.skills.call(skill_name)
-        return await super()._load_skill(skills, skill_name)
+        if not skill_name or not skill_name.strip():
+            return "Error: Skill name cannot be empty."
+        found = self._find_skill(skills, skill_name)
+        if found is not None and not isinstance(found, SkillpathSkill):
+            return await found.get_content()
+        name = found.frontmatter.name if found is not None else skill_name
+        return self._readable(name, self.skills.call(name, conversation=conversation))
+
+    async def _load_skill(self, skills: Sequence[Skill], skill_name: str) -> str:
+        return await self._load_in(skills, skill_name, self.skills.new_conversation())
 
     async def _read_skill_resource(
         self,
@@ -311,9 +456,8 @@ class SkillpathSkillsProvider(SkillsProvider):
         *,
         context: FunctionInvocationContext,
     ) -> Any:
-        refused = _not_text(skill_name=skill_name, script_name=script_name)
-        if refused is not None:
-            return refused
-        return await super()._run_skill_script(
-            skills, skill_name, script_name, args, context=context
+        """Not offered (:meth:`before_run` leaves the tool out); refused when called."""
+        return (
+            f"Error: {self.RUN_SKILL_SCRIPT_TOOL_NAME} is not available: skillpath runs no "
+            "skill scripts. Follow the skill's instructions with the tools you have."
         )

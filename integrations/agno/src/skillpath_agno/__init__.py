@@ -33,19 +33,37 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from agno.run.base import RunContext
 from agno.skills import Skills
 from agno.skills.loaders.base import SkillLoader
 from agno.skills.skill import Skill as AgnoSkill
+from agno.tools.function import Function
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills, paths_in_arguments
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
 
-__all__ = ["TOOL_NAME", "SkillpathSkill", "SkillpathSkillLoader", "SkillpathSkills", "skills_for"]
+__all__ = [
+    "TOOL_NAME",
+    "SkillpathSkill",
+    "SkillpathSkillLoader",
+    "SkillpathSkills",
+    "conversation_of",
+    "skills_for",
+]
 
 #: The Agno tool that loads a skill's instructions.
 TOOL_NAME = "get_skill_instructions"
 
 _ERROR = "Error: "
+
+_BASE_DIR = "Base directory for this skill: "
+
+
+def conversation_of(run_context: Any) -> str | None:
+    """The conversation a tool call belongs to: the run's Agno ``session_id`` (a run
+    given none continues the agent's own session), else ``None``."""
+    ident = getattr(run_context, "session_id", None)
+    return f"session:{ident}" if isinstance(ident, str) and ident else None
 
 
 def skills_for(
@@ -57,8 +75,11 @@ def skills_for(
     settings: Mapping[str, Any] | None = None,
     refresh: str = "turn",
     budget: int | None = None,
+    search: bool = True,
 ) -> AgentSkills:
-    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one
+    (``search``: the agent has ``search_skills``, so the listing leaves the skills that
+    do not fit to it)."""
     return AgentSkills.of(
         skills,
         cwd=cwd,
@@ -68,6 +89,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME if search else None,
     )
 
 
@@ -128,6 +150,8 @@ class SkillpathSkillLoader(SkillLoader):
     (``refresh="turn"``), so Agno's ``Skills.reload()`` sees added and edited
     skills. Arguments are as :meth:`skillpath.agent.AgentSkills.open`, or pass
     an :class:`~skillpath.agent.AgentSkills` or a :class:`~skillpath.SkillSession`.
+    ``search``: the agent has the ``search_skills`` tool (:class:`SkillpathSkills`
+    offers it; Agno's own ``Skills`` does not, hence the default ``False``).
     """
 
     def __init__(
@@ -140,9 +164,17 @@ class SkillpathSkillLoader(SkillLoader):
         settings: Mapping[str, Any] | None = None,
         refresh: str = "turn",
         budget: int | None = None,
+        search: bool = False,
     ) -> None:
         self.skillpath = skills_for(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=search,
         )
 
     def load(self) -> list[AgnoSkill]:
@@ -191,7 +223,14 @@ class SkillpathSkills(Skills):
         extra_loaders: list[SkillLoader] | None = None,
     ) -> None:
         self.loader = SkillpathSkillLoader(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=True,
         )
         self.skillpath = self.loader.skillpath
         self._loaded_for: tuple[Skill, ...] | None = None
@@ -225,14 +264,29 @@ class SkillpathSkills(Skills):
         return changed
 
     def get_system_prompt_snippet(self) -> str:
-        """Agno's skills prompt for the current catalog (checked against the disk first)."""
+        """Agno's skills prompt for the current catalog (checked against the disk first),
+        with a line naming ``search_skills`` when the listing budget left skills out."""
         self._check("snippet")
-        return super().get_system_prompt_snippet()
+        text = super().get_system_prompt_snippet()
+        dropped = len(self.skillpath.listing().report.dropped)
+        if not text or not dropped:
+            return text
+        more = "skill is" if dropped == 1 else "skills are"
+        line = (
+            f"{dropped} more {more} not listed: call `{SEARCH_TOOL_NAME}(query)` with a few "
+            f"words of the task to find them, then `{TOOL_NAME}` one by name."
+        )
+        return text.replace("\n</skills_system>", f"\n{line}\n</skills_system>", 1)
 
     def get_tools(self) -> list[Any]:
-        """Agno's three skill tools (the catalog checked against the disk first)."""
+        """Agno's three skill tools and ``search_skills`` (the catalog checked first)."""
         self._check("tools")
-        return super().get_tools()
+        search = Function(
+            name=SEARCH_TOOL_NAME,
+            description=self.skillpath.search_schema()["description"],
+            entrypoint=self._search_skills,
+        )
+        return [*super().get_tools(), search]
 
     def tool_hook(
         self, function_name: str, function_call: Callable[..., Any], arguments: dict[str, Any]
@@ -254,7 +308,21 @@ class SkillpathSkills(Skills):
             return None
         return self.skillpath.call(skill_name).removeprefix(_ERROR)
 
-    def _get_skill_instructions(self, skill_name: str, args: str = "") -> str:
+    def _search_skills(self, query: str, k: int = 5) -> str:
+        """Search the skills by what you need to do, when the list shows none that fits.
+
+        Args:
+            query: A few words describing the task.
+            k: How many skills to return (default 5).
+
+        Returns:
+            The best matching skills (name and description), best first.
+        """
+        return self.skillpath.search({"query": query, "k": k})
+
+    def _get_skill_instructions(
+        self, skill_name: str, args: str = "", run_context: RunContext | None = None
+    ) -> str:
         """Load the full instructions for a skill.
 
         Args:
@@ -265,13 +333,19 @@ class SkillpathSkills(Skills):
             A JSON string with the skill's instructions and metadata.
         """
         name = str(skill_name)
-        text = self.skillpath.call(name, str(args or ""), force=True)
+        key = conversation_of(run_context)
+        conversation = self.skillpath.new_conversation() if key is None else key
+        text = self.skillpath.call(name, str(args or ""), conversation=conversation)
         if text.startswith(_ERROR):
             return json.dumps({"error": text.removeprefix(_ERROR)})
         # The record after rendering: a pack skill's folder exists once it was loaded.
         record = self.skillpath.session.get(name)
         base = record.base_dir if record is not None else None
         folder = os.fspath(base) if base is not None else None
+        line = f"{_BASE_DIR}{base}"
+        if base is not None and text.startswith(line + "\n"):
+            hint = " (read its files with get_skill_reference: reference_path inside this folder)"
+            text = line + hint + text[len(line) :]
         return json.dumps(
             {
                 "skill_name": name,
@@ -294,16 +368,26 @@ class SkillpathSkills(Skills):
         return json.dumps({"skill_name": skill_name, key: path, "content": text})
 
     def _get_skill_reference(self, skill_name: str, reference_path: str | None = None) -> str:
-        """Load a reference document from a skill's references/ folder.
+        """Load a reference document of a skill: a file in its references/ folder, or any
+        file in the skill's folder by its path there.
 
         Args:
             skill_name: The name of the skill.
-            reference_path: The file name of the reference document.
+            reference_path: The file name in references/, or a path in the skill's folder.
 
         Returns:
             A JSON string with the reference content.
         """
-        return self._read(skill_name, "references", reference_path, "reference_path")
+        read = self._read(skill_name, "references", reference_path, "reference_path")
+        path = str(reference_path or "")
+        if "error" not in json.loads(read) or not path or path.startswith("references/"):
+            return read
+        if self._refusal(str(skill_name)) is not None:
+            return read
+        text = self.skillpath.read(f"skill://{skill_name}/{path}")
+        if text.startswith(_ERROR):
+            return read  # the references/ answer (the refusal of a name it may not use too)
+        return json.dumps({"skill_name": skill_name, "reference_path": path, "content": text})
 
     def _get_skill_script(
         self,

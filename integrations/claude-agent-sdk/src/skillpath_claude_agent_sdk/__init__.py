@@ -17,12 +17,12 @@ it::
 
 What stays skillpath's:
 
-- **which skills the model sees**: ``options().skills`` names exactly the
-  skills skillpath's listing shows (its budget applied; ``hide`` and
-  ``disable-model-invocation`` skills left out), plugin-qualified
-  (``skillpath:<name>``), so Claude Code's own copy of a ``.claude/skills``
-  skill does not show twice and every other skill is hidden from the model
-  and refused by its Skill tool;
+- **which skills the model may use**: ``options().skills`` names the skills
+  the model may call (``hide`` and ``disable-model-invocation`` skills left
+  out; with ``search=False`` only those skillpath's budgeted listing shows),
+  plugin-qualified (``skillpath:<name>``), so Claude Code's own copy of a
+  ``.claude/skills`` skill does not show twice and every other skill is
+  refused by its Skill tool;
 - **user-only skills** keep ``disable-model-invocation`` in their exported
   frontmatter;
 - **inline shell** the ``[shell]`` policy would not run is replaced in the
@@ -38,9 +38,17 @@ What stays skillpath's:
   ``allowed-tools``, ``context``, ``agent`` and ``mcp-servers`` of skills
   below the hand-written tier are left out (:mod:`skillpath.powers`);
 - **freshness**: :meth:`SkillpathPlugin.sync` writes what changed;
-  ``options()`` syncs, and its ``SessionStart`` hook syncs again (loading
-  the catalog again when ``refresh`` is set) and asks Claude Code to re-scan
-  skills, so a skill added or edited on disk is seen by the next session.
+  ``options()`` syncs, and its ``SessionStart`` hook syncs again (after
+  loading the catalog again when the disk changed, ``refresh``, on by
+  default) and asks Claude Code to re-scan skills, so a skill added or
+  edited on disk is seen by the next session;
+- **search**: ``options()`` adds an in-process MCP server with the
+  ``search_skills`` tool (the model calls it as
+  ``mcp__skillpath__search_skills``), skillpath's ranked search.
+
+A conversation is a Claude Code session (one ``query()``, or one
+``ClaudeSDKClient`` connection): which skills it loaded is Claude Code's own
+record; the plugin keeps nothing per session.
 """
 
 from __future__ import annotations
@@ -56,17 +64,22 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from claude_agent_sdk import ClaudeAgentOptions, HookMatcher
+from claude_agent_sdk import ClaudeAgentOptions, HookMatcher, create_sdk_mcp_server, tool
 from skillpath import Diagnostic, Skill, SkillSession
-from skillpath.adapters import model_skills
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills
 from skillpath.extract import cache_root
 from skillpath.plugin_writer import FolderRefused, PluginExport, write_claude_plugin
 from skillpath.shell import ShellPolicy
 
-__all__ = ["DEFAULT_PLUGIN_NAME", "SkillpathPlugin", "default_plugin_dir"]
+__all__ = ["DEFAULT_PLUGIN_NAME", "SkillpathPlugin", "default_plugin_dir", "search_tool_name"]
 
 #: The plugin's name: Claude Code shows its skills as ``skillpath:<name>``.
 DEFAULT_PLUGIN_NAME = "skillpath"
+
+
+def search_tool_name(name: str = DEFAULT_PLUGIN_NAME) -> str:
+    """The name under which Claude Code offers the plugin's search tool (an MCP tool)."""
+    return f"mcp__{name}__{SEARCH_TOOL_NAME}"
 
 
 def default_plugin_dir(session: SkillSession, name: str = DEFAULT_PLUGIN_NAME) -> Path:
@@ -86,21 +99,36 @@ class SkillpathPlugin:
     :param listing_format: the listing format whose budget decides which
         skills are enabled (default: the ``[listing]`` setting).
     :param budget: the listing budget (default: the ``[listing]`` setting).
-    :param refresh: load the catalog again (:meth:`SkillSession.refresh`)
-        before every :meth:`sync`.
+    :param refresh: before every :meth:`sync`, look whether the skills on disk
+        changed and load them again when they did (on by default; ``False``:
+        only an explicit :meth:`skillpath.agent.AgentSkills.refresh`).
+    :param search: offer the ``search_skills`` tool (an in-process MCP server).
+        Then every skill the model may call is enabled, so that what the search
+        finds can be loaded; without it only the skills the budgeted listing
+        shows are.
     """
 
     def __init__(
         self,
-        session: SkillSession,
+        session: AgentSkills | SkillSession,
         path: str | os.PathLike[str] | None = None,
         *,
         name: str = DEFAULT_PLUGIN_NAME,
         listing_format: str | None = None,
         budget: int | None = None,
-        refresh: bool = False,
+        refresh: bool = True,
+        search: bool = True,
     ) -> None:
+        self.agent_skills = AgentSkills.of(
+            session,
+            refresh="turn" if refresh else "manual",
+            budget=budget,
+            format=listing_format,
+            search_tool=search_tool_name(name) if search else None,
+        )
+        session = self.agent_skills.session
         self.session = session
+        self.search = search
         self.name = name
         self.path = Path(path) if path is not None else default_plugin_dir(session, name)
         self._chosen = path is not None
@@ -135,7 +163,7 @@ class SkillpathPlugin:
         """
         with self._lock:
             if self.refresh:
-                self.session.refresh()
+                self.agent_skills.begin_turn()
             skills = self.session.skills()
             try:
                 self.last = self._write(skills)
@@ -177,15 +205,29 @@ class SkillpathPlugin:
         self._private = weakref.finalize(self, shutil.rmtree, private, ignore_errors=True)
 
     def skill_names(self) -> list[str]:
-        """The plugin-qualified names the model may use: those skillpath's listing shows."""
-        listing = self.session.listing(format=self.listing_format, budget=self.budget)
-        dropped = set(listing.report.dropped)
+        """The plugin-qualified names the model may use: with ``search``, every skill
+        the model may call; else those skillpath's budgeted listing shows."""
+        skills = self.agent_skills
+        names = skills.model_skill_names() if self.search else skills.listed_names()
         exported = set(self.last.skills) if self.last is not None else None
-        return [
-            f"{self.name}:{s.name}"
-            for s in model_skills(self.session)
-            if s.name not in dropped and (exported is None or s.name in exported)
-        ]
+        return [f"{self.name}:{n}" for n in names if exported is None or n in exported]
+
+    def search_server(self) -> Any:
+        """The in-process MCP server (``create_sdk_mcp_server``) with ``search_skills``:
+        :meth:`skillpath.agent.AgentSkills.search` over the active skills."""
+        import anyio.to_thread
+
+        schema = self.agent_skills.search_schema()
+        description = (
+            f"{schema['description']} Skills are called with the Skill tool as {self.name}:<name>."
+        )
+
+        @tool(SEARCH_TOOL_NAME, description, schema["input_schema"])
+        async def search_skills(args: dict[str, Any]) -> dict[str, Any]:
+            text = await anyio.to_thread.run_sync(self.agent_skills.search, args)
+            return {"content": [{"type": "text", "text": text}]}
+
+        return create_sdk_mcp_server(name=self.name, tools=[search_skills])
 
     def plugin_config(self) -> dict[str, str]:
         """The ``plugins`` entry: ``{"type": "local", "path": <plugin folder>}``."""
@@ -208,7 +250,9 @@ class SkillpathPlugin:
         (names already in a ``skills`` list of ``base`` are kept; ``"all"``
         stays ``"all"``), defaults
         ``cwd`` to the session's cwd and adds a ``SessionStart`` hook that
-        syncs again and asks for a skills re-scan. ``fields`` are further
+        syncs again and asks for a skills re-scan. With ``search``, adds the
+        :meth:`search_server` to ``mcp_servers`` (under the plugin's name) and
+        its tool to ``allowed_tools``. ``fields`` are further
         ``ClaudeAgentOptions`` fields.
         """
         self.sync()
@@ -227,10 +271,19 @@ class SkillpathPlugin:
             *hooks.get("SessionStart", []),
             HookMatcher(hooks=[self._on_session_start]),
         ]
+        extra: dict[str, Any] = {}
+        if self.search:
+            servers = opts.mcp_servers if isinstance(opts.mcp_servers, dict) else None
+            if servers is not None:
+                extra["mcp_servers"] = {**servers, self.name: self.search_server()}
+                allowed = search_tool_name(self.name)
+                if allowed not in opts.allowed_tools:
+                    extra["allowed_tools"] = [*opts.allowed_tools, allowed]
         return dataclasses.replace(
             opts,
             plugins=plugins,
             skills=names,
             cwd=opts.cwd if opts.cwd is not None else str(self.session.ctx.cwd),
             hooks=hooks,
+            **extra,
         )

@@ -28,6 +28,14 @@ The prompt and the tool stay CrewAI's; what the tool returns is skillpath's:
 * file paths in the agent's tool calls (``file_path``, ``path``, ``paths``,
   ``filename``) activate conditional skills and nested skills directories.
 
+A conversation is one CrewAI request: one ``Agent.kickoff()``, or one agent's
+execution of one task in a ``Crew.kickoff()`` (CrewAI builds a ``load_skill``
+tool for each, and the message history lives there): a skill loaded again
+within it gets skillpath's short "already loaded" note, any other request
+gets the skill in full. :meth:`SkillpathSkills.tools` are two more tools for
+the agent: ``read_skill`` (a skill's files as ``skill://`` URLs) and
+``search_skills`` (the skills the listing has no room for).
+
 These run as CrewAI hooks (a before-model-call hook and before/after
 tool-call hooks, registered once per process); they act only for agents that
 hold skills from this package. Nothing here discovers, parses or filters
@@ -57,15 +65,21 @@ from crewai.hooks import (
 from crewai.skills.loader import build_skill_catalog, format_skill_context
 from crewai.skills.models import INSTRUCTIONS, METADATA, Skill, SkillFrontmatter
 from crewai.skills.tool import LOAD_SKILL_TOOL_NAME, LoadSkillTool
+from crewai.tools import BaseTool
 from crewai.utilities.prompts import Prompts
-from pydantic import PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills, paths_in_arguments, unknown_for_model
+from skillpath.adapters import READ_TOOL_DESCRIPTION
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments, unknown_for_model
 from skillpath.listing import neutralise
 from skillpath.model import Skill as SkillRecord
+from skillpath.search import search_tool_schema
 
 __all__ = [
+    "READ_TOOL_NAME",
     "TOOL_NAME",
+    "SkillpathReadTool",
+    "SkillpathSearchTool",
     "SkillpathSkill",
     "SkillpathSkills",
     "install_hooks",
@@ -75,7 +89,12 @@ __all__ = [
 #: The tool CrewAI's skills prompt points the model at.
 TOOL_NAME = LOAD_SKILL_TOOL_NAME
 
+#: The name of the ``skill://`` read tool (:meth:`SkillpathSkills.tools`).
+READ_TOOL_NAME = "read_skill"
+
 _ERROR = "Error:"
+
+_BASE_DIR = "Base directory for this skill: "
 
 
 def skills_for(
@@ -87,8 +106,11 @@ def skills_for(
     settings: Mapping[str, Any] | None = None,
     refresh: str = "turn",
     budget: int | None = None,
+    search: bool = True,
 ) -> AgentSkills:
-    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one."""
+    """The :class:`AgentSkills` to serve: ``skills`` as is, a session wrapped, or a new one
+    (``search``: the agents have ``search_skills``, so the listing leaves the skills that
+    do not fit to it)."""
     return AgentSkills.of(
         skills,
         cwd=cwd,
@@ -98,6 +120,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME if search else None,
     )
 
 
@@ -116,8 +139,8 @@ def _frontmatter(record: SkillRecord, description: str | None = None) -> SkillFr
             neutralise(record.description)[0] if description is None else description
         ),
         license=fm.license,
-        compatibility=None,
-        metadata=None,
+        compatibility=fm.compatibility,
+        metadata=dict(fm.metadata) or None,
         allowed_tools=list(fm.allowed_tools) or None,
     )
 
@@ -205,7 +228,10 @@ class SkillpathSkills:
     keyword arguments are those of :meth:`skillpath.agent.AgentSkills.open`
     (``cwd``, ``home``, ``env``, ``settings``, ``refresh``, ``budget``), or
     pass an :class:`~skillpath.agent.AgentSkills` or a
-    :class:`~skillpath.SkillSession` you already have.
+    :class:`~skillpath.SkillSession` you already have. ``search`` (default
+    ``True``): the agents get :meth:`tools` (``search_skills``), so the listing
+    leaves the skills that do not fit to the search; pass ``False`` for agents
+    without it (the listing then names them too, by name only).
 
     Building one installs the CrewAI hooks that serve the skills
     (:func:`install_hooks`).
@@ -221,9 +247,17 @@ class SkillpathSkills:
         settings: Mapping[str, Any] | None = None,
         refresh: str = "turn",
         budget: int | None = None,
+        search: bool = True,
     ) -> None:
         self.skillpath = skills_for(
-            skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
+            skills,
+            cwd=cwd,
+            home=home,
+            env=env,
+            settings=settings,
+            refresh=refresh,
+            budget=budget,
+            search=search,
         )
         install_hooks()
 
@@ -256,19 +290,50 @@ class SkillpathSkills:
         with _LOCK:
             return self.skillpath.refresh()
 
-    def answer(self, skill_name: str, *, others: Sequence[str] = ()) -> str:
+    def tools(self) -> list[BaseTool]:
+        """Two CrewAI tools for the agents holding these skills: ``read_skill``
+        (:class:`SkillpathReadTool`) and ``search_skills`` (:class:`SkillpathSearchTool`).
+
+        Pass them in ``Agent(tools=[...])`` next to your own.
+        """
+        return [SkillpathReadTool.of(self), SkillpathSearchTool.of(self)]
+
+    def render(self, name: str, conversation: Any = None, *, readable: bool = False) -> str:
+        """The skill rendered by skillpath within ``conversation`` (``None``: in full);
+        ``readable``: the base-directory line also names the ``skill://`` URL of
+        ``read_skill``."""
+        key = None if conversation is None else self.skillpath.conversation_key(conversation)
+        text = self.skillpath.call(name, force=key is None, conversation=key)
+        record = self.skillpath.session.get(name)
+        if not readable or record is None or record.base_dir is None:
+            return text
+        line = f"{_BASE_DIR}{record.base_dir}"
+        if not text.startswith(line + "\n"):
+            return text
+        hint = f" (read its files with {READ_TOOL_NAME}: skill://{name}/<path>)"
+        return line + hint + text[len(line) :]
+
+    def answer(
+        self,
+        skill_name: str,
+        *,
+        others: Sequence[str] = (),
+        conversation: Any = None,
+        readable: bool = False,
+    ) -> str:
         """``load_skill``'s answer for a name the prompt does not list.
 
         A hidden skill renders (in CrewAI's ``<skill>`` block); a user-only
         or conditional skill is refused with skillpath's reason; an unknown
         name gets the nearest names the model may use (skillpath's, plus
-        ``others``: the agent's other CrewAI skills).
+        ``others``: the agent's other CrewAI skills). ``conversation`` and
+        ``readable`` are as :meth:`render`'s.
         """
         name = str(skill_name)
         session = self.skillpath.session
         if session.get(name) is None and all(p.name != name for p in session.pending()):
             return unknown_for_model(name, [*self.skillpath.model_skill_names(), *others])
-        text = self.skillpath.call(name, force=True)
+        text = self.render(name, conversation, readable=readable)
         record = session.get(name)
         if text.startswith(_ERROR) or record is None:
             return text
@@ -276,6 +341,66 @@ class SkillpathSkills:
 
     def __repr__(self) -> str:
         return f"SkillpathSkills(cwd={os.fspath(self.skillpath.session.ctx.cwd)!r})"
+
+
+class _ReadArgs(BaseModel):
+    url: str = Field(description="A skill:// URL, such as skill://<name>/<path>.")
+
+
+class _SearchArgs(BaseModel):
+    query: str = Field(description="A few words describing the task.")
+    k: int = Field(default=5, description="How many skills to return (default 5).")
+
+
+class SkillpathReadTool(BaseTool):
+    """``read_skill``: a skill's file at a ``skill://`` URL (skillpath's containment and
+    size limit; refusals as ``Error:`` text)."""
+
+    name: str = READ_TOOL_NAME
+    description: str = READ_TOOL_DESCRIPTION
+    args_schema: type[BaseModel] = _ReadArgs
+    _owner: SkillpathSkills | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, owner: SkillpathSkills) -> SkillpathReadTool:
+        """The tool reading ``owner``'s skills."""
+        tool = cls()
+        tool._owner = owner
+        return tool
+
+    def _run(self, url: str) -> str:
+        if self._owner is None:
+            return "Error: the tool is not bound to skillpath skills (use SkillpathSkills.tools())"
+        with _LOCK:
+            return self._owner.skillpath.read(str(url))
+
+
+class SkillpathSearchTool(BaseTool):
+    """``search_skills``: skillpath's ranked search over the skills (for those the
+    listing budget leaves out)."""
+
+    name: str = SEARCH_TOOL_NAME
+    description: str = search_tool_schema()["description"]
+    args_schema: type[BaseModel] = _SearchArgs
+    _owner: SkillpathSkills | None = PrivateAttr(default=None)
+
+    @classmethod
+    def of(cls, owner: SkillpathSkills) -> SkillpathSearchTool:
+        """The tool searching ``owner``'s skills."""
+        tool = cls()
+        tool._owner = owner
+        return tool
+
+    def _run(self, query: str, k: int = 5) -> str:
+        if self._owner is None:
+            return "Error: the tool is not bound to skillpath skills (use SkillpathSkills.tools())"
+        with _LOCK:
+            return self._owner.skillpath.search({"query": query, "k": k})
+
+
+def _reads(agent: Any) -> bool:
+    """Whether ``agent`` has the ``read_skill`` tool."""
+    return any(isinstance(t, SkillpathReadTool) for t in getattr(agent, "tools", None) or ())
 
 
 # -- the hooks ---------------------------------------------------------------------
@@ -406,7 +531,9 @@ def _before_tool_call_unlocked(context: ToolCallHookContext) -> None:
     entry = catalog.get(name) if isinstance(name, str) else None
     owner = entry.owner if isinstance(entry, SkillpathSkill) else None
     if owner is not None and isinstance(name, str) and isinstance(entry, SkillpathSkill):
-        catalog[name] = entry.rendered(owner.skillpath.call(entry.name, force=True))
+        # the loader is CrewAI's per request (a kickoff, a task's execution): the conversation
+        text = owner.render(entry.name, loader, readable=_reads(context.agent))
+        catalog[name] = entry.rendered(text)
 
 
 def _after_tool_call_unlocked(context: ToolCallHookContext) -> str | None:
@@ -435,10 +562,11 @@ def _after_tool_call_unlocked(context: ToolCallHookContext) -> str | None:
     others = [label for label, s in catalog.items() if not isinstance(s, SkillpathSkill)]
     for owner in owners:
         owner.skillpath.begin_turn()  # a skill written since the model's turn began
+    readable = _reads(context.agent)
     for owner in owners:
         if owner.skillpath.session.get(name) is not None:
-            return owner.answer(name, others=others)
-    return owners[0].answer(name, others=others)
+            return owner.answer(name, others=others, conversation=loader, readable=readable)
+    return owners[0].answer(name, others=others, conversation=loader, readable=readable)
 
 
 def _before_model_call(context: LLMCallHookContext) -> None:

@@ -18,7 +18,7 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 from skillpath import SkillSession
-from skillpath.agent import SEARCH_TOOL_NAME, SKILL_TOOL_NAME, AgentSkills
+from skillpath.agent import READ_TOOL_NAME, SEARCH_TOOL_NAME, SKILL_TOOL_NAME, AgentSkills
 
 __all__ = ["FILE_PATH_ARGS", "SkillsMiddleware", "conversation_of", "skills_for"]
 
@@ -59,6 +59,11 @@ class _SkillArgs(BaseModel):
 class _SearchArgs(BaseModel):
     query: str = Field(description="A few words describing the task.")
     k: int = Field(default=5, description="How many skills to return (default 5).")
+
+
+class _ReadArgs(BaseModel):
+    skill: str = Field(description="The skill's name.")
+    path: str = Field(default="", description="The file's path inside the skill's folder.")
 
 
 def conversation_of(runtime: Any) -> Any:
@@ -112,7 +117,12 @@ class SkillsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     Each model call gets the listing appended to its system message and the
     ``Skill`` tool (``{"skill": name, "args": text}``) whose answer is the
     rendered skill or an ``Error: …`` text, and the ``search_skills`` tool
-    (``{"query": text, "k": n}``) for the skills the listing has no room for.
+    (``{"query": text, "k": n}``) for the skills the listing has no room for,
+    and the ``read_skill_file`` tool (``{"skill": name, "path": file}``), which
+    reads a file in a skill's folder (``references/style.md``; the reader is
+    skillpath's, contained in the folder): ``create_agent`` gives the agent no
+    file tool of its own (``read_tool=False`` leaves it out, for an agent that has
+    one that reaches the skills' folders).
     The "already loaded" note of a skill called twice holds only within one
     conversation: the run's ``thread_id`` (``config={"configurable":
     {"thread_id": …}}``), or without one the conversation's first message.
@@ -135,6 +145,7 @@ class SkillsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         budget: int | None = None,
         format: str | None = None,
         track_files: bool = True,
+        read_tool: bool = True,
     ) -> None:
         self.skills = skills_for(
             skills,
@@ -159,7 +170,14 @@ class SkillsMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             description=self.skills.search_schema()["description"],
             args_schema=_SearchArgs,
         )
-        self.tools = [self.skill_tool, self.search_tool]
+        read = self.skills.read_schema()
+        self.read_tool: BaseTool = StructuredTool.from_function(
+            func=self.skills.read_file,
+            name=READ_TOOL_NAME,
+            description=read["description"],
+            args_schema=_ReadArgs,
+        )
+        self.tools = [self.skill_tool, self.search_tool, *([self.read_tool] if read_tool else [])]
 
     @property
     def name(self) -> str:

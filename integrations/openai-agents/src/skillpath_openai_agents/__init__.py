@@ -2,8 +2,10 @@
 
 For a plain ``Agent``: :class:`SkillpathSkills` gives dynamic instructions
 (your text plus the skill listing, refreshed before every model turn), a
-``load_skill`` function tool whose answer is the rendered skill and a
-``search_skills`` tool for the skills the listing has no room for::
+``load_skill`` function tool whose answer is the rendered skill, a
+``search_skills`` tool for the skills the listing has no room for and a
+``read_skill_file`` tool that reads a file in a skill's folder (a plain
+``Agent`` has no file tool)::
 
     skills = SkillpathSkills(cwd=".")
     agent = Agent(
@@ -27,9 +29,9 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from agents import Agent, FunctionTool, RunContextWrapper
+from agents import Agent, FunctionTool, RunContextWrapper, Tool
 from skillpath import SkillSession
-from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, error_text
+from skillpath.agent import READ_TOOL_NAME, SEARCH_TOOL_NAME, AgentSkills, error_text
 
 if TYPE_CHECKING:  # imported on first use (an optional dependency)
     from skillpath_openai_agents.sandbox import SkillpathLazySkillSource
@@ -108,7 +110,9 @@ class SkillpathSkills:
     arguments as :meth:`AgentSkills.open`). Before every model turn (when the
     SDK asks for the instructions) the skills on disk are checked and loaded
     again when they changed (``refresh="turn"``; ``"manual"``: call
-    :meth:`refresh`). Offer :attr:`tools` (``load_skill`` and ``search_skills``).
+    :meth:`refresh`). Offer :attr:`tools` (``load_skill``, ``search_skills`` and
+    ``read_skill_file``, the resource tool: skillpath's reader, contained in the
+    skill's folder; ``read_tool=False`` leaves it out).
 
     One object serves many conversations: a skill loaded again in the same
     conversation gets a short "already loaded" note, a new conversation gets the
@@ -127,6 +131,7 @@ class SkillpathSkills:
         refresh: str = "turn",
         budget: int | None = None,
         format: str | None = None,
+        read_tool: bool = True,
     ) -> None:
         self.skills = skills_for(
             skills,
@@ -153,8 +158,20 @@ class SkillpathSkills:
             on_invoke_tool=self._search,
             strict_json_schema=False,
         )
-        #: The tools to give the agent: ``load_skill`` and ``search_skills``.
-        self.tools: list[FunctionTool] = [self.tool, self.search_tool]
+        read = self.skills.read_schema()
+        self.read_tool = FunctionTool(
+            name=READ_TOOL_NAME,
+            description=read["description"],
+            params_json_schema={**read["input_schema"], "additionalProperties": False},
+            on_invoke_tool=self._read,
+            strict_json_schema=True,
+        )
+        #: The tools to give the agent: ``load_skill``, ``search_skills``, ``read_skill_file``.
+        self.tools: list[Tool] = [
+            self.tool,
+            self.search_tool,
+            *([self.read_tool] if read_tool else []),
+        ]
 
     def refresh(self) -> bool:
         """Load the skills again now (see :meth:`AgentSkills.refresh`)."""
@@ -190,6 +207,15 @@ class SkillpathSkills:
         except ValueError as exc:
             return error_text(f"the arguments are not JSON ({exc}); pass {{query, k}}")
         return self.skills.search(data)
+
+    async def _read(self, _context: Any, raw: str) -> str:
+        try:
+            data = json.loads(raw or "{}")
+        except ValueError as exc:
+            return error_text(f"the arguments are not JSON ({exc}); pass {{skill, path}}")
+        if not isinstance(data, dict):
+            return error_text("pass the skill's name in `skill` and the file in `path`")
+        return self.skills.read_file(data.get("skill"), data.get("path"))
 
     async def _invoke(self, context: Any, raw: str) -> str:
         try:

@@ -22,27 +22,44 @@ from __future__ import annotations
 
 import io
 import os
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
 from agents.sandbox.capabilities.skills import LazySkillSource, SkillMetadata
 from agents.sandbox.session.base_sandbox_session import BaseSandboxSession
 from agents.sandbox.types import User
+from pydantic import PrivateAttr
 from skillpath.agent import AgentSkills, unknown_for_model
 from skillpath.errors import SkillpathError
 
-__all__ = ["SkillpathLazySkillSource"]
+__all__ = ["SkillpathLazySkillSource", "registered"]
 
 #: Files copied into the sandbox per skill, at most (a skill folder is small).
 MAX_FILES = 500
-#: The live skills behind each source, by key (kept for the life of the process).
-_SOURCES: dict[str, AgentSkills] = {}
+#: The live skills behind the sources, by key. Weak: an entry lasts while its
+#: :class:`AgentSkills` lives (each source holds it), so building sources again and
+#: again leaves one entry per live ``AgentSkills``, not one per build.
+_SOURCES: weakref.WeakValueDictionary[str, AgentSkills] = weakref.WeakValueDictionary()
+#: Each live ``AgentSkills``' key (the same key however many sources are built on it).
+_KEYS: weakref.WeakKeyDictionary[AgentSkills, str] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 
 
 def _register(skills: AgentSkills) -> str:
-    key = f"skillpath-{id(skills):x}-{skills.session.session_id}"
-    _SOURCES[key] = skills
-    return key
+    with _LOCK:
+        key = _KEYS.get(skills)
+        if key is None:
+            key = f"skillpath-{id(skills):x}-{skills.session.session_id}"
+            _KEYS[skills] = key
+            _SOURCES[key] = skills
+        return key
+
+
+def registered() -> int:
+    """How many ``AgentSkills`` the sources of this process serve (live ones only)."""
+    return len(_SOURCES)
 
 
 class SkillpathLazySkillSource(LazySkillSource):
@@ -56,12 +73,16 @@ class SkillpathLazySkillSource(LazySkillSource):
 
     key: str
     """Which :class:`~skillpath.agent.AgentSkills` this source serves (the SDK copies and
-    serialises capabilities, so the source holds a key, not the live object)."""
+    serialises capabilities, so the source holds a key as its field; the live object is
+    held beside it, and copies keep it)."""
+
+    _live: AgentSkills | None = PrivateAttr(default=None)
 
     def __init__(self, skills: AgentSkills | None = None, /, **data: Any) -> None:
         if skills is not None:
             data["key"] = _register(skills)
         super().__init__(**data)
+        self._live = skills if skills is not None else _SOURCES.get(self.key)
 
     @classmethod
     def open(
@@ -73,7 +94,7 @@ class SkillpathLazySkillSource(LazySkillSource):
     @property
     def skills(self) -> AgentSkills:
         """The :class:`~skillpath.agent.AgentSkills` served."""
-        skills = _SOURCES.get(self.key)
+        skills = self._live if self._live is not None else _SOURCES.get(self.key)
         if skills is None:
             raise SkillpathError(f"no skillpath skills registered under {self.key!r}")
         return skills

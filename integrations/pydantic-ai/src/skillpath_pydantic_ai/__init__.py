@@ -1,16 +1,23 @@
 """skillpath for pydantic-ai: every skill the user has, as one toolset.
 
 :class:`SkillpathToolset` is a pydantic-ai toolset over a
-:class:`skillpath.SkillSession`. It gives the model
+:class:`skillpath.agent.AgentSkills` (a :class:`skillpath.SkillSession` and
+its per-turn refresh). It gives the model
 
-- instructions: the session's skill listing (``[listing]`` format and
-  budget; ``hide`` and ``disable-model-invocation`` skills are not listed),
-  re-rendered before every model request;
+- instructions: the skill listing (the budget of ``[listing]``; ``hide`` and
+  ``disable-model-invocation`` skills are not listed), whose header points at
+  the ``Skill`` tool, re-rendered before every model request;
 - a ``Skill`` tool (``skill``, ``args``) that renders a skill through the
   session (argument substitution, inline-shell policy, the "already loaded"
-  note), and
-- a ``read_skill`` tool that reads ``skill://`` URLs through the session's
-  resolver (containment included).
+  note within one conversation);
+- a ``read_skill`` tool that reads a skill's files at ``skill://`` URLs
+  through the session's resolver (containment included), and
+- a ``search_skills`` tool (``query``, ``k``) for the skills the listing has
+  no room for.
+
+A conversation is pydantic-ai's own: ``RunContext.conversation_id`` (the
+``conversation_id`` a run is given, else the one on its ``message_history``,
+else a new one per run).
 
 A mistake of the model (an unknown or user-only skill, a path outside the
 skill) comes back to the model as an ``Error: …`` tool result, never as an
@@ -30,7 +37,7 @@ Example::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,19 +49,14 @@ from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 from skillpath import SkillSession
-from skillpath.adapters import (
-    READ_TOOL_DESCRIPTION,
-    SKILL_TOOL_NAME,
-    call_skill_tool,
-    model_skills,
-    read_skill_url,
-)
+from skillpath.agent import SEARCH_TOOL_NAME, SKILL_TOOL_NAME, AgentSkills, error_text
 
 __all__ = [
     "READ_TOOL_NAME",
     "SkillCapability",
     "SkillpathCapability",
     "SkillpathToolset",
+    "conversation_of",
     "skill_capabilities",
 ]
 
@@ -62,43 +64,79 @@ __all__ = [
 READ_TOOL_NAME = "read_skill"
 
 _ANY = SchemaValidator(core_schema.any_schema())
+_READ_DESCRIPTION = (
+    "Read a file of a skill: skill://<name>/<path> (a path the skill's instructions "
+    "mention); skill://<name>/. lists the skill's files, a folder's URL that folder's. "
+    "To use a skill, call the Skill tool instead: it fills in the skill's arguments."
+)
 _READ_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"url": {"type": "string", "description": "A skill:// URL."}},
     "required": ["url"],
     "additionalProperties": False,
 }
+_BASE_DIR = "Base directory for this skill: "
+
+
+def conversation_of(ctx: Any) -> Any:
+    """The conversation a tool call belongs to: ``RunContext.conversation_id`` (a run's
+    ``conversation_id``, else the one on its ``message_history``), else the run's
+    ``run_id``, else ``None`` (the caller treats the call as its own conversation)."""
+    for attr, prefix in (("conversation_id", "conversation"), ("run_id", "run")):
+        value = getattr(ctx, attr, None)
+        if isinstance(value, str) and value:
+            return f"{prefix}:{value}"
+    return None
+
+
+def _with_read_hint(text: str, name: str) -> str:
+    """The base-directory line, followed by where the read tool finds the skill's files."""
+    if not text.startswith(_BASE_DIR):
+        return text
+    first, sep, rest = text.partition("\n")
+    hint = f"Its files are at skill://{name}/<path>: read them with the {READ_TOOL_NAME} tool."
+    return f"{first}\n{hint}{sep}{rest}"
 
 
 class SkillpathToolset(AbstractToolset[Any]):
-    """A pydantic-ai toolset: the skill listing as instructions, the Skill and read tools.
+    """A pydantic-ai toolset: the skill listing as instructions, the Skill, read and search tools.
 
-    :param session: the skillpath session to serve (one per agent session).
+    :param skills: the skills to serve: an :class:`~skillpath.agent.AgentSkills`
+        or a :class:`~skillpath.SkillSession` (one per agent; it serves every
+        conversation).
     :param id: the toolset's id among the agent's toolsets.
-    :param listing_format: the listing format (default: the ``[listing]`` setting).
+    :param listing_format: the listing format (default: ``claude``, whose
+        header points at the ``Skill`` tool).
     :param budget: the listing's character budget (default: the ``[listing]`` setting).
-    :param read_tool: offer the ``read_skill`` tool for ``skill://`` URLs.
-    :param refresh_each_run: call :meth:`SkillSession.refresh` at the start of
-        each agent run, so skills added or removed on disk are seen without
-        restarting (edits to a skill's body are always seen on its next call).
+    :param read_tool: offer the ``read_skill`` tool for the skills' files.
+    :param search_tool: offer the ``search_skills`` tool.
+    :param refresh_each_run: at the start of each run (and before each model
+        request) look whether the skills on disk changed and load them again
+        when they did (on by default; ``False``: only :meth:`refresh`).
     """
 
     def __init__(
         self,
-        session: SkillSession,
+        skills: AgentSkills | SkillSession,
         *,
         id: str | None = "skillpath",
         listing_format: str | None = None,
         budget: int | None = None,
         read_tool: bool = True,
-        refresh_each_run: bool = False,
+        search_tool: bool = True,
+        refresh_each_run: bool = True,
     ) -> None:
-        self.session = session
+        self.skills = AgentSkills.of(
+            skills,
+            refresh="turn" if refresh_each_run else "manual",
+            budget=budget,
+            format=listing_format,
+            search_tool=SEARCH_TOOL_NAME if search_tool else None,
+        )
+        self.session = self.skills.session
         self._id = id
-        self.listing_format = listing_format
-        self.budget = budget
         self.read_tool = read_tool
-        self.refresh_each_run = refresh_each_run
+        self.search_tool = search_tool
 
     @classmethod
     def open(
@@ -118,27 +156,32 @@ class SkillpathToolset(AbstractToolset[Any]):
         """The toolset's id (``skillpath`` unless given)."""
         return self._id
 
+    @property
+    def refresh_each_run(self) -> bool:
+        """Whether the skills on disk are checked before each run and model request."""
+        return self.skills.refresh_mode == "turn"
+
     def refresh(self) -> None:
-        """Load the skills again now (see :meth:`skillpath.SkillSession.refresh`)."""
-        self.session.refresh()
+        """Load the skills again now (see :meth:`skillpath.agent.AgentSkills.refresh`)."""
+        self.skills.refresh()
 
     def instructions(self) -> str:
         """The skill listing, as the model sees it (empty when no skill is listed)."""
-        return self.session.listing(format=self.listing_format, budget=self.budget).text
+        return self.skills.instructions()
 
     async def for_run(self, ctx: RunContext[Any]) -> SkillpathToolset:
-        """Refresh the catalog first when ``refresh_each_run`` is set; the toolset is shared."""
-        if self.refresh_each_run:
-            await anyio.to_thread.run_sync(self.session.refresh)
+        """Check the disk first (``refresh_each_run``); the toolset is shared by every run."""
+        await anyio.to_thread.run_sync(self.skills.begin_turn)
         return self
 
     async def get_instructions(self, ctx: RunContext[Any]) -> str | None:
-        """The skill listing, rendered before every model request."""
+        """The skill listing, rendered before every model request (after the disk check)."""
+        self.skills.begin_turn()
         return self.instructions() or None
 
     def tool_definitions(self) -> list[ToolDefinition]:
         """The tools the model sees now (the Skill tool's ``enum`` is the listed skills)."""
-        spec = self.session.skill_tool(format="openai")
+        spec = self.skills.tool_schema(format="openai")
         defs = [
             ToolDefinition(
                 name=SKILL_TOOL_NAME,
@@ -150,14 +193,23 @@ class SkillpathToolset(AbstractToolset[Any]):
             defs.append(
                 ToolDefinition(
                     name=READ_TOOL_NAME,
-                    description=READ_TOOL_DESCRIPTION,
+                    description=_READ_DESCRIPTION,
                     parameters_json_schema=_READ_SCHEMA,
+                )
+            )
+        if self.search_tool:
+            search = self.skills.search_schema()
+            defs.append(
+                ToolDefinition(
+                    name=SEARCH_TOOL_NAME,
+                    description=search["description"],
+                    parameters_json_schema=search["input_schema"],
                 )
             )
         return defs
 
     async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
-        """The Skill and read tools (built from the session on every step)."""
+        """The Skill, read and search tools (built from the session on every step)."""
         return {
             d.name: ToolsetTool(toolset=self, tool_def=d, max_retries=1, args_validator=_ANY)
             for d in self.tool_definitions()
@@ -166,16 +218,38 @@ class SkillpathToolset(AbstractToolset[Any]):
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]
     ) -> str:
-        """Answer a Skill or read call with text (the session's work runs in a thread)."""
-        return await anyio.to_thread.run_sync(self.answer, name, tool_args)
+        """Answer a tool call with text (the session's work runs in a thread)."""
+        owner = conversation_of(ctx)
+        key = self.skills.new_conversation() if owner is None else owner
+        return await anyio.to_thread.run_sync(self.answer, name, tool_args, key)
 
-    def answer(self, name: str, tool_args: Mapping[str, Any]) -> str:
-        """The text result of tool ``name`` called with ``tool_args`` (synchronous)."""
+    def answer(
+        self, name: str, tool_args: Mapping[str, Any], conversation: Hashable | None = None
+    ) -> str:
+        """The text result of tool ``name`` called with ``tool_args`` (synchronous).
+
+        ``conversation`` is the conversation's key (see :func:`conversation_of`;
+        ``None``: a conversation of its own).
+        """
+        if not isinstance(tool_args, Mapping):
+            return error_text("the arguments must be an object")
         if name == SKILL_TOOL_NAME:
-            return call_skill_tool(self.session, tool_args.get("skill"), tool_args.get("args", ""))
+            skill, args = tool_args.get("skill"), tool_args.get("args")
+            if not isinstance(skill, str) or not skill.strip():
+                return error_text("`skill` must be the name of a skill (a non-empty string)")
+            if args is not None and not isinstance(args, str):
+                return error_text("`args` must be a string")
+            key = self.skills.new_conversation() if conversation is None else conversation
+            answer = self.skills.call(skill.strip(), args, conversation=key)
+            return _with_read_hint(answer, skill.strip()) if self.read_tool else answer
         if name == READ_TOOL_NAME and self.read_tool:
-            return read_skill_url(self.session, tool_args.get("url"))
-        return f"Error: {name!r} is not a skillpath tool"
+            url = tool_args.get("url")
+            if not isinstance(url, str):
+                return error_text("`url` must be a skill:// URL (a string)")
+            return self.skills.read(url)
+        if name == SEARCH_TOOL_NAME and self.search_tool:
+            return self.skills.search(tool_args)
+        return error_text(f"{name!r} is not a skillpath tool")
 
 
 @dataclass
@@ -202,11 +276,11 @@ class SkillCapability(AbstractCapability[Any]):
     """One skill as a deferred capability: loading it puts the skill's instructions in context.
 
     The instructions are rendered once, when the capability is first loaded
-    (the Skill tool's render, with its policies), and stay the same for the
-    rest of the session.
+    (the Skill tool's render with empty arguments, with its policies), and
+    stay the same for every run and conversation of the agent.
     """
 
-    session: SkillSession = field(repr=False)
+    session: AgentSkills | SkillSession = field(repr=False)
     skill: str = field()
     _rendered: str | None = field(default=None, init=False, repr=False)
 
@@ -218,7 +292,8 @@ class SkillCapability(AbstractCapability[Any]):
     def render(self) -> str:
         """The skill's instructions (rendered on the first call, then kept)."""
         if self._rendered is None:
-            self._rendered = call_skill_tool(self.session, self.skill, force=True)
+            skills = AgentSkills.of(self.session, refresh="manual")
+            self._rendered = skills.call(self.skill, "", force=True)
         return self._rendered
 
     def get_instructions(self) -> Callable[[], str]:
@@ -227,28 +302,26 @@ class SkillCapability(AbstractCapability[Any]):
 
 
 def skill_capabilities(
-    session: SkillSession, *, listing_format: str | None = None, budget: int | None = None
+    session: AgentSkills | SkillSession,
+    *,
+    listing_format: str | None = None,
+    budget: int | None = None,
 ) -> list[SkillCapability]:
     """Each skill the listing shows, as a deferred capability (``load_capability``).
 
     Only skills the model may call and that fit the listing budget become
     capabilities, with the description the listing gives them; ids are
     ``skill-<name>``. The set is fixed when called: build the agent's
-    capabilities again after :meth:`SkillSession.refresh` to offer new skills.
+    capabilities again after a refresh to offer new skills.
     """
-    listing = session.listing(format=listing_format, budget=budget)
-    dropped = set(listing.report.dropped)
-    caps: list[SkillCapability] = []
-    for skill in model_skills(session):
-        if skill.name in dropped:
-            continue
-        caps.append(
-            SkillCapability(
-                session,
-                skill.name,
-                id=f"skill-{skill.name}",
-                description=skill.description,
-                defer_loading=True,
-            )
+    skills = AgentSkills.of(session, refresh="manual", budget=budget, format=listing_format)
+    return [
+        SkillCapability(
+            skills,
+            skill.name,
+            id=f"skill-{skill.name}",
+            description=skill.description,
+            defer_loading=True,
         )
-    return caps
+        for skill in skills.listed_skills()
+    ]

@@ -20,18 +20,31 @@ Nothing here discovers, parses or filters skills: that is skillpath's
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import weakref
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from skillpath import SkillSession
-from skillpath.agent import SKILL_TOOL_NAME, AgentSkills, paths_in_arguments
+from skillpath.agent import SEARCH_TOOL_NAME, SKILL_TOOL_NAME, AgentSkills, paths_in_arguments
 from smolagents import Tool
 from smolagents.agents import MultiStepAgent
 from smolagents.memory import ActionStep, PlanningStep, SystemPromptStep
 
-__all__ = ["SkillTool", "SkillpathSkills", "skills_for"]
+__all__ = [
+    "READ_TOOL_NAME",
+    "ReadSkillTool",
+    "SearchSkillsTool",
+    "SkillTool",
+    "SkillpathSkills",
+    "conversation_of",
+    "skills_for",
+]
+
+#: The name of the tool that reads a skill's files (``skill://<name>/<path>``).
+READ_TOOL_NAME = "read_skill"
 
 _ATTACHED = "_skillpath_skills"
+_BASE_DIR = "Base directory for this skill: "
 
 _DESCRIPTION = (
     "Load a skill: its instructions are returned for you to follow. Use it when the task "
@@ -61,7 +74,32 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         format=format,
+        search_tool=SEARCH_TOOL_NAME,
     )
+
+
+def conversation_of(agent: Any, skills: AgentSkills) -> Hashable:
+    """The conversation key of ``agent``'s current run: its memory's first step.
+
+    smolagents replaces the memory's steps when a run resets it (the default),
+    so each such run is a conversation of its own; ``run(..., reset=False)``
+    keeps the first step and with it the conversation. Without an agent (a tool
+    not attached, called directly) every call is a conversation of its own.
+    """
+    steps = getattr(getattr(agent, "memory", None), "steps", None)
+    if not steps:
+        return skills.new_conversation()
+    return skills.conversation_key(steps[0])
+
+
+def with_read_hint(text: str, name: str, read_tool: str = READ_TOOL_NAME) -> str:
+    """A rendered skill whose base-directory line also names the ``skill://`` URL of
+    its files, which the agent reads with ``read_tool`` (it may have no file tool)."""
+    if not text.startswith(_BASE_DIR):
+        return text
+    first, sep, rest = text.partition("\n")
+    hint = f"Its files are at skill://{name}/<path>: read them with the {read_tool} tool."
+    return f"{first}\n{hint}{sep}{rest}"
 
 
 class SkillTool(Tool):
@@ -83,14 +121,90 @@ class SkillTool(Tool):
     }
     output_type = "string"
 
+    def __init__(self, skills: AgentSkills, agent: MultiStepAgent | None = None) -> None:
+        super().__init__()
+        self.skills = skills
+        self._agent = weakref.ref(agent) if agent is not None else None
+        self.is_initialized = True
+
+    def bound(self, agent: MultiStepAgent) -> SkillTool:
+        """This tool for ``agent``: its calls belong to the agent's conversation."""
+        return SkillTool(self.skills, agent)
+
+    def forward(self, skill: str, args: str | None = None) -> str:
+        """Render ``skill`` with ``args`` (skillpath's arguments and inline-shell policy).
+
+        ``args`` left out renders as the empty string (``$ARGUMENTS`` empty,
+        ``$0`` as written).
+        """
+        agent = self._agent() if self._agent is not None else None
+        key = conversation_of(agent, self.skills)
+        answer = self.skills.call(skill, args or "", conversation=key)
+        if agent is None or READ_TOOL_NAME not in agent.tools:
+            return answer
+        return with_read_hint(answer, str(skill))
+
+
+class ReadSkillTool(Tool):
+    """The ``read_skill`` tool: ``read_skill(url="skill://<name>/<path>")``, a skill's file.
+
+    ``skill://<name>`` is the skill's instructions as written, ``skill://<name>/.``
+    lists its files; the read is skillpath's (a path that leaves the skill's
+    folder is refused, so are binary files and files over 8 MiB). Refusals are
+    ``Error:`` texts.
+    """
+
+    name = READ_TOOL_NAME
+    description = (
+        "Read a file of a skill: skill://<name>/<path> (a path the skill's instructions "
+        "mention); skill://<name>/. lists the skill's files, a folder's URL that folder's. "
+        "To use a skill, call the Skill tool instead: it fills in the skill's arguments."
+    )
+    inputs = {  # noqa: RUF012 (smolagents reads these class attributes)
+        "url": {"type": "string", "description": "A skill:// URL."},
+    }
+    output_type = "string"
+
     def __init__(self, skills: AgentSkills) -> None:
         super().__init__()
         self.skills = skills
         self.is_initialized = True
 
-    def forward(self, skill: str, args: str | None = None) -> str:
-        """Render ``skill`` with ``args`` (skillpath's arguments and inline-shell policy)."""
-        return self.skills.call(skill, args or "")
+    def forward(self, url: str) -> str:
+        """The file's text, a folder's listing or an ``Error:`` text."""
+        return self.skills.read(url)
+
+
+class SearchSkillsTool(Tool):
+    """The ``search_skills`` tool: ``search_skills(query=..., k=5)``, the best matching skills.
+
+    skillpath's ranked search over every active skill (the listing's
+    over-budget notice points the model here).
+    """
+
+    name = SEARCH_TOOL_NAME
+    inputs = {  # noqa: RUF012 (smolagents reads these class attributes)
+        "query": {"type": "string", "description": "A few words describing the task."},
+        "k": {
+            "type": "integer",
+            "description": "How many skills to return (default 5).",
+            "nullable": True,
+        },
+    }
+    output_type = "string"
+
+    def __init__(self, skills: AgentSkills) -> None:
+        self.description = str(skills.search_schema()["description"])
+        super().__init__()
+        self.skills = skills
+        self.is_initialized = True
+
+    def forward(self, query: str, k: int | None = None) -> str:
+        """The ranked skills (name and description) or an ``Error:`` text."""
+        arguments: dict[str, Any] = {"query": query}
+        if k is not None:
+            arguments["k"] = k
+        return self.skills.search(arguments)
 
 
 class SkillpathSkills:
@@ -99,7 +213,7 @@ class SkillpathSkills:
     Pass an :class:`~skillpath.agent.AgentSkills` or a
     :class:`~skillpath.SkillSession`, or let it open one for ``cwd`` (keyword
     arguments as :meth:`AgentSkills.open`). Add :attr:`tool` to the agent's
-    tools and call :meth:`attach` on the agent.
+    tools (or all of :attr:`tools`) and call :meth:`attach` on the agent.
     """
 
     def __init__(
@@ -127,6 +241,10 @@ class SkillpathSkills:
         )
         self.track_files = track_files
         self.tool = SkillTool(self.skills)
+        self.read_tool = ReadSkillTool(self.skills)
+        self.search_tool = SearchSkillsTool(self.skills)
+        #: ``Skill``, ``read_skill`` and ``search_skills``.
+        self.tools: list[Tool] = [self.tool, self.read_tool, self.search_tool]
 
     def refresh(self) -> bool:
         """Load the skills again now (see :meth:`AgentSkills.refresh`)."""
@@ -150,6 +268,10 @@ class SkillpathSkills:
         ``filename``), nested skills directories load and conditional skills
         activate (``track_files=False`` turns that off). Attaching again is a
         no-op; attaching another :class:`SkillpathSkills` is refused.
+
+        The agent's ``Skill`` tool is bound to it (its calls belong to the
+        agent's conversation, see :func:`conversation_of`), and ``read_skill``
+        and ``search_skills`` join its tools when it has no tool of that name.
         """
         if SKILL_TOOL_NAME not in agent.tools:
             raise ValueError(
@@ -162,6 +284,11 @@ class SkillpathSkills:
         if attached is not None:
             raise ValueError("the agent already has skillpath skills attached")
         setattr(agent, _ATTACHED, self)
+        tool = agent.tools[SKILL_TOOL_NAME]
+        if isinstance(tool, SkillTool):
+            agent.tools[SKILL_TOOL_NAME] = tool.bound(agent)
+        for extra in (self.read_tool, self.search_tool):
+            agent.tools.setdefault(extra.name, extra)
         base = agent.instructions
         build = agent.initialize_system_prompt
 

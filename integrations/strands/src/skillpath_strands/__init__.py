@@ -19,7 +19,14 @@ plugin with skillpath behind it::
   resource lines; an unknown name gets skillpath's near names;
 * after any tool call with a ``file_path``/``path``/``paths``/``filename``
   argument, nested skills directories load and conditional skills (``paths:``)
-  activate for those paths; the next invocation lists them.
+  activate for those paths; the next invocation lists them;
+* two more tools: ``read_skill`` (a skill's files as ``skill://`` URLs, under
+  skillpath's containment) and ``search_skills`` (the skills the listing has
+  no room for);
+* a conversation is the agent's session (``agent.session_id``: the session
+  manager's id, else the agent object's own): a skill loaded again within it
+  gets skillpath's short "already loaded" note; an invocation that starts with
+  an empty history starts the conversation afresh.
 
 Nothing here discovers, parses or filters skills: that is skillpath's
 (:class:`skillpath.agent.AgentSkills`).
@@ -33,8 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from skillpath import SkillSession
-from skillpath.agent import AgentSkills, paths_in_arguments
+from skillpath.adapters import READ_TOOL_DESCRIPTION
+from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
+from skillpath.search import search_tool_schema
 from strands.hooks.events import AfterToolCallEvent, BeforeInvocationEvent
 from strands.plugins import hook
 from strands.tools.decorator import tool
@@ -42,12 +51,31 @@ from strands.types.tools import ToolContext
 from strands.vended_plugins.skills import AgentSkills as StrandsAgentSkills
 from strands.vended_plugins.skills import Skill as StrandsSkill
 
-__all__ = ["TOOL_NAME", "SkillpathAgentSkills", "SkillpathSkill", "skills_for"]
+__all__ = [
+    "READ_TOOL_NAME",
+    "TOOL_NAME",
+    "SkillpathAgentSkills",
+    "SkillpathSkill",
+    "conversation_of",
+    "skills_for",
+]
 
 #: The Strands plugin's tool name.
 TOOL_NAME = "skills"
 
+#: The name of the ``skill://`` read tool.
+READ_TOOL_NAME = "read_skill"
+
 _ERROR = "Error: "
+
+_BASE_DIR = "Base directory for this skill: "
+
+
+def conversation_of(agent: Any) -> str | None:
+    """The conversation of an invocation: the agent's ``session_id`` (its session
+    manager's id, else one the agent object was given at construction), else ``None``."""
+    ident = getattr(agent, "session_id", None)
+    return f"session:{ident}" if isinstance(ident, str) and ident else None
 
 
 def skills_for(
@@ -70,6 +98,7 @@ def skills_for(
         refresh=refresh,
         budget=budget,
         tool_name=TOOL_NAME,
+        search_tool=SEARCH_TOOL_NAME,
     )
 
 
@@ -163,12 +192,38 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         self._sync()
         return changed
 
+    def _conversation(self, agent: Any) -> Any:
+        key = conversation_of(agent)
+        return self.skillpath.new_conversation() if key is None else key
+
     @hook
     async def _on_before_invocation(self, event: BeforeInvocationEvent) -> None:
-        """Check the disk, follow skillpath's catalog, then inject Strands' prompt block."""
+        """Check the disk, follow skillpath's catalog, then inject Strands' prompt block.
+
+        An invocation with an empty history starts its conversation afresh: the
+        "already loaded" notes of the agent's session are forgotten (the text they
+        point back to is gone).
+        """
         self.skillpath.begin_turn()
         self._sync()
+        key = conversation_of(event.agent)
+        messages = getattr(event.agent, "messages", None)
+        if key is not None and isinstance(messages, list) and not messages:
+            self.skillpath.session.forget_invocations(conversation=key)
         await super()._on_before_invocation(event)
+
+    def _generate_skills_xml(self, agent: Any | None = None) -> str:
+        """Strands' ``<available_skills>`` block, and a line naming ``search_skills``
+        when the listing budget left skills out (Strands replaces both next time)."""
+        text = str(super()._generate_skills_xml(agent))
+        dropped = len(self.skillpath.listing().report.dropped)
+        if not dropped:
+            return text
+        more = "skill is" if dropped == 1 else "skills are"
+        return (
+            f"{text}\n{dropped} more {more} not listed: call {SEARCH_TOOL_NAME} with a few "
+            f"words of the task to find them, then {TOOL_NAME} one by name."
+        )
 
     @hook
     def _on_after_tool_call(self, event: AfterToolCallEvent) -> None:
@@ -191,14 +246,18 @@ class SkillpathAgentSkills(StrandsAgentSkills):
             args: Arguments for the skill (its $ARGUMENTS), or an empty string.
         """
         name = str(skill_name or "")
-        text = self.skillpath.call(name, str(args or ""), force=True)
+        agent = tool_context.agent
+        text = self.skillpath.call(name, str(args or ""), conversation=self._conversation(agent))
         if text.startswith(_ERROR):
             return text
-        agent = tool_context.agent
         self._track_activated_skill(agent, name)
         record = self.skillpath.session.get(name)
         if record is None:  # pragma: no cover (call() answered, so the skill exists)
             return text
+        line = f"{_BASE_DIR}{record.base_dir}"
+        if record.base_dir is not None and text.startswith(line + "\n"):
+            hint = f" (read its files with {READ_TOOL_NAME}: skill://{name}/<path>)"
+            text = line + hint + text[len(line) :]
         shown = StrandsSkill(
             name=name,
             description=record.description,
@@ -208,3 +267,22 @@ class SkillpathAgentSkills(StrandsAgentSkills):
             compatibility=record.frontmatter.compatibility,
         )
         return await self._format_skill_response(shown, agent.sandbox)
+
+    @tool(name=READ_TOOL_NAME, description=READ_TOOL_DESCRIPTION)
+    def read_skill(self, url: str) -> str:
+        """Read a skill's file at a ``skill://`` URL (skillpath's containment).
+
+        Args:
+            url: A skill:// URL, such as skill://<name>/<path>.
+        """
+        return self.skillpath.read(str(url))
+
+    @tool(name=SEARCH_TOOL_NAME, description=search_tool_schema()["description"])
+    def search_skills(self, query: str, k: int = 5) -> str:
+        """The best matching skills for ``query`` (skillpath's search).
+
+        Args:
+            query: A few words describing the task.
+            k: How many skills to return (default 5).
+        """
+        return self.skillpath.search({"query": query, "k": k})

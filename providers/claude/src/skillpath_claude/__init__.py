@@ -32,13 +32,12 @@ for this skill" line. ``skill://<command>`` still reads the command file.
 
 from __future__ import annotations
 
-import errno
 import os
 from pathlib import Path
 
 import attrs
 from skillpath import Discovery, DiscoveryResult, RootScan, SkillContext, SkillSource, hookimpl
-from skillpath.safety import outside_area, project_area
+from skillpath.safety import describe_oserror, outside_area, project_area
 from skillpath.scan import load_skill_file, outside_project
 
 __all__ = [
@@ -79,16 +78,6 @@ def config_dir(ctx: SkillContext) -> Path:
     return ctx.env_dir("CLAUDE_CONFIG_DIR") or ctx.home / ".claude"
 
 
-def _reason(exc: OSError) -> str:
-    if exc.errno == errno.ENOTDIR:
-        return "not a directory"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    if exc.errno == errno.ELOOP:
-        return "symlink loop"
-    return exc.strerror or str(exc)
-
-
 def scan_commands(d: Discovery, folder: Path, level: str) -> None:
     """Add every legacy command file under ``folder`` as a skill (``loaded_from="commands"``).
 
@@ -119,7 +108,10 @@ def scan_commands(d: Discovery, folder: Path, level: str) -> None:
         return
     except OSError as exc:
         d.diagnostic(
-            "error", "unreadable-root", f"cannot scan commands folder: {_reason(exc)}", folder
+            "error",
+            "unreadable-root",
+            f"cannot scan commands folder: {describe_oserror(exc)}",
+            folder,
         )
         d.roots.append(RootScan(PROVIDER_ID, level, folder, True))
         return
@@ -156,7 +148,9 @@ def _scan_command_entries(
             is_dir = entry.is_dir()
             is_file = not is_dir and entry.is_file()
         except OSError as exc:
-            d.diagnostic("error", "unreadable-entry", f"cannot inspect: {_reason(exc)}", path)
+            d.diagnostic(
+                "error", "unreadable-entry", f"cannot inspect: {describe_oserror(exc)}", path
+            )
             continue
         if is_dir:
             count += _scan_command_folder(d, path, source, (*namespace, entry.name), seen, area)
@@ -213,7 +207,10 @@ def _scan_command_folder(
             entries = sorted(it, key=lambda e: e.name)
     except OSError as exc:
         d.diagnostic(
-            "warning", "unreadable-entry", f"cannot scan command folder: {_reason(exc)}", folder
+            "warning",
+            "unreadable-entry",
+            f"cannot scan command folder: {describe_oserror(exc)}",
+            folder,
         )
         return 0
     return _scan_command_entries(d, entries, source, namespace, seen, area)

@@ -10,9 +10,19 @@ Order inside the provider (the first skill of a name wins):
    ``SKILLPATH_CODEX_ADMIN_DIR`` moves it). Codex ranks admin skills below
    the user's and the repository's, so they come last here too.
 
-A description is optional. Skills are found one level deep
-(``<root>/<name>/SKILL.md``), where Codex searches up to six levels
-(``skillpath list --agent codex`` shows Codex's own walk).
+A description is optional. Skills are found as Codex finds them (the walk of
+:func:`skillpath.views.codex_skill_files`): up to six folders deep, dot entries
+skipped, a skill inside another skill's folder included; the first level through
+the core scanner (its index, containment and diagnostics), the deeper ones after
+it, in Codex's breadth-first order. Two deliberate differences from Codex (see
+``docs/agents.md``): below the first level a folder reached through a symbolic
+link is not followed (a link could lead the walk anywhere, and the first level
+already covers the layouts that link a skill in), and a project skill whose real
+path leaves the project is refused, as everywhere in skillpath.
+
+The ``.agents/skills`` folders Codex also reads are the ``agents`` provider's;
+it walks them up from cwd even outside git (OpenCode reads them there too), where
+Codex reads cwd's alone: ``skillpath list --agent codex`` shows Codex's rule.
 
 Outside a git repository, a ``.codex/skills`` between the working directory
 and home is not read by Codex; an ``info`` diagnostic (``codex-skills-above``)
@@ -25,8 +35,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillpath import Discovery, DiscoveryResult, SkillContext, hookimpl
+from skillpath import Discovery, DiscoveryResult, Skill, SkillContext, SkillSource, hookimpl
 from skillpath.context import unsafe_dir_reason, walk_up_dirs
+from skillpath.safety import outside_area, project_area
+from skillpath.views import codex_skill_files
 
 __all__ = [
     "ADMIN_DIR",
@@ -36,6 +48,7 @@ __all__ = [
     "admin_dir",
     "codex_home",
     "discover_skills",
+    "nested_skills",
     "project_dirs",
     "skills_above",
 ]
@@ -108,6 +121,55 @@ def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
         )
 
 
+def nested_skills(d: Discovery, root: Path, level: str) -> None:
+    """Add the skills Codex finds below the first level of ``root`` (nested up to six
+    folders deep, skills inside skills), in its breadth-first order; folders reached
+    through a link are not followed, project skills that leave the project refused."""
+    area = project_area(root) if level == "project" else None
+    loaded: set[Path] = set()
+    for skill_md in codex_skill_files(root):
+        rel = skill_md.relative_to(root)
+        if len(rel.parts) <= 2:
+            continue  # the first level: the core scanner's
+        if any((root / Path(*rel.parts[:n])).is_symlink() for n in range(2, len(rel.parts))):
+            continue
+        if area is not None and outside_area(skill_md, area) is not None:
+            d.diagnostic(
+                "warning",
+                "outside-project",
+                "a nested skill whose real path leaves the project: not loaded",
+                skill_md,
+            )
+            continue
+        skill, diags = Skill.from_file(
+            skill_md, SkillSource(PROVIDER_ID, level, root), priority=PRIORITY
+        )
+        d.diagnostics.extend(diags)
+        if skill is not None:
+            d.add([skill])
+            loaded.add(skill_md)
+    if not loaded:
+        return
+    # the core scanner noted these as not loaded (it reads one level): they are now
+    kept = [
+        x for x in d.diagnostics if not (x.code == "nested-skills-ignored" and x.path in loaded)
+    ]
+    if not any(
+        x.code == "nested-skills-ignored" and x.path is not None and x.path.is_relative_to(root)
+        for x in kept
+    ):
+        kept = [
+            x
+            for x in kept
+            if not (
+                x.code == "nested-skills-group"
+                and x.path is not None
+                and x.path.is_relative_to(root)
+            )
+        ]
+    d.diagnostics[:] = kept
+
+
 def project_dirs(ctx: SkillContext) -> list[Path]:
     """The folders whose ``.codex/skills`` Codex reads: cwd up to the repository root,
     nearest first (home skipped); outside a repository cwd alone. Unsafe folders
@@ -128,13 +190,16 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     admin = admin_dir(ctx)
     scanned = {user}
     d.scan(user, "user")
+    nested_skills(d, user, "user")
     for folder in project_dirs(ctx):
         project = folder / ".codex" / "skills"
         if project not in scanned:
             d.scan(project, "project")
+            nested_skills(d, project, "project")
             scanned.add(project)
     if admin not in scanned:
         d.scan(admin, "managed")
+        nested_skills(d, admin, "managed")
         scanned.add(admin)
     skills_above(ctx, d, scanned)
     return d.result()

@@ -7,6 +7,9 @@ server. Their priority (20) is below every local provider and their result is
 merged after custom directories, so a local skill of the same name always wins
 (the pipeline reports the clash).
 
+It also adds ``skillpath serve`` to the command line (:func:`register_commands`)
+and declares its cache folder, ``mcp`` (:func:`cache_folders`).
+
 The MCP SDK is imported only when a server is configured or ``serve`` runs:
 with no ``[mcp] servers`` these hooks return at once.
 """
@@ -18,9 +21,20 @@ from typing import TYPE_CHECKING
 from skillpath import depends_on, hookimpl, step
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import click
     from skillpath import DiscoveryResult, Invocation, Resource, SkillContext
 
-__all__ = ["PRIORITY", "PROVIDER_ID", "discover_skills", "resolve_url", "transform_prompt"]
+__all__ = [
+    "PRIORITY",
+    "PROVIDER_ID",
+    "cache_folders",
+    "discover_skills",
+    "register_commands",
+    "resolve_url",
+    "transform_prompt",
+]
 
 PROVIDER_ID = "mcp"
 #: Below every local provider (native is 100); only managed skills rank lower.
@@ -80,3 +94,21 @@ def resolve_url(url: str, ctx: SkillContext) -> Resource | None:
     from skillpath_mcp.provider import resolve
 
     return resolve(url, ctx)
+
+
+@hookimpl
+def register_commands(cli: click.Group) -> None:
+    """Add ``skillpath serve`` (:mod:`skillpath_mcp.cli`) to the command line."""
+    from skillpath_mcp.cli import serve_cmd
+
+    cli.add_command(serve_cmd)
+
+
+#: The folder of skillpath's cache directory that holds the servers' listings.
+CACHE_FOLDER = "mcp"
+
+
+@hookimpl
+def cache_folders() -> Mapping[str, str]:
+    """The listings of MCP servers are kept in the cache's ``mcp`` folder."""
+    return {CACHE_FOLDER: "listings of MCP servers"}

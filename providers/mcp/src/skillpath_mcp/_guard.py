@@ -172,7 +172,7 @@ def guarded_protocol(limits: ServeLimits) -> type:
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self.transport = _CoalescingTransport(transport, self.loop)
+            self.transport = _CoalescingTransport(transport, self.loop)  # type: ignore[assignment]
             self._active_at = next(clock)
             self._arm()  # a connection that never sends a byte is closed too
             # counted without the connections already closing (their sockets are

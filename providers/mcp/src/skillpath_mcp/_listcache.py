@@ -38,7 +38,7 @@ does not match a cached listing the file is removed and the listing fetched
 again at once.
 
 The files get the same trust rules as every skillpath cache
-(:mod:`skillpath._cachefile`): only a regular file (not a link) of this user,
+(:mod:`skillpath.cache.files`): only a regular file (not a link) of this user,
 in folders of this user that no one else may write, of at most
 :data:`MAX_BYTES`, with a valid magic number and CRC-32, is read; its content
 (JSON) is checked field by field and anything unexpected makes it absent. What
@@ -57,7 +57,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from skillpath import _cachefile
+import skillpath.cache.files as _cachefile
+from skillpath.cache.changes import expires
 
 from skillpath_mcp import _catalog
 from skillpath_mcp.config import ServerConfig
@@ -130,9 +131,7 @@ def refresh_requested(env: Mapping[str, str]) -> bool:
 
 def cache_dir(env: Mapping[str, str]) -> str:
     """``<cache>/mcp``, next to the discovery index and the snapshots."""
-    from skillpath._replay import cache_root
-
-    return os.path.join(cache_root(env), "mcp")
+    return os.path.join(_cachefile.cache_root(env), "mcp")
 
 
 def _file_id(path: str) -> list[Any] | None:
@@ -319,7 +318,7 @@ def load(config: ServerConfig, env: Mapping[str, str]) -> Cached | None:
     """The cached listing of ``config``'s server, or ``None`` (absent, expired, untrusted).
 
     A listing reused here tells a ``list`` run being recorded for replay that
-    its output holds only until the TTL ends (:func:`skillpath._replay.expires`).
+    its output holds only until the TTL ends (:func:`skillpath.cache.changes.expires`).
     """
     ttl = config.cache_ttl
     if ttl <= 0:
@@ -344,8 +343,6 @@ def load(config: ServerConfig, env: Mapping[str, str]) -> Cached | None:
         catalog = _decode(record.get("catalog"), config)
     except (ValueError, UnicodeDecodeError, RecursionError, TypeError):
         return None
-    from skillpath._replay import expires
-
     expires(int((fetched + ttl) * 1_000_000_000))
     return Cached(catalog, float(fetched))
 
@@ -441,8 +438,6 @@ def store_failure(
     except OSError:
         invalidate(config, env)
         return False
-    from skillpath._replay import expires
-
     expires(int((fetched + config.retry_after) * 1_000_000_000))
     return True
 
@@ -471,8 +466,6 @@ def load_failure(config: ServerConfig, env: Mapping[str, str]) -> Failed | None:
     current = now()
     if not (current - wait < fetched <= current + _SKEW):
         return None
-    from skillpath._replay import expires
-
     expires(int((fetched + wait) * 1_000_000_000))
     return Failed(reason, float(fetched))
 

@@ -30,7 +30,7 @@ _MISSING = object()
 # result encoded, so a change in the SDK's encoding turns the splice off)
 _HEAD = '{"jsonrpc":"2.0","id":0,"result":'
 _TAIL = "}"
-_DUMP_ARGS = {"by_alias": True, "exclude_unset": True}  # the transport's encoding
+_DUMP_ARGS: dict[str, Any] = {"by_alias": True, "exclude_unset": True}  # the transport's encoding
 
 
 def encode_result(result: dict[str, Any]) -> bytes | None:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from skillpath._split import split_words
 from skillpath.errors import PromptError
+from skillpath.transforms import split_words
 
 __all__ = ["map_arguments"]
 

@@ -657,13 +657,13 @@ async def _list_catalog(config: ServerConfig, session: ClientSession) -> Catalog
                     fm["description"] = r.description
                 base = str(r.uri)[: -len("SKILL.md")]
                 files = tuple(u for u in uris if u.startswith(base))
-                remote, cut_kinds = _capped_skill(
+                kept, cut_kinds = _capped_skill(
                     RemoteSkill(str(r.uri), path, fm, None, "resources/list", files), config
                 )
-                if remote is None:
+                if kept is None:
                     continue
                 cut_descriptions += "description" in cut_kinds
-                skills.append(remote)
+                skills.append(kept)
         except (MCPError, ValidationError) as exc:
             partial = True
             problems.append(f"resources/list failed: {_one_line(exc)}")
@@ -697,7 +697,8 @@ async def _skills_list(
     seen = 0
     bad = 0
     for _ in range(MAX_PAGES):
-        page = await session.send_request(_skills_list_request(cursor), adapter)
+        # the SDK's stubs want a model class; a TypeAdapter is what it accepts for a dict
+        page = await session.send_request(_skills_list_request(cursor), adapter)  # type: ignore[type-var]
         entries = page.get("skills")
         if not isinstance(entries, list):
             problems.append(_NO_SKILLS)

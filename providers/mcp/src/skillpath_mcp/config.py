@@ -258,7 +258,7 @@ def parse_servers(ctx: SkillContext) -> tuple[list[ServerConfig], list[Diagnosti
     default_timeout = float(ctx.settings.get("mcp", "timeout", 15) or 15)
     out: list[ServerConfig] = []
     diags: list[Diagnostic] = []
-    caps = _caps(ctx, diags) if raw else {}
+    caps: dict[str, Any] = _caps(ctx, diags) if raw else {}
     default_ttl = _default_ttl(ctx, diags) if raw else DEFAULT_CACHE_TTL
     retry_after = _retry_after(ctx, diags) if raw else DEFAULT_RETRY_AFTER
     seen: set[str] = set()

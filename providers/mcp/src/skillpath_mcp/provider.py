@@ -504,7 +504,7 @@ def discover(ctx: SkillContext) -> DiscoveryResult:
                 assert held is not None
                 built_now[config.key] = held
                 if config.cache_ttl > 0:
-                    from skillpath._replay import expires
+                    from skillpath.cache.changes import expires
 
                     expires(int((held.fetched + config.cache_ttl) * 1_000_000_000))
             else:

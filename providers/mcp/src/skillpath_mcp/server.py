@@ -19,7 +19,13 @@ What a client sees:
   ``skills/get`` with ``{uri, frontmatter, resources: [{uri, digest, size}]}``
   (frontmatter verbatim, ``sha256:`` digests and byte counts of the raw bytes;
   on 2026-07-28 connections with the list-caching attributes ``ttlMs`` and
-  ``cacheScope``). The extension is declared under ``capabilities.extensions``
+  ``cacheScope``); ``resources/directory/read`` (declared as ``directoryRead: true``)
+  lists the direct children of a skill's folder ``skill://<name>`` or of one of its
+  subfolders, files with their MIME type and size and subfolders as
+  ``inode/directory``, paged by ``nextCursor``. It lists only what ``resources/list``
+  lists (the same bounded, contained walk), so it can name nothing ``resources/read``
+  would refuse; any other URI is ``-32602``. The extension is declared under
+  ``capabilities.extensions``
   (SEP-2133) at every protocol version, and under ``capabilities.experimental``
   too on handshake-era connections, for clients that look there;
 * **tools** — ``load_skill(name, args?)`` for hosts without prompt support (the
@@ -86,6 +92,15 @@ from mcp.server.subscriptions import (
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from skillpath import __version__
+from skillpath.cache.changes import (
+    encodable,
+    fingerprint,
+    folder_fingerprint,
+    local_paths,
+    outside_changes,
+    root_appeared,
+    watched_folders,
+)
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
 from skillpath.safety import (
@@ -101,14 +116,6 @@ from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
 from skillpath.textguard import strip_invisible
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
-from skillpath.watch import (
-    _OUTSIDE,
-    _appeared,
-    _encodable,
-    _file_state,
-    _folder_state,
-    _watch_paths,
-)
 
 from skillpath_mcp._guard import (
     ACCEPT_BATCH,
@@ -125,6 +132,10 @@ __all__ = ["ServeLimits", "SkillServer", "serve"]
 
 #: Files listed per skill at most (walk order: sorted, breadth by directory).
 MAX_FILES_PER_SKILL = 500
+#: Children per page of a ``resources/directory/read`` answer (``nextCursor`` pages on).
+DIRECTORY_PAGE = 100
+#: The MIME type SEP-2640 gives a directory resource.
+DIRECTORY_MIME = "inode/directory"
 #: Directory depth walked below a skill's folder.
 MAX_DEPTH = 8
 _SKILL_FILE = "SKILL.md"
@@ -171,9 +182,7 @@ class SkillEntry:
         return {
             "uri": self.uri,
             "frontmatter": dict(self.frontmatter),
-            "resources": [
-                {"uri": f.uri, "digest": f.digest, "size": f.size} for f in self.files
-            ],
+            "resources": [{"uri": f.uri, "digest": f.digest, "size": f.size} for f in self.files],
         }
 
 
@@ -322,8 +331,6 @@ def _entry(skill: Skill, digests: _Digests) -> SkillEntry | None:
 
 def _local_skills(session: SkillSession) -> frozenset[str]:
     """The names of ``session``'s skills whose folder is on a local file system."""
-    from skillpath._notify import local_paths
-
     folders = {s.name: os.fspath(s.path.parent) for s in session.skills() if s.path is not None}
     local = local_paths(set(folders.values()))
     return frozenset(name for name, folder in folders.items() if folder in local)
@@ -348,6 +355,42 @@ def build_catalog(session: SkillSession, digests: _Digests) -> Catalog:
             h.update(json.dumps(entry.to_json(), sort_keys=True, default=str).encode())
         h.update(f"{skill.name}\0{skill.description}\0{skill.path}\n".encode())
     return Catalog(tuple(prompts), entries, by_uri, h.hexdigest())
+
+
+def directory_children(entry: SkillEntry, rel: str) -> list[dict[str, Any]] | None:
+    """The direct children of folder ``rel`` (``""``: the skill's folder) of ``entry``,
+    as ``resources/directory/read`` entries, files before folders, each group by
+    name; ``None`` when ``rel`` is no folder of the listed files.
+
+    Built from the listed files only: a folder exists here when a listed file is
+    inside it, so the walk's bounds, dot-entry rule and containment carry over."""
+    prefix = f"{rel}/" if rel else ""
+    files: list[dict[str, Any]] = []
+    folders: dict[str, None] = {}
+    found = not rel
+    for f in entry.files:
+        if not f.rel.startswith(prefix):
+            continue
+        found = True
+        head, sep, _tail = f.rel[len(prefix) :].partition("/")
+        if sep:
+            folders.setdefault(head)
+            continue
+        files.append({"uri": f.uri, "name": head, "mimeType": f.mime_type, "size": f.size})
+    if not found:
+        return None
+    subfolders = [
+        {"uri": skill_uri(entry.name, prefix + name), "name": name, "mimeType": DIRECTORY_MIME}
+        for name in sorted(folders)
+    ]
+    return [*files, *subfolders]
+
+
+class _DirectoryReadParams(types.RequestParams):
+    """``resources/directory/read`` params: a directory URI and an optional cursor."""
+
+    uri: str
+    cursor: str | None = None
 
 
 class _SkillsGetParams(types.RequestParams):
@@ -457,7 +500,7 @@ class SkillServer:
     def _marks(self) -> tuple[Any, int]:
         """The settings files' state and the count of :func:`skillpath.watch.mark_changed`
         calls (a change no file shows: a consumed MCP server's ``list_changed``)."""
-        return _file_state(self._config_files), _OUTSIDE[0]
+        return fingerprint(self._config_files), outside_changes()
 
     def _loop_safe(self, session: SkillSession) -> bool:
         """``session`` runs no inline shell and only the core's own ``transform_prompt``
@@ -543,7 +586,7 @@ class SkillServer:
         removed at any depth the listing reaches).
         """
         session, catalog = self._state()
-        paths = set(_watch_paths(session.result))
+        paths = set(watched_folders(session.result))
         for entry in catalog.entries.values():
             paths.update(entry.folders)
         return sorted(paths)
@@ -553,7 +596,11 @@ class SkillServer:
         session, _catalog = self._state()
         with self._lock:
             files = self._files
-        return self._marks() != files or _appeared(session.result) or _folder_state(polled) != seen
+        return (
+            self._marks() != files
+            or root_appeared(session.result)
+            or folder_fingerprint(polled) != seen
+        )
 
     async def _reload_and_notify(self) -> None:
         try:
@@ -596,9 +643,9 @@ class SkillServer:
         while not stop.is_set():
             paths = await anyio.to_thread.run_sync(self.watch_paths)
             # names the native watcher cannot take (not UTF-8) are stat'ed on every tick
-            watched = [p for p in paths if _encodable(p)]
-            polled = [p for p in paths if not _encodable(p)]
-            seen = _folder_state(polled)
+            watched = [p for p in paths if encodable(p)]
+            polled = [p for p in paths if not encodable(p)]
+            seen = folder_fingerprint(polled)
             if not watched:
                 # nothing on disk to watch yet: check until a root or a settings file appears
                 while not stop.is_set() and not self._stale(polled, seen):
@@ -624,7 +671,7 @@ class SkillServer:
                     if not changes and not settle and not self._stale(polled, seen):
                         continue
                     settle = False
-                    seen = _folder_state(polled)
+                    seen = folder_fingerprint(polled)
                     await self._reload_and_notify()
                     if await anyio.to_thread.run_sync(self.watch_paths) != paths:
                         break  # folders appeared or went away: watch the new set
@@ -844,6 +891,43 @@ class SkillServer:
                 return {**_cache_attributes(ctx), "skill": entry.to_json()}
         raise MCPError(types.INVALID_PARAMS, f"Unknown skill: {params.uri!r:.200}")
 
+    async def _read_directory(self, ctx: Any, params: _DirectoryReadParams) -> dict[str, Any]:
+        """SEP-2640 ``resources/directory/read``: one page of a served folder's children."""
+        _session, catalog = self._state()
+        uri = params.uri
+        unknown = MCPError(types.INVALID_PARAMS, f"Not a skill directory: {uri!r:.200}")
+        if uri[:8].lower() != "skill://":
+            raise unknown
+        name_part, _sep, rel = uri[8:].rstrip("/").partition("/")
+        children = None
+        for entry in catalog.entries.values():
+            if skill_uri(entry.name, "") == f"skill://{name_part}/":
+                # ``rel`` is matched against the listed folders in their
+                # percent-encoded form: ``..`` or ``%2e%2e`` is no listed folder
+                folders = {
+                    quote(real, safe="/"): real
+                    for f in entry.files
+                    for parts in (f.rel.split("/"),)
+                    for real in ("/".join(parts[:n]) for n in range(1, len(parts)))
+                }
+                folder = folders.get(rel) if rel else ""
+                if folder is not None:
+                    children = directory_children(entry, folder)
+                break
+        if children is None:
+            raise unknown
+        start = 0
+        if params.cursor:
+            cursor = params.cursor
+            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > len(children):
+                raise MCPError(types.INVALID_PARAMS, f"Bad cursor: {params.cursor!r:.50}")
+            start = int(params.cursor)
+        page = children[start : start + DIRECTORY_PAGE]
+        result: dict[str, Any] = {"resources": page}
+        if start + DIRECTORY_PAGE < len(children):
+            result["nextCursor"] = str(start + DIRECTORY_PAGE)
+        return result
+
     async def _declare_extensions(self, ctx: Any, call_next: Any) -> Any:
         """Put the extensions in an ``initialize`` result's ``capabilities.extensions``.
 
@@ -980,10 +1064,13 @@ class SkillServer:
         )
         server.add_request_handler("skills/list", types.PaginatedRequestParams, self._skills_list)
         server.add_request_handler("skills/get", _SkillsGetParams, self._skills_get)
+        server.add_request_handler(
+            "resources/directory/read", _DirectoryReadParams, self._read_directory
+        )
         server.add_notification_handler(
             "notifications/initialized", types.NotificationParams, self._on_initialized
         )
-        server.extensions[SKILLS_EXTENSION] = {}
+        server.extensions[SKILLS_EXTENSION] = {"directoryRead": True}
         server.middleware.append(self._declare_extensions)
         server.middleware.append(self._cached_listing)
         return server
@@ -1063,7 +1150,7 @@ class SkillServer:
             http=guarded_protocol(limits),
             log_level="warning",
             lifespan="on",
-            timeout_keep_alive=limits.keep_alive,
+            timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # any number works
             timeout_graceful_shutdown=2,
             # asyncio accepts up to `backlog` connections in one turn, before any
             # is closed to stay within max_connections: a small batch keeps the

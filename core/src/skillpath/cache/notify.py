@@ -1,6 +1,6 @@
 """A minimal, synchronous inotify handle (Linux), for the in-process reuse.
 
-:mod:`skillpath._reuse` watches the skills roots a :class:`skillpath.SkillSession`
+:mod:`skillpath.cache.reuse` watches the skills roots a :class:`skillpath.SkillSession`
 loaded, each skill folder in them and each ``SKILL.md``, and reads the pending
 events at the start of every load (a non-blocking ``read``): the kernel queues
 an event before the call that changed the file returns, so every change made

@@ -1,5 +1,10 @@
 """The one format, writer and pruner of skillpath's cache files (index, entry points, snapshots).
 
+A public module: a provider that keeps a cache of its own (the MCP provider
+keeps the listings of MCP servers) uses :func:`cache_root`, :func:`magic`,
+:func:`seal`, :func:`unseal`, :func:`read_cache`, :func:`write_atomic` and
+:func:`prune`, and gets the same trust rule as the core's caches.
+
 Only files of this user, in folders of this user that no one else may write,
 are read (:func:`read_cache`) or written (:func:`write_atomic`): a shared
 ``XDG_CACHE_HOME`` cannot feed one user's cache to another.
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RACY_WINDOW_NS",
     "Refused",
+    "cache_root",
     "magic",
     "owned",
     "prune",
@@ -145,6 +151,30 @@ def read_cache(path: str, limit: int) -> bytes | None:
         return None
 
 
+def cache_root(env: Mapping[str, str] | None = None, home: str | None = None) -> str:
+    """The user cache directory of skillpath (index, entry points, snapshots).
+
+    ``$SKILLPATH_CACHE_DIR``, else on Linux and other XDG systems
+    ``$XDG_CACHE_HOME/skillpath`` or ``~/.cache/skillpath`` (computed from
+    ``env`` and ``home``, so a host or test with its own environment gets its
+    own cache), else ``platformdirs.user_cache_dir("skillpath")``.
+    """
+    env = os.environ if env is None else env
+    override = env.get("SKILLPATH_CACHE_DIR")
+    if override:
+        return os.path.expanduser(override)
+    if sys.platform != "darwin" and os.name == "posix":
+        xdg = env.get("XDG_CACHE_HOME", "").strip()
+        if xdg:
+            return os.path.join(os.path.expanduser(xdg), "skillpath")
+        if home is None:
+            home = env.get("HOME") or os.path.expanduser("~")
+        return os.path.join(home, ".cache", "skillpath")
+    import platformdirs
+
+    return str(platformdirs.user_cache_dir("skillpath", appauthor=False))
+
+
 def racy_window_ns(env: Mapping[str, str]) -> int:
     """The racy window: ``SKILLPATH_INDEX_RACY_MS`` (milliseconds; ``0`` trusts
     every change at once, which tests use), else :data:`RACY_WINDOW_NS`."""
@@ -182,7 +212,7 @@ def unseal(magic_number: bytes, data: bytes) -> tuple[memoryview, memoryview] | 
     return sealed, view[start + size :]
 
 
-def write_atomic(path: str, fill: Callable[[BinaryIO], None]) -> None:
+def write_atomic(path: str, fill: Callable[[BinaryIO], object]) -> None:
     """Create ``path`` (mode 0600, its folder 0700) with what ``fill`` writes, atomically.
 
     Raises :class:`OSError` when it cannot be written, or when its folder is

@@ -1,31 +1,24 @@
 """The ``skillpath`` console script.
 
 An unchanged ``skillpath list`` is answered from its snapshot
-(:mod:`skillpath._replay`) before the command line is even imported; every
+(:mod:`skillpath.cache.replay`) before the command line is even imported; every
 other run goes to :func:`skillpath.cli.main`, and a ``list`` run that may be
 replayed later is recorded on the way.
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
-from skillpath import _replay
+from skillpath.cache import replay as _replay
 
-__all__ = ["main", "resume_gc"]
+# ``typing`` is not imported at run time: this module runs before anything else
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
-#: Whether :func:`main` paused the cyclic garbage collector for start-up.
-startup_gc_paused = False
-
-
-def resume_gc() -> None:
-    """Re-enable the garbage collector if :func:`main` paused it for start-up."""
-    global startup_gc_paused
-    if startup_gc_paused:
-        startup_gc_paused = False
-        gc.enable()
+__all__ = ["main"]
 
 
 def main() -> None:
@@ -43,10 +36,9 @@ def main() -> None:
     # of objects that all live on: the cyclic collector would walk them again
     # and again and free nothing. It resumes once the command's module is
     # imported (skillpath.cli.LazyGroup.get_command), before the command runs.
-    global startup_gc_paused
-    if gc.isenabled():
-        gc.disable()
-        startup_gc_paused = True
+    from skillpath._startup import pause_gc
+
+    pause_gc()
     cli = _command(argv)
 
     if recorder is None:
@@ -98,7 +90,7 @@ def _plain_list(argv: list[str]) -> None:
         sys.exit(1)
 
 
-def _finish(code: int) -> None:
+def _finish(code: int) -> NoReturn:
     """End the process with ``code`` once the command is done.
 
     A single-threaded process flushes its standard streams, runs its

@@ -1,4 +1,9 @@
-"""``skillpath serve``: the project's skills as an MCP server (needs ``skillpath[mcp]``)."""
+"""``skillpath serve``: the project's skills as an MCP server.
+
+The command is added to the ``skillpath`` command line by this distribution's
+``register_commands`` hook (:func:`skillpath_mcp.register_commands`); without
+``skillpath-mcp`` installed, the core's stand-in says how to install it.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +13,9 @@ import warnings
 from pathlib import Path
 
 import click
+from skillpath.cli import check_cwd, echo, error_code, fail
 
-from skillpath.cli._common import check_cwd, echo, error_code, fail
+__all__ = ["CLIENTS", "client_config", "serve_cmd", "serve_command"]
 
 #: The MCP clients ``--print-config`` knows, and where their snippet goes.
 CLIENTS = {

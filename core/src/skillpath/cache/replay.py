@@ -63,7 +63,7 @@ place among the output lines. Setting
 (replayed, recorded, or why not) to that file.
 
 This module is imported before anything else of the command line, so it
-imports only ``os``, ``sys``, ``marshal``, ``zlib``, :mod:`skillpath._cachefile` and
+imports only ``os``, ``sys``, ``marshal``, ``zlib``, :mod:`skillpath.cache.files` and
 :mod:`skillpath._env`.
 """
 
@@ -75,7 +75,9 @@ import sys
 import zlib
 from stat import S_ISDIR, S_ISREG
 
-from skillpath import _cachefile, _env
+from skillpath import _env
+from skillpath.cache import files as _cachefile
+from skillpath.cache.files import cache_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,30 +140,6 @@ _HOOKED = False
 
 
 # --------------------------------------------------------------------- where
-
-
-def cache_root(env: Mapping[str, str] | None = None, home: str | None = None) -> str:
-    """The user cache directory of skillpath (index, entry points, snapshots).
-
-    ``$SKILLPATH_CACHE_DIR``, else on Linux and other XDG systems
-    ``$XDG_CACHE_HOME/skillpath`` or ``~/.cache/skillpath`` (computed from
-    ``env`` and ``home``, so a host or test with its own environment gets its
-    own cache), else ``platformdirs.user_cache_dir("skillpath")``.
-    """
-    env = os.environ if env is None else env
-    override = env.get("SKILLPATH_CACHE_DIR")
-    if override:
-        return os.path.expanduser(override)
-    if sys.platform != "darwin" and os.name == "posix":
-        xdg = env.get("XDG_CACHE_HOME", "").strip()
-        if xdg:
-            return os.path.join(os.path.expanduser(xdg), "skillpath")
-        if home is None:
-            home = env.get("HOME") or os.path.expanduser("~")
-        return os.path.join(home, ".cache", "skillpath")
-    import platformdirs
-
-    return str(platformdirs.user_cache_dir("skillpath", appauthor=False))
 
 
 def _eligible(argv: Sequence[str], env: Mapping[str, str]) -> str | None:

@@ -35,7 +35,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from skillpath import _cachefile, _env
+from skillpath import _env
+from skillpath.cache import files as _cachefile
 
 __all__ = ["CachedEntryPoint", "entry_points"]
 
@@ -106,7 +107,7 @@ def _fingerprint() -> tuple[Any, ...]:
         if not stat.S_ISDIR(st.st_mode):  # a zip file
             out.append((entry, st.st_mtime_ns, st.st_size))
             continue
-        infos = []
+        infos: list[tuple[object, ...]] = []
         try:
             with os.scandir(where) as it:
                 for e in it:
@@ -162,7 +163,7 @@ def _enumerate() -> dict[str, list[tuple[str, str, str | None, str | None]]]:
 
 
 def _cache_file(env: Mapping[str, str]) -> Path:
-    from skillpath.index import index_dir
+    from skillpath.cache.index import index_dir
 
     key = os.fsencode(repr((sys.executable, sys.path)))
     name = f"entry-points-{zlib.crc32(key):08x}{zlib.adler32(key):08x}.bin"

@@ -6,13 +6,14 @@ The cache (``$SKILLPATH_CACHE_DIR``, else the user cache directory,
 ``index``
     the discovery index and the entry-point cache (:mod:`skillpath.index`);
 ``snapshots``
-    recorded ``skillpath list`` outputs (:mod:`skillpath._replay`);
+    recorded ``skillpath list`` outputs (:mod:`skillpath.cache.replay`);
 ``packs``
     files extracted from installed skill packs (:mod:`skillpath.extract`);
 ``bundled``
     files extracted from bundled skills;
-``mcp``
-    listings of MCP servers (``skillpath_mcp._listcache``).
+
+and each folder an installed plugin declares with the ``cache_folders`` hook (the
+``skillpath-mcp`` provider keeps the listings of MCP servers in ``mcp``).
 
 :func:`clean_cache` removes exactly these parts and nothing else, whatever the
 cache directory is set to: a mistaken ``SKILLPATH_CACHE_DIR=~`` loses no file
@@ -30,10 +31,20 @@ from pathlib import Path
 
 import attrs
 
-__all__ = ["CACHE_PARTS", "CachePart", "cache_parts", "clean_cache"]
+__all__ = ["CACHE_PARTS", "CachePart", "cache_part_names", "cache_parts", "clean_cache"]
 
-#: The parts of the cache, in the order they are shown.
-CACHE_PARTS = ("index", "snapshots", "packs", "bundled", "mcp")
+#: The core's own parts of the cache, in the order they are shown (plugins' folders follow).
+CACHE_PARTS = ("index", "snapshots", "packs", "bundled")
+
+
+def cache_part_names(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every part of the cache: :data:`CACHE_PARTS`, then the folders the plugins
+    loaded for ``env`` declare with the ``cache_folders`` hook, in name order."""
+    from skillpath.plugins import get_plugin_host
+
+    env = os.environ if env is None else env
+    declared, _problems = get_plugin_host(env).cache_folders(taken=CACHE_PARTS)
+    return CACHE_PARTS + tuple(sorted(declared))
 
 
 @attrs.frozen
@@ -59,7 +70,7 @@ class CachePart:
 
 def _roots(env: Mapping[str, str]) -> list[Path]:
     """The cache directories in use (the extraction cache may resolve apart on some systems)."""
-    from skillpath import _replay
+    from skillpath.cache import replay as _replay
     from skillpath.extract import cache_root
 
     out: list[Path] = []
@@ -85,9 +96,10 @@ def _measure(path: Path) -> tuple[int, int]:
 def cache_parts(env: Mapping[str, str] | None = None, *, measure: bool = True) -> list[CachePart]:
     """Every part of the cache for ``env`` (default: the process environment)."""
     env = os.environ if env is None else env
+    names = cache_part_names(env)
     out: list[CachePart] = []
     for root in _roots(env):
-        for name in CACHE_PARTS:
+        for name in names:
             path = root / name
             try:
                 st = os.lstat(path)
@@ -117,15 +129,17 @@ def _remove(path: Path) -> None:
 def clean_cache(
     env: Mapping[str, str] | None = None, parts: Iterable[str] | None = None
 ) -> list[CachePart]:
-    """Empty the cache: remove each part in ``parts`` (default: all of
-    :data:`CACHE_PARTS`); return what was removed, measured before.
+    """Empty the cache: remove each part in ``parts`` (default: all of them,
+    :func:`cache_part_names`); return what was removed, measured before.
 
     Everything removed is rebuilt on demand (the next ``list`` re-reads every
     ``SKILL.md``; pack files are extracted again when a skill is used).
     Unknown part names raise ``ValueError``.
     """
-    wanted = tuple(CACHE_PARTS if parts is None else parts)
-    unknown = sorted(set(wanted) - set(CACHE_PARTS))
+    env = os.environ if env is None else env
+    known = cache_part_names(env)
+    wanted = tuple(known if parts is None else parts)
+    unknown = sorted(set(wanted) - set(known))
     if unknown:
         raise ValueError(f"unknown cache part(s): {', '.join(unknown)}")
     removed: list[CachePart] = []

@@ -54,7 +54,8 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from skillpath import _env, _notify
+from skillpath import _env
+from skillpath.cache import notify as _notify
 
 __all__ = [
     "MAX_ENTRIES",

@@ -1,0 +1,591 @@
+"""The scan memo: the one object a scan of a skills root asks for what it may skip.
+
+:func:`skillpath.scan.scan_skills_dir` reads a root in a plain loop: list the
+root, and for each folder read its ``SKILL.md`` and build a skill. Everything
+that spares that work sits behind a :class:`ScanMemo`, opened for each scan
+with :func:`open_scan_memo`:
+
+* the persistent discovery index (:mod:`skillpath.cache.index`): the root's
+  listing and each ``SKILL.md``'s record, kept across processes under the
+  ``stat`` of the files (:meth:`ScanMemo.cached_listing`,
+  :meth:`ScanMemo.lookup`, :meth:`ScanMemo.store`);
+* the in-process reuse (:mod:`skillpath.cache.reuse`): the whole result of
+  an unchanged root and the very skill objects of unchanged files
+  (:meth:`ScanMemo.kept_result`, :meth:`ScanMemo.unchanged_entry`), kept by
+  :meth:`ScanMemo.finish` for the next scan, and watched with inotify for a
+  long-lived session;
+* the replay recorder (:mod:`skillpath.cache.replay`), told when entries are
+  used as if the root were listed again.
+
+The scanner gives the memo a :class:`RootReader` for the one case where the
+memo must read (a watched root with events in some folders: only those are
+read again). Outside :func:`skillpath.load_skills` (no index current) every
+method is a no-op and the scan reads everything. What a scan returns is the
+same with or without the memo.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import attrs
+
+from skillpath.cache import index as _index
+from skillpath.cache import replay as _replay
+from skillpath.cache import reuse as _reuse
+
+__all__ = ["RootReader", "ScanMemo", "file_key", "open_scan_memo", "realpath_cached"]
+
+_SEP_SKILL_FILE = os.sep + "SKILL.md"
+
+#: A kept entry: ``(key, linked folder or None, SKILL.md path text, record,
+#: (skill, diagnostics), recent)`` (see :class:`skillpath.cache.reuse.RootMemo`).
+Entry = tuple[Any, ...]
+
+
+class RootReader(Protocol):
+    """What the scanner of one root gives its memo, to read one folder again."""
+
+    def link_ok(self, folder: str, area: str | None) -> bool:
+        """Whether symlinked skill folder ``folder`` still leads to a folder inside ``area``."""
+
+    def reread(
+        self, name: str, folder: str, skill_path: str, file_id: Any
+    ) -> tuple[Any, Any, tuple[Any, ...]] | None:
+        """``(record, skill, diagnostics)`` of folder ``name`` read again, or ``None``
+        when it is not a plain skill folder whose record may be kept."""
+
+    def flat_file(self, name: str, diags: list[Any]) -> None:
+        """Add the diagnostic of ``*.md`` file ``name`` directly in the root."""
+
+    def result(self, skills: list[Any], diags: list[Any]) -> Any:
+        """The scan result of the root with ``skills`` and ``diags``."""
+
+
+class ScanMemo:
+    """What one scan of one root may reuse, and what it leaves for the next.
+
+    Made by :func:`open_scan_memo`; the scanner calls, in order,
+    :meth:`kept_result`, :meth:`begin`, :meth:`cached_listing` /
+    :meth:`store_listing` (or :meth:`root_missing`), for each folder
+    :meth:`file_key`, :meth:`unchanged_entry`, :meth:`lookup`/:meth:`store`
+    and :meth:`keep` (or :meth:`partial`), then :meth:`finish`.
+    """
+
+    __slots__ = (
+        "_build",
+        "_handled",
+        "_idx",
+        "_listing_key",
+        "_memo",
+        "_memo_key",
+        "_new",
+        "_old",
+        "_reused",
+        "_root",
+        "_root_key",
+        "_state",
+        "_whole",
+        "area",
+        "source",
+    )
+
+    def __init__(
+        self,
+        root: str,
+        source: Any,
+        area: str | None,
+        build: tuple[Any, ...],
+        priority: int,
+    ) -> None:
+        self._root = root
+        self.source = source
+        self.area = area
+        self._build = build
+        self._idx = idx = _index.current()
+        self._memo_key: tuple[Any, ...] | None = None
+        self._memo: _reuse.RootMemo | None = None
+        self._root_key: tuple[Any, ...] | None = None
+        if idx is not None and idx.reuse:
+            self._memo_key = (root, *build, priority)
+            memo = _reuse.get(self._memo_key)
+            if memo is not None and (memo.area != area or memo.source != source):
+                memo = None
+            self._memo = memo
+            self._root_key = _root_key(root)
+        self._handled: set[str | None] | None = None
+        self._state: _index.RootState | None = None
+        self._listing_key: tuple[Any, ...] | None = None
+        self._old = self._memo.entries if self._memo is not None else None
+        self._new: dict[str, Entry] | None = {} if self._memo_key is not None else None
+        self._whole = self._memo_key is not None
+        self._reused = 0
+
+    # ------------------------------------------------------------ whole root
+
+    def kept_result(self, reader: RootReader) -> Any:
+        """The result kept by the last scan of this root in this process, when the
+        root and every file it depended on are unchanged (or, for a watched root,
+        that result with the folders that had events read again); else ``None``."""
+        memo, key, idx = self._memo, self._memo_key, self._idx
+        if (
+            memo is None
+            or key is None
+            or idx is None
+            or memo.result is None
+            or self._root_key is None
+            or self._root_key != memo.root_key
+        ):
+            return None
+        if memo.armed:
+            return self._kept_watched(reader, memo, key, idx)
+        if memo.stat_ok:
+            return self._kept_unwatched(memo, key, idx)
+        return None
+
+    def _kept_watched(
+        self,
+        reader: RootReader,
+        memo: _reuse.RootMemo,
+        key: tuple[Any, ...],
+        idx: _index.DiscoveryIndex,
+    ) -> Any:
+        # watched: only what had an event is looked at again, and every link
+        # (what a link leads to can change with no event here)
+        changed = _reuse.changed(key, memo)
+        if None not in changed:
+            entries_kept = memo.entries
+            parents = idx.realpaths
+            changed.update(
+                n for n in memo.links if not _link_unchanged(entries_kept[n], memo.area, parents)
+            )
+        if not changed:
+            _reuse.count("roots_reused")
+            _replay.listed(self._root)  # the entries are used as if listed again
+            return memo.result
+        if None not in changed:
+            return _patch_root(reader, self._root, memo, key, changed, idx)
+        return None
+
+    def _kept_unwatched(
+        self, memo: _reuse.RootMemo, key: tuple[Any, ...], idx: _index.DiscoveryIndex
+    ) -> Any:
+        # kept by a load that did not watch: a session's load watches it from now
+        root = self._root
+        routes = _watch(root, memo.entries) if _reuse.watch_requested() else None
+        if _unchanged(memo.entries, memo.area, idx.realpaths) and (
+            routes is None or _root_key(root) == memo.root_key
+        ):
+            if routes is not None:
+                _reuse.put(key, _armed(memo), routes=routes, base=memo)
+            _reuse.count("roots_reused")
+            _replay.listed(root)  # the entries are used as if listed again
+            return memo.result
+        if routes is not None:
+            _reuse.release(routes)
+        return None
+
+    def begin(self) -> None:
+        """The root is listed and scanned: take the events handled so far, and the
+        index's record of the root."""
+        memo, key = self._memo, self._memo_key
+        self._handled = (
+            _reuse.changed(key, memo)
+            if key is not None and memo is not None and memo.armed
+            else None
+        )
+        idx = self._idx
+        self._state = idx.root(os.path.abspath(self._root)) if idx is not None else None
+
+    def root_missing(self, *, forget: bool) -> None:
+        """The root could not be listed (missing: ``forget`` its index record too)."""
+        if self._memo_key is not None:
+            _reuse.put(self._memo_key, None, base=self._memo)
+        if forget and self._idx is not None:
+            self._idx.forget(os.path.abspath(self._root))
+
+    def cached_listing(self) -> tuple[tuple[str, str], ...] | bool | None:
+        """The root's entries as the index listed them while the root is unchanged;
+        ``False`` when the root is missing, ``None`` when it must be listed."""
+        state, idx = self._state, self._idx
+        if state is None or idx is None:
+            return None
+        try:
+            st = os.stat(self._root)
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return None
+        self._listing_key = key = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        cached = state.cached_listing(key)
+        if cached is not None:
+            idx.stats.listings_reused += 1
+            _replay.listed(self._root)  # the entries are used as if listed again
+        return cached
+
+    def store_listing(self, listing: tuple[tuple[str, str], ...]) -> None:
+        """Keep the root's entries as just listed (see :meth:`cached_listing`)."""
+        key, state, idx = self._listing_key, self._state, self._idx
+        if key is not None and state is not None and idx is not None:
+            state.store_listing(key, idx.is_racy(key[2], key[3]), listing)
+
+    # ------------------------------------------------------------ each folder
+
+    def partial(self) -> None:
+        """The result depends on something besides the kept keys: scan the root again
+        next time (its unchanged skills are still reused)."""
+        self._whole = False
+
+    def file_key(self, skill_path: str, linked: str | None) -> tuple[Any, ...] | None:
+        """The index key of ``SKILL.md`` ``skill_path`` (``None``: no index, or no ``stat``)."""
+        return None if self._state is None else file_key(skill_path, linked)
+
+    def unchanged_entry(
+        self, name: str, key: tuple[Any, ...] | None, linked: str | None
+    ) -> Entry | None:
+        """The entry kept for folder ``name`` by the last scan in this process when
+        its file still has ``key`` (then kept again: the same objects)."""
+        old, state = self._old, self._state
+        if old is None or key is None or state is None:
+            return None
+        kept = old.get(name)
+        if kept is None or kept[0] != key or kept[1] != linked or kept[5]:
+            return None
+        if state.lookup(name, key, self._build) is None:
+            state.store(name, key, False, self._build, kept[3])
+        self._new[name] = kept  # type: ignore[index]
+        self._reused += 1
+        return kept
+
+    def lookup(self, name: str, key: tuple[Any, ...]) -> Any:
+        """The index record of folder ``name`` under ``key`` (``None``: not indexed)."""
+        assert self._state is not None
+        return self._state.lookup(name, key, self._build)
+
+    def is_racy(self, key: tuple[Any, ...]) -> bool:
+        """Whether the file of ``key`` changed too recently for its key to vouch for it."""
+        idx = self._idx
+        assert idx is not None
+        return idx.is_racy(key[1], key[4]) or (
+            key[5] is not None and idx.is_racy(key[5][1], key[5][4])
+        )
+
+    def hit(self) -> None:
+        """A record of the index was used (counted)."""
+        assert self._idx is not None
+        self._idx.stats.hits += 1
+
+    def miss(self) -> None:
+        """A ``SKILL.md`` had to be read (counted)."""
+        assert self._idx is not None
+        self._idx.stats.misses += 1
+
+    def store(self, name: str, key: tuple[Any, ...], racy: bool, record: Any) -> None:
+        """Keep ``record`` in the index for folder ``name`` under ``key``."""
+        assert self._state is not None
+        self._state.store(name, key, racy, self._build, record)
+
+    def refused(self, name: str, outside: str, folder: str, diagnostic: Any) -> None:
+        """Folder link ``name`` was refused for leading ``outside`` the project."""
+        if self._new is not None:  # decided by where the link leads, nothing else
+            self._new[name] = (
+                ("outside", outside),
+                folder,
+                None,
+                None,
+                (None, (diagnostic,)),
+                False,
+            )
+
+    def keep(
+        self,
+        name: str,
+        key: tuple[Any, ...] | None,
+        linked: str | None,
+        skill_path: str,
+        record: Any,
+        built: tuple[Any, tuple[Any, ...]],
+        racy: bool,
+    ) -> None:
+        """Keep what folder ``name`` gave (``built``: the skill and its diagnostics)."""
+        if self._new is not None and not racy:
+            self._new[name] = (key, linked, skill_path, record, built, False)
+        else:
+            self._whole = False
+
+    def finish(self, result: Any, listing: tuple[tuple[str, str], ...]) -> None:
+        """Keep ``result`` and what each folder gave for the next scan in this process."""
+        key, new, idx = self._memo_key, self._new, self._idx
+        if key is None or new is None:
+            return
+        _reuse.count("roots_rescanned")
+        _reuse.count("entries_reused", self._reused)
+        root_key = self._root_key
+        if root_key is not None and idx is not None and idx.is_racy(root_key[2], root_key[3]):
+            root_key = None
+        keep = result if self._whole and root_key is not None else None
+        root_memo = _reuse.RootMemo(self.source, self.area, root_key, new, keep, listing)
+        routes = None
+        if keep is not None and _reuse.watch_requested():
+            routes = _watch(self._root, new)
+            # a change made before the watches were in place gave no event
+            if routes is not None:
+                if _root_key(self._root) == root_key and _unchanged(new):
+                    root_memo = _armed(root_memo)
+                else:
+                    _reuse.release(routes)
+                    routes = None
+        _reuse.put(key, root_memo, handled=self._handled, routes=routes, base=self._memo)
+
+
+def open_scan_memo(
+    root: str, source: Any, area: str | None, build: tuple[Any, ...], priority: int
+) -> ScanMemo:
+    """The memo of one scan of root ``root`` (its path text) made with ``source`` in
+    project ``area``; ``build`` and ``priority`` say how its records are derived."""
+    return ScanMemo(root, source, area, build, priority)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _watch(root: str, entries: Mapping[str, Entry]) -> _reuse.Routes | None:
+    """Watch root ``root`` and its kept skill folders (see :func:`skillpath.cache.reuse.arm`)."""
+    return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
+
+
+def _armed(memo: _reuse.RootMemo) -> _reuse.RootMemo:
+    """A copy of ``memo`` marked as watched (its links still checked on every load)."""
+    armed = _reuse.RootMemo(
+        memo.source,
+        memo.area,
+        memo.root_key,
+        memo.entries,
+        memo.result,
+        memo.listing,
+        stat_ok=memo.stat_ok,
+        armed=True,
+    )
+    armed.links = tuple(n for n, e in memo.entries.items() if _linked(e))
+    _reuse.count("roots_armed")
+    return armed
+
+
+def _linked(entry: Entry) -> bool:
+    """Whether a kept entry goes through a symlink (its folder or its ``SKILL.md``): where
+    a link leads can change with no event in the watched folders, so it is checked by
+    ``stat`` on every load even while its root is watched."""
+    return entry[1] is not None or entry[2] is None or entry[0][5] is not None
+
+
+def _patch_root(
+    reader: RootReader,
+    root: str,
+    memo: _reuse.RootMemo,
+    memo_key: tuple[Any, ...],
+    changed: set[str | None],
+    idx: _index.DiscoveryIndex,
+) -> Any:
+    """The scan result of watched root ``root`` after events in the folders ``changed``.
+
+    Those folders are watched again (a replaced ``SKILL.md`` is a new file)
+    before each ``SKILL.md`` is read again; every other skill stays as kept.
+    ``None`` when a folder is not a plain skill folder any more (the caller
+    scans the whole root).
+    """
+    names = [n for n in changed if n is not None]
+    if any(n not in memo.entries or memo.entries[n][2] is None for n in names):
+        return None  # not a kept skill folder, or a link refused for leading outside
+    routes = _reuse.arm(root, names, with_root=False)
+    if routes is None:
+        return None
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    entries = dict(memo.entries)
+    stat_ok = memo.stat_ok
+    for name in names:
+        folder = prefix + name
+        skill_path = folder + _SEP_SKILL_FILE
+        linked = memo.entries[name][1]
+        # as the scan does: a link that leads nowhere or out of the project
+        # makes a diagnostic of its own: the whole root is scanned again
+        if linked is not None and not reader.link_ok(folder, memo.area):
+            return None
+        key = file_key(skill_path, linked)
+        if key is None:
+            return None
+        read = reader.reread(name, folder, skill_path, key[-1])
+        if read is None:
+            return None
+        record, skill, sdiags = read
+        racy = idx.is_racy(key[1], key[4]) or (
+            key[5] is not None and idx.is_racy(key[5][1], key[5][4])
+        )
+        # a recent file is kept while watched; its key alone does not vouch for it
+        stat_ok = stat_ok and not racy
+        entries[name] = (key, linked, skill_path, record, (skill, sdiags), racy)
+    result = _replaced(memo, entries, names)
+    if result is None:  # skills came or went, or diagnostics changed: put together again
+        skills: list[Any] = []
+        diags: list[Any] = []
+        for name, kind in memo.listing:
+            if kind == "f":
+                reader.flat_file(name, diags)
+                continue
+            skill, sdiags_t = entries[name][4]
+            diags.extend(sdiags_t)
+            if skill is not None:
+                skills.append(skill)
+        result = reader.result(skills, diags)
+    kept = _reuse.RootMemo(
+        memo.source,
+        memo.area,
+        memo.root_key,
+        entries,
+        result,
+        memo.listing,
+        stat_ok=stat_ok,
+        armed=True,
+    )
+    kept.links = memo.links
+    _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True, base=memo)
+    _reuse.count("roots_patched")
+    _replay.listed(root)
+    return result
+
+
+def _root_key(root: str) -> tuple[Any, ...] | None:
+    """The identity and ``mtime_ns``/``ctime_ns`` of root ``root`` (``None``: no ``stat``)."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _unchanged(
+    entries: Mapping[str, Entry],
+    area: str | None = None,
+    parents: dict[str, str] | None = None,
+) -> bool:
+    """Whether every kept entry still stands (see :func:`_entry_unchanged`); an entry
+    through a folder symlink is checked as :func:`_link_unchanged` does, with the
+    load's cache of real parent folders ``parents`` (``os.path.realpath`` of each link
+    would ``lstat`` every component of its path, for each link)."""
+    for entry in entries.values():
+        if entry[1] is None:
+            if not _entry_unchanged(entry):
+                return False
+        elif not _link_unchanged(entry, area, parents):
+            return False
+    return True
+
+
+def _replaced(memo: _reuse.RootMemo, entries: Mapping[str, Entry], names: list[str]) -> Any:
+    """``memo``'s result with the skills of ``names`` taken from ``entries``, in their
+    places, when each was and still is a skill without diagnostics (else ``None``)."""
+    old = memo.result
+    if old is None:
+        return None
+    swap: dict[int, Any] = {}
+    for name in names:
+        before, before_diags = memo.entries[name][4]
+        after, after_diags = entries[name][4]
+        if before is None or after is None or before_diags or after_diags:
+            return None
+        swap[id(before)] = after
+    return attrs.evolve(old, skills=tuple(swap.get(id(s), s) for s in old.skills))
+
+
+def realpath_cached(path: str, parents: dict[str, str], depth: int = 0) -> str:
+    """:func:`os.path.realpath` of ``path``, the real path of each parent folder taken
+    once from ``parents`` (one load's cache: links in a root share their targets' folders).
+
+    Only the last component is resolved here (a symlink is followed from the real
+    folder that holds it); everything else is :func:`os.path.realpath`'s.
+    """
+    parent, base = os.path.split(path)
+    if not parent or base in ("", ".", "..") or depth > 40:
+        return os.path.realpath(path)
+    real_parent = parents.get(parent)
+    if real_parent is None:
+        real_parent = parents[parent] = os.path.realpath(parent)
+    candidate = os.path.join(real_parent, base)
+    try:
+        if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+            return candidate
+        target = os.readlink(candidate)
+    except FileNotFoundError:
+        return candidate  # as realpath: a missing last component is kept as is
+    except OSError:
+        return os.path.realpath(path)
+    return realpath_cached(os.path.join(real_parent, target), parents, depth + 1)
+
+
+def _link_unchanged(entry: Entry, area: str | None, parents: dict[str, str] | None = None) -> bool:
+    """:func:`_entry_unchanged` for an entry through a symlink in a watched root.
+
+    Outside a project (no ``area``) a folder link's real path decides nothing
+    but the key: the ``lstat`` of the ``SKILL.md`` it leads to (a plain file)
+    is enough, and costs one call instead of one per path component.
+    """
+    key, linked, skill_path, _record, _built, _racy = entry
+    if area is None and skill_path is not None and linked is not None and key[5] is None:
+        try:
+            st = os.lstat(skill_path)
+        except OSError:
+            return False
+        return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
+    if parents is not None and skill_path is not None:
+        return file_key(skill_path, linked, lambda p: realpath_cached(p, parents)) == key
+    return _entry_unchanged(entry)
+
+
+def _entry_unchanged(entry: Entry) -> bool:
+    """Whether a kept ``SKILL.md`` still has the key it was kept with (or a folder link
+    refused for leading out of the project still leads to the same place)."""
+    key, linked, skill_path, _record, _built, _racy = entry
+    if skill_path is None:
+        return os.path.isdir(linked) and os.path.realpath(linked) == key[1]
+    return file_key(skill_path, linked) == key
+
+
+def file_key(
+    path: str, linked_folder: str | None, realpath: Callable[[str], str] = os.path.realpath
+) -> tuple[Any, ...] | None:
+    """The index key of one ``SKILL.md`` plus its ``file_id`` (last item); ``None``
+    when it cannot be stat'ed (the caller reads it the ordinary way). ``realpath``
+    is :func:`os.path.realpath` or the same with a cache (:func:`realpath_cached`)."""
+    try:
+        lst = os.lstat(path)
+        target = None
+        file_id = (lst.st_dev, lst.st_ino)
+        if stat.S_ISLNK(lst.st_mode):
+            st = os.stat(path)
+            target = (
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ino,
+                st.st_dev,
+                st.st_ctime_ns,
+                os.readlink(path),
+                realpath(path),
+            )
+            file_id = (st.st_dev, st.st_ino)
+        folder = None
+        if linked_folder is not None:
+            folder = (os.readlink(linked_folder), realpath(linked_folder))
+    except OSError:
+        return None
+    return (
+        lst.st_size,
+        lst.st_mtime_ns,
+        lst.st_ino,
+        lst.st_dev,
+        lst.st_ctime_ns,
+        target,
+        folder,
+        file_id,
+    )
