@@ -120,6 +120,10 @@ def test_an_exported_copy_holds_no_command_the_policy_would_not_run(
     _shelly(isolated_env, marker)
     _library(isolated_env, marker, monkeypatch)
     cwd = ["--cwd", str(isolated_env.project)]
+    # a library's skill is third party: quarantined until approved (approved, its copy
+    # is still neutralised, as the third-party tier runs no command)
+    approved = CliRunner().invoke(main, ["trust", "approve", *cwd, "kit-setup"])
+    assert approved.exit_code == 0, approved.output
     for extra in ([], ["--from", "agents"]):
         res = CliRunner().invoke(main, ["export", *cwd, "--to", "claude", "--json", *extra])
         assert res.exit_code == 0, res.output
