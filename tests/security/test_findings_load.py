@@ -242,7 +242,11 @@ def test_list_json_gives_each_skill_its_findings(isolated_env: Env) -> None:
     assert by_name["plain"]["findings"] == []
     got = {(f["id"], f["severity"], f["file"], f["line"]) for f in by_name["sneaky"]["findings"]}
     assert ("invisible-tag-chars", "high", str(folder / "SKILL.md"), 5) in got
-    assert ("outbound-sink", "high", str(folder / "scripts" / "send.py"), 2) in got
+    # a skill's other files are checked where they are read (doctor, validate,
+    # skill://), not by a plain list: it opens no file besides the SKILL.md it parses
+    assert not any(
+        f["file"] == str(folder / "scripts" / "send.py") for f in by_name["sneaky"]["findings"]
+    )
     assert all(
         set(f) == {"id", "severity", "file", "line", "reason"}
         for f in by_name["sneaky"]["findings"]

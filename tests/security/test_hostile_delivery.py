@@ -65,14 +65,25 @@ def test_the_set_covers_every_check_with_forty_skills() -> None:
     assert len({fid for _n, fid, _s, _c in CASES}) == 11
 
 
-def test_list_json_flags_every_case(hostile: Env) -> None:
+def _in_a_resource(case: str) -> bool:
+    rel = case.partition(":")[0]
+    return ":" in case and "/" in rel and " " not in rel
+
+
+def test_list_json_flags_every_case_of_a_skill_file(hostile: Env) -> None:
+    """``list --json`` gives the findings of each ``SKILL.md`` (every skill's tag
+    characters, and each case written in a body); a case in a script or a reference is
+    left to ``doctor`` and ``validate`` (below), as a plain list reads no other file."""
     code, out = _cli(hostile, "list", "--json")
     assert code == 0
     by_name = {s["name"]: s["findings"] for s in json.loads(out)["skills"]}
-    for name, fid, severity, _case in CASES:
+    for name, fid, severity, case in CASES:
         got = {(f["id"], f["severity"]) for f in by_name[name]}
-        assert (fid, severity) in got, (name, by_name[name])
-        assert all(f["file"] and f["line"] for f in by_name[name])
+        assert ("invisible-tag-chars", "high") in got, name
+        assert _in_a_resource(case) or (fid, severity) in got, (name, by_name[name])
+        assert all(f["file"] and f["file"].endswith("SKILL.md") for f in by_name[name])
+        assert all(f["line"] for f in by_name[name])
+    assert sum(_in_a_resource(c) for *_x, c in CASES) >= 10
 
 
 def test_doctor_flags_every_case(hostile: Env) -> None:

@@ -80,6 +80,7 @@ __all__ = [
     "count_invisible",
     "is_script",
     "read_text",
+    "resource_findings",
     "scan_skill",
     "scan_text",
     "sort_findings",
@@ -645,10 +646,19 @@ def scan_skill(skill: Skill, *, resources: bool = True) -> list[ContentFinding]:
         except Exception:  # noqa: BLE001 - a plugin's body loader may raise anything
             body = ""
         out.extend(scan_text(body))
-    if resources and skill.base_dir is not None and skill.path is not None:
+    if resources:
+        out.extend(resource_findings(skill))
+    return sort_findings(out)
+
+
+def resource_findings(skill: Skill) -> list[ContentFinding]:
+    """The findings of the text files of ``skill``'s folder besides its ``SKILL.md``
+    (what :func:`scan_skill` adds with ``resources``), in file order."""
+    out: list[ContentFinding] = []
+    if skill.base_dir is not None and skill.path is not None:
         for path in _text_files(skill.base_dir):
             out.extend(_file_findings(path, script=is_script(path)))
-    return sort_findings(out)
+    return out
 
 
 def sort_findings(found: Iterable[ContentFinding]) -> list[ContentFinding]:

@@ -44,7 +44,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -63,8 +63,10 @@ __all__ = [
     "checks_enabled",
     "content_digest",
     "default_store",
+    "file_rows",
     "findings_for",
     "findings_for_all",
+    "flush_stores",
     "worst",
 ]
 
@@ -446,21 +448,115 @@ def _digest_and_rows(
     return digest, rows
 
 
+def _text_rows(data: bytes) -> tuple[Row, ...]:
+    """The rows of the content checks over a ``SKILL.md`` whose first bytes are
+    ``data`` (as :func:`skillpath.contentscan.read_text` reads a file: bounded, a
+    binary file has none)."""
+    from skillpath import contentscan
+
+    data = data[: contentscan.MAX_FILE_BYTES]
+    if b"\0" in data[:4096]:
+        return ()
+    found = contentscan.scan_text(data.decode("utf-8", "replace"))
+    if not found:
+        return ()
+    return tuple(
+        (f.id, f.severity, f.reason, "SKILL.md", f.line, f.excerpt)
+        for f in contentscan.sort_findings(found)
+    )
+
+
+def _stat_rows(
+    store: FindingsStore, path: str, sig: Sig, read: Callable[[], bytes | None], window: int
+) -> tuple[Row, ...] | None:
+    """The rows of ``SKILL.md`` ``path`` (``stat`` ``sig``) kept in ``store`` while its
+    ``stat`` is unchanged, else of the text ``read`` gives (``None``: unreadable)."""
+    entries: Entries = ((path, sig),)
+    rec = store.recorded(path)
+    if rec is not None and rec[0] == entries:
+        rows = store.findings(rec[1])
+        if rows is not None:
+            return rows
+    start = time.time_ns()
+    data = read()
+    if data is None:
+        return None
+    rows = _text_rows(data)
+    key = "file:" + path
+    store.put(key, rows)
+    if not _racy(entries, start, window):
+        store.remember(path, entries, key)
+    return rows
+
+
+def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
+    """The findings rows of ``SKILL.md`` ``path`` that the scan read (``data``, the
+    file's first bytes; ``st``, the ``fstat`` of the descriptor it read them from),
+    for its record (:data:`skillpath.scan.Record`).
+
+    During a load with the discovery index, the record is what is kept (a warm
+    run rebuilds no record, so checks nothing); without it, the rows are kept in
+    :func:`default_store` under the file's ``stat``, so a cold run checks only
+    what changed."""
+    from skillpath.cache import index as _index
+
+    if _index.current() is not None:
+        return _text_rows(data)
+    sig = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    rows = _stat_rows(default_store(), path, sig, lambda: data, _racy_ns(os.environ))
+    return () if rows is None else rows
+
+
+def flush_stores() -> None:
+    """Write every store :func:`default_store` made in this process that changed (the
+    end of a load calls it; errors are ignored)."""
+    with _stores_lock:
+        stores = list(_stores.values())
+    for store in stores:
+        if store.dirty:
+            store.flush()
+
+
+def _file_only(skill: Skill, store: FindingsStore, window: int) -> tuple[ContentFinding, ...]:
+    """The findings of ``skill``'s ``SKILL.md`` (or, off disk, of its name and
+    description): what its scan found, else read now (a skill a plugin built)."""
+    if skill.file_findings is not None:
+        return _rebase(skill.file_findings, skill)
+    if skill.path is None or skill.base_dir is None:
+        return _head(skill, store)
+    path = os.fspath(skill.path)
+    from skillpath import contentscan
+
+    def read() -> bytes | None:
+        text = contentscan.read_text(Path(path))
+        return None if text is None else text.encode("utf-8", "surrogatepass")
+
+    rows = _stat_rows(store, path, _sig(path), read, window)
+    return _head(skill, store) if rows is None else _rebase(rows, skill)
+
+
 def findings_for(
     skill: Skill,
     *,
     store: FindingsStore | None = None,
     env: Mapping[str, str] | None = None,
     home: str | os.PathLike[str] | None = None,
+    resources: bool = True,
 ) -> tuple[ContentFinding, ...]:
     """The content findings of ``skill`` (worst first; empty when the checks are off),
     from ``store`` (default: :func:`default_store` of ``env``) or checked now and kept
     there. The same as :func:`skillpath.contentscan.scan_skill` for a skill on disk;
-    for one off disk, its name and description only."""
+    for one off disk, its name and description only. Without ``resources``, its
+    ``SKILL.md`` only: what the scan found in the text it read (no file is opened
+    for a skill the scan built)."""
     env = os.environ if env is None else env
     if not checks_enabled(env):
         return ()
+    if not resources and skill.file_findings is not None:
+        return _rebase(skill.file_findings, skill)
     store = default_store(env, home) if store is None else store
+    if not resources:
+        return _file_only(skill, store, _racy_ns(env))
     if skill.path is None or skill.base_dir is None:
         return _head(skill, store)
     got = _digest_and_rows(skill, store, _racy_ns(env))
@@ -475,17 +571,25 @@ def findings_for_all(
     env: Mapping[str, str] | None = None,
     home: str | os.PathLike[str] | None = None,
     store: FindingsStore | None = None,
+    resources: bool = True,
 ) -> list[tuple[ContentFinding, ...]]:
     """:func:`findings_for` of each of ``skills`` (in order), with one store that is
-    written once at the end (what a command calls)."""
+    written once at the end (what a command calls). Without ``resources`` (what
+    ``list --json`` shows), a skill the scan built costs nothing: its findings
+    came with it, and no store is opened when all of them did."""
     env = os.environ if env is None else env
     skills = list(skills)
     if not checks_enabled(env):
         return [() for _ in skills]
+    if not resources and all(s.file_findings is not None for s in skills):
+        return [_rebase(s.file_findings, s) if s.file_findings else () for s in skills]  # type: ignore[arg-type]
     own = default_store(env, home) if store is None else store
     window = _racy_ns(env)
     out: list[tuple[ContentFinding, ...]] = []
     for skill in skills:
+        if not resources:
+            out.append(_file_only(skill, own, window))
+            continue
         got = None
         if skill.path is not None and skill.base_dir is not None:
             got = _digest_and_rows(skill, own, window)

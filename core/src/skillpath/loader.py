@@ -29,6 +29,7 @@ it around its one load).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -502,6 +503,11 @@ def load_skills(
     if index is not None:
         index.flush()
         index = None  # its records are not needed past this point
+    else:
+        # without the index, the content findings of the files read are kept by stat
+        kept = sys.modules.get("skillpath.findings")
+        if kept is not None:
+            kept.flush_stores()
     diags.extend(hdiags)
     diags.extend(_missing_providers(ctx))
     ordered = order_results(results)

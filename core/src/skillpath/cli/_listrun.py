@@ -268,7 +268,8 @@ def run_list(
         entries = skill_entries(
             skills,
             ProvenanceIndex.build(ctx).origins(skills),
-            findings=findings_for_all(skills, env=ctx.env, home=ctx.home),
+            # the SKILL.md checks the scan made (a skill's other files: doctor, validate)
+            findings=findings_for_all(skills, env=ctx.env, home=ctx.home, resources=False),
         )
         data: dict[str, Any] = {
             "skills": entries,
