@@ -1,136 +1,83 @@
 #!/usr/bin/env python3
-"""What the load-time content checks cost ``skillpath list --json`` (not a test).
+"""What the content checks find in real skills (not a test): the false-positive rate.
 
-Run from the repository root (see ``benchmarks/README.md``)::
+    python3 -m uv run python benchmarks/findings.py DIR...            # the summary
+    python3 -m uv run python benchmarks/findings.py --high DIR...     # and each high finding
 
-    python3 -m uv run python benchmarks/findings.py              # N = 10,000, 5 rounds
-    python3 -m uv run python benchmarks/findings.py --n 1000 --runs 3
-
-On the corpus of ``bench.py`` (same generator and seed), each row runs the same
-command with the checks on and with them off (``SKILLPATH_NO_CONTENT_CHECKS=1``)
-in alternation, in the same run, so a change in the machine's load hits both
-alike; it prints the median processor time (user + system) and wall time of
-each, and the ratio on / off:
-
-* **cold**: ``SKILLPATH_NO_INDEX=1`` (every ``SKILL.md`` read and parsed), the
-  findings store kept from the previous run — the cost of the checks on a run
-  that discovers from scratch (target: at most 5% more);
-* **first look**: the same, with the findings store removed before each run, so
-  every skill is checked (what the first run after installing costs, once);
-* **index only**: the discovery index on, the replay of an unchanged ``list``
-  off (``SKILLPATH_NO_SNAPSHOT=1``): every plugin loads and every ``SKILL.md`` is
-  ``stat``\\ ed;
-* **warm**: index and replay on.
+Every ``SKILL.md`` under each ``DIR`` (at any depth; hidden folders and
+``node_modules`` skipped) is loaded as a skill and checked as ``skillpath
+validate`` checks it (:func:`skillpath.contentscan.scan_skill`: name, description,
+body and the text files of its folder). Prints the skills scanned, the findings per
+id and severity (and in how many skills), and the share of skills with a ``high``
+finding — the number the checks are tuned against (at most 1% on published skills).
+``--high`` lists each high finding: skill folder, id, file:line and the text matched.
+The cost of the checks at load time is ``findings_cost.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import statistics
 import sys
-import tempfile
-import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench  # the corpus generator and process runner of bench.py
 
-
-def rounds(
-    argv: Sequence[str],
-    envs: tuple[dict[str, str], dict[str, str]],
-    cwd: str,
-    runs: int,
-    before: Callable[[], None] | None = None,
-) -> list[tuple[list[float], list[float]]]:
-    """``runs`` rounds (after one untimed) of the two environments in alternation:
-    ``(cpu seconds, wall seconds)`` of each."""
-    out: list[tuple[list[float], list[float]]] = [([], []), ([], [])]
-    for r in range(runs + 1):
-        for k, env in enumerate(envs):
-            if before is not None:
-                before()
-            wall, _rss, code = bench.run_once(argv, env=env, cwd=cwd)
-            if code != 0:
-                raise SystemExit(f"{' '.join(argv)} exited {code}")
-            if r:
-                out[k][0].append(bench.LAST_CPU[0])
-                out[k][1].append(wall)
-    return out
+def skill_files(top: Path) -> Iterator[Path]:
+    """Every ``SKILL.md`` under ``top``, in a stable order (links not followed)."""
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "node_modules")
+        if "SKILL.md" in filenames:
+            path = Path(dirpath, "SKILL.md")
+            if not path.is_symlink():
+                yield path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n", type=int, default=10_000, help="corpus size (default 10,000)")
-    ap.add_argument("--runs", type=int, default=5, help="timed rounds per row (default 5)")
-    ap.add_argument("--corpus", default="default", choices=sorted(bench.SHAPES))
-    ap.add_argument("--keep", action="store_true", help="keep the corpus (its path is printed)")
+    ap.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
+    ap.add_argument("--high", action="store_true", help="list every high finding")
     args = ap.parse_args(argv)
-    tmp = Path(tempfile.mkdtemp(prefix="skillpath-findings-bench-"))
-    try:
-        manifest = bench.SHAPES[args.corpus](tmp / "corpus", args.n)
-        cache = tmp / "cache"
-        env = bench.corpus_env(manifest, cache)
-        off = {**env, "SKILLPATH_NO_CONTENT_CHECKS": "1"}
-        script = str(Path(sys.executable).with_name("skillpath"))
-        cmd = [script, "list", "--json"]
-        cwd = manifest["project"]
-        print(
-            f"skillpath findings benchmark: N = {args.n:,}, {args.corpus} corpus, "
-            f"{args.runs} rounds per row (checks on / off in alternation)"
-        )
-        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpus in {tmp}")
-        # the outputs agree apart from the findings
-        bench.run_once(cmd, env=env, cwd=cwd)
-        time.sleep(bench.RACY_S)
-        store = next(cache.rglob("findings.bin"), None)
 
-        def drop_store() -> None:
-            for found in cache.rglob("findings.bin"):
-                found.unlink()
+    from skillpath import Skill, SkillSource
+    from skillpath.contentscan import scan_skill
 
-        rows = []
-        cold = {"SKILLPATH_NO_INDEX": "1"}
-        for label, extra, before in (
-            ("cold list --json (no index), store kept", cold, None),
-            ("first look: cold, store removed each run", cold, drop_store),
-            ("index only (SKILLPATH_NO_SNAPSHOT=1)", {"SKILLPATH_NO_SNAPSHOT": "1"}, None),
-            ("warm (index and replay)", {}, None),
-        ):
-            (cpu_on, wall_on), (cpu_off, wall_off) = rounds(
-                cmd, ({**env, **extra}, {**off, **extra}), cwd, args.runs, before
-            )
-            c_on, c_off = statistics.median(cpu_on), statistics.median(cpu_off)
-            w_on, w_off = statistics.median(wall_on), statistics.median(wall_off)
-            rows.append((label, c_on, c_off, w_on, w_off))
-            if before is not None:  # leave a store for the rows after
-                bench.run_once(cmd, env={**env, **extra}, cwd=cwd)
-                time.sleep(bench.RACY_S)
+    scanned = unloadable = 0
+    per: Counter[tuple[str, str]] = Counter()
+    skills_per: Counter[tuple[str, str]] = Counter()
+    high: list[tuple[Path, object]] = []
+    with_high = 0
+    for top in args.dirs:
+        for path in skill_files(top):
+            skill, _diags = Skill.from_file(path, SkillSource("bench", "user", path.parent))
+            if skill is None:
+                unloadable += 1
+                continue
+            scanned += 1
+            found = scan_skill(skill)
+            per.update((f.id, f.severity) for f in found)
+            skills_per.update({(f.id, f.severity) for f in found})
+            highs = [f for f in found if f.severity == "high"]
+            if highs:
+                with_high += 1
+                high.extend((path.parent, f) for f in highs)
+    print(f"skills scanned: {scanned:,}" + (f" ({unloadable} not loadable)" if unloadable else ""))
+    print(f"{'finding':24} {'severity':8} {'findings':>8} {'skills':>7}")
+    for (fid, severity), n in sorted(per.items(), key=lambda kv: (kv[0][1], -kv[1], kv[0][0])):
+        print(f"{fid:24} {severity:8} {n:8,} {skills_per[fid, severity]:7,}")
+    share = with_high / scanned if scanned else 0.0
+    print(
+        f"skills with a high finding: {with_high:,} of {scanned:,} ({100 * share:.2f}%; "
+        f"target <= 1%: {'PASS' if share <= 0.01 else 'FAIL'})"
+    )
+    if args.high:
         print()
-        cols = ("cpu on", "cpu off", "ratio", "wall on", "wall off")
-        print(f"{'row':44} " + " ".join(f"{c:>8}" for c in cols))
-        for label, c_on, c_off, w_on, w_off in rows:
-            print(
-                f"{label:44} {c_on * 1000:6.0f}ms {c_off * 1000:6.0f}ms {c_on / c_off:7.2f}x "
-                f"{w_on * 1000:6.0f}ms {w_off * 1000:6.0f}ms"
-            )
-        ratio = rows[0][1] / rows[0][2]
-        print(
-            f"\ncold list --json with the checks on: {100 * (ratio - 1):+.1f}% processor time "
-            f"(target <= +5%: {'PASS' if ratio <= 1.05 else 'FAIL'})"
-        )
-        if store is not None:
-            print(f"findings store: {store.stat().st_size / 1e6:.1f} MB")
-    finally:
-        if args.keep:
-            print(f"corpus kept in {tmp}")
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+        for folder, f in high:
+            where = f"{os.path.relpath(f.path, folder)}:{f.line}" if f.path else "-"  # type: ignore[attr-defined]
+            print(f"{folder}  {f.id}  {where}  {f.excerpt}")  # type: ignore[attr-defined]
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

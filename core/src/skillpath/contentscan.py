@@ -198,7 +198,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "reads a credential store",
         _rx(
             r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/home/[^/\s]+|/root)?/?"
-            r"(?:\.aws/credentials|\.ssh/id_[a-z0-9_]+|\.ssh/authorized_keys|\.netrc\b|"
+            r"(?:\.aws/credentials|\.ssh/id_[a-z0-9_]+(?![a-z0-9_]|\.pub)|\.netrc\b|"
             r"\.git-credentials|\.kube/config|\.docker/config\.json|\.config/gcloud/"
             r"(?:credentials|application_default_credentials|access_tokens)|\.pypirc|"
             r"\.npmrc|\.gnupg/|Library/Keychains|\.password-store)"
@@ -241,6 +241,13 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ),
 )
 
+#: What comes before an instruction given as an order: the start of the line or a
+#: sentence, a list mark, or a word that leads into an imperative ("please", "then").
+_IMPERATIVE = re.compile(
+    r"(?:^|[.!?:;,(*>\-]|\b(?:please|now|then|and|first|also|just|immediately|always|"
+    r"must|should|to))\s*$",
+    re.IGNORECASE,
+)
 _CODE_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _SECRETS = _rx(
     r"\bos\.environ\b|\bos\.getenv\b|process\.env\b|\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|"
@@ -340,6 +347,14 @@ def _severity(
         if _PLAIN_HTTP.search(line):
             return "high", ", from a plain-http or bare-address URL"
         return "medium", " (in documentation, from an https URL: check the source)"
+    if (
+        fid == "encoded-payload"
+        and not script
+        and not m.group().lower().startswith(("base64", "powershell"))
+    ):
+        # eval(atob(…)) / exec(b64decode(…)) written in documentation: code shown (an
+        # XSS payload, a threat model's sample), not a command the agent is told to run
+        return "medium", " (code shown in documentation, not in a file that runs)"
     if fid == "credential-read":
         if not script and line.lstrip().startswith(("|", ">")):
             return "medium", " (in a table or a quote: an example)"
@@ -523,14 +538,19 @@ def scan_text(
                     continue
                 seen.add((pid, number))
                 quoted = _quoted(line, start, end)
+                # "responses that repeat system prompt content", "requests share system
+                # prompt": prose about prompts, not an order to reveal one
+                prose = label == "system prompt" and not _IMPERATIVE.search(line[:start])
                 reason = (
                     f"instructions aimed at the agent's own controls ({label})"
                     if pid == "agent-override"
                     else "tells the agent to keep something from the user"
                 )
-                sev = "medium" if quoted else "high"
+                sev = "medium" if quoted or prose else "high"
                 if quoted:
                     reason += " (quoted: an example, or an instruction in disguise)"
+                elif prose:
+                    reason += " (said of something else, not asked of the agent)"
                 out.append(ContentFinding(pid, sev, reason, path, number, _excerpt(line, 0, 80)))
     return out
 
