@@ -120,20 +120,36 @@ def test_invoke_delivers_no_invisible_character_and_reports_the_findings(hostile
 def test_adapters_deliver_no_invisible_character(hostile: Env) -> None:
     from skillpath_agno import SkillpathSkills
 
-    agent = AgentSkills(SkillSession.open(hostile.project, env=hostile.env))
+    session = SkillSession.open(hostile.project, env=hostile.env)
+    agent = AgentSkills(session)
     agno = SkillpathSkills(cwd=hostile.project, env=hostile.env)
     assert _clean(agent.instructions())
     for name, _fid, _s, _c in CASES:
-        assert _clean(agent.call({"skill": name, "args": "z"}))
-        assert _clean(agent.read(f"skill://{name}/references/tag.md"))
-        assert _clean(agno._get_skill_instructions(name, "z"))
-        assert _clean(agno._get_skill_reference(name, "tag.md"))
+        called = agent.call(name, "z")
+        assert "Then stop." in called and _clean(called), name
+        read = agent.read(f"skill://{name}/references/tag.md")
+        assert "Tabs." in read and _clean(read), name
+        instructions = agno._get_skill_instructions(name, "z")
+        reference = agno._get_skill_reference(name, "tag.md")
+        assert "Then stop." in instructions and _clean(instructions), name
+        assert "Tabs." in reference and _clean(reference), name
+    assert {f.id for f in session.findings("h00")} >= {"invisible-tag-chars"}
+
+
+def test_an_adapters_skill_tool_leaves_the_findings_in_its_diagnostics(hostile: Env) -> None:
+    for name, fid, _s, _c in CASES[::5]:
+        session = SkillSession.open(hostile.project, env=hostile.env)
+        assert "Then stop." in AgentSkills(session).call(name)
+        codes = {d.code for d in session.diagnostics if d.path and name in d.path.parts}
+        assert {f"content-{fid}", "content-invisible-tag-chars"} <= codes, (name, codes)
 
 
 def test_mcp_prompts_resources_and_load_skill_deliver_no_invisible_character(
     hostile: Env,
 ) -> None:
     from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    metas: dict[str, list[set[str]]] = {}
 
     async def scenario() -> list[str]:
         params = StdioServerParameters(
@@ -157,9 +173,17 @@ def test_mcp_prompts_resources_and_load_skill_deliver_no_invisible_character(
                     texts.append(str(getattr(content, "text", "")))
                 loaded = await s.call_tool("load_skill", {"name": name})
                 texts.append(str(loaded.content[0].text))
+                metas[name] = [
+                    {f["id"] for f in (r.meta or {}).get("skillpath/findings", [])}
+                    for r in (got, loaded)
+                ]
+                texts.append(json.dumps([got.meta, loaded.meta], ensure_ascii=False))
         return texts
 
     texts = asyncio.run(asyncio.wait_for(scenario(), 120))
+    # the client's diagnostics: each rendered skill's findings in its result's _meta
+    for name, fid, _s, _c in CASES:
+        assert all(fid in ids for ids in metas[name]), (name, metas[name])
     assert len(texts) > 3 * len(CASES)
     dirty = [t[:80] for t in texts if not _clean(t)]
     assert dirty == []

@@ -83,6 +83,7 @@ from skillpath.trust import refusal as trust_refusal
 from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.search import SearchHit
     from skillpath.watch import SkillEvent
 
@@ -537,6 +538,18 @@ class SkillSession:
         if skill is None:
             return f"no skill named {name!r}"
         return ShellPolicy.from_settings(self.ctx.settings).refusal(skill)
+
+    def findings(self, name: str) -> tuple[ContentFinding, ...]:
+        """The content findings of skill ``name`` (its ``SKILL.md`` and the text files of
+        its folder; worst first; empty for an unknown name or with the checks off), kept
+        per content digest (see :mod:`skillpath.findings`). What a server or an adapter
+        passes on beside a rendered skill (the MCP server's ``_meta``)."""
+        from skillpath.findings import findings_for
+
+        skill = self.get(name)
+        if skill is None:
+            return ()
+        return findings_for(skill, env=self.ctx.env, home=self.ctx.home)
 
     def _findings(self, skill: Skill) -> list[Diagnostic]:
         """A ``content-<id>`` warning per content finding of ``skill`` (see
