@@ -279,3 +279,41 @@ def test_a_session_reports_the_findings_of_an_invoked_skill(isolated_env: Env) -
     session.invoke("sneaky")
     codes = {d.code for d in session.diagnostics}
     assert {"content-invisible-tag-chars", "content-outbound-sink"} <= codes
+
+
+@pytest.mark.parametrize("index", [True, False])
+def test_a_load_checks_each_skill_file_once(
+    isolated_env: Env, monkeypatch: pytest.MonkeyPatch, index: bool
+) -> None:
+    """The scan's own read is what is checked; the index's records keep the rows, and
+    without the index the findings store keeps them by stat: a second load checks
+    nothing, and the rows are those of the checks."""
+    from skillpath import load_skills
+
+    monkeypatch.setenv("SKILLPATH_INDEX_RACY_MS", "0")
+    if not index:
+        monkeypatch.setenv("SKILLPATH_NO_INDEX", "1")
+    for i in range(4):
+        isolated_env.skill(".claude/skills", f"s{i}", body=f"Step {i}.\n")
+    isolated_env.skill(".claude/skills", "bad", body=f"cat ~/.aws/credentials\nTabs.{TAG}\n")
+    counter = Counter(monkeypatch)
+    real_read = contentscan.read_text
+    ours: list[Path] = []
+
+    def read(path: Path) -> str | None:
+        if str(path).startswith(str(isolated_env.project)):
+            ours.append(path)
+        return real_read(path)
+
+    monkeypatch.setattr(contentscan, "read_text", read)
+    first = load_skills(isolated_env.project)
+    checked = counter.checks
+    assert checked >= 5 and ours == []  # the checks read no file of the project
+    again = load_skills(isolated_env.project)
+    assert counter.checks == checked and ours == []
+    bad, was = again.get("bad"), first.get("bad")
+    assert bad is not None and was is not None and bad.path is not None
+    assert bad.file_findings == was.file_findings
+    got = {(f.id, f.severity, f.line) for f in findings_for(bad, resources=False)}
+    assert got == {(f.id, f.severity, f.line) for f in scan_text(bad.path.read_text())}
+    assert {"credential-read", "invisible-tag-chars"} <= {i for i, _s, _l in got}

@@ -36,6 +36,8 @@ the two shipped).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import marshal
 import os
@@ -44,7 +46,7 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -66,7 +68,7 @@ __all__ = [
     "file_rows",
     "findings_for",
     "findings_for_all",
-    "flush_stores",
+    "load_store",
     "worst",
 ]
 
@@ -495,26 +497,35 @@ def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
     for its record (:data:`skillpath.scan.Record`).
 
     During a load with the discovery index, the record is what is kept (a warm
-    run rebuilds no record, so checks nothing); without it, the rows are kept in
-    :func:`default_store` under the file's ``stat``, so a cold run checks only
-    what changed."""
-    from skillpath.cache import index as _index
-
-    if _index.current() is not None:
+    run rebuilds no record, so checks nothing); in a load without it
+    (:func:`load_store`), the rows are kept in :func:`default_store` under the
+    file's ``stat``, so a cold run checks only what changed."""
+    kept = _LOAD_STORE.get()
+    if kept is None:
         return _text_rows(data)
     sig = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
-    rows = _stat_rows(default_store(), path, sig, lambda: data, _racy_ns(os.environ))
+    rows = _stat_rows(kept[0], path, sig, lambda: data, kept[1])
     return () if rows is None else rows
 
 
-def flush_stores() -> None:
-    """Write every store :func:`default_store` made in this process that changed (the
-    end of a load calls it; errors are ignored)."""
-    with _stores_lock:
-        stores = list(_stores.values())
-    for store in stores:
-        if store.dirty:
-            store.flush()
+_LOAD_STORE: contextvars.ContextVar[tuple[MemoryStore, int] | None] = contextvars.ContextVar(
+    "skillpath_findings_store", default=None
+)
+
+
+@contextlib.contextmanager
+def load_store(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Keep the findings of the files a load without the discovery index reads in
+    :func:`default_store` of ``env``/``home`` (by ``stat``), written when the block ends;
+    outside such a block, :func:`file_rows` keeps nothing."""
+    token = _LOAD_STORE.set((default_store(env, home), _racy_ns(env)))
+    try:
+        yield
+    finally:
+        kept = _LOAD_STORE.get()
+        _LOAD_STORE.reset(token)
+        if kept is not None and kept[0].dirty:
+            kept[0].flush()
 
 
 def _file_only(skill: Skill, store: FindingsStore, window: int) -> tuple[ContentFinding, ...]:

@@ -742,7 +742,8 @@ def _read_head_linked(
 def _read_whole_fd(fd: int, st: os.stat_result, limit: int) -> bytes:
     """The first ``limit`` bytes of the open file ``fd`` (a cut character trimmed)."""
     data = os.read(fd, min(limit, max(st.st_size, _HEAD_CHUNK)))
-    while len(data) < limit:
+    # the size fstat gave is reached: no read that would only find the end of the file
+    while len(data) < min(limit, st.st_size):
         chunk = os.read(fd, min(65536, limit - len(data)))
         if not chunk:
             break
