@@ -409,11 +409,12 @@ def _rebase(rows: tuple[Row, ...], skill: Skill) -> tuple[ContentFinding, ...]:
     return tuple(out)
 
 
-def _head(skill: Skill, store: FindingsStore) -> tuple[ContentFinding, ...]:
-    """Name and description of a skill whose ``SKILL.md`` is not read here."""
+def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ...]:
+    """Name and description of a skill whose ``SKILL.md`` is not read here (kept in
+    ``store`` per digest; ``None``: checked now, nothing kept)."""
     text = f"{skill.name}\n{skill.description or ''}"
     digest = "head:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    rows = store.findings(digest)
+    rows = None if store is None else store.findings(digest)
     if rows is None:
         from skillpath import contentscan
         from skillpath.contentscan import ContentFinding
@@ -423,7 +424,8 @@ def _head(skill: Skill, store: FindingsStore) -> tuple[ContentFinding, ...]:
             for f in contentscan.scan_text(text)
         ]
         rows = _rows(contentscan.sort_findings(found), None)
-        store.put(digest, rows)
+        if store is not None:
+            store.put(digest, rows)
     return _rebase(rows, skill)
 
 
@@ -528,9 +530,12 @@ def load_store(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> I
             kept[0].flush()
 
 
-def _file_only(skill: Skill, store: FindingsStore, window: int) -> tuple[ContentFinding, ...]:
+def _file_only(
+    skill: Skill, store: FindingsStore | None, window: int
+) -> tuple[ContentFinding, ...]:
     """The findings of ``skill``'s ``SKILL.md`` (or, off disk, of its name and
-    description): what its scan found, else read now (a skill a plugin built)."""
+    description): what its scan found, else read now (a skill a plugin built; kept in
+    ``store`` by ``stat``, or, with ``None``, not kept)."""
     if skill.file_findings is not None:
         return _rebase(skill.file_findings, skill)
     if skill.path is None or skill.base_dir is None:
@@ -542,7 +547,11 @@ def _file_only(skill: Skill, store: FindingsStore, window: int) -> tuple[Content
         text = contentscan.read_text(Path(path))
         return None if text is None else text.encode("utf-8", "surrogatepass")
 
-    rows = _stat_rows(store, path, _sig(path), read, window)
+    if store is None:
+        data = read()
+        rows = None if data is None else _text_rows(data)
+    else:
+        rows = _stat_rows(store, path, _sig(path), read, window)
     return _head(skill, store) if rows is None else _rebase(rows, skill)
 
 
@@ -563,11 +572,9 @@ def findings_for(
     env = os.environ if env is None else env
     if not checks_enabled(env):
         return ()
-    if not resources and skill.file_findings is not None:
-        return _rebase(skill.file_findings, skill)
-    store = default_store(env, home) if store is None else store
     if not resources:
         return _file_only(skill, store, _racy_ns(env))
+    store = default_store(env, home) if store is None else store
     if skill.path is None or skill.base_dir is None:
         return _head(skill, store)
     got = _digest_and_rows(skill, store, _racy_ns(env))
@@ -592,15 +599,15 @@ def findings_for_all(
     skills = list(skills)
     if not checks_enabled(env):
         return [() for _ in skills]
-    if not resources and all(s.file_findings is not None for s in skills):
-        return [_rebase(s.file_findings, s) if s.file_findings else () for s in skills]  # type: ignore[arg-type]
-    own = default_store(env, home) if store is None else store
     window = _racy_ns(env)
+    if not resources:
+        # what the scan found came with each skill; the few a plugin built (a pack's,
+        # an MCP server's) are checked now: the store is not opened, so a replayed
+        # ``list`` depends on no file but the skills'
+        return [_file_only(s, store, window) for s in skills]
+    own = default_store(env, home) if store is None else store
     out: list[tuple[ContentFinding, ...]] = []
     for skill in skills:
-        if not resources:
-            out.append(_file_only(skill, own, window))
-            continue
         got = None
         if skill.path is not None and skill.base_dir is not None:
             got = _digest_and_rows(skill, own, window)
