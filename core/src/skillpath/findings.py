@@ -245,7 +245,10 @@ def _load(path: str) -> tuple[dict[str, tuple[Entries, str]], dict[str, tuple[Ro
     return keys, rows
 
 
-def _save(path: str, value: object) -> None:
+def _save(
+    path: str,
+    value: tuple[str, dict[str, tuple[Entries, str]], dict[str, tuple[Row, ...]]],
+) -> None:
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if not _owned(os.stat(folder)):
@@ -432,6 +435,7 @@ def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ..
 def _digest_and_rows(
     skill: Skill, store: FindingsStore, window: int
 ) -> tuple[str, tuple[Row, ...]] | None:
+    assert skill.path is not None
     key = os.fspath(skill.path)
     rec = store.recorded(key)
     if rec is not None and _unchanged(rec[0]):
