@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -188,3 +189,20 @@ def test_mcp_prompts_resources_and_load_skill_deliver_no_invisible_character(
     dirty = [t[:80] for t in texts if not _clean(t)]
     assert dirty == []
     assert any("Then stop." in t for t in texts)
+
+
+def test_validate_flags_every_case_in_its_sarif_log(hostile: Env, tmp_path: Path) -> None:
+    root = hostile.project / ".agents" / "skills"
+    sarif = tmp_path / "out.sarif"
+    code, _out = _cli(hostile, "validate", "--json", "--sarif", str(sarif), str(root))
+    assert code == 1  # high findings are errors
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    got = {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+        for r in results
+    }
+    for name, fid, _severity, case in CASES:
+        rel = case.partition(":")[0] if _in_a_resource(case) else "SKILL.md"
+        assert any(
+            rule == f"content-{fid}" and uri.endswith(f"{name}/{rel}") for rule, uri in got
+        ), (name, fid, rel)
