@@ -206,3 +206,19 @@ def test_validate_flags_every_case_in_its_sarif_log(hostile: Env, tmp_path: Path
         assert any(
             rule == f"content-{fid}" and uri.endswith(f"{name}/{rel}") for rule, uri in got
         ), (name, fid, rel)
+
+
+@pytest.mark.parametrize("link", [False, True])
+def test_an_exported_copy_holds_no_invisible_character(hostile: Env, link: bool) -> None:
+    extra = ["--link"] if link else []
+    code, out = _cli(hostile, "export", "--to", "claude", "--from", "agents", "--json", *extra)
+    assert code == 0, out
+    assert "export-invisible-removed" in out
+    folder = hostile.project / ".claude" / "skills"
+    copies = [p for p in folder.rglob("*") if p.is_file() or p.is_symlink()]
+    assert len({p.relative_to(folder).parts[0] for p in copies}) == len(CASES)
+    for path in copies:
+        assert not path.is_symlink() and not path.parent.is_symlink(), path
+        text = path.read_text("utf-8", "replace")
+        assert _clean(text), path
+    assert "Then stop." in (folder / "h00" / "SKILL.md").read_text("utf-8")
