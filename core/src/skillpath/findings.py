@@ -1,24 +1,32 @@
-"""The content findings of every loaded skill, cached by content digest.
+"""The content findings of every loaded skill, at a cost a load can afford.
 
 :mod:`skillpath.contentscan` holds the checks; this module runs them for each
 skill a command loaded (``list --json``, ``doctor``, ``explain``, the MCP
-server's diagnostics) at a cost a load can afford:
+server's ``_meta``, a session's diagnostics):
 
-* a skill's **content digest** is the SHA-256 of its ``SKILL.md`` and of the text
-  files of its folder that the checks read (each with its path in the folder and
-  whether it runs); the checks' result is kept per digest, so the same content
-  is checked once, wherever it lives;
-* beside each digest, the ``stat`` of every file and folder it was made of (mode,
-  size, nanosecond ``mtime`` and ``ctime``, inode, device, and every other file of
-  the folders): while they are all unchanged, the digest is not computed again,
-  and a run reads no file it read before. An entry that changed within the racy
-  window of the run that recorded it (``SKILLPATH_INDEX_RACY_MS``, as for the
-  discovery index) is read again next time.
+* **a skill's ``SKILL.md``** is checked on the text the scan read to parse it
+  (:func:`file_rows`, called by :mod:`skillpath.scan`: the file is opened once);
+  the rows are part of the record the discovery index keeps for the file under
+  its ``stat``, so a run that reuses the record checks nothing, and a replayed
+  ``list`` replays them with its output. A load without the index
+  (:func:`load_store`) keeps them in the store below under the file's ``stat``.
+  :attr:`skillpath.Skill.file_findings` carries them; ``findings_for(skill,
+  resources=False)`` returns them;
+* **the other text files of its folder** are checked where they are read
+  (``doctor``, ``explain``, ``validate``, a session's invoke), kept per
+  **content digest**: the SHA-256 of the ``SKILL.md`` and of the text files the
+  checks read (each with its path in the folder and whether it runs), so the
+  same content is checked once, wherever it lives; beside each digest, the
+  ``stat`` of every file and folder it was made of (mode, size, nanosecond
+  ``mtime`` and ``ctime``, inode, device, and every other file of the folders):
+  while they are all unchanged, the digest is not computed again, and a run
+  reads no file it read before. An entry that changed within the racy window of
+  the run that recorded it (``SKILLPATH_INDEX_RACY_MS``, as for the discovery
+  index) is read again next time.
 
-So a warm run does no checking work at all; a run after an edit checks only the
-edited skill. A skill that is not on disk (an MCP prompt, a pack's skill not
-yet extracted) has its name and description checked; its body is checked where
-it is read (``skillpath validate``, ``show``).
+A skill that is not on disk (an MCP prompt, a pack's skill not yet extracted)
+has its name and description checked; its body is checked where it is read
+(``skillpath validate``, ``show``).
 
 The store is one file, ``findings.bin`` in the discovery index's folder
 (``$SKILLPATH_CACHE_DIR/index``, else the user cache directory), read only when
