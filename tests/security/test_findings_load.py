@@ -317,3 +317,23 @@ def test_a_load_checks_each_skill_file_once(
     got = {(f.id, f.severity, f.line) for f in findings_for(bad, resources=False)}
     assert got == {(f.id, f.severity, f.line) for f in scan_text(bad.path.read_text())}
     assert {"credential-read", "invisible-tag-chars"} <= {i for i, _s, _l in got}
+
+
+def test_the_skill_file_rows_and_the_folder_findings_do_not_mix(
+    isolated_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load without the index keeps a SKILL.md's rows by stat; the folder findings
+    (doctor, validate) are kept per digest in the same store: each keeps its own."""
+    from skillpath import load_skills
+
+    monkeypatch.setenv("SKILLPATH_INDEX_RACY_MS", "0")
+    monkeypatch.setenv("SKILLPATH_NO_INDEX", "1")
+    folder = _project(isolated_env)
+    for _ in range(2):
+        skill = load_skills(isolated_env.project).get("sneaky")
+        assert skill is not None
+        whole = {(f.id, f.path) for f in findings_for(skill)}
+        assert ("outbound-sink", folder / "scripts" / "send.py") in whole
+        assert ("invisible-tag-chars", folder / "SKILL.md") in whole
+        own = {(f.id, f.path) for f in findings_for(skill, resources=False)}
+        assert own == {("invisible-tag-chars", folder / "SKILL.md")}

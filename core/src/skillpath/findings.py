@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import hashlib
 import marshal
 import os
@@ -486,9 +487,13 @@ def _stat_rows(
     store: FindingsStore, path: str, sig: Sig, read: Callable[[], bytes | None], window: int
 ) -> tuple[Row, ...] | None:
     """The rows of ``SKILL.md`` ``path`` (``stat`` ``sig``) kept in ``store`` while its
-    ``stat`` is unchanged, else of the text ``read`` gives (``None``: unreadable)."""
-    entries: Entries = ((path, sig),)
-    rec = store.recorded(path)
+    ``stat`` is unchanged, else of the text ``read`` gives (``None``: unreadable).
+
+    Kept apart from the folder digests of :func:`findings_for` (a key of its own,
+    ``file:<path>``); a file without findings points at one shared empty entry."""
+    key = "file:" + path
+    entries: Entries = (("", sig),)
+    rec = store.recorded(key)
     if rec is not None and rec[0] == entries:
         rows = store.findings(rec[1])
         if rows is not None:
@@ -498,10 +503,11 @@ def _stat_rows(
     if data is None:
         return None
     rows = _text_rows(data)
-    key = "file:" + path
-    store.put(key, rows)
+    digest = "rows:" + path if rows else "rows:"
+    if store.findings(digest) != rows:
+        store.put(digest, rows)
     if not _racy(entries, start, window):
-        store.remember(path, entries, key)
+        store.remember(key, entries, digest)
     return rows
 
 
@@ -518,8 +524,12 @@ def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
     if kept is None:
         return _text_rows(data)
     sig = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
-    rows = _stat_rows(kept[0], path, sig, lambda: data, kept[1])
+    rows = _stat_rows(kept[0], path, sig, functools.partial(_same, data), kept[1])
     return () if rows is None else rows
+
+
+def _same(data: bytes) -> bytes:
+    return data
 
 
 _LOAD_STORE: contextvars.ContextVar[tuple[MemoryStore, int] | None] = contextvars.ContextVar(

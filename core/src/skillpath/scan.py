@@ -401,9 +401,7 @@ def _read_record(
     )
     rows = None
     if whole and values is not None:
-        from skillpath.findings import file_rows
-
-        rows = file_rows(whole_text, os.fspath(path), st)
+        rows = _file_rows()(whole_text, os.fspath(path), st)
     return (values, name, description, diags, rows), st
 
 
@@ -538,6 +536,19 @@ def outside_project(path: Path, real: str, area: str, provider: str | None = Non
         None,
         provider,
     )
+
+
+def _file_rows() -> Callable[[bytes, str, os.stat_result], Any]:
+    """:func:`skillpath.findings.file_rows`, imported on first use."""
+    global _FILE_ROWS
+    if _FILE_ROWS is None:
+        from skillpath.findings import file_rows
+
+        _FILE_ROWS = file_rows
+    return _FILE_ROWS
+
+
+_FILE_ROWS: Callable[[bytes, str, os.stat_result], Any] | None = None
 
 
 def _checks_on() -> bool:
