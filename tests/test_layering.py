@@ -69,10 +69,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "depends_on markers from skillpath.plugins; the host checks ranked hits "
         "against skillpath.search.SearchHit and search builds the default host"
     ),
-    frozenset({"skillpath.cli", "skillpath.cli._group"}): (
-        "skillpath.cli._group reads the command table (COMMANDS, ALIASES) of the package "
-        "that imports it"
-    ),
     frozenset({"skillpath.export", "skillpath.locks", "skillpath.provenance"}): (
         "export, its lock file and provenance records call each other"
     ),
