@@ -69,9 +69,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "depends_on markers from skillpath.plugins; the host checks ranked hits "
         "against skillpath.search.SearchHit and search builds the default host"
     ),
-    frozenset({"skillpath.export", "skillpath.locks", "skillpath.provenance"}): (
-        "export, its lock file and provenance records call each other"
-    ),
 }
 
 #: Readers the records still reach (the goal is none): see the first known cycle.

@@ -79,8 +79,16 @@ from skillpath import written as ownership
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.files import folder_hash, replace_folder, write_atomic
+from skillpath.locks import (
+    EXPORT_LOCK_FILE,
+    EXPORT_LOCK_VERSION,
+    LOCK_FILE,
+    USER_LOCK_FILE,
+    drop_legacy_export_entries,
+    legacy_export_entries,
+    read_lock,
+)
 from skillpath.model import Diagnostic, Skill, sort_key
-from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
 from skillpath.shell import ShellPolicy
 from skillpath.written import Ownership
 
@@ -109,7 +117,6 @@ AGENTS: dict[str, tuple[str, str]] = {
 }
 #: Providers whose skills the agents above cannot see themselves (the default selection).
 DEFAULT_PROVIDERS = ("packs", "libraries", "mcp", "bundled", "custom")
-_LOCK_VERSION = 1
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -232,43 +239,10 @@ def files_hash(files: Mapping[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def read_lock(
-    path: Path, diags: list[Diagnostic] | None = None, *, area: Path | None = None
-) -> dict[str, Any]:
-    """A lock file as ``{"version", "skills"}``; an empty one when missing or unusable
-    (reported in ``diags``). Read with :func:`skillpath.safety.read_json_bounded`:
-    size- and depth-bounded, regular files only; with ``area`` (the project root),
-    a lock whose real path lies outside it (a symbolic link out of the repository)
-    is refused."""
-    from skillpath.safety import read_json_bounded
-
-    empty: dict[str, Any] = {"version": _LOCK_VERSION, "skills": {}}
-    try:
-        data = read_json_bounded(path, area=area)
-    except FileNotFoundError:
-        return empty
-    except (OSError, ValueError, SkillpathError) as exc:
-        if diags is not None:
-            from skillpath.safety import describe_oserror
-
-            reason = describe_oserror(exc) if isinstance(exc, OSError) else str(exc)
-            diags.append(
-                Diagnostic("warning", "lock-unreadable", f"cannot read the lock: {reason}", path)
-            )
-        return empty
-    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
-        if diags is not None:
-            diags.append(
-                Diagnostic("warning", "lock-invalid", "not a skills lock (no skills map)", path)
-            )
-        return empty
-    return data
-
-
 def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
     skills = lock.get("skills", {})
     ordered: dict[str, Any] = {
-        "version": lock.get("version", _LOCK_VERSION),
+        "version": lock.get("version", EXPORT_LOCK_VERSION),
         "skills": dict(sorted(skills.items())),
     }
     for key, value in lock.items():
@@ -328,8 +302,6 @@ def agent_folder(agent: str, ctx: SkillContext, *, user: bool = False) -> Path:
 
 def lock_path(ctx: SkillContext, *, user: bool = False) -> Path:
     """The export lock of the project (``.skillpath/export-lock.json``) or of the user scope."""
-    from skillpath.locks import EXPORT_LOCK_FILE
-
     return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / EXPORT_LOCK_FILE
 
 
@@ -659,8 +631,6 @@ def export_skills(
         if not dry_run and (legacy or any(a.action in ("write", "prune") for a in run.actions)):
             _write_lock(lock_file, {**lock, "skills": run.entries})
             if legacy:
-                from skillpath.locks import drop_legacy_export_entries
-
                 drop_legacy_export_entries(ctx, legacy)
     return ExportReport(to, scope, folder, lock_file, tuple(run.actions), (), tuple(diags), dry_run)
 
@@ -883,8 +853,6 @@ class _Export:
 
 def _legacy(ctx: SkillContext, entries: dict[str, Any]) -> dict[str, Any]:
     """Adopt into ``entries`` what an earlier export wrote into ``skills-lock.json``."""
-    from skillpath.locks import legacy_export_entries
-
     legacy = {k: v for k, v in legacy_export_entries(ctx).items() if k not in entries}
     entries.update(legacy)
     return legacy

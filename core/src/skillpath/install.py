@@ -56,8 +56,8 @@ from skillpath.fetch import (
     skill_folder_files,
 )
 from skillpath.files import replace_folder, write_atomic
+from skillpath.locks import LOCK_FILE
 from skillpath.model import Diagnostic
-from skillpath.provenance import LOCK_FILE
 
 __all__ = [
     "DEFAULT_AGENTS",
