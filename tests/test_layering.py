@@ -55,20 +55,6 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "the named constructors Skill.from_file/Skill.from_text (scan) and the lazy "
         "Skill.body of a file on disk (frontmatter.read_body) live on the record"
     ),
-    frozenset(
-        {
-            "skillpath.plugins",
-            "skillpath.builtins",
-            "skillpath.bundled",
-            "skillpath.extract",
-            "skillpath.transforms",
-            "skillpath.search",
-        }
-    ): (
-        "the plugin host loads the built-in plugins, whose hooks import the step and "
-        "depends_on markers from skillpath.plugins; the host checks ranked hits "
-        "against skillpath.search.SearchHit and search builds the default host"
-    ),
 }
 
 #: Readers the records still reach (the goal is none): see the first known cycle.
