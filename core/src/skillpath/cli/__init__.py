@@ -6,9 +6,9 @@ need. Each entry of :data:`COMMANDS` maps a command name to ``module:attribute``
 Plugins add commands of their own with the ``register_commands`` hook (asked
 only when a name is not one of :data:`COMMANDS`); :data:`PROVIDED` names the
 commands an optional distribution brings, so that without it they say how to
-install it instead of "no such command". The tables live in
-:mod:`skillpath.cli._commands`, which imports nothing, so that the group reads
-them without importing this package back.
+install it instead of "no such command". The tables live in a module of their
+own that imports nothing (:mod:`skillpath.cli._commands`), so that the group
+reads them without importing this package back.
 The group itself (:data:`main`, in :mod:`skillpath.cli._group`) is imported on
 first use of the name: the package's helper modules import without click.
 """
