@@ -146,9 +146,10 @@ class InstallReport:
 def _content_findings(found: Found) -> list[ContentFinding]:
     """The content checks of a fetched skill folder, each path relative to it."""
     from skillpath.contentscan import scan_skill
-    from skillpath.model import Skill, SkillSource
+    from skillpath.model import SkillSource
+    from skillpath.scan import load_skill_file
 
-    skill, _diags = Skill.from_file(
+    skill, _diags = load_skill_file(
         found.folder / "SKILL.md", SkillSource("add", "project", found.folder)
     )
     if skill is None:
