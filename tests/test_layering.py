@@ -53,7 +53,9 @@ READERS = frozenset(
 KNOWN_CYCLES: dict[frozenset[str], str] = {
     frozenset({"skillpath.model", "skillpath.scan", "skillpath.frontmatter", "skillpath.survey"}): (
         "the named constructors Skill.from_file/Skill.from_text (scan) and the lazy "
-        "Skill.body of a file on disk (frontmatter.read_body) live on the record"
+        "Skill.body of a file on disk (frontmatter.read_body) live on the record; both "
+        "are public API (on the API page: Skill(...) with a path reads its body on first "
+        "use), and the core itself builds skills through scan.load_skill_file"
     ),
 }
 
