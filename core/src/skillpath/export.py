@@ -978,6 +978,7 @@ def check_export(
 
     folder = agent_folder(to, ctx, user=user)
     lock_file = lock_path(ctx, user=user)
+    scope = "user" if user else "project"
     policy = ShellPolicy.from_settings(ctx.settings)
     diags: list[Diagnostic] = []
     problem = destination_problem(folder, destination_base(to, ctx, user=user))
@@ -989,19 +990,14 @@ def check_export(
                 "error", "export-destination-refused", f"not checking {folder}: {problem}", folder
             )
         )
-        return ExportReport(
-            to, "user" if user else "project", folder, lock_file, (), (), tuple(diags)
-        )
+        return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags))
     lock = read_lock(lock_file, diags, area=None if user else ctx.project_root)
     entries = dict(lock.get("skills", {}))
     if not user:
         _legacy(ctx, entries)
     every = list(skills)
-    chosen_skills = select_skills(every, providers, select)
-    chosen = {s.name for s in chosen_skills}
-    by_name: dict[str, list[Skill]] = {}
-    for s in every:
-        by_name.setdefault(s.name, []).append(s)
+    chosen = {s.name for s in select_skills(every, providers, select)}
+    by_name = _by_name(every)
     drift: list[DriftItem] = []
     claimed: set[str] = set()
     for name in sorted(entries):
@@ -1013,66 +1009,85 @@ def check_export(
             diags.append(_refused(name, why, lock_file, lock_file))
             continue
         claimed.add(name)
-        target = folder / name
-        recorded = _recorded(entries[name], mine)
         recorded_provider = entries[name].get("skillpath", {}).get("provider")
         skill = next(
             (s for s in by_name.get(name, ()) if s.source.provider == recorded_provider), None
         )
-        source_link = (
-            skill.base_dir.resolve()
-            if skill is not None and skill.base_dir is not None and mine.get("mode") == "link"
-            else None
-        )
-        own = ownership.owned(ctx, target)
-        current = _current_hash(target, own, source_link) if os.path.lexists(target) else None
-        if current is None and target.is_symlink():
-            drift.append(
-                DriftItem(
-                    name,
-                    "copy-edited",
-                    target,
-                    f"a link to {os.readlink(target)}, not to the skill's folder; not followed",
-                )
-            )
-        elif current is None:
-            drift.append(DriftItem(name, "copy-missing", target, "the exported folder is gone"))
-        elif current != recorded and mine.get("mode") != "link":
-            drift.append(
-                DriftItem(name, "copy-edited", target, "the copy differs from what was exported")
-            )
-        if skill is None:
-            drift.append(
-                DriftItem(name, "source-gone", target, "no such skill from that source any more")
-            )
-            continue
-        scratch: list[Diagnostic] = []
-        planned = _render(
-            skill,
-            to,
-            folder,
-            ctx,
-            user=user,
-            link=mine.get("mode") == "link",
-            policy=policy,
-            diags=scratch,
-        )
-        if planned is not None and planned.digest != recorded:
-            now = skill_source(skill)
-            was = entries[name].get("ref")
-            what = (
-                f"{now['source']} {was} -> {now.get('ref')}"
-                if was and now.get("ref") and was != now.get("ref")
-                else "the source's files changed"
-            )
-            drift.append(DriftItem(name, "source-changed", target, what))
+        drift += _drift_of(name, entries[name], mine, skill, to, folder, ctx, user, policy)
     for name in sorted(chosen - claimed):
         drift.append(
             DriftItem(name, "not-exported", folder / name, "selected but not exported yet")
         )
-    return ExportReport(
-        to, "user" if user else "project", folder, lock_file, (), tuple(drift), tuple(diags)
+    return ExportReport(to, scope, folder, lock_file, (), tuple(drift), tuple(diags))
+
+
+def _drift_of(
+    name: str,
+    entry: Mapping[str, Any],
+    mine: Mapping[str, Any],
+    skill: Skill | None,
+    to: str,
+    folder: Path,
+    ctx: SkillContext,
+    user: bool,
+    policy: ShellPolicy,
+) -> list[DriftItem]:
+    """How one exported copy (lock entry ``entry``, its target record ``mine``) and
+    its source ``skill`` (``None``: gone) differ from what was exported."""
+    target = folder / name
+    recorded = _recorded(entry, mine)
+    link = mine.get("mode") == "link"
+    out = _copy_drift(name, target, recorded, link, skill, ctx)
+    if skill is None:
+        out.append(
+            DriftItem(name, "source-gone", target, "no such skill from that source any more")
+        )
+        return out
+    scratch: list[Diagnostic] = []
+    planned = _render(skill, to, folder, ctx, user=user, link=link, policy=policy, diags=scratch)
+    if planned is not None and planned.digest != recorded:
+        now = skill_source(skill)
+        was = entry.get("ref")
+        what = (
+            f"{now['source']} {was} -> {now.get('ref')}"
+            if was and now.get("ref") and was != now.get("ref")
+            else "the source's files changed"
+        )
+        out.append(DriftItem(name, "source-changed", target, what))
+    return out
+
+
+def _copy_drift(
+    name: str,
+    target: Path,
+    recorded: str | None,
+    link: bool,
+    skill: Skill | None,
+    ctx: SkillContext,
+) -> list[DriftItem]:
+    """How the copy at ``target`` differs from the one recorded: gone, a link
+    elsewhere, or edited (a link's target is not hashed against the record)."""
+    source_link = (
+        skill.base_dir.resolve()
+        if skill is not None and skill.base_dir is not None and link
+        else None
     )
+    own = ownership.owned(ctx, target)
+    current = _current_hash(target, own, source_link) if os.path.lexists(target) else None
+    if current is None and target.is_symlink():
+        return [
+            DriftItem(
+                name,
+                "copy-edited",
+                target,
+                f"a link to {os.readlink(target)}, not to the skill's folder; not followed",
+            )
+        ]
+    if current is None:
+        return [DriftItem(name, "copy-missing", target, "the exported folder is gone")]
+    if current != recorded and not link:
+        return [DriftItem(name, "copy-edited", target, "the copy differs from what was exported")]
+    return []
 
 
 # -- exported copies -----------------------------------------------------------------
