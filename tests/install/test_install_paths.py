@@ -1,7 +1,8 @@
-"""``skillpath update``'s less travelled paths, pinned as they were before its steps
-were split apart: lock entries it cannot fetch, names it does not know, a skill gone
-from its source or from every agent folder, a source that cannot be fetched, and the
-user scope's global lock."""
+"""``skillpath add`` and ``update``'s less travelled paths, pinned as they were before
+their steps were split apart: a source with no skill, names not in the source; for
+update, lock entries it cannot fetch, names it does not know, a skill gone from its
+source or from every agent folder, a source that cannot be fetched, and the user
+scope's global lock."""
 
 from __future__ import annotations
 
@@ -29,6 +30,22 @@ def _source(root: Path, name: str = "alpha", description: str = "Alpha work.") -
 
 def _lock(env: Env) -> dict:
     return json.loads((env.project / "skills-lock.json").read_text())
+
+
+def test_add_refuses_a_source_without_skills_and_names_not_in_it(
+    isolated_env: Env, tmp_path: Path
+) -> None:
+    ctx, _ = make_context(isolated_env.project)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "README.md").write_text("no skill here\n")
+    with pytest.raises(SkillpathError, match="no skills found"):
+        add_skills(str(empty), ctx)
+    source = _source(tmp_path / "src")
+    with pytest.raises(SkillpathError, match=r"no skill named 'beta', 'gamma' \(found: alpha\)"):
+        add_skills(str(source), ctx, skills=["beta", "gamma"])
+    assert not (isolated_env.project / ".agents").exists()
+    assert not (isolated_env.project / "skills-lock.json").exists()
 
 
 def test_entries_it_cannot_fetch_are_named_and_unknown_names_refused(
