@@ -171,6 +171,8 @@ class SkillpathAgentSkills(StrandsAgentSkills):
             skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
         )
         self._listed = self.skillpath.listed_skills()
+        # the last prompt block: (Strands' skills mapping, skillpath's listing, the text)
+        self._block: tuple[Any, Any, str] | None = None
         super().__init__(
             skills=self._strands_skills(),
             state_key=state_key,
@@ -214,9 +216,27 @@ class SkillpathAgentSkills(StrandsAgentSkills):
 
     def _generate_skills_xml(self, agent: Any | None = None) -> str:
         """Strands' ``<available_skills>`` block, and a line naming ``search_skills``
-        when the listing budget left skills out (Strands replaces both next time)."""
+        when the listing budget left skills out (Strands replaces both next time).
+
+        Built once per catalog state: the text is kept while the skills Strands
+        holds (replaced by :meth:`set_available_skills`, which every change of
+        skillpath's catalog calls) and skillpath's listing are the same objects.
+        Skill folders given to :meth:`set_available_skills` load per agent, so
+        then the block is built every time.
+        """
+        listing = self.skillpath.listing()
+        if self._skill_paths:
+            return self._skills_block(agent, listing)
+        block = self._block
+        if block is not None and block[0] is self._skills and block[1] is listing:
+            return block[2]
+        text = self._skills_block(agent, listing)
+        self._block = (self._skills, listing, text)
+        return text
+
+    def _skills_block(self, agent: Any, listing: Any) -> str:
         text = str(super()._generate_skills_xml(agent))
-        dropped = len(self.skillpath.listing().report.dropped)
+        dropped = len(listing.report.dropped)
         if not dropped:
             return text
         more = "skill is" if dropped == 1 else "skills are"
