@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpath import SkillSession
-from skillpath.adapters import READ_TOOL_DESCRIPTION
+from skillpath.adapters import READ_TOOL_DESCRIPTION, with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
 from skillpath.search import search_tool_schema
@@ -67,8 +67,6 @@ TOOL_NAME = "skills"
 READ_TOOL_NAME = "read_skill"
 
 _ERROR = "Error: "
-
-_BASE_DIR = "Base directory for this skill: "
 
 
 def conversation_of(agent: Any) -> str | None:
@@ -271,13 +269,10 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         if text.startswith(_ERROR):
             return text
         self._track_activated_skill(agent, name)
+        text = with_files_hint(self.skillpath.session, name, text, READ_TOOL_NAME)
         record = self.skillpath.session.get(name)
         if record is None:  # pragma: no cover (call() answered, so the skill exists)
             return text
-        line = f"{_BASE_DIR}{record.base_dir}"
-        if record.base_dir is not None and text.startswith(line + "\n"):
-            hint = f" (read its files with {READ_TOOL_NAME}: skill://{name}/<path>)"
-            text = line + hint + text[len(line) :]
         shown = StrandsSkill(
             name=name,
             description=record.description,
