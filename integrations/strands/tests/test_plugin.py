@@ -222,3 +222,41 @@ def test_the_prompt_block_is_built_once_per_catalog_state(
     assert len(built) == 4
     assert "<name>greet</name>" in model.turns[-1].system
     assert "<name>fresh</name>" not in model.turns[-1].system
+
+
+def test_a_prompt_changed_between_invocations_gets_the_block_again(world: World) -> None:
+    """The injection is skipped only when it would leave the prompt as it is."""
+    plugin = SkillpathAgentSkills(cwd=world.project)
+    model = ScriptedModel()
+    agent = agent_for(plugin, model)
+    agent("one")
+    block = model.turns[-1].system.removeprefix("You help.\n")
+    assert block.startswith("<available_skills>")
+    agent("two")
+    assert model.turns[-1].system == f"You help.\n{block}"
+    agent.system_prompt = "Be brief."  # the user replaced the prompt, block and all
+    agent("three")
+    assert model.turns[-1].system == f"Be brief.\n{block}"
+    agent.system_prompt = [{"text": "Cached."}, {"cachePoint": {"type": "default"}}]
+    agent("four")
+    agent("five")
+    assert agent.system_prompt_content == [
+        {"text": "Cached."},
+        {"cachePoint": {"type": "default"}},
+        {"text": block},
+    ]
+    assert agent.system_prompt_content is not None
+    content = [*agent.system_prompt_content, {"text": "Appended later."}]
+    agent.system_prompt = content  # a block after Strands': it moves its block last again
+    agent("six")
+    assert agent.system_prompt_content == [
+        {"text": "Cached."},
+        {"cachePoint": {"type": "default"}},
+        {"text": "Appended later."},
+        {"text": block},
+    ]
+    bare = agent_for(plugin, model)
+    bare.system_prompt = None
+    bare("seven")
+    bare("eight")
+    assert model.turns[-1].system == block

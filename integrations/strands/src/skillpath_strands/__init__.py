@@ -210,7 +210,27 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         messages = getattr(event.agent, "messages", None)
         if key is not None and isinstance(messages, list) and not messages:
             self.skillpath.session.forget_invocations(conversation=key)
+        if self._block_in_place(event.agent):
+            return
         await super()._on_before_invocation(event)
+
+    def _block_in_place(self, agent: Any) -> bool:
+        """Whether Strands' injection would leave the agent as it is: the block it put
+        into the prompt last time is the current one and is still the prompt's end,
+        once. Then the injection is skipped (it would only rewrite the same prompt and
+        store the same block in ``agent.state``, checking it is JSON on every write)."""
+        if self._skill_paths or agent not in self._agent_skills:
+            return False
+        state = agent.state.get(self._state_key)
+        last = state.get("last_injected_xml") if isinstance(state, dict) else None
+        if not isinstance(last, str):
+            return False
+        content = agent.system_prompt_content
+        if not content:  # no prompt yet (Strands' string path): let it inject
+            return False
+        xml = self._generate_skills_xml(agent)
+        block = {"text": xml}
+        return last == xml and content[-1] == block and content.count(block) == 1
 
     def _generate_skills_xml(self, agent: Any | None = None) -> str:
         """Strands' ``<available_skills>`` block, and a line naming ``search_skills``
