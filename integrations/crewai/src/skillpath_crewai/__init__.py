@@ -95,7 +95,6 @@ READ_TOOL_NAME = "read_skill"
 _ERROR = "Error:"
 
 
-
 def skills_for(
     skills: AgentSkills | SkillSession | None = None,
     *,
