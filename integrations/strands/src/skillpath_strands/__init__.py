@@ -50,6 +50,7 @@ from strands.tools.decorator import tool
 from strands.types.tools import ToolContext
 from strands.vended_plugins.skills import AgentSkills as StrandsAgentSkills
 from strands.vended_plugins.skills import Skill as StrandsSkill
+from strands.vended_plugins.skills import SkillSource
 
 __all__ = [
     "READ_TOOL_NAME",
@@ -177,7 +178,7 @@ class SkillpathAgentSkills(StrandsAgentSkills):
             max_resource_files=max_resource_files,
         )
 
-    def _strands_skills(self) -> list[StrandsSkill]:
+    def _strands_skills(self) -> list[SkillSource]:
         return [SkillpathSkill(self.skillpath, s) for s in self._listed]
 
     def _sync(self) -> None:
