@@ -199,7 +199,11 @@ class Skill:
         priority: int = 0,
         require_description: bool = False,
     ) -> tuple[Skill | None, list[Diagnostic]]:
-        """Build a skill from one ``SKILL.md``; ``(None, diagnostics)`` when it is not loadable."""
+        """Build a skill from one ``SKILL.md``; ``(None, diagnostics)`` when it is not loadable.
+
+        The spelling on the record of :func:`skillpath.scan.load_skill_file` (the
+        reader the core itself calls), kept for code written against it.
+        """
         from skillpath.scan import load_skill_file
 
         return load_skill_file(
@@ -222,7 +226,9 @@ class Skill:
 
         Used for bundled skills, pack skills listed from package data and MCP
         skills, so every source goes through the same parsing and validation.
-        When ``body_loader`` is omitted the body of ``text`` is used.
+        When ``body_loader`` is omitted the body of ``text`` is used. The spelling on
+        the record of :func:`skillpath.scan.skill_from_text`, kept for code written
+        against it.
         """
         from skillpath.scan import skill_from_text
 

@@ -39,6 +39,7 @@ from agno.skills.loaders.base import SkillLoader
 from agno.skills.skill import Skill as AgnoSkill
 from agno.tools.function import Function
 from skillpath import SkillSession
+from skillpath.adapters import with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
 
@@ -55,8 +56,6 @@ __all__ = [
 TOOL_NAME = "get_skill_instructions"
 
 _ERROR = "Error: "
-
-_BASE_DIR = "Base directory for this skill: "
 
 
 def conversation_of(run_context: Any) -> str | None:
@@ -339,13 +338,11 @@ class SkillpathSkills(Skills):
         if text.startswith(_ERROR):
             return json.dumps({"error": text.removeprefix(_ERROR)})
         # The record after rendering: a pack skill's folder exists once it was loaded.
+        hint = " (read its files with get_skill_reference: reference_path inside this folder)"
+        text = with_files_hint(self.skillpath.session, name, text, "get_skill_reference", hint=hint)
         record = self.skillpath.session.get(name)
         base = record.base_dir if record is not None else None
         folder = os.fspath(base) if base is not None else None
-        line = f"{_BASE_DIR}{base}"
-        if base is not None and text.startswith(line + "\n"):
-            hint = " (read its files with get_skill_reference: reference_path inside this folder)"
-            text = line + hint + text[len(line) :]
         return json.dumps(
             {
                 "skill_name": name,
