@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from skillpath.contentscan import ContentFinding
-    from skillpath.model import Diagnostic, Skill
+    from skillpath.model import Skill
 
 __all__ = [
     "FORMAT",
@@ -70,7 +70,6 @@ __all__ = [
     "FileStore",
     "FindingsStore",
     "MemoryStore",
-    "as_diagnostics",
     "checks_enabled",
     "content_digest",
     "default_store",
@@ -660,24 +659,6 @@ def content_digest(
     store = default_store(env, home) if store is None else store
     got = _digest_and_rows(skill, store, _racy_ns(env))
     return None if got is None else got[0]
-
-
-def as_diagnostics(skill: Skill, findings: Iterable[ContentFinding]) -> list[Diagnostic]:
-    """One ``content-<id>`` warning per finding (the severity and reason in the message),
-    for the diagnostics a session reports."""
-    from skillpath.model import Diagnostic
-
-    return [
-        Diagnostic(
-            "warning",
-            f"content-{f.id}",
-            f"skill {skill.name!r}: {f.severity}: {f.reason}",
-            f.path,
-            f.line,
-            skill.source.provider,
-        )
-        for f in findings
-    ]
 
 
 def worst(findings: Iterable[ContentFinding]) -> str | None:

@@ -554,9 +554,19 @@ class SkillSession:
     def _findings(self, skill: Skill) -> list[Diagnostic]:
         """A ``content-<id>`` warning per content finding of ``skill`` (see
         :mod:`skillpath.findings`), for :attr:`diagnostics`."""
-        from skillpath.findings import as_diagnostics, findings_for
+        from skillpath.findings import findings_for
 
-        return as_diagnostics(skill, findings_for(skill, env=self.ctx.env, home=self.ctx.home))
+        return [
+            Diagnostic(
+                "warning",
+                f"content-{f.id}",
+                f"skill {skill.name!r}: {f.severity}: {f.reason}",
+                f.path,
+                f.line,
+                skill.source.provider,
+            )
+            for f in findings_for(skill, env=self.ctx.env, home=self.ctx.home)
+        ]
 
     def invoke(
         self,

@@ -31,6 +31,10 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, 
     monkeypatch.delenv("SKILLPATH_LIBRARIES")
     for var in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "POETRY_VIRTUALENVS_PATH"):
         monkeypatch.delenv(var, raising=False)
+    # library skills are quarantined until approved (skillpath.trust): these tests are
+    # about whose environment is read, so the user's config approves every library's
+    (home / ".skillpath").mkdir(exist_ok=True)
+    (home / ".skillpath" / "config.toml").write_text('[trust]\napprove = ["library:*"]\n')
     own = tmp_path / "own-site"
     own.mkdir()
     install(own, "own-lib", "1.0", "ownlib", {"own-skill": skill("From skillpath's own env.")})
