@@ -548,6 +548,16 @@ def _link_refusal(skill: Skill, ctx: SkillContext, policy: ShellPolicy) -> str |
     except OSError as exc:
         if not isinstance(exc, FileNotFoundError):
             siblings[CODEX_METADATA] = b"\0"  # unreadable: not vouched for, never linked
+    from skillpath.contentscan import read_text, walk_folder
+    from skillpath.textguard import count_invisible
+
+    if count_invisible(text) or any(
+        count_invisible(read_text(p) or "") for p in walk_folder(skill.base_dir)[1]
+    ):
+        return (
+            f"skill {skill.name!r} holds invisible characters, which a copy leaves out "
+            "(a link would show them to the agent); copied instead of linked"
+        )
     return link_refusal(skill, policy, text, siblings)
 
 

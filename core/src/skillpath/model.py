@@ -183,6 +183,12 @@ class Skill:
         alias="body_cache",
         converter=_body_cache,
     )
+    #: The content findings of its ``SKILL.md`` that the scan made from the text it
+    #: read (rows of :mod:`skillpath.findings`: id, severity, reason, file in the
+    #: folder, line, excerpt); ``None`` when the scan did not check it.
+    file_findings: tuple[tuple[Any, ...], ...] | None = attrs.field(
+        default=None, eq=False, repr=False
+    )
 
     @classmethod
     def from_file(

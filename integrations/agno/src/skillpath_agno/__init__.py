@@ -202,7 +202,8 @@ class SkillpathSkills(Skills):
     * ``get_skill_reference`` and ``get_skill_script`` (reading) go through
       ``skill://`` reads, so skillpath's containment applies (a symlink out of
       the skill folder is refused); ``execute=True`` runs Agno's script runner
-      only after that read succeeded.
+      only after that read succeeded and when skillpath's ``[shell]`` policy lets
+      the skill run commands (:meth:`skillpath.SkillSession.script_refusal`).
 
     ``extra_loaders`` are Agno loaders whose skills are added after
     skillpath's (Agno keeps the last of two skills with one name).
@@ -408,4 +409,7 @@ class SkillpathSkills(Skills):
         read = self._read(skill_name, "scripts", script_path, "script_path")
         if not execute or "error" in json.loads(read):
             return read
+        refused = self.skillpath.session.script_refusal(str(skill_name))
+        if refused is not None:
+            return json.dumps({"error": f"script not run: {refused}", "skill_name": skill_name})
         return super()._get_skill_script(skill_name, script_path, True, args, timeout)
