@@ -16,7 +16,23 @@ of ``--runs`` turns after a warm-up):
   only the disk check runs);
 * ``skillpath-llamaindex``: ``SkillpathSkills.system_prompt`` (before every run);
 * ``skillpath-agno``: ``get_system_prompt_snippet()`` and ``get_tools()``, which Agno
-  asks for at the start of every run (Agno's own prompt and tool building included).
+  asks for at the start of every run (Agno's own prompt and tool building included);
+* ``skillpath-pydantic-ai``: ``SkillpathToolset.get_instructions`` and ``get_tools`` on a
+  real ``RunContext`` (pydantic-ai asks for both before every model request), and the
+  same after ``for_run`` (a run's first request: its disk check runs in a worker thread);
+* ``skillpath-adk``: ``SkillpathSkillToolset.process_llm_request`` and ``get_tools``,
+  what ADK calls before every model request, with the ``ToolContext`` of a real
+  ``InMemoryRunner`` invocation and a new ``LlmRequest`` (ADK's own instruction
+  building included); once as configured by default (the catalog is the
+  ``list_skills`` tool's answer) and once in ``EAGER`` mode (the catalog is in the
+  system instruction of every request);
+* ``skillpath-claude-agent-sdk``: model turns run in the Claude Code CLI, which reads the
+  plugin from disk, so the adapter's code per turn is the hooks ``options()`` registers
+  for events other than ``SessionStart`` (none today: the row calls every one there
+  is). Its work is per session, printed as ``per session`` rows without the per-turn
+  verdict: ``options()`` (which syncs the plugin) and its ``SessionStart`` hook (which
+  syncs again) with the plugin unchanged, and the first ``options()``, which writes the
+  plugin.
 
 Two adapters cannot share the workspace's environment (``integrations/strands`` and
 ``integrations/crewai`` are uv projects of their own): their rows are measured by
@@ -25,7 +41,8 @@ same corpus, each beside a hand-wired loop timed in that same process. This scri
 them (``uv run --project integrations/<id>``) and prints their rows in the same table;
 ``--no-standalone`` leaves them out.
 
-Times are CPU time of the process (``time.process_time``; the rows run in one thread),
+Times are CPU time of the process (``time.process_time``: every thread, so the disk
+checks pydantic-ai, ADK and the Claude Agent SDK run in worker threads count too),
 which other load on the machine moves less than wall time. The target is the adapter's
 own work per turn: at most 1 ms (``TARGET_MS``), printed beside the hand-wired loop.
 
@@ -63,6 +80,10 @@ STANDALONE = {
 }
 
 Row = tuple[str, tuple[float, float]]
+
+#: Rows whose name starts with this are a cost per conversation, not per model turn:
+#: printed without the per-turn verdict.
+SESSION_MARK = "per session: "
 
 
 def make_corpus(root: Path, n: int) -> Path:
@@ -197,9 +218,141 @@ def per_turn(project: Path, runs: int) -> list[Row]:
     rows.append(("skillpath-smolagents instructions", median_ms(smolagents_turn, runs)))
     rows.append(("skillpath-llamaindex system_prompt", median_ms(llamaindex_run, runs)))
     rows.append(("skillpath-agno prompt snippet + tools", median_ms(agno_turn, runs)))
+    rows += sdk_rows(project, runs, loop)
     loop.close()
     print(f"skills: {n}")
     return rows
+
+
+def adk_context(toolset: Any) -> Any:
+    """The ``ToolContext`` ADK hands ``toolset.process_llm_request``, from one real
+    invocation (``InMemoryRunner``, an agent with ``toolset`` and a model that answers
+    ``done``)."""
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    class Done(BaseLlm):
+        model: str = "done"
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            text = types.Part.from_text(text="done")
+            usage = types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=1, candidates_token_count=1, total_token_count=2
+            )
+            content = types.Content(role="model", parts=[text])
+            yield LlmResponse(content=content, usage_metadata=usage)
+
+    agent = LlmAgent(name="bench", model=Done(), tools=[toolset], instruction="You help.")
+    runner = InMemoryRunner(agent=agent, app_name="bench")
+    seen: list[Any] = []
+    process = toolset.process_llm_request
+
+    async def spy(*, tool_context: Any, llm_request: Any) -> None:
+        seen.append(tool_context)
+        await process(tool_context=tool_context, llm_request=llm_request)
+
+    async def one_invocation() -> None:
+        made = await runner.session_service.create_session(app_name="bench", user_id="u")
+        message = types.Content(role="user", parts=[types.Part.from_text(text="hi")])
+        async for _event in runner.run_async(user_id="u", session_id=made.id, new_message=message):
+            pass
+
+    toolset.process_llm_request = spy
+    try:
+        asyncio.run(one_invocation())
+    finally:
+        del toolset.process_llm_request
+    return seen[0]
+
+
+def sdk_rows(project: Path, runs: int, loop: asyncio.AbstractEventLoop) -> list[Row]:
+    """pydantic-ai, ADK and the Claude Agent SDK: what each adapter does per model turn
+    (and, for the Claude Agent SDK, whose turns run in the Claude Code CLI, per session)."""
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.tools.skill_toolset import SkillDiscoveryMode
+    from pydantic_ai import RunContext
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.usage import RunUsage
+    from skillpath import SkillSession
+    from skillpath_adk import SkillpathSkillToolset
+    from skillpath_claude_agent_sdk import SkillpathPlugin
+    from skillpath_pydantic_ai import SkillpathToolset
+
+    toolset = SkillpathToolset(SkillSession.open(project))
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+
+    async def pydantic_request() -> None:  # pydantic-ai asks both before every model request
+        await toolset.get_instructions(ctx)
+        await toolset.get_tools(ctx)
+
+    async def pydantic_run_start() -> None:
+        await toolset.for_run(ctx)
+        await pydantic_request()
+
+    def adk_request(**options: Any) -> Callable[[], None]:
+        """Before every model request ADK has the toolset process the request and
+        give its tools (``process_llm_request`` and ``get_tools``)."""
+        adk = SkillpathSkillToolset(SkillSession.open(project), **options)
+        tool_context = adk_context(adk)
+
+        async def request() -> None:
+            await adk.process_llm_request(tool_context=tool_context, llm_request=LlmRequest())
+            await adk.get_tools(tool_context)
+
+        return lambda: loop.run_until_complete(request())
+
+    plugin = SkillpathPlugin(SkillSession.open(project), project.parent / "claude-plugin")
+    t0 = time.process_time()
+    options = plugin.options()  # the first write of the plugin
+    first = (time.process_time() - t0) * 1000
+    # Model turns run in the Claude Code CLI: the adapter's code that runs per turn is
+    # the hooks its options register for events other than SessionStart.
+    turn_hooks = [
+        callback
+        for event, matchers in (options.hooks or {}).items()
+        if event != "SessionStart"
+        for matcher in matchers
+        for callback in matcher.hooks
+    ]
+    session_hooks = [h for m in (options.hooks or {}).get("SessionStart", []) for h in m.hooks]
+
+    async def claude_turn() -> None:
+        for callback in turn_hooks:
+            await callback({"hook_event_name": "UserPromptSubmit"}, None, {"signal": None})
+
+    async def claude_session() -> None:  # options() for the query, then its SessionStart
+        for callback in plugin.options().hooks["SessionStart"][-1].hooks:
+            await callback({"hook_event_name": "SessionStart"}, None, {"signal": None})
+
+    assert len(session_hooks) == 1, session_hooks
+    n_turn = len(turn_hooks)
+    return [
+        (
+            "skillpath-pydantic-ai instructions + tools (every request)",
+            median_ms(lambda: loop.run_until_complete(pydantic_request()), runs),
+        ),
+        (
+            "skillpath-pydantic-ai run start (for_run + instructions + tools)",
+            median_ms(lambda: loop.run_until_complete(pydantic_run_start()), runs),
+        ),
+        ("skillpath-adk process_llm_request + get_tools", median_ms(adk_request(), runs)),
+        (
+            "skillpath-adk the same, EAGER (catalog in the instruction)",
+            median_ms(adk_request(discovery_mode=SkillDiscoveryMode.EAGER), runs),
+        ),
+        (
+            f"skillpath-claude-agent-sdk per-turn hooks ({n_turn} registered)",
+            median_ms(lambda: loop.run_until_complete(claude_turn()), runs),
+        ),
+        (
+            f"{SESSION_MARK}claude-agent-sdk options() + SessionStart hook",
+            median_ms(lambda: loop.run_until_complete(claude_session()), runs),
+        ),
+        (f"{SESSION_MARK}claude-agent-sdk first options() (writes plugin)", (first, first)),
+    ]
 
 
 def standalone_rows(adapter: str, project: Path, runs: int, env: dict[str, str]) -> list[Row]:
@@ -233,6 +386,9 @@ def print_rows(rows: list[Row], n: int, runs: int) -> None:
         if name.startswith("baseline"):
             base = ms
             print(f"{name:64} {ms:8.2f} {low:7.2f}")
+            continue
+        if name.startswith(SESSION_MARK):
+            print(f"{name:64} {ms:8.2f} {low:7.2f} {'':>14} {'session':>8}")
             continue
         verdict = "PASS" if ms <= TARGET_MS else "FAIL"
         print(f"{name:64} {ms:8.2f} {low:7.2f} {ms - base:+14.2f} {verdict:>8}")
@@ -319,6 +475,12 @@ IMPORTS = {
         "import llama_index.core.agent.workflow.base_agent, llama_index.core.tools, pydantic",
         "import skillpath_llamaindex",
     ),
+    "skillpath-pydantic-ai": ("import pydantic_ai", "import skillpath_pydantic_ai"),
+    "skillpath-adk": (
+        "import google.adk.agents, google.adk.tools.skill_toolset",
+        "import skillpath_adk",
+    ),
+    "skillpath-claude-agent-sdk": ("import claude_agent_sdk", "import skillpath_claude_agent_sdk"),
 }
 
 
