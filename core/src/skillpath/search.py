@@ -490,22 +490,30 @@ class SearchIndex:
         self, terms: Sequence[str], rowids: Sequence[int]
     ) -> dict[int, tuple[str, ...]]:
         """Which fields of each row hold a query word: FTS5's ``highlight()`` marks the
-        matches (``snippet()`` for the body, which is long), one row at a time."""
-        marks = ", ".join(
-            "snippet(skills, 4, char(1), '', '', 1)"
-            if f == "body"
-            else f"highlight(skills, {i}, char(1), '')"
-            for i, f in enumerate(FIELDS)
-        )
+        matches in the short fields, one row at a time; for the body, which is long, one
+        column-filtered query over all the rows says which of them match there."""
+        short = [(i, f) for i, f in enumerate(FIELDS) if f != "body"]
+        marks = ", ".join(f"highlight(skills, {i}, char(1), '')" for i, _f in short)
         sql = f"SELECT {marks} FROM skills WHERE skills MATCH ? AND rowid = ?"  # noqa: S608
+        in_body = (
+            "SELECT rowid FROM skills WHERE skills MATCH ? AND rowid IN "  # noqa: S608
+            f"({', '.join('?' for _ in rowids)})"
+        )
         expr = _match_expr(terms)
         out: dict[int, tuple[str, ...]] = {}
         with self._lock:
+            body = {
+                int(r)
+                for (r,) in self._conn.execute(in_body, (_match_expr(terms, "body"), *rowids))
+            }
             for rowid in rowids:
                 row = self._conn.execute(sql, (expr, rowid)).fetchone() or ()
-                out[rowid] = tuple(
-                    f for f, text in zip(FIELDS, row, strict=False) if text and "\x01" in text
-                )
+                found = {
+                    f for (_i, f), text in zip(short, row, strict=False) if text and "\x01" in text
+                }
+                if rowid in body:
+                    found.add("body")
+                out[rowid] = tuple(f for f in FIELDS if f in found)
         return out
 
 
