@@ -85,7 +85,9 @@ def listing_only(skill: Skill, held_out: bool) -> Skill:
     """Name + description: the body and every other field emptied."""
     fm = attrs.evolve(skill.frontmatter, when_to_use=None, description=None)
     desc = "" if held_out else skill.description
-    return attrs.evolve(skill, description=desc, frontmatter=fm, body_cache="", base_dir=None)
+    return attrs.evolve(
+        skill, description=desc, frontmatter=fm, body_cache=lambda: "", base_dir=None
+    )
 
 
 class Substring:
