@@ -139,6 +139,8 @@ class SkillSession:
     #: reads the config files alone.
     settings_arg: Mapping[str, Any] | Settings | None = attrs.field(default=None, kw_only=True)
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
+    #: :meth:`skills` of the current ``_active`` (``None``: sort again; :meth:`_sync` clears it)
+    _sorted: tuple[Skill, ...] | None = attrs.field(default=None, init=False)
     #: (name, argument digest) or (name, argument digest, conversation) → source digest
     _loaded: dict[tuple[Any, ...], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
@@ -196,13 +198,17 @@ class SkillSession:
         return cls(ctx=ctx, host=host, result=result, session_id=sid, settings_arg=settings)
 
     def _sync(self) -> None:
+        self._sorted = None
         self.ctx = attrs.evolve(self.ctx, skills=MappingProxyType(dict(self._active)))
 
     # -- the catalog --------------------------------------------------------
     def skills(self) -> tuple[Skill, ...]:
-        """The active skills (hidden ones included), sorted by name."""
+        """The active skills (hidden ones included), sorted by name (the same tuple until
+        they change, so a search per tool call finds its index by identity)."""
         with self._lock:
-            return tuple(sorted(self._active.values(), key=sort_key))
+            if self._sorted is None:
+                self._sorted = tuple(sorted(self._active.values(), key=sort_key))
+            return self._sorted
 
     def get(self, name: str) -> Skill | None:
         """The active skill called exactly ``name`` (hidden ones included), or the

@@ -1058,10 +1058,12 @@ class SkillServer:
     async def _search_tool(session: SkillSession, arguments: Any) -> types.CallToolResult:
         """``search_skills(query, k?)``: the model-invocable skills ranked for the query
         (the same search as ``skillpath search``; hidden skills never returned)."""
-        visible = [s for s in session.skills() if not s.hidden]
+        # run_search_tool never returns a hidden skill; the session's own tuple finds
+        # the index it already has (filtering here would cost a list per call)
+        skills = session.skills()
 
         def run() -> tuple[str, Any]:
-            return run_search_tool(visible, arguments, ctx=session.ctx, host=session.host)
+            return run_search_tool(skills, arguments, ctx=session.ctx, host=session.host)
 
         text, hits = await anyio.to_thread.run_sync(run)
         if hits is None:
