@@ -27,7 +27,7 @@ The rules, as the pinned Claude Code (2.1.332) behaves in ``tests/counterparts``
   ``<config>/plugins/known_marketplaces.json`` is ``{"source": "directory", "path": P}`` is
   read from ``P`` (the plugin's ``source`` in ``P/.claude-plugin/marketplace.json``),
   not from the cache copy at its ``installPath``: an edit in the folder shows at once.
-- **Entries**: skills under the manifest's ``skills`` paths and ``<root>/skills``, named
+- **Entries**: skills under ``<root>/skills`` and then the manifest's ``skills`` paths, named
   ``plugin:name``; commands ``commands/**/*.md`` (and the manifest's ``commands`` paths),
   named ``plugin:ns:file``; ``${CLAUDE_PLUGIN_ROOT}`` is the plugin folder.
 
@@ -621,13 +621,14 @@ def _unique(paths: Iterable[Path]) -> list[Path]:
 
 
 def skill_roots(folder: Path, report: Report = _quiet) -> list[Path]:
-    """The plugin's skills roots: the manifest's ``skills`` paths, then ``folder/skills``.
+    """The plugin's skills roots: ``folder/skills``, then the manifest's ``skills`` paths
+    (Claude Code lists a plugin's skills root by root in this order, each by name).
 
     Manifest paths must stay inside the plugin folder (no absolute paths, no ``..``); a
     bad manifest or path is a problem and the default root is still used. The same
     directory listed twice is given once.
     """
-    return _unique([*_manifest_paths(folder, "skills", report), folder / "skills"])
+    return _unique([folder / "skills", *_manifest_paths(folder, "skills", report)])
 
 
 def command_files(

@@ -462,7 +462,8 @@ def _claude_plugins(
     home: Path, cwd: Path, env: Mapping[str, str], seen: set[str]
 ) -> list[ViewSkill]:
     """Every plugin's commands (plugin by plugin, each by name), then every plugin's
-    skills (plugin by plugin, each by folder name), as Claude Code lists them."""
+    skills (plugin by plugin, root by root, each by folder name), as Claude Code lists
+    them."""
     plugins = claude_plugin_roots(home, cwd, env)
     found: list[ViewSkill] = []
     for plugin, folder in plugins:
@@ -471,18 +472,17 @@ def _claude_plugins(
             if entry is not None:
                 found.append(entry)
     for plugin, folder in plugins:
-        skills: list[tuple[str, Path, Path]] = []
         for root in skill_roots(folder):
             try:
-                children = os.listdir(root)
+                children = sorted(os.listdir(root))
             except OSError:
                 continue
-            skills += [(c, root / c / "SKILL.md", root) for c in children]
-        for _child, path, scanned in sorted(skills):
-            if path.is_file():
-                entry = _plugin_entry(plugin, folder, path, scanned, "", seen)
-                if entry is not None:
-                    found.append(entry)
+            for child in children:
+                path = root / child / "SKILL.md"
+                if path.is_file():
+                    entry = _plugin_entry(plugin, folder, path, root, "", seen)
+                    if entry is not None:
+                        found.append(entry)
     return found
 
 

@@ -114,7 +114,8 @@ def test_manifest_skill_paths(world: Layout) -> None:
     write_skill(world.tmp / "store" / "escape", "escaped", "must not load")
     register(world, {"plugins": {"p@m": [{"installPath": str(root)}]}})
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["p:extra-one", "p:more-one", "p:default-one"]
+    # skills/ first, then the manifest's paths in order (Claude Code's listing order)
+    assert [s.name for s in result.skills] == ["p:default-one", "p:extra-one", "p:more-one"]
     manifest = root / ".claude-plugin" / "plugin.json"
     assert [(d.code, d.path) for d in result.diagnostics] == [
         ("bad-plugin-manifest", manifest),

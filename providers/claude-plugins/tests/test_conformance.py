@@ -46,8 +46,8 @@ class TestClaudePluginsConformance(ProviderConformance):
         config = home / ".skillpath" / "config.toml"
         config.write_text("[skills]\nnamespace_plugin_skills = false\n", encoding="utf-8")
         return [
-            Root(first / "extra", "user"),
             Root(first / "skills", "user"),
+            Root(first / "extra", "user"),
             Root(second / "skills", "user"),
             Root(third / "skills", "user"),
         ]
