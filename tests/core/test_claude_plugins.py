@@ -243,3 +243,15 @@ def test_managed_settings_win_in_the_provider(w: World) -> None:
     assert result.get("tb:s") is None
     (diag,) = [d for d in result.diagnostics if d.code == "plugin-disabled"]
     assert diag.path == managed
+
+
+def test_a_plugin_skill_named_apart_from_its_folder(w: World) -> None:
+    w.plugin("tb", {"skills/folder/SKILL.md": "---\nname: named\ndescription: N.\n---\nN.\n"})
+    w.settings("home/.claude/settings.json", {"tb": True})
+    result = load_skills(w.cwd, home=w.home, env=w.env, settings=APPROVED)
+    skill = result.get("tb:named")
+    assert skill is not None
+    # Claude Code lists it "tb:folder (tb:named)" and runs it by any of the three names
+    assert result.get("tb:folder") is skill and result.get("named") is skill
+    (listed,) = [s for s in view("claude-code", w.cwd, env=w.env).skills if s.scope == "plugin"]
+    assert listed.name == "tb:folder (tb:named)"

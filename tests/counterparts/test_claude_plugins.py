@@ -214,6 +214,7 @@ def test_a_user_skill_and_a_plugin_skill_of_one_name(real: list[str], tree: Tree
     # a bare name resolves while one plugin skill alone ends in it
     named = result.get("pnamed")
     assert named is not None and named.name == "toolbox:pnamed"
+    assert result.get("toolbox:pfold") is named  # listed by Claude Code as toolbox:pfold
 
 
 def _tool_text(bodies: list[dict[str, Any]]) -> str:
@@ -233,6 +234,7 @@ def _tool_text(bodies: list[dict[str, Any]]) -> str:
         ("pskill", "now"),  # the user's skill: the bare name is not the plugin's
         ("toolbox:pskill", "now"),  # the plugin's, ${CLAUDE_PLUGIN_ROOT} substituted
         ("pnamed", "now"),  # a bare name resolving to the one toolbox:pnamed
+        ("toolbox:pfold", "now"),  # the same skill by its listed folder name
         ("toolbox:pcmd", "now"),  # a plugin command: no base directory
     ],
 )

@@ -22,8 +22,8 @@ Format (version 2)::
 
 A version 1 entry (one object instead of a list) is read too. A plugin of a directory
 marketplace (``known_marketplaces.json``) is read from that directory, not from the cache
-copy at its install path. Its skills roots are the manifest's ``skills`` paths, then
-``skills``; its commands ``commands/**/*.md`` (and the manifest's ``commands`` paths).
+copy at its install path. Its skills roots are ``skills``, then the manifest's ``skills``
+paths; its commands ``commands/**/*.md`` (and the manifest's ``commands`` paths).
 Names are Claude Code's: ``<plugin>:<skill>`` and ``<plugin>:<ns>:<command>`` (the
 setting ``[skills] namespace_plugin_skills = false`` gives them their own names back); a
 bare name still resolves while one plugin skill alone ends in it
