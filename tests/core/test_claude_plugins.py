@@ -138,6 +138,12 @@ def test_only_enabled_plugins_load_in_enabled_plugins_order(w: World) -> None:
     assert "'two@mkt'" in codes["plugin-disabled"]
     v = view("claude-code", w.cwd, env=w.env)
     assert [s.name for s in v.skills if s.scope == "plugin"] == ["three:three-s", "one:one-s"]
+    # `explain` says why a skill of a plugin that does not load is missing
+    from skillpath.doctor import build_report, explain
+
+    for name, code in (("absent-s", "plugin-not-enabled"), ("two:two-s", "plugin-disabled")):
+        why = explain(build_report(result), name)
+        assert not why.available and [d.code for d in why.diagnostics] == [code], name
 
 
 def test_a_directory_marketplace_is_read_from_its_folder(w: World) -> None:

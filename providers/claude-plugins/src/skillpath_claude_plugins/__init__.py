@@ -227,6 +227,12 @@ def _plugins(ctx: SkillContext, d: Discovery) -> list[InstalledPlugin]:
     if not claude and not own:
         return []
     switches = plugin_switches(ctx, d)
+    markets = cp.marketplace_dirs(_claude_dir(ctx), _report(d)) if claude else {}
+    claude = {
+        k: attrs.evolve(p, source=cp.plugin_source(p, markets, _report(d)))
+        for k, p in claude.items()
+    }
+    namespaced = bool(ctx.settings.get("skills", "namespace_plugin_skills"))
     files = ", ".join(str(p) for p in settings_files(ctx))
     for key, plugin in claude.items():
         switch = switches.get(key)
@@ -234,34 +240,54 @@ def _plugins(ctx: SkillContext, d: Discovery) -> list[InstalledPlugin]:
             d.diagnostic(
                 "info",
                 "plugin-not-enabled",
-                f"plugin {key!r} is installed but no settings file enables it "
-                f"(enabledPlugins in {files}); Claude Code does not load it",
+                f"plugin {key!r}{_held(plugin, namespaced)} is installed but no settings "
+                f"file enables it (enabledPlugins in {files}); Claude Code does not load it",
                 plugin.registry,
             )
         elif not switch.enabled:
-            _disabled(d, key, switch)
+            _disabled(d, plugin, switch, namespaced)
     chosen = cp.in_load_order(claude, switches)
     for plugin in own:
         switch = switches.get(plugin.key)
         if switch is not None and not switch.enabled:
-            _disabled(d, plugin.key, switch)
+            _disabled(d, plugin, switch, namespaced)
         else:
             chosen.append(plugin)
-    markets = cp.marketplace_dirs(_claude_dir(ctx), _report(d))
-    return [
-        attrs.evolve(p, source=cp.plugin_source(p, markets, _report(d)))
-        if p.registry == claude_registry
-        else p
-        for p in chosen
-    ]
+    return chosen
 
 
-def _disabled(d: Discovery, key: str, switch: PluginSwitch) -> None:
+#: At most this many entry names are quoted in a skipped plugin's message.
+MAX_NAMES_SHOWN = 10
+
+
+def _held(plugin: InstalledPlugin, namespaced: bool) -> str:
+    """`` (holds a, b …)``: the entries a skipped plugin holds, by the names they would
+    have, so ``skillpath explain <name>`` finds why one is missing; ``""`` for none."""
+    names = [n for n, _f, _r in cp.command_files(plugin.name, plugin.folder)]
+    for root in cp.skill_roots(plugin.folder):
+        try:
+            children = sorted(os.listdir(root))
+        except OSError:
+            continue
+        names += [f"{plugin.name}:{c}" for c in children if (root / c / "SKILL.md").is_file()]
+    if not namespaced:
+        names = [n.partition(":")[2] for n in names]
+    if not names:
+        return ""
+    more = len(names) - MAX_NAMES_SHOWN
+    return f" (holds {', '.join(names[:MAX_NAMES_SHOWN])}" + (
+        f" and {more} more)" if more > 0 else ")"
+    )
+
+
+def _disabled(
+    d: Discovery, plugin: InstalledPlugin, switch: PluginSwitch, namespaced: bool
+) -> None:
     d.diagnostic(
         "info",
         "plugin-disabled",
-        f"plugin {key!r} is disabled in {switch.settings} (enabledPlugins); its skills are "
-        "not loaded",
+        f"plugin {plugin.key!r}{_held(plugin, namespaced)} is disabled in {switch.settings} "
+        "(enabledPlugins); its skills are not loaded",
         switch.settings,
     )
 
