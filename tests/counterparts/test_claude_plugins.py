@@ -258,3 +258,35 @@ def test_invocation_text(
         # unused arguments: Claude Code appends "\n\n\nARGUMENTS: …", skillpath
         # "\n\nARGUMENTS: …\n" (docs/agents.md); the rest is the same text
         assert " ".join(rendered.text.split()) == " ".join(text.split())
+
+
+def test_claude_config_dir_moves_settings_registry_and_skills(
+    counterpart: Callable[[str], Path], fm: FakeModel, tree: Tree, tmp_path: Path
+) -> None:
+    """With ``CLAUDE_CONFIG_DIR`` Claude Code reads its settings, registry and user
+    skills there and not in ``~/.claude``; the view and the catalog follow."""
+    import shutil
+
+    cfg = tmp_path / "cfg"
+    shutil.copytree(tree.home / ".claude", cfg, symlinks=True)
+    shutil.rmtree(cfg / "skills" / "pskill")
+    _write(cfg / "skills" / "cfgskill" / "SKILL.md", "---\ndescription: From cfg.\n---\nC.\n")
+    settings = json.loads((cfg / "settings.json").read_text())
+    settings["enabledPlugins"] = {"alpha@localmkt": True}
+    _write(cfg / "settings.json", settings)
+    env = {"CLAUDE_CONFIG_DIR": str(cfg)}
+    bodies = run_agent("claude", counterpart("claude"), fm, home=tree.home, cwd=tree.cwd, env=env)
+    listing = claude_listing(bodies)
+    assert listing is not None
+    real = [x for x in listing.split("\n") if x[2:].split(":")[0] not in CLAUDE_OWN]
+    full_env = {"HOME": str(tree.home), **env}
+    assert view("claude-code", tree.cwd, env=full_env).listing.split("\n") == real
+    assert "- cfgskill: From cfg." in real and not any("pskill" in x for x in real)
+    result = load_skills(tree.cwd, home=tree.home, env=full_env, settings=APPROVED)
+    mine = sorted(s.name for s in result.skills if s.source.provider == "claude-plugins")
+    listed = sorted(x[2:].split(": ", 1)[0] for x in _plugin_lines(real))
+    assert (
+        mine
+        == listed
+        == ["alpha:a0extra", "alpha:askill", "alpha:zcmd", "beta:bskill", "delta:dskill"]
+    )
