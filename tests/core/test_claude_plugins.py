@@ -138,6 +138,10 @@ def test_only_enabled_plugins_load_in_enabled_plugins_order(w: World) -> None:
     assert "'two@mkt'" in codes["plugin-disabled"]
     v = view("claude-code", w.cwd, env=w.env)
     assert [s.name for s in v.skills if s.scope == "plugin"] == ["three:three-s", "one:one-s"]
+    assert v.explain("absent-s").startswith(
+        "Claude Code skips it: its plugin 'absent@mkt' is installed but no settings file enables it"
+    )
+    assert "set to false in enabledPlugins" in v.explain("two:two-s")
     # `explain` says why a skill of a plugin that does not load is missing
     from skillpath.doctor import build_report, explain
 

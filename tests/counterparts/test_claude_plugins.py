@@ -203,6 +203,9 @@ def test_the_catalog_loads_the_plugins_claude_loads(real: list[str], tree: Tree)
     assert not [n for n in mine if n.startswith("offbox:")]
     why = {d.code for d in result.diagnostics if d.provider == "claude-plugins"}
     assert {"plugin-not-enabled", "plugin-disabled"} <= why
+    # and `explain NAME --agent claude-code` says why in one line
+    assert "no settings file enables it" in v.explain("eskill")
+    assert "set to false in enabledPlugins" in v.explain("gamma:gskill")
 
 
 def test_a_user_skill_and_a_plugin_skill_of_one_name(real: list[str], tree: Tree) -> None:

@@ -83,7 +83,9 @@ __all__ = [
     "read_registry",
     "repo_root",
     "settings_files",
+    "skill_files",
     "skill_roots",
+    "skipped_plugins",
 ]
 
 #: Registry file name (inside ``<config>/plugins``).
@@ -559,6 +561,40 @@ def loaded_plugins(
     ]
 
 
+def skipped_plugins(
+    home: Path,
+    env: Mapping[str, str],
+    cwd: Path,
+    switches: Mapping[str, PluginSwitch] | None = None,
+) -> list[tuple[InstalledPlugin, str]]:
+    """``(plugin, why)`` for every install of the registry that applies to ``cwd`` but
+    that Claude Code does not load, in registry order, ``why`` in a few words; the
+    plugin's :attr:`~InstalledPlugin.source` is set as in :func:`loaded_plugins`."""
+    config = config_dir(home, env, cwd)
+    if switches is None:
+        switches = enabled_plugins(home, env, cwd)
+    out: list[tuple[InstalledPlugin, str]] = []
+    seen: set[str] = set()
+    markets: dict[str, Path] | None = None
+    for plugin in read_registry(config / "plugins" / REGISTRY, home):
+        if plugin.key in seen or not plugin.applies_to(cwd):
+            continue
+        seen.add(plugin.key)
+        switch = switches.get(plugin.key)
+        if switch is not None and switch.enabled:
+            continue
+        if markets is None:
+            markets = marketplace_dirs(config)
+        why = (
+            f"its plugin {plugin.key!r} is set to false in enabledPlugins ({switch.settings})"
+            if switch is not None
+            else f"its plugin {plugin.key!r} is installed but no settings file enables it "
+            "(enabledPlugins)"
+        )
+        out.append((attrs.evolve(plugin, source=plugin_source(plugin, markets)), why))
+    return out
+
+
 def in_load_order(
     installed: Mapping[str, InstalledPlugin], switches: Mapping[str, PluginSwitch]
 ) -> list[InstalledPlugin]:
@@ -629,6 +665,22 @@ def skill_roots(folder: Path, report: Report = _quiet) -> list[Path]:
     directory listed twice is given once.
     """
     return _unique([folder / "skills", *_manifest_paths(folder, "skills", report)])
+
+
+def skill_files(plugin: str, folder: Path, report: Report = _quiet) -> list[tuple[str, Path, Path]]:
+    """``(name, SKILL.md, skills root)`` of every skill of the plugin, root by root
+    (:func:`skill_roots`), each root by folder name, named ``plugin:folder``."""
+    out = []
+    for root in skill_roots(folder, report):
+        try:
+            children = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for child in children:
+            path = root / child / "SKILL.md"
+            if path.is_file():
+                out.append((f"{plugin}:{child}", path, root))
+    return out
 
 
 def command_files(

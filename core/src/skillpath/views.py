@@ -59,7 +59,13 @@ from typing import Any
 
 import attrs
 
-from skillpath.claude_plugins import command_files, config_dir, loaded_plugins, skill_roots
+from skillpath.claude_plugins import (
+    command_files,
+    config_dir,
+    loaded_plugins,
+    skill_files,
+    skipped_plugins,
+)
 
 __all__ = [
     "AGENTS",
@@ -472,18 +478,23 @@ def _claude_plugins(
             if entry is not None:
                 found.append(entry)
     for plugin, folder in plugins:
-        for root in skill_roots(folder):
-            try:
-                children = sorted(os.listdir(root))
-            except OSError:
-                continue
-            for child in children:
-                path = root / child / "SKILL.md"
-                if path.is_file():
-                    entry = _plugin_entry(plugin, folder, path, root, "", seen)
-                    if entry is not None:
-                        found.append(entry)
+        for _name, path, root in skill_files(plugin, folder):
+            entry = _plugin_entry(plugin, folder, path, root, "", seen)
+            if entry is not None:
+                found.append(entry)
     return found
+
+
+def _claude_plugins_skipped(home: Path, cwd: Path, env: Mapping[str, str]) -> list[Dropped]:
+    """The entries of installed plugins Claude Code does not load, with the reason."""
+    out = []
+    for plugin, why in skipped_plugins(home, env, cwd):
+        entries = [
+            *command_files(plugin.name, plugin.folder),
+            *skill_files(plugin.name, plugin.folder),
+        ]
+        out += [Dropped(path, why, name) for name, path, _root in entries]
+    return out
 
 
 def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
@@ -552,6 +563,7 @@ def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -
             legacy.append(ViewSkill(name, desc, file, commands, "commands", not hidden))
     skills += sorted(legacy, key=lambda s: s.name)
     skills += _claude_plugins(home, cwd, env, seen_names)
+    dropped += _claude_plugins_skipped(home, cwd, env)
     listing, warnings = _claude_listing(skills, claude_budget(env, window))
     return AgentView("claude-code", cwd, tuple(skills), tuple(dropped), warnings, listing)
 

@@ -264,12 +264,7 @@ def _held(plugin: InstalledPlugin, namespaced: bool) -> str:
     """`` (holds a, b …)``: the entries a skipped plugin holds, by the names they would
     have, so ``skillpath explain <name>`` finds why one is missing; ``""`` for none."""
     names = [n for n, _f, _r in cp.command_files(plugin.name, plugin.folder)]
-    for root in cp.skill_roots(plugin.folder):
-        try:
-            children = sorted(os.listdir(root))
-        except OSError:
-            continue
-        names += [f"{plugin.name}:{c}" for c in children if (root / c / "SKILL.md").is_file()]
+    names += [n for n, _f, _r in cp.skill_files(plugin.name, plugin.folder)]
     if not namespaced:
         names = [n.partition(":")[2] for n in names]
     if not names:
