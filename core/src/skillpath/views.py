@@ -7,11 +7,14 @@ and why. Each view follows that agent's own rules, learned by running the
 pinned agents against a scripted model API (``tests/counterparts``):
 
 ``claude-code`` (Claude Code 2.1.332)
-    ``~/.claude/skills``, then ``.claude/skills`` from cwd up to the repository
-    root (nearest first), then legacy ``.claude/commands/*.md``, then the skills and
-    commands of every installed plugin enabled in ``enabledPlugins``, named
-    ``plugin:name`` (a directory marketplace's plugin read from that directory,
-    ``${CLAUDE_PLUGIN_ROOT}`` substituted when invoked). One level deep,
+    ``<CLAUDE_CONFIG_DIR or ~/.claude>/skills``, then ``.claude/skills`` from cwd up
+    to the repository root (nearest first), then legacy ``.claude/commands/*.md``,
+    then the commands and then the skills of every installed plugin enabled in
+    ``enabledPlugins``, named ``plugin:name``, read by :mod:`skillpath.claude_plugins`
+    (the reader the ``claude-plugins`` provider uses too: the settings files and their
+    precedence, plugins in ``enabledPlugins`` order, a directory marketplace's plugin
+    read from that directory, ``${CLAUDE_PLUGIN_ROOT}`` substituted when invoked; an
+    installed plugin that does not load is dropped with the reason). One level deep,
     dot folders included, symlinks followed (a target reached twice loads once).
     Listed under the folder name (``folder (name)`` when ``name:`` differs);
     ``disable-model-invocation`` hides. No usable description: the first
