@@ -187,6 +187,9 @@ def test_the_view_lists_what_claude_lists(real: list[str], tree: Tree) -> None:
         "beta:bskill",  # enabled by the project's settings alone
         "delta:dskill",  # project false, cwd's settings.local.json true
     ]
+    # not listed: gamma (project false over user true), zeta (the root's
+    # settings.local.json false over cwd's true), eps (true only in the root's
+    # settings.json, which is not read from a subfolder), offbox (false)
 
 
 def test_the_catalog_loads_the_plugins_claude_loads(real: list[str], tree: Tree) -> None:
