@@ -93,7 +93,13 @@ def build_world(tmp: Path) -> World:
     # plugins from a marketplace are third party, quarantined until approved: this test
     # is about where skills are found, so the user's config approves every one
     sw.mkdir(parents=True, exist_ok=True)
-    (sw / "config.toml").write_text('[trust]\napprove = ["*"]\n', encoding="utf-8")
+    # plugin skills keep their own names here (this test is about places and priority;
+    # Claude Code's `plugin:skill` names are the provider's tests')
+    (sw / "config.toml").write_text(
+        '[trust]\napprove = ["*"]\n[skills]\nnamespace_plugin_skills = false\n', encoding="utf-8"
+    )
+    # enabled, as `claude plugin install` leaves it (Claude Code loads only enabled plugins)
+    (cfg / "settings.json").write_text('{"enabledPlugins": {"one@market": true}}')
     places = (
         Place("native", "project", cwd / ".skillpath" / "skills"),
         Place("native", "project", project / ".skillpath" / "skills"),

@@ -111,7 +111,8 @@ def test_project_scoped_and_disabled_plugins(tmp_path: Path) -> None:
         },
     )
     settings = write_json(
-        home / ".claude" / "settings.json", {"enabledPlugins": {"superpowers@obra": False}}
+        home / ".claude" / "settings.json",
+        {"enabledPlugins": {"projonly@acme": True, "superpowers@obra": False, "tools@acme": True}},
     )
     # marketplace plugins are quarantined until approved (skillpath.trust); this test is
     # about which plugins load, so the user's config approves every plugin
@@ -120,7 +121,7 @@ def test_project_scoped_and_disabled_plugins(tmp_path: Path) -> None:
     code, data, err = run(tmp, "list", "--all", "--cwd", other)
     assert code == 0, err
     plugin_skills = [s for s in data["skills"] if s["provider"] == "claude-plugins"]
-    assert [s["name"] for s in plugin_skills] == ["fmt"]
+    assert [s["name"] for s in plugin_skills] == ["tools:fmt"]
     infos = {(d["code"], d["path"]) for d in data["diagnostics"] if d["level"] == "info"}
     assert {("plugin-other-project", str(registry)), ("plugin-disabled", str(settings))} <= infos
     inside = project / "src"
@@ -128,8 +129,9 @@ def test_project_scoped_and_disabled_plugins(tmp_path: Path) -> None:
     code, data, err = run(tmp, "list", "--cwd", inside)
     assert code == 0, err
     levels = {s["name"]: s["level"] for s in data["skills"] if s["provider"] == "claude-plugins"}
-    assert levels == {"fmt": "user", "proj-plug": "project"}
-    code, data, _ = run(tmp, "explain", "tools:fmt", "--cwd", inside)
+    assert levels == {"tools:fmt": "user", "projonly:proj-plug": "project"}
+    code, data, _ = run(tmp, "explain", "fmt", "--cwd", inside)  # the bare name resolves
     assert code == 0 and data["available"] is True
-    assert [(e["name"], e["provider"]) for e in data["entries"]] == [("fmt", "claude-plugins")]
-    assert data["verdict"].startswith("tools:fmt = skill 'fmt' of plugin 'tools'")
+    assert [(e["name"], e["provider"]) for e in data["entries"]] == [
+        ("tools:fmt", "claude-plugins")
+    ]

@@ -136,7 +136,10 @@ def test_claude_plugin_registry(isolated_env: Env, tmp_path: Path) -> None:
             },
         },
     )
-    got = origins(isolated_env)["claude-plugins:fmt"]
+    write_json(
+        isolated_env.home / ".claude" / "settings.json", {"enabledPlugins": {"tools@acme": True}}
+    )
+    got = origins(isolated_env)["claude-plugins:tools:fmt"]
     assert (got.kind, got.source, got.ref, got.record) == ("claude-plugin", "tools", "1.4.0", reg)
     assert got.detail["commit"] == "0123456789abcdef0123456789abcdef01234567"
     assert got.detail["last_updated"] == "2026-11-11T11:11:11Z"

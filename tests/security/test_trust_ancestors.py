@@ -68,7 +68,7 @@ def test_project_settings_cannot_enable_a_plugin_the_user_disabled(
     _plugin(isolated_env)
     path = _project_settings(isolated_env, name, True)
     res = load_skills(isolated_env.project, settings=APPROVED)
-    assert "plugin-shell" not in res.names
+    assert "shell:plugin-shell" not in res.names
     untrusted = [d for d in res.diagnostics if d.code == "settings-untrusted"]
     assert untrusted and untrusted[0].path == path
     assert "shell@market" in untrusted[0].message and "[trust] projects" in untrusted[0].message
@@ -80,15 +80,18 @@ def test_a_trusted_project_may_enable_it(isolated_env: Env) -> None:
     config = isolated_env.home / ".skillpath" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(f"[trust]\nprojects = [{json.dumps(str(isolated_env.project))}]\n")
-    assert "plugin-shell" in load_skills(isolated_env.project, settings=APPROVED).names
+    assert "shell:plugin-shell" in load_skills(isolated_env.project, settings=APPROVED).names
 
 
 def test_a_project_may_still_disable_a_plugin(isolated_env: Env) -> None:
     _plugin(isolated_env)
-    (isolated_env.home / ".claude" / "settings.json").write_text("{}")
-    assert "plugin-shell" in load_skills(isolated_env.project, settings=APPROVED).names
+    (isolated_env.home / ".claude" / "settings.json").write_text(
+        json.dumps({"enabledPlugins": {"shell@market": True}})
+    )
+    assert "shell:plugin-shell" in load_skills(isolated_env.project, settings=APPROVED).names
     _project_settings(isolated_env, "settings.json", False)
-    assert "plugin-shell" not in load_skills(isolated_env.project, settings=APPROVED).names
+    names = load_skills(isolated_env.project, settings=APPROVED).names
+    assert not [n for n in names if n.endswith("plugin-shell")]
 
 
 # -- 4b: ancestors other users can write to, or own ----------------------------

@@ -212,6 +212,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "skillpath.bundled",
     "skillpath.cache.changes",
     "skillpath.cache.files",
+    "skillpath.claude_plugins",
     "skillpath.cli",
     "skillpath.commands",
     "skillpath.contentscan",

@@ -86,7 +86,9 @@ SKIP_REASONS = (
     "duplicate-file",
 )
 #: Diagnostic codes whose message names the skills it is about.
-_NAMES_IN_MESSAGE = frozenset({"nested-skills-ignored", "codex-skills-above"})
+_NAMES_IN_MESSAGE = frozenset(
+    {"nested-skills-ignored", "codex-skills-above", "plugin-not-enabled", "plugin-disabled"}
+)
 #: Diagnostic codes whose path is a skills root that was found but not scanned.
 _UNSCANNED_ROOT_CODES = frozenset({"codex-skills-above"})
 #: Diagnostic codes that mean "a skill file was found but not loaded".

@@ -459,10 +459,15 @@ def normalize_patterns(patterns: Iterable[str]) -> tuple[str, ...] | None:
 
 def by_folder(name: str, skills: Iterable[Skill]) -> Skill | None:
     """The one skill whose folder is called ``name`` (and whose name is not),
-    or ``None`` when none or several are."""
+    or ``None`` when none or several are. A skill called ``<namespace>:x`` (a Claude
+    Code plugin's) is matched as ``<namespace>:<folder>``, as Claude Code lists it."""
     hit: Skill | None = None
     for s in skills:
-        if s.base_dir is not None and s.base_dir.name == name and s.name != name:
+        if s.base_dir is None or s.name == name:
+            continue
+        namespace, colon, _ = s.name.rpartition(":")
+        folder = f"{namespace}{colon}{s.base_dir.name}"
+        if folder == name:
             if hit is not None:
                 return None
             hit = s

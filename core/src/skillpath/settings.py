@@ -118,9 +118,10 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         ),
         "namespace_plugin_skills": SettingSpec(
             bool,
-            False,
-            "Name Claude Code plugin skills `plugin:skill`, as Claude Code does "
-            "(default: their own names, the plugin recorded in the source).",
+            True,
+            "Name Claude Code plugin skills and commands `plugin:name`, as Claude Code does "
+            "(a bare name still resolves while unambiguous); false gives them their own "
+            "names, the plugin recorded in the source.",
         ),
     },
     "listing": {

@@ -7,11 +7,14 @@ and why. Each view follows that agent's own rules, learned by running the
 pinned agents against a scripted model API (``tests/counterparts``):
 
 ``claude-code`` (Claude Code 2.1.332)
-    ``~/.claude/skills``, then ``.claude/skills`` from cwd up to the repository
-    root (nearest first), then legacy ``.claude/commands/*.md``, then the skills and
-    commands of every installed plugin enabled in ``enabledPlugins``, named
-    ``plugin:name`` (a directory marketplace's plugin read from that directory,
-    ``${CLAUDE_PLUGIN_ROOT}`` substituted when invoked). One level deep,
+    ``<CLAUDE_CONFIG_DIR or ~/.claude>/skills``, then ``.claude/skills`` from cwd up
+    to the repository root (nearest first), then legacy ``.claude/commands/*.md``,
+    then the commands and then the skills of every installed plugin enabled in
+    ``enabledPlugins``, named ``plugin:name``, read by :mod:`skillpath.claude_plugins`
+    (the reader the ``claude-plugins`` provider uses too: the settings files and their
+    precedence, plugins in ``enabledPlugins`` order, a directory marketplace's plugin
+    read from that directory, ``${CLAUDE_PLUGIN_ROOT}`` substituted when invoked; an
+    installed plugin that does not load is dropped with the reason). One level deep,
     dot folders included, symlinks followed (a target reached twice loads once).
     Listed under the folder name (``folder (name)`` when ``name:`` differs);
     ``disable-model-invocation`` hides. No usable description: the first
@@ -58,6 +61,14 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+
+from skillpath.claude_plugins import (
+    command_files,
+    config_dir,
+    loaded_plugins,
+    skill_files,
+    skipped_plugins,
+)
 
 __all__ = [
     "AGENTS",
@@ -107,6 +118,8 @@ class ViewSkill:
     ``path`` the ``SKILL.md`` (or command file), ``root`` the folder scanned,
     ``scope`` the agent's word for where it came from. ``shown`` is False when
     the agent loads the skill but keeps it out of the listing; ``why`` says why.
+    ``plugin_root`` is the folder of the Claude Code plugin it comes from
+    (``${CLAUDE_PLUGIN_ROOT}``), ``None`` elsewhere.
     """
 
     name: str
@@ -116,6 +129,7 @@ class ViewSkill:
     scope: str
     shown: bool = True
     why: str = ""
+    plugin_root: Path | None = None
 
 
 @attrs.frozen
@@ -160,10 +174,9 @@ class AgentView:
         """
         if self.agent == "codex":
             return None
-        hits = [s for s in self.skills if name in (s.name, _bare(s.name))]
-        if not hits:
+        skill = self._lookup(name)
+        if skill is None:
             return None
-        skill = hits[0]
         raw = _read(skill.path)
         if raw is None:
             return None
@@ -178,11 +191,13 @@ class AgentView:
             if isinstance(names, str):
                 names = names.split()
             keys = [str(n) for n in names]
-            if skill.scope == "plugin":
-                body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(skill.root.parent))
+            if skill.plugin_root is not None:
+                body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(skill.plugin_root))
             text = substitute_arguments(body, args, keys, append=False)
             if args and text == substitute_arguments(body, "", keys, append=False):
                 text += f"\n\nARGUMENTS: {args}"  # no placeholder took them: appended as is
+            if skill.path.name != "SKILL.md":
+                return text  # a command is one file: no base directory
             return f"Base directory for this skill: {skill.path.parent}\n\n{text}"
         files = _sample_files(skill.path.parent)
         lines = [
@@ -202,6 +217,22 @@ class AgentView:
             "</skill_content>",
         ]
         return "\n".join(lines)
+
+    def _lookup(self, name: str) -> ViewSkill | None:
+        """The skill the agent's tool runs for ``name``: the one listed (or named, in
+        Claude Code's ``folder (name)``) so; else the one plugin skill whose name ends in
+        ``:name`` while only one does (Claude Code resolves a bare name so)."""
+        for s in self.skills:
+            if name in (s.name, _bare(s.name), _named(s.name)):
+                return s
+        if ":" in name or self.agent != "claude-code":
+            return None
+        tails = [
+            s
+            for s in self.skills
+            if any(n.rpartition(":")[2] == name for n in (_bare(s.name), _named(s.name)))
+        ]
+        return tails[0] if len(tails) == 1 else None
 
     def explain(self, name: str) -> str:
         """One line: whether the agent shows ``name`` and, when not, why."""
@@ -241,6 +272,13 @@ def _sample_files(folder: Path) -> list[Path]:
 
 def _bare(listed: str) -> str:
     return listed.split(" (", 1)[0]
+
+
+def _named(listed: str) -> str:
+    """``name`` of a Claude Code ``folder (name)`` entry (else the entry itself)."""
+    if listed.endswith(")") and " (" in listed:
+        return listed.split(" (", 1)[1][:-1]
+    return listed
 
 
 # --- shared helpers -----------------------------------------------------------
@@ -394,96 +432,78 @@ def _json_file(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def claude_plugin_roots(home: Path, cwd: Path) -> list[tuple[str, Path]]:
-    """``(plugin name, root folder)`` of every plugin Claude Code loads: installed
-    (``~/.claude/plugins/installed_plugins.json``) and ``true`` in ``enabledPlugins``
-    (user ``settings.json``, then the project's ``.claude/settings.json`` and
-    ``settings.local.json``). A plugin from a local directory marketplace is read
-    from that directory, as Claude Code does, not from its cache copy."""
-    claude = home / ".claude"
-    enabled: dict[str, Any] = {}
-    for settings in (
-        claude / "settings.json",
-        cwd / ".claude" / "settings.json",
-        cwd / ".claude" / "settings.local.json",
-    ):
-        value = _json_file(settings).get("enabledPlugins")
-        if isinstance(value, dict):
-            enabled.update(value)
-    installed = _json_file(claude / "plugins" / "installed_plugins.json").get("plugins")
-    markets = _json_file(claude / "plugins" / "known_marketplaces.json")
-    out: list[tuple[str, Path]] = []
-    for key, records in sorted((installed or {}).items()):
-        if enabled.get(key) is not True or not isinstance(records, list) or not records:
-            continue
-        plugin, _, market = key.partition("@")
-        root: Path | None = None
-        source = (markets.get(market) or {}).get("source") or {}
-        if isinstance(source, dict) and source.get("source") == "directory":
-            base = Path(str(source.get("path", "")))
-            listing = _json_file(base / ".claude-plugin" / "marketplace.json")
-            for entry in listing.get("plugins") or []:
-                if isinstance(entry, dict) and entry.get("name") == plugin:
-                    src = entry.get("source")
-                    if isinstance(src, str):
-                        root = (base / src).resolve()
-        if root is None and isinstance(records[0], dict) and records[0].get("installPath"):
-            root = Path(str(records[0]["installPath"]))
-        if root is not None:
-            out.append((plugin, root))
-    return out
+def claude_plugin_roots(
+    home: Path, cwd: Path, env: Mapping[str, str] | None = None
+) -> list[tuple[str, Path]]:
+    """``(plugin name, folder)`` of every plugin Claude Code loads in ``cwd``, in its
+    order (:func:`skillpath.claude_plugins.loaded_plugins`: installed, ``true`` in the
+    merged ``enabledPlugins``, in the order of those keys; a directory marketplace's
+    plugin read from that directory, not from its cache copy)."""
+    return [(p.name, p.folder) for p in loaded_plugins(home, env or {}, cwd)]
 
 
-def _claude_plugins(home: Path, cwd: Path, seen: set[str]) -> list[ViewSkill]:
+def _plugin_entry(
+    plugin: str, folder: Path, path: Path, scanned: Path, listed: str, seen: set[str]
+) -> ViewSkill | None:
+    raw = _read(path)
+    if raw is None:
+        return None
+    meta, body = _claude_meta(raw)
+    if path.name == "SKILL.md":
+        own, desc = _claude_entry(path.parent.name, meta, body)
+        folder_name, _, named = own.partition(" (")
+        name = f"{plugin}:{folder_name}" + (f" ({plugin}:{named}" if named else "")
+    else:
+        name, desc = listed, _claude_description(meta, body)
+    if _bare(name) in seen:
+        return None
+    seen.add(_bare(name))
+    hidden = _bool(meta.get("disable-model-invocation", False))
+    why = "disable-model-invocation: true keeps it out of the listing" if hidden else ""
+    described = _js_string(meta.get("description"))
+    if not hidden and not (described and described.strip()):
+        hidden = True
+        why = "no description in its frontmatter (Claude Code lists plugin entries only with one)"
+    return ViewSkill(name, desc, path, scanned, "plugin", not hidden, why, folder)
+
+
+def _claude_plugins(
+    home: Path, cwd: Path, env: Mapping[str, str], seen: set[str]
+) -> list[ViewSkill]:
+    """Every plugin's commands (plugin by plugin, each by name), then every plugin's
+    skills (plugin by plugin, root by root, each by folder name), as Claude Code lists
+    them."""
+    plugins = claude_plugin_roots(home, cwd, env)
     found: list[ViewSkill] = []
-    for plugin, root in claude_plugin_roots(home, cwd):
-        entries: list[tuple[str, Path, Path]] = []
-        commands = root / "commands"
-        if commands.is_dir():
-            entries += sorted(
-                (
-                    f"{plugin}:" + ":".join(f.relative_to(commands).with_suffix("").parts),
-                    f,
-                    commands,
-                )
-                for f in commands.rglob("*.md")
-            )
-        skills_dir = root / "skills"
-        try:
-            children = sorted(os.listdir(skills_dir))
-        except OSError:
-            children = []
-        entries += [
-            (f"{plugin}:{c}", skills_dir / c / "SKILL.md", skills_dir)
-            for c in children
-            if (skills_dir / c / "SKILL.md").is_file()
-        ]
-        for name, path, scanned in entries:
-            raw = _read(path)
-            if raw is None or name in seen:
-                continue
-            seen.add(name)
-            meta, body = _claude_meta(raw)
-            hidden = _bool(meta.get("disable-model-invocation", False))
-            why = "disable-model-invocation: true keeps it out of the listing" if hidden else ""
-            described = _js_string(meta.get("description"))
-            if not hidden and not (described and described.strip()):
-                hidden = True
-                why = (
-                    "no description in its frontmatter (Claude Code lists plugin entries "
-                    "only with one)"
-                )
-            found.append(
-                ViewSkill(
-                    name, _claude_description(meta, body), path, scanned, "plugin", not hidden, why
-                )
-            )
+    for plugin, folder in plugins:
+        for name, path, scanned in command_files(plugin, folder):
+            entry = _plugin_entry(plugin, folder, path, scanned, name, seen)
+            if entry is not None:
+                found.append(entry)
+    for plugin, folder in plugins:
+        for _name, path, root in skill_files(plugin, folder):
+            entry = _plugin_entry(plugin, folder, path, root, "", seen)
+            if entry is not None:
+                found.append(entry)
     return found
+
+
+def _claude_plugins_skipped(home: Path, cwd: Path, env: Mapping[str, str]) -> list[Dropped]:
+    """The entries of installed plugins Claude Code does not load, with the reason."""
+    out = []
+    for plugin, why in skipped_plugins(home, env, cwd):
+        entries = [
+            *command_files(plugin.name, plugin.folder),
+            *skill_files(plugin.name, plugin.folder),
+        ]
+        out += [Dropped(path, why, name) for name, path, _root in entries]
+    return out
 
 
 def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
     root = repo_root(cwd)
-    groups: list[tuple[str, Path]] = [("user", home / ".claude" / "skills")]
+    config = config_dir(home, env, cwd)
+    groups: list[tuple[str, Path]] = [("user", config / "skills")]
     groups += [("project", d / ".claude" / "skills") for d in _up(cwd, root or cwd)]
     skills: list[ViewSkill] = []
     dropped: list[Dropped] = []
@@ -525,8 +545,10 @@ def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -
             )
         skills += found
     legacy: list[ViewSkill] = []
-    for d in [home, *_up(cwd, root or cwd)]:
-        commands = d / ".claude" / "commands"
+    for commands in [
+        config / "commands",
+        *(d / ".claude" / "commands" for d in _up(cwd, root or cwd)),
+    ]:
         if not commands.is_dir():
             continue
         for file in sorted(commands.rglob("*.md")):
@@ -543,7 +565,8 @@ def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -
             hidden = _bool(meta.get("disable-model-invocation", False))
             legacy.append(ViewSkill(name, desc, file, commands, "commands", not hidden))
     skills += sorted(legacy, key=lambda s: s.name)
-    skills += _claude_plugins(home, cwd, seen_names)
+    skills += _claude_plugins(home, cwd, env, seen_names)
+    dropped += _claude_plugins_skipped(home, cwd, env)
     listing, warnings = _claude_listing(skills, claude_budget(env, window))
     return AgentView("claude-code", cwd, tuple(skills), tuple(dropped), warnings, listing)
 

@@ -28,6 +28,19 @@ def write_json(path: Path, data: Any) -> Path:
     return path
 
 
+def register(world: Layout, data: Any, *, enable: bool = True) -> Path:
+    """Write Claude Code's registry; with ``enable``, also set every plugin ``true`` in the
+    user's ``enabledPlugins``, as ``claude plugin install`` does."""
+    path = write_json(registry(world), data)
+    plugins = data.get("plugins") if isinstance(data, dict) else None
+    if enable and isinstance(plugins, dict):
+        settings = world.home / ".claude" / "settings.json"
+        current = json.loads(settings.read_text()) if settings.exists() else {}
+        current.setdefault("enabledPlugins", {}).update(dict.fromkeys(plugins, True))
+        write_json(settings, current)
+    return path
+
+
 def plugin(world: Layout, name: str, *skills: str) -> Path:
     """A plugin root with ``skills/<name>/SKILL.md`` for each of ``skills``."""
     root = world.tmp / "store" / name
@@ -39,8 +52,8 @@ def plugin(world: Layout, name: str, *skills: str) -> Path:
 
 def test_source_records_the_plugin(world: Layout) -> None:
     root = plugin(world, "tools", "fmt")
-    reg = write_json(
-        registry(world),
+    reg = register(
+        world,
         {
             "version": 2,
             "plugins": {
@@ -52,7 +65,7 @@ def test_source_records_the_plugin(world: Layout) -> None:
     )
     result = discover("claude-plugins", world)
     (skill,) = result.skills
-    assert skill.name == "fmt"  # plugin skills keep their own names
+    assert skill.name == "tools:fmt"  # Claude Code's name: plugin:skill
     assert skill.source.level == "user"
     assert skill.source.root == root / "skills"
     assert dict(skill.source.detail) == {
@@ -69,15 +82,16 @@ def test_source_records_the_plugin(world: Layout) -> None:
 
 def test_roots_in_file_order_then_skillpath_registry(world: Layout) -> None:
     first, second, third = (plugin(world, n, "dup", f"only-{n}") for n in ("b", "a", "c"))
-    write_json(
-        registry(world),
+    register(
+        world,
         {"plugins": {"b@m": [{"installPath": str(first)}], "a@m": [{"installPath": str(second)}]}},
     )
     write_json(
         world.home / ".skillpath" / "plugins" / "installed_plugins.json",
         {"plugins": {"c@m": [{"installPath": str(third)}]}},
     )
-    result = load(world, plugins=["claude-plugins"])
+    own_names = {"skills.namespace_plugin_skills": False}
+    result = load(world, plugins=["claude-plugins"], settings=own_names)
     assert result.get("dup").source.detail["plugin"] == "b"  # type: ignore[union-attr]
     assert [s.skill.source.detail["plugin"] for s in result.shadowed] == ["a", "c"]
     assert {"only-a", "only-b", "only-c"} <= set(result.names)
@@ -85,8 +99,8 @@ def test_roots_in_file_order_then_skillpath_registry(world: Layout) -> None:
 
 def test_version_1_entries_are_read(world: Layout) -> None:
     root = plugin(world, "old", "legacy")
-    write_json(registry(world), {"version": 1, "plugins": {"old@m": {"installPath": str(root)}}})
-    assert [s.name for s in discover("claude-plugins", world).skills] == ["legacy"]
+    register(world, {"version": 1, "plugins": {"old@m": {"installPath": str(root)}}})
+    assert [s.name for s in discover("claude-plugins", world).skills] == ["old:legacy"]
 
 
 def test_manifest_skill_paths(world: Layout) -> None:
@@ -98,9 +112,10 @@ def test_manifest_skill_paths(world: Layout) -> None:
         {"name": "p", "skills": ["./extra", "more/skills", "skills", "../escape", "/abs"]},
     )
     write_skill(world.tmp / "store" / "escape", "escaped", "must not load")
-    write_json(registry(world), {"plugins": {"p@m": [{"installPath": str(root)}]}})
+    register(world, {"plugins": {"p@m": [{"installPath": str(root)}]}})
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["extra-one", "more-one", "default-one"]
+    # skills/ first, then the manifest's paths in order (Claude Code's listing order)
+    assert [s.name for s in result.skills] == ["p:default-one", "p:extra-one", "p:more-one"]
     manifest = root / ".claude-plugin" / "plugin.json"
     assert [(d.code, d.path) for d in result.diagnostics] == [
         ("bad-plugin-manifest", manifest),
@@ -114,8 +129,8 @@ def test_manifest_skills_as_a_string(world: Layout) -> None:
     root = plugin(world, "p")
     write_skill(root / "custom", "from-string", "x")
     write_json(root / ".claude-plugin" / "plugin.json", {"skills": "custom"})
-    write_json(registry(world), {"plugins": {"p@m": [{"installPath": str(root)}]}})
-    assert [s.name for s in discover("claude-plugins", world).skills] == ["from-string"]
+    register(world, {"plugins": {"p@m": [{"installPath": str(root)}]}})
+    assert [s.name for s in discover("claude-plugins", world).skills] == ["p:from-string"]
 
 
 @pytest.mark.parametrize(
@@ -132,9 +147,9 @@ def test_bad_manifest_is_a_diagnostic_and_default_skills_still_load(
 ) -> None:
     root = plugin(world, "p", "still-here")
     path = write_json(root / ".claude-plugin" / "plugin.json", manifest)
-    write_json(registry(world), {"plugins": {"p@m": [{"installPath": str(root)}]}})
+    register(world, {"plugins": {"p@m": [{"installPath": str(root)}]}})
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["still-here"]
+    assert [s.name for s in result.skills] == ["p:still-here"]
     (diag,) = result.diagnostics
     assert diag.path == path and needle in diag.message and diag.level == "error"
 
@@ -156,14 +171,14 @@ def test_bad_manifest_is_a_diagnostic_and_default_skills_still_load(
 def test_bad_registry_is_a_diagnostic_with_the_path(
     world: Layout, content: Any, code: str, needle: str
 ) -> None:
-    bad = write_json(registry(world), content)
+    bad = register(world, content)
     good = plugin(world, "good", "survivor")
     write_json(
         world.home / ".skillpath" / "plugins" / "installed_plugins.json",
         {"plugins": {"good@m": [{"installPath": str(good)}]}},
     )
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["survivor"]
+    assert [s.name for s in result.skills] == ["good:survivor"]
     (diag,) = result.diagnostics
     assert (diag.code, diag.path, diag.provider) == (code, bad, "claude-plugins")
     assert needle in diag.message
@@ -173,12 +188,12 @@ def test_bad_registry_is_a_diagnostic_with_the_path(
 
 def test_one_bad_entry_does_not_stop_the_next(world: Layout) -> None:
     root = plugin(world, "fine", "ok")
-    reg = write_json(
-        registry(world),
+    reg = register(
+        world,
         {"plugins": {"broken@m": [{"nope": 1}], "fine@m": [{"installPath": str(root)}]}},
     )
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["ok"]
+    assert [s.name for s in result.skills] == ["fine:ok"]
     assert [(d.code, d.path) for d in result.diagnostics] == [("bad-plugin-entry", reg)]
     assert "'broken@m'" in result.diagnostics[0].message
 
@@ -188,8 +203,8 @@ def test_missing_install_path_is_a_warning(world: Layout) -> None:
     as_file = world.tmp / "store" / "file"
     as_file.parent.mkdir(parents=True)
     as_file.write_text("x")
-    write_json(
-        registry(world),
+    register(
+        world,
         {
             "plugins": {
                 "gone@m": [{"installPath": str(gone)}],
@@ -224,21 +239,22 @@ def test_claude_config_dir_and_skillpath_home_move_the_registries(
     write_json(
         sw / "plugins" / "installed_plugins.json", {"plugins": {"b@m": [{"installPath": str(b)}]}}
     )
-    write_json(registry(world), {"plugins": {"c@m": [{"installPath": str(c)}]}})  # not read
+    register(world, {"plugins": {"c@m": [{"installPath": str(c)}]}})  # not read
+    write_json(cfg / "settings.json", {"enabledPlugins": {"a@m": True, "c@m": True}})
     result = discover("claude-plugins", moved)
-    assert [s.name for s in result.skills] == ["from-cfg", "from-sw"]
+    assert [s.name for s in result.skills] == ["a:from-cfg", "b:from-sw"]
 
 
 def test_tilde_install_path_uses_the_home(world: Layout) -> None:
     write_skill(world.home / "plugs" / "t" / "skills", "tilde", "x")
-    write_json(registry(world), {"plugins": {"t@m": [{"installPath": "~/plugs/t"}]}})
+    register(world, {"plugins": {"t@m": [{"installPath": "~/plugs/t"}]}})
     (skill,) = discover("claude-plugins", world).skills
     assert skill.source.root == world.home / "plugs" / "t" / "skills"
 
 
 def test_key_without_marketplace(world: Layout) -> None:
     root = plugin(world, "solo", "s")
-    write_json(registry(world), {"plugins": {"solo": [{"installPath": str(root), "version": 3}]}})
+    register(world, {"plugins": {"solo": [{"installPath": str(root), "version": 3}]}})
     (skill,) = discover("claude-plugins", world).skills
     assert skill.source.detail["plugin"] == "solo"
     assert skill.source.detail["marketplace"] is None
@@ -247,14 +263,14 @@ def test_key_without_marketplace(world: Layout) -> None:
 
 def test_no_toggle_of_its_own(world: Layout) -> None:
     root = plugin(world, "p", "plug")
-    write_json(registry(world), {"plugins": {"p@m": [{"installPath": str(root)}]}})
+    register(world, {"plugins": {"p@m": [{"installPath": str(root)}]}})
     named_off = {
         f"skills.enable_{k}": False
         for k in ("native_user", "native_project", "claude_user", "claude_project", "codex_user")
     }
     assert load(world, plugins=["claude-plugins"], settings=named_off).names == []
     one_on = {**named_off, "skills.enable_codex_user": True}
-    assert load(world, plugins=["claude-plugins"], settings=one_on).names == ["plug"]
+    assert load(world, plugins=["claude-plugins"], settings=one_on).names == ["p:plug"]
 
 
 # -- which installs apply: project scope, enabledPlugins --------------------------------
@@ -273,8 +289,8 @@ def test_project_scope_applies_inside_its_project_only(world: Layout, scope: str
     mine, other = plugin(world, "mine", "proj-plug"), plugin(world, "other", "elsewhere")
     deep = world.project / "packages" / "api"
     deep.mkdir(parents=True)
-    reg = write_json(
-        registry(world),
+    reg = register(
+        world,
         {
             "version": 2,
             "plugins": {
@@ -286,7 +302,7 @@ def test_project_scope_applies_inside_its_project_only(world: Layout, scope: str
     for cwd in (world.project, deep):
         result = discover("claude-plugins", world, cwd=cwd)
         (skill,) = result.skills
-        assert (skill.name, skill.source.level) == ("proj-plug", "project")
+        assert (skill.name, skill.source.level) == ("mine:proj-plug", "project")
         assert skill.source.detail["project_path"] == str(world.project)
         (diag,) = result.diagnostics
         assert (diag.level, diag.code, diag.path) == ("info", "plugin-other-project", reg)
@@ -304,8 +320,8 @@ def test_project_path_through_a_symlink_still_matches(world: Layout) -> None:
     root = plugin(world, "p", "linked")
     link = world.tmp / "link-to-project"
     link.symlink_to(world.project, target_is_directory=True)
-    write_json(registry(world), {"plugins": {"p@m": [install(root, "project", link)]}})
-    assert [s.name for s in discover("claude-plugins", world).skills] == ["linked"]
+    register(world, {"plugins": {"p@m": [install(root, "project", link)]}})
+    assert [s.name for s in discover("claude-plugins", world).skills] == ["p:linked"]
 
 
 @pytest.mark.parametrize("project", [None, "relative/dir", 7, ""])
@@ -314,7 +330,7 @@ def test_project_scope_without_a_usable_project_path(world: Layout, project: Any
     entry = install(root, "project")
     if project is not None:
         entry["projectPath"] = project
-    reg = write_json(registry(world), {"plugins": {"p@m": [entry]}})
+    reg = register(world, {"plugins": {"p@m": [entry]}})
     result = discover("claude-plugins", world)
     assert result.skills == ()
     (diag,) = result.diagnostics
@@ -324,8 +340,8 @@ def test_project_scope_without_a_usable_project_path(world: Layout, project: Any
 
 def test_user_scope_ignores_project_path(world: Layout) -> None:
     root = plugin(world, "p", "everywhere")
-    write_json(
-        registry(world),
+    register(
+        world,
         {"plugins": {"p@m": [install(root, "user", world.tmp / "somewhere-else")]}},
     )
     (skill,) = discover("claude-plugins", world).skills
@@ -339,15 +355,15 @@ def user_settings(world: Layout) -> Path:
 
 def test_plugin_disabled_in_user_settings_is_skipped(world: Layout) -> None:
     on, off = plugin(world, "on", "kept"), plugin(world, "superpowers", "brainstorm")
-    write_json(
-        registry(world),
+    register(
+        world,
         {"plugins": {"on@m": [install(on)], "superpowers@obra": [install(off)]}},
     )
     settings = write_json(
         user_settings(world), {"enabledPlugins": {"superpowers@obra": False, "on@m": True}}
     )
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["kept"]
+    assert [s.name for s in result.skills] == ["on:kept"]
     (diag,) = result.diagnostics
     assert (diag.level, diag.code, diag.path) == ("info", "plugin-disabled", settings)
     assert "'superpowers@obra'" in diag.message and str(settings) in diag.message
@@ -355,8 +371,8 @@ def test_plugin_disabled_in_user_settings_is_skipped(world: Layout) -> None:
 
 def test_project_settings_override_user_settings_key_by_key(world: Layout) -> None:
     a, b, c = plugin(world, "a", "from-a"), plugin(world, "b", "from-b"), plugin(world, "c", "c1")
-    write_json(
-        registry(world),
+    register(
+        world,
         {"plugins": {"a@m": [install(a)], "b@m": [install(b)], "c@m": [install(c)]}},
     )
     write_json(user_settings(world), {"enabledPlugins": {"a@m": False, "b@m": False}})
@@ -386,16 +402,16 @@ def test_project_settings_override_user_settings_key_by_key(world: Layout) -> No
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"[trust]\nprojects = [{json.dumps(str(world.project))}]\n")
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["from-a", "from-b"]
+    assert [s.name for s in result.skills] == ["a:from-a", "b:from-b"]
 
 
 def test_project_settings_are_read_from_the_working_directory(world: Layout) -> None:
     root = plugin(world, "p", "still-on")
-    write_json(registry(world), {"plugins": {"p@m": [install(root)]}})
+    register(world, {"plugins": {"p@m": [install(root)]}})
     write_json(world.project / ".claude" / "settings.json", {"enabledPlugins": {"p@m": False}})
     sub = world.project / "sub"
     sub.mkdir()
-    assert [s.name for s in discover("claude-plugins", world, cwd=sub).skills] == ["still-on"]
+    assert [s.name for s in discover("claude-plugins", world, cwd=sub).skills] == ["p:still-on"]
     assert discover("claude-plugins", world).skills == ()
 
 
@@ -405,7 +421,8 @@ def test_claude_config_dir_moves_the_user_settings(world: Layout, tmp_path: Path
     root = plugin(world, "p", "s")
     write_json(cfg / "plugins" / "installed_plugins.json", {"plugins": {"p@m": [install(root)]}})
     write_json(user_settings(world), {"enabledPlugins": {"p@m": False}})  # not read
-    assert [s.name for s in discover("claude-plugins", moved).skills] == ["s"]
+    write_json(cfg / "settings.json", {"enabledPlugins": {"p@m": True}})
+    assert [s.name for s in discover("claude-plugins", moved).skills] == ["p:s"]
     settings = write_json(cfg / "settings.json", {"enabledPlugins": {"p@m": False}})
     (diag,) = discover("claude-plugins", moved).diagnostics
     assert diag.path == settings
@@ -424,13 +441,20 @@ def test_bad_settings_are_a_warning_and_plugins_still_load(
     world: Layout, content: Any, needle: str
 ) -> None:
     root = plugin(world, "p", "loads")
-    write_json(registry(world), {"plugins": {"p@m": [install(root)]}})
+    register(world, {"plugins": {"p@m": [install(root)]}}, enable=False)
     bad = write_json(user_settings(world), content)
+    project = write_json(
+        world.project / ".claude" / "settings.json", {"enabledPlugins": {"p@m": True}}
+    )
     result = discover("claude-plugins", world)
-    assert [s.name for s in result.skills] == ["loads"]
+    assert [s.name for s in result.skills] == ["p:loads"]
     (diag,) = result.diagnostics
     assert (diag.level, diag.code, diag.path) == ("warning", "bad-claude-settings", bad)
     assert needle in diag.message
+    project.unlink()  # nothing else enables it now: not loaded, and said so
+    result = discover("claude-plugins", world)
+    assert result.skills == ()
+    assert [d.code for d in result.diagnostics] == ["bad-claude-settings", "plugin-not-enabled"]
 
 
 def test_settings_are_not_read_without_plugins(world: Layout) -> None:
@@ -440,7 +464,7 @@ def test_settings_are_not_read_without_plugins(world: Layout) -> None:
 
 def test_a_valid_entry_next_to_a_bad_one_still_counts(world: Layout) -> None:
     root = plugin(world, "p", "gone")
-    write_json(registry(world), {"plugins": {"p@m": [install(root)]}})
+    register(world, {"plugins": {"p@m": [install(root)]}})
     write_json(user_settings(world), {"enabledPlugins": {"x@m": [1], "p@m": False}})
     result = discover("claude-plugins", world)
     assert result.skills == ()
@@ -454,11 +478,12 @@ def test_explain_finds_the_plugin_skill_spelling(world: Layout) -> None:
     from skillpath.doctor import build_report, explain
 
     first, second = plugin(world, "superpowers", "tdd"), plugin(world, "other", "tdd")
-    write_json(
-        registry(world),
+    register(
+        world,
         {"plugins": {"superpowers@obra": [install(first)], "other@m": [install(second)]}},
     )
-    result = load(world, plugins=["claude-plugins"])
+    own_names = {"skills.namespace_plugin_skills": False}
+    result = load(world, plugins=["claude-plugins"], settings=own_names)
     assert result.names == ["tdd"]  # their own names: the second copy is shadowed
     report = build_report(result)
     loaded = explain(report, "superpowers:tdd")
@@ -478,8 +503,8 @@ def test_explain_finds_the_plugin_skill_spelling(world: Layout) -> None:
 
 def test_namespace_setting_names_plugin_skills_like_claude_code(world: Layout) -> None:
     first, second = plugin(world, "superpowers", "tdd"), plugin(world, "other", "tdd")
-    write_json(
-        registry(world),
+    register(
+        world,
         {
             "plugins": {
                 "superpowers@obra": [install(first)],
@@ -488,19 +513,19 @@ def test_namespace_setting_names_plugin_skills_like_claude_code(world: Layout) -
             }
         },
     )
-    on = {"skills.namespace_plugin_skills": True}
-    result = load(world, plugins=["claude-plugins"], settings=on)
+    result = load(world, plugins=["claude-plugins"])  # the default: Claude Code's names
     assert result.names == ["other:tdd", "superpowers:tdd", "we ird:odd"]
     skill = result.get("superpowers:tdd")
     assert skill is not None and skill.source.detail["plugin"] == "superpowers"
     assert skill.frontmatter.name is None and skill.path == first / "skills" / "tdd" / "SKILL.md"
     assert not result.shadowed  # no collision any more
-    assert load(world, plugins=["claude-plugins"]).names == ["odd", "tdd"]
+    off = {"skills.namespace_plugin_skills": False}
+    assert load(world, plugins=["claude-plugins"], settings=off).names == ["odd", "tdd"]
 
 
 def test_namespace_setting_keeps_an_invalid_combined_name(world: Layout) -> None:
     root = plugin(world, "p", "fine")
-    write_json(registry(world), {"plugins": {"bad/plugin@m": [install(root)]}})
+    register(world, {"plugins": {"bad/plugin@m": [install(root)]}})
     on = {"skills.namespace_plugin_skills": True}
     result = load(world, plugins=["claude-plugins"], settings=on)
     assert result.names == ["fine"]

@@ -39,9 +39,15 @@ class TestClaudePluginsConformance(ProviderConformance):
             {"first@market": first, "second@market": second},
         )
         register(home / ".skillpath" / "plugins" / "installed_plugins.json", {"third@x": third})
+        # enabled as `claude plugin install` leaves them; the kit names skills by their own
+        # names (Claude Code's `plugin:skill` names are tested in test_claude_plugins.py)
+        settings = {"enabledPlugins": {"first@market": True, "second@market": True}}
+        (home / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        config = home / ".skillpath" / "config.toml"
+        config.write_text("[skills]\nnamespace_plugin_skills = false\n", encoding="utf-8")
         return [
-            Root(first / "extra", "user"),
             Root(first / "skills", "user"),
+            Root(first / "extra", "user"),
             Root(second / "skills", "user"),
             Root(third / "skills", "user"),
         ]

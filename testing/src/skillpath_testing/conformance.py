@@ -72,6 +72,7 @@ ISOLATED_VARS = (
     "SKILLPATH_NO_AUTOLOAD",
     "SKILLPATH_STRICT",
     "SKILLPATH_CLAUDE_POLICY_DIR",
+    "SKILLPATH_CLAUDE_MANAGED_DIR",
     "SKILLPATH_CODEX_ADMIN_DIR",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
@@ -115,6 +116,7 @@ def isolate_environment(
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("SKILLPATH_CLAUDE_POLICY_DIR", str(tmp / "etc-claude-skills"))
+    monkeypatch.setenv("SKILLPATH_CLAUDE_MANAGED_DIR", str(tmp / "etc-claude-code"))
     monkeypatch.setenv("SKILLPATH_CODEX_ADMIN_DIR", str(tmp / "etc-codex-skills"))
     # the libraries installed in the test environment (and their skills) stay out
     monkeypatch.setenv("SKILLPATH_LIBRARIES", "")
@@ -193,6 +195,8 @@ def make_layout(tmp: Path, env: Mapping[str, str] | None = None) -> Layout:
         "XDG_CACHE_HOME": str(home / ".cache"),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "SKILLPATH_LIBRARIES": "",
+        # Claude Code's managed settings (enabledPlugins) stay out
+        "SKILLPATH_CLAUDE_MANAGED_DIR": str(tmp / "etc-claude-code"),
     }
     full.update(env or {})
     return Layout(tmp=tmp, home=home, project=project, cwd=project, env=full)
