@@ -104,7 +104,9 @@ def watch_paths(result: LoadResult, skills: Iterable[Skill] | None = None) -> li
     Every skills root, every ``SKILL.md`` of ``skills`` (default: the result's
     active and conditional skills; a session passes its own, those that joined
     later too) and every folder in a root that holds no known skill (a folder
-    whose ``SKILL.md`` is not written yet). Skills served from MCP are left out.
+    whose ``SKILL.md`` is not written yet), and the files the providers declared as
+    their inputs (:attr:`skillpath.LoadResult.inputs`: settings, registries).
+    Skills served from MCP are left out.
     """
     return _watch_plan(result, skills, watched=False)[0]
 
@@ -161,6 +163,7 @@ def _watch_plan(
                         continue
         except OSError:
             continue
+    paths += [os.fspath(p) for p in result.inputs]  # the providers' settings and registries
     return paths, kept
 
 

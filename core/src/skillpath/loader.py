@@ -434,10 +434,12 @@ def merge_results(
             merger.by_file[skill.file_id] = skill
     diags: list[Diagnostic] = []
     roots: list[RootScan] = []
+    inputs: set[Path] = set()
     offered: list[Skill] = []
     for result in results:
         diags.extend(result.diagnostics)
         roots.extend(result.roots)
+        inputs.update(result.inputs)
         offered.extend(result.skills)
         for skill in result.skills:
             merger.offer(skill)
@@ -456,6 +458,7 @@ def merge_results(
         skipped=tuple(merger.skipped),
         diagnostics=tuple(diags + merger.diags),
         roots=tuple(roots),
+        inputs=tuple(sorted(inputs)),
     )
 
 

@@ -323,6 +323,10 @@ class DiscoveryResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     roots: tuple[RootScan, ...] = ()
     late: bool = False
+    #: Files whose content decides what the provider loads (its settings and
+    #: registries, not the skills roots): a long-running host stats them
+    #: and loads again when one changes (:meth:`Discovery.input`).
+    inputs: tuple[Path, ...] = ()
 
 
 @attrs.frozen
@@ -400,6 +404,9 @@ class LoadResult:
     skipped: tuple[Skipped, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     roots: tuple[RootScan, ...] = ()
+    #: Every provider's :attr:`DiscoveryResult.inputs`, sorted, each once: the
+    #: files besides the roots whose change changes the catalog.
+    inputs: tuple[Path, ...] = ()
 
     def get(self, name: str) -> Skill | None:
         """The active or conditional skill called exactly ``name``, if any; else the

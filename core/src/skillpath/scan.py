@@ -944,6 +944,7 @@ class Discovery:
     skills: list[Skill] = attrs.field(factory=list)
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
     roots: list[RootScan] = attrs.field(factory=list)
+    inputs: list[Path] = attrs.field(factory=list)
 
     def scan(
         self,
@@ -967,6 +968,17 @@ class Discovery:
     def add(self, skills: Iterable[Skill]) -> None:
         """Add skills built elsewhere (bundled, remote …)."""
         self.skills.extend(skills)
+
+    def input(self, path: Path | str) -> None:
+        """Declare a file (other than a skills root) whose content decides what this
+        provider loads, such as a settings file or a registry it read (or looked
+        for: a file that does not exist yet counts too).
+
+        A long-running host (:class:`skillpath.AgentSkills`, :func:`skillpath.watch_skills`)
+        stats every declared input and loads again when one changes, so an
+        edit there is seen as an edit of a skill is.
+        """
+        self.inputs.append(Path(path))
 
     def diagnostic(
         self,
@@ -995,4 +1007,5 @@ class Discovery:
             diagnostics=(*self.diagnostics, *near_miss_roots(self.roots, self.provider)),
             roots=tuple(self.roots),
             late=self.late,
+            inputs=tuple(dict.fromkeys(self.inputs)),
         )

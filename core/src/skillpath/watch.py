@@ -244,19 +244,21 @@ def watch_skills(
 
     def load() -> tuple[LoadResult, tuple[Any, ...]]:
         # the settings files are stat'ed before they are read, so a change that
-        # lands during the load still shows as a difference afterwards
+        # lands during the load still shows as a difference afterwards; the
+        # providers' own inputs (known once they ran) are stat'ed right after
         files = (_file_state(config_files), outside_changes())
         ctx, sdiags = make_context(cwd, home=home_path, env=env, settings=settings)
         result = load_skills(ctx=ctx, host=host)
         if sdiags:
             result = attrs.evolve(result, diagnostics=tuple(sdiags) + result.diagnostics)
-        return result, files
+        return result, (*files, _file_state(result.inputs))
 
     def expired() -> bool:
         return stop.is_set() or (deadline is not None and time.monotonic() >= deadline)
 
     def stale(result: LoadResult, files: tuple[Any, ...]) -> bool:
-        return _appeared(result) or (_file_state(config_files), outside_changes()) != files
+        now = (_file_state(config_files), outside_changes(), _file_state(result.inputs))
+        return _appeared(result) or now != files
 
     def wait(seconds: float) -> None:
         stop_wait = getattr(stop, "wait", None)

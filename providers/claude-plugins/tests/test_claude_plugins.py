@@ -532,3 +532,54 @@ def test_namespace_setting_keeps_an_invalid_combined_name(world: Layout) -> None
     (diag,) = [d for d in result.diagnostics if d.code == "invalid-name"]
     assert diag.level == "warning" and diag.path == root / "skills" / "fine" / "SKILL.md"
     assert "keeps its own name" in diag.message
+
+
+# -- a long-running host sees a settings edit ------------------------------------------
+
+
+def test_a_host_sees_enabled_plugins_change_without_a_skill_edit(world: Layout) -> None:
+    """``enabledPlugins`` decides what loads, so an agent that lives across turns must
+    notice an edit of the settings file alone (no skills folder changes)."""
+    from skillpath import AgentSkills
+
+    root = plugin(world, "toolbox", "pskill")
+    register(world, {"version": 2, "plugins": {"toolbox@m": [install(root)]}})
+    agent = AgentSkills.of(
+        world.cwd, home=world.home, env=world.env, settings={"trust.approve": ["*"]}
+    )
+    assert "toolbox:pskill" in agent.session.result.names
+    assert registry(world) in agent.session.result.inputs
+    settings = world.home / ".claude" / "settings.json"
+    assert settings in agent.session.result.inputs
+
+    write_json(settings, {"enabledPlugins": {"toolbox@m": False}})
+    agent.begin_turn()
+    assert "toolbox:pskill" not in agent.session.result.names
+
+    write_json(settings, {"enabledPlugins": {"toolbox@m": True}})
+    agent.begin_turn()
+    assert "toolbox:pskill" in agent.session.result.names
+
+
+def test_watch_sees_enabled_plugins_change(world: Layout) -> None:
+    """:func:`skillpath.watch_skills` reloads on an edit of a provider's declared input."""
+    from skillpath import watch_skills
+
+    root = plugin(world, "toolbox", "pskill")
+    register(world, {"version": 2, "plugins": {"toolbox@m": [install(root)]}})
+    settings = world.home / ".claude" / "settings.json"
+    changes = watch_skills(
+        world.cwd,
+        home=world.home,
+        env={**world.env, "SKILLPATH_NO_WATCH": "1"},
+        settings={"trust.approve": ["*"]},
+        initial=True,
+        timeout=60,
+        poll_ms=20,
+    )
+    first = next(changes)
+    assert "toolbox:pskill" in first.result.names
+    write_json(settings, {"enabledPlugins": {"toolbox@m": False}})
+    second = next(changes)
+    assert "toolbox:pskill" not in second.result.names
+    changes.close()

@@ -370,3 +370,32 @@ def test_clients_that_went_away_are_forgotten(world: Any) -> None:
     live = anyio.run(scenario)
     assert live == [1, 1, 1, 1, 1]
     assert app._clients == {}
+
+
+def test_an_edit_of_a_providers_declared_input_is_noticed(world: Any) -> None:
+    """Claude Code's ``enabledPlugins`` decides which plugin skills load: an edit of its
+    settings file alone (no skills folder changes) makes the server read again."""
+    import json
+
+    from skillpath_mcp.server import SkillServer
+
+    plugin = world.home / "store" / "toolbox"
+    _write(plugin / "skills" / "pskill" / "SKILL.md", _skill_text("A plugin skill."))
+    claude = world.home / ".claude"
+    registry = {
+        "version": 2,
+        "plugins": {"toolbox@m": [{"scope": "user", "installPath": str(plugin)}]},
+    }
+    _write(claude / "plugins" / "installed_plugins.json", json.dumps(registry))
+    _write(claude / "settings.json", json.dumps({"enabledPlugins": {"toolbox@m": True}}))
+    (world.home / ".skillpath").mkdir(exist_ok=True)
+    (world.home / ".skillpath" / "config.toml").write_text('[trust]\napprove = ["*"]\n')
+
+    app = SkillServer(_project(world.project), poll=0.02)
+    assert app.session.get("toolbox:pskill") is not None
+    assert not app._stale([], ())
+    _write(claude / "settings.json", json.dumps({"enabledPlugins": {"toolbox@m": False}}))
+    assert app._stale([], ())
+    assert app.reload()
+    assert app.session.get("toolbox:pskill") is None
+    assert not app._stale([], ())

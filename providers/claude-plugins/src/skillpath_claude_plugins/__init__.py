@@ -208,6 +208,10 @@ def _plugins(ctx: SkillContext, d: Discovery) -> list[InstalledPlugin]:
     """The plugins to load, in order: Claude Code's enabled ones in ``enabledPlugins``
     order, then skillpath's registry in file order; every skip is an ``info``."""
     claude_registry, own_registry = registry_files(ctx)
+    # what decides the plugins besides their folders: a long-running host stats these
+    for path in (claude_registry, own_registry, *settings_files(ctx)):
+        d.input(path)
+    d.input(_claude_dir(ctx) / "plugins" / cp.MARKETPLACES)
     claude: dict[str, InstalledPlugin] = {}
     own: list[InstalledPlugin] = []
     for registry in (claude_registry, own_registry):
@@ -304,6 +308,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
                 folder,
             )
             continue
+        d.input(folder / cp.MANIFEST)  # its skills paths
         for root in skill_roots(plugin, d):
             found = d.scan(root, plugin.level, **plugin.detail())
             if namespaced and found.skills:

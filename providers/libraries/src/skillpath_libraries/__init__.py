@@ -465,6 +465,8 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """The skills every installed library ships in ``<package>/.agents/skills``."""
     d = Discovery(PROVIDER_ID, PRIORITY, late=True)
     path, sites, _why = _where(ctx)
+    for site in sites:
+        d.input(site)  # an install or uninstall there changes what is found
     for lib in library_roots(path, cwd=str(ctx.cwd), sites=sites):
         res = d.scan(
             lib.path,

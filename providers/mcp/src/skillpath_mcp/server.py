@@ -522,10 +522,14 @@ class SkillServer:
         with self._lock:
             return self.session, self.catalog
 
-    def _marks(self) -> tuple[Any, int]:
-        """The settings files' state and the count of :func:`skillpath.watch.mark_changed`
-        calls (a change no file shows: a consumed MCP server's ``list_changed``)."""
-        return fingerprint(self._config_files), outside_changes()
+    def _marks(self, inputs: Any = None) -> tuple[Any, int, Any]:
+        """The settings files' state, the count of :func:`skillpath.watch.mark_changed`
+        calls (a change no file shows: a consumed MCP server's ``list_changed``) and the
+        state of the providers' declared inputs (``inputs``, default: the current
+        session's :attr:`skillpath.LoadResult.inputs`)."""
+        if inputs is None:
+            inputs = self.session.result.inputs
+        return fingerprint(self._config_files), outside_changes(), fingerprint(inputs)
 
     def _loop_safe(self, session: SkillSession) -> bool:
         """``session`` runs no inline shell and only the core's own ``transform_prompt``
@@ -573,8 +577,11 @@ class SkillServer:
         """Re-read the project's skills; ``True`` when the catalog changed."""
         # stat'ed before they are read: a change that lands during the read
         # still shows as a difference afterwards
-        files = self._marks()
+        before = self.session.result.inputs
+        files = self._marks(before)
         session = SkillSession.open(self.cwd, **self._open_args)
+        if session.result.inputs != before:  # the providers read other files this time
+            files = self._marks(session.result.inputs)
         catalog = build_catalog(session, self._digests)
         local = _local_skills(session)
         with self._lock:
