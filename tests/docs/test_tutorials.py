@@ -282,23 +282,24 @@ def fresh_env(tmp: Path, wheels: Path | None, clone: Path) -> tuple[Path, dict[s
     return home, env
 
 
-def installed_from(wheels: Path, site: Path) -> list[str]:
-    """The ``skillpath*`` distributions in ``site`` that are not the wheel in ``wheels``."""
-    wrong = []
-    for info in site.glob("skillpath*.dist-info"):
-        wheel = next(wheels.glob(f"{info.name.removesuffix('.dist-info')}-*.whl"), None)
-        if wheel is None:
-            wrong.append(f"{info.name}: no such wheel was built")
+def installed_from(wheels: Path, site: Path) -> tuple[list[str], list[str]]:
+    """The distributions in ``site`` that were built here, and those of them whose files
+    are not the wheel's."""
+    checked, wrong = [], []
+    for wheel in wheels.glob("*.whl"):
+        name, version = wheel.name.split("-")[:2]
+        info = site / f"{name}-{version}.dist-info"
+        if not info.is_dir():
             continue
+        checked.append(name)
         with zipfile.ZipFile(wheel) as zf:
             record = zf.read(f"{info.name}/RECORD").decode("utf-8").splitlines()
         installed = set((info / "RECORD").read_text(encoding="utf-8").splitlines())
-        missing = [
-            r for r in record if not r.startswith(f"{info.name}/RECORD") and r not in installed
-        ]
+        own = f"{info.name}/RECORD"
+        missing = [r for r in record if not r.startswith(own) and r not in installed]
         if missing:
             wrong.append(f"{info.name}: {missing[:3]}")
-    return wrong
+    return checked, wrong
 
 
 @pytest.mark.parametrize("page", list(PAGES))
@@ -326,7 +327,9 @@ def test_the_page_runs_as_written(page: str, tmp_path: Path, machine: Machine) -
             check_files(block, reader)
     assert ran, f"{page}: no shell block ran"
     (site,) = (tmp_path / "venv" / "lib").glob("python*/site-packages")
-    assert installed_from(wheels, site) == []
+    checked, wrong = installed_from(wheels, site)
+    assert wrong == [], "installed from elsewhere than this checkout"
+    assert "skillpath_core" in checked or not PAGES[page], checked
 
 
 def test_every_tutorial_is_followed() -> None:
