@@ -170,9 +170,7 @@ def test_the_provider_tutorial_runs_as_written(tmp_path: Path) -> None:
 
     # the tutorial's edits: its provider module, conformance class and own rules
     source = (REPO / "docs" / "examples" / "team_provider.py").read_text(encoding="utf-8")
-    assert "<!-- docs-test: file=docs/examples/team_provider.py -->" in TUTORIAL.read_text(
-        encoding="utf-8"
-    )
+    assert "docs-test: file=docs/examples/team_provider.py " in TUTORIAL.read_text(encoding="utf-8")
     (dest / "src" / "skillpath_team" / "__init__.py").write_text(source, encoding="utf-8")
     python = blocks("python")
     (conformance,) = [b for b in python if "class TestTeamConformance" in b]
