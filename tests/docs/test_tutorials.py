@@ -32,8 +32,9 @@ three more say what a reader does with a block:
 ``files``
     (a ``text`` block) a file tree, its first line the folder: exactly these files exist.
 
-The whole module takes about two minutes on two loaded cores, most of it the README's
-quick start (``uv run`` syncing the workspace into the clone's ``.venv``) and the build.
+Marked ``tutorials`` (``.ci/run`` runs the whole suite, so it runs there). Most of its
+time is the README's quick start (``uv run`` copying the workspace's packages, about
+1 GB, into the clone's ``.venv``) and the build, which run side by side once a session.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ PAGES = {
     "docs/share-with-every-agent.md": True,
 }
 TIMEOUT = 900
+pytestmark = pytest.mark.tutorials
 
 
 def _run(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
@@ -349,3 +351,15 @@ def test_every_tutorial_is_followed() -> None:
 )
 def test_shown_output_matching(shown: str, printed: str, ok: bool) -> None:
     assert bool(output_pattern(shown).fullmatch(_normalise(printed))) is ok
+
+
+def test_ci_runs_the_readme_quick_start_as_written() -> None:
+    """The README's quick-start commands are the lines ``.ci/run`` runs (its first two
+    steps on a fresh machine), so the two never drift apart."""
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    quick = [
+        b for b in blocks_of(REPO / "README.md") if "quick start" in b.options.get("fragment", "")
+    ]
+    assert len(quick) == 2
+    for block in quick:
+        assert block.text.strip() in ci, block.id
