@@ -134,8 +134,8 @@ def shell_lines(tmp: Path) -> list[list[str]]:
     for block in blocks("sh"):
         for line in block.splitlines():
             line = line.split("  #", 1)[0].strip()
-            if "skillpath-team" not in line:
-                continue
+            if "skillpath-team" not in line or line.startswith("pip "):
+                continue  # (step 4's install: tests/docs/test_tutorials.py runs it)
             line = line.replace("../skillpath-team", str(tmp / "skillpath-team"))
             argv = shlex.split(line)
             if argv[:4] == ["python3", "-m", "uv", "run"]:
@@ -170,7 +170,7 @@ def test_the_provider_tutorial_runs_as_written(tmp_path: Path) -> None:
 
     # the tutorial's edits: its provider module, conformance class and own rules
     source = (REPO / "docs" / "examples" / "team_provider.py").read_text(encoding="utf-8")
-    assert '--8<-- "docs/examples/team_provider.py"' in TUTORIAL.read_text(encoding="utf-8")
+    assert "docs-test: file=docs/examples/team_provider.py " in TUTORIAL.read_text(encoding="utf-8")
     (dest / "src" / "skillpath_team" / "__init__.py").write_text(source, encoding="utf-8")
     python = blocks("python")
     (conformance,) = [b for b in python if "class TestTeamConformance" in b]

@@ -36,8 +36,15 @@ the block — adjusts the run::
     <!-- docs-test: cwd=acme-skills -->    (run a shell block in this project subfolder)
     <!-- docs-test: exit=1 -->
     <!-- docs-test: shape=list --json -->
+    <!-- docs-test: file=docs/examples/team_provider.py -->  (the block is this file, in full)
 
-A fragment is skipped with its reason shown; the reason is required.
+A fragment is skipped with its reason shown; the reason is required. Other options may
+follow the reason (``fragment (why) where=clone``): ``tests/docs/test_tutorials.py``,
+which runs the tutorials as written in a fresh environment, reads them.
+
+The tutorials, the getting-started page and the README read correctly raw (as GitHub
+shows them): their blocks copy a file (``file=``), checked here, instead of including it
+with ``--8<--``, which only the rendered site expands.
 """
 
 from __future__ import annotations
@@ -93,12 +100,17 @@ class Block:
         return "".join(out)
 
 
+_FRAGMENT = re.compile(r"^fragment\s*(?:\((?P<reason>.*)\))?(?P<rest>[^()]*)$")
+
+
 def _options(text: str) -> dict[str, str]:
+    """A marker's options: ``key=value`` words, and ``fragment (reason)`` first."""
     text = text.strip()
-    if text.startswith("fragment"):
-        reason = text[len("fragment") :].strip().strip("()").strip()
-        return {"fragment": reason}
     out: dict[str, str] = {}
+    fragment = _FRAGMENT.match(text)
+    if fragment:
+        out["fragment"] = (fragment.group("reason") or "").strip()
+        text = fragment.group("rest")
     for part in shlex.split(text):
         key, _, value = part.partition("=")
         out[key.strip()] = value.strip()
@@ -150,6 +162,34 @@ def test_fragments_say_why() -> None:
 
 def test_there_are_blocks_of_each_kind() -> None:
     assert {b.language for b in ALL} >= {"python", "sh", "toml", "json"}
+
+
+#: pages read as plain Markdown (GitHub, an editor): no include that only mkdocs expands
+RAW_PAGES = [REPO / "README.md", DOCS / "index.md", *sorted((DOCS / "tutorials").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", RAW_PAGES, ids=lambda p: str(p.relative_to(REPO)))
+def test_tutorials_read_correctly_raw(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    includes = [line for line in text.splitlines() if _SNIPPET.match(line)]
+    assert includes == [], f"{page.name}: copy the file into the block, marked file=PATH"
+    generated = re.findall(r"<!-- (settings|cli-help|implementers|lint-codes|api-reference)", text)
+    assert generated == [], f"{page.name}: a marker only the docs build fills in"
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.id) for b in ALL if "file" in b.options])
+def test_a_block_marked_file_is_that_file(block: Block) -> None:
+    source = (REPO / block.options["file"]).read_text(encoding="utf-8")
+    assert block.text == source, f"{block.id}: copy {block.options['file']} into it again"
+
+
+def test_file_blocks_exist_for_the_tutorials() -> None:
+    marked = {b.options["file"] for b in ALL if "file" in b.options}
+    assert {
+        "docs/examples/agent_loop.py",
+        "docs/examples/team_provider.py",
+        "plugins/acme-policy/src/acme_policy/__init__.py",
+    } <= marked
 
 
 # -- the sandbox ---------------------------------------------------------------------

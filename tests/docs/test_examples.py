@@ -89,7 +89,7 @@ def test_agent_loop_example_describes_itself_truthfully() -> None:
     doc = example("agent_loop").__doc__ or ""
     index = (EXAMPLES.parent / "index.md").read_text(encoding="utf-8")
     assert "Getting started" not in doc and "## Wire it into an agent loop" in index
-    assert '--8<-- "docs/examples/agent_loop.py"' in index
+    assert "<!-- docs-test: file=docs/examples/agent_loop.py -->" in index
     assert '"Wire it into an agent loop"' in doc and "docs/index.md" in doc
     places = re.search(r"plug in at (\w+) places", index)
     assert places is not None and f"the {places.group(1)} places" in doc
@@ -138,10 +138,10 @@ def test_team_provider_example(isolated_env: Env) -> None:
 
 
 def test_the_policy_tutorial_shows_the_plugin_s_own_source() -> None:
-    """The tutorial and plugins/acme-policy are the same code: the page includes the file."""
+    """The tutorial and plugins/acme-policy are the same code: the page holds the file."""
     page = (REPO / "docs" / "tutorials" / "policy-plugin.md").read_text(encoding="utf-8")
     source = "plugins/acme-policy/src/acme_policy/__init__.py"
-    assert f'--8<-- "{source}"' in page
+    assert f"<!-- docs-test: file={source} -->" in page  # the block is the file (test_code_blocks)
     assert (REPO / source).is_file()
     assert "trusted_section(SECTION)" in (REPO / source).read_text(encoding="utf-8")
     assert not (EXAMPLES / "policy_plugin.py").exists()  # no second copy to drift

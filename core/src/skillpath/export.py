@@ -1133,6 +1133,41 @@ def export_records(ctx: SkillContext) -> dict[str, tuple[str, str, frozenset[Pat
     return out
 
 
+def global_lock_path(ctx: SkillContext) -> Path:
+    """``npx skills``' global lock: ``$XDG_STATE_HOME/skills/.skill-lock.json`` when
+    that is set, else ``~/.agents/.skill-lock.json``."""
+    state = ctx.env_dir("XDG_STATE_HOME")
+    if state is not None:
+        return state / "skills" / ".skill-lock.json"
+    return ctx.home / ".agents" / ".skill-lock.json"
+
+
+def install_lock_names(ctx: SkillContext, level: str) -> frozenset[str]:
+    """The skills the install lock of ``level`` names: the project's ``skills-lock.json``
+    (``skillpath add``, ``npx skills add``), or ``npx skills``' global lock for ``user``;
+    empty for other levels or an unusable lock."""
+    if level == "project":
+        path, area = ctx.project_root / LOCK_FILE, ctx.project_root
+    elif level == "user":
+        path, area = global_lock_path(ctx), None
+    else:
+        return frozenset()
+    skills = read_lock(path, area=area).get("skills")
+    return frozenset(skills) if isinstance(skills, dict) else frozenset()
+
+
+def is_installed_copy(a: Skill, b: Skill, names: frozenset[str]) -> bool:
+    """Whether ``a`` and ``b`` are two folders of one install: both are folders named
+    after the skill at one level, whose install lock names it (``names``), holding the
+    same files (a copy edited since is a clash again)."""
+    if a.name not in names or a.level != b.level or a.base_dir is None or b.base_dir is None:
+        return False
+    if a.base_dir.name != a.name or b.base_dir.name != b.name:
+        return False
+    first = folder_hash(a.base_dir)
+    return first is not None and first == folder_hash(b.base_dir)
+
+
 def is_exported_copy(
     copy: Skill, source: Skill, records: Mapping[str, tuple[str, str, frozenset[Path]]]
 ) -> bool:

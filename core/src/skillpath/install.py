@@ -45,7 +45,7 @@ import attrs
 from skillpath.contentscan import ContentFinding
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
-from skillpath.export import AGENTS, agent_folder, files_hash, folder_hash
+from skillpath.export import AGENTS, agent_folder, files_hash, folder_hash, global_lock_path
 from skillpath.fetch import (
     SKILL_NAME,
     Found,
@@ -195,15 +195,6 @@ def _write_json(path: Path, data: Mapping[str, Any], *, newline: bool = True) ->
     if path.is_symlink():
         raise SkillpathError(f"{path}: is a symbolic link; refusing to write through it")
     write_atomic(path, text.encode("utf-8"))
-
-
-def global_lock_path(ctx: SkillContext) -> Path:
-    """``npx skills``' global lock: ``$XDG_STATE_HOME/skills/.skill-lock.json`` when
-    that is set, else ``~/.agents/.skill-lock.json``."""
-    state = ctx.env_dir("XDG_STATE_HOME")
-    if state is not None:
-        return state / "skills" / ".skill-lock.json"
-    return ctx.home / ".agents" / ".skill-lock.json"
 
 
 def _lock_file(ctx: SkillContext, user: bool) -> Path:

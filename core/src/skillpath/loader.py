@@ -342,6 +342,20 @@ class _Merger:
     failed_filters: set[str] = attrs.field(factory=set)
     # what the export locks record (read at the first name clash)
     exports: dict[str, Any] | None = None
+    # the skills each level's install lock names (read at its first name clash)
+    installs: dict[str, frozenset[str]] = attrs.field(factory=dict)
+
+    def _installed(self, copy: Skill, other: Skill) -> bool:
+        """Whether ``copy`` and ``other`` are two folders of one ``skillpath add`` (or
+        ``npx skills add``): its lock names the skill and both hold the same files."""
+        from skillpath.export import install_lock_names, is_installed_copy
+
+        if copy.level not in self.installs:
+            try:
+                self.installs[copy.level] = install_lock_names(self.ctx, copy.level)
+            except Exception:  # noqa: BLE001 - a bad lock must not break the load
+                self.installs[copy.level] = frozenset()
+        return is_installed_copy(copy, other, self.installs[copy.level])
 
     def _exported(self, copy: Skill, source: Skill) -> bool:
         """Whether ``copy`` is the folder ``skillpath export`` wrote from ``source``
@@ -390,6 +404,20 @@ class _Merger:
                         "exported-copy",
                         f"skill {skill.name!r} from {_describe(skill)} is served by its "
                         f"exported copy {_describe(winner)}",
+                        skill.path,
+                        None,
+                        skill.source.provider,
+                    )
+                )
+                return False
+            if self._installed(winner, skill):
+                # one install, in two agents' folders
+                self.diags.append(
+                    Diagnostic(
+                        "info",
+                        "installed-copy",
+                        f"skill {skill.name!r} from {_describe(skill)} is installed in "
+                        f"{_describe(winner)} too (the lock's one skill)",
                         skill.path,
                         None,
                         skill.source.provider,
