@@ -55,7 +55,7 @@ import re
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -319,7 +319,7 @@ def _quoted(line: str, start: int, end: int) -> bool:
 
 
 def _severity(
-    fid: str, base: str, line: str, m: re.Match[str], script: bool, secrets: bool
+    fid: str, base: str, line: str, m: re.Match[str], script: bool, secrets: Callable[[], bool]
 ) -> tuple[str, str]:
     """The severity of one match in its context, and what to add to the reason."""
     if base == "high" and script and line.lstrip().startswith(_COMMENTS):
@@ -342,7 +342,7 @@ def _severity(
             return "high", ""
         return "medium", " (named, not read here)"
     if fid == "outbound-sink":
-        if secrets and script:
+        if script and secrets():
             return "high", ", in a file that also reads secrets"
         return base, ""
     return base, ""
@@ -369,9 +369,18 @@ def scan_text(
     text is a file that runs (a script), where downloads, credential reads and
     outbound requests weigh more than in documentation."""
     out = _invisible(text, path, first_line)
-    secrets = bool(_SECRETS.search(text)) or any(
-        fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in RULES
-    )
+    found_secrets: list[bool] = []
+
+    def secrets() -> bool:
+        # whether the whole text reads secrets: asked only for an outbound request
+        # in a script, so most texts are never searched for it
+        if not found_secrets:
+            found_secrets.append(
+                bool(_SECRETS.search(text))
+                or any(fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in RULES)
+            )
+        return found_secrets[0]
+
     lines = text.split("\n")
     seen: set[tuple[str, int]] = set()
     for i, line in enumerate(lines):
