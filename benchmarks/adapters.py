@@ -15,10 +15,36 @@ of ``--runs`` turns after a warm-up):
 * ``skillpath-smolagents``: ``SkillpathSkills.instructions`` (a run's start; after each step
   only the disk check runs);
 * ``skillpath-llamaindex``: ``SkillpathSkills.system_prompt`` (before every run);
-* ``skillpath-strands``: the plugin's before-invocation hook (disk check, catalog sync and
-  Strands' own ``<available_skills>`` injection) on a stand-in agent;
 * ``skillpath-agno``: ``get_system_prompt_snippet()`` and ``get_tools()``, which Agno
-  asks for at the start of every run (Agno's own prompt and tool building included).
+  asks for at the start of every run (Agno's own prompt and tool building included);
+* ``skillpath-pydantic-ai``: ``SkillpathToolset.get_instructions`` and ``get_tools`` on a
+  real ``RunContext`` (pydantic-ai asks for both before every model request), and the
+  same after ``for_run`` (a run's first request: its disk check runs in a worker thread);
+* ``skillpath-adk``: ``SkillpathSkillToolset.process_llm_request`` and ``get_tools``,
+  what ADK calls before every model request, with the ``ToolContext`` of a real
+  ``InMemoryRunner`` invocation and a new ``LlmRequest`` (ADK's own instruction
+  building included); once as configured by default (the catalog is the
+  ``list_skills`` tool's answer) and once in ``EAGER`` mode (the catalog is in the
+  system instruction of every request);
+* ``skillpath-claude-agent-sdk``: model turns run in the Claude Code CLI, which reads the
+  plugin from disk, so the adapter's code per turn is the hooks ``options()`` registers
+  for events other than ``SessionStart`` (none today: the row calls every one there
+  is). Its work is per session, printed as ``per session`` rows without the per-turn
+  verdict: ``options()`` (which syncs the plugin) and its ``SessionStart`` hook (which
+  syncs again) with the plugin unchanged, and the first ``options()``, which writes the
+  plugin.
+
+Two adapters cannot share the workspace's environment (``integrations/strands`` and
+``integrations/crewai`` are uv projects of their own): their rows are measured by
+``adapters_strands.py`` and ``adapters_crewai.py`` in those projects' environments, on the
+same corpus, each beside a hand-wired loop timed in that same process. This script runs
+them (``uv run --project integrations/<id>``) and prints their rows in the same table;
+``--no-standalone`` leaves them out.
+
+Times are CPU time of the process (``time.process_time``: every thread, so the disk
+checks pydantic-ai, ADK and the Claude Agent SDK run in worker threads count too),
+which other load on the machine moves less than wall time. The target is the adapter's
+own work per turn: at most 1 ms (``TARGET_MS``), printed beside the hand-wired loop.
 
 Import time (new processes, median of ``--import-runs``): the framework modules
 the adapter uses are imported first, then the adapter, timed inside the process.
@@ -31,6 +57,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -41,7 +68,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-TARGET_MS = 5.0
+#: The most an adapter may do per model turn (CPU ms at 1,000 skills).
+TARGET_MS = 1.0
+
+REPO = Path(__file__).resolve().parents[1]
+
+#: The adapters with an environment of their own: their benchmark script, run there.
+STANDALONE = {
+    "strands": "adapters_strands.py",
+    "crewai": "adapters_crewai.py",
+}
+
+Row = tuple[str, tuple[float, float]]
+
+#: Rows whose name starts with this are a cost per conversation, not per model turn:
+#: printed without the per-turn verdict.
+SESSION_MARK = "per session: "
 
 
 def make_corpus(root: Path, n: int) -> Path:
@@ -61,18 +103,35 @@ def make_corpus(root: Path, n: int) -> Path:
     return project
 
 
+def corpus_env(root: Path) -> dict[str, str]:
+    """The environment every row runs in: a private home and cache under ``root``, and
+    the example pack (installed in the test environments) switched off, so the corpus
+    is the ``.claude/skills`` folder alone."""
+    home = root / "home"
+    home.mkdir(exist_ok=True)
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "SKILLPATH_CACHE_DIR": str(root / "cache"),
+        "SKILLPATH_DISABLE_PACKS": "acme",
+    }
+
+
 def median_ms(fn: Callable[[], Any], runs: int) -> tuple[float, float]:
-    """Median and minimum time of ``fn()`` (ms), after one warm-up call."""
+    """Median and minimum CPU time of ``fn()`` (ms, ``time.process_time``), after one
+    warm-up call."""
     fn()
     times = []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        times.append((time.perf_counter() - t0) * 1000)
+        times.append((time.process_time() - t0) * 1000)
     return statistics.median(times), min(times)
 
 
-def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
+def per_turn(project: Path, runs: int) -> list[Row]:
     from langchain.agents.middleware.types import ModelRequest
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage, SystemMessage
@@ -137,25 +196,8 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
 
     def llamaindex_run() -> None:
         llama.system_prompt("You help.")
+
     from skillpath_agno import SkillpathSkills as AgnoSkills
-    from skillpath_strands import SkillpathAgentSkills
-    from strands.agent.state import AgentState
-    from strands.hooks.events import BeforeInvocationEvent
-
-    class StandIn:
-        """What Strands' hook reads of an agent: its state and system prompt."""
-
-        def __init__(self) -> None:
-            self.state = AgentState()
-            self.system_prompt: Any = "You help."
-            self.system_prompt_content: Any = None
-
-    plugin = SkillpathAgentSkills(SkillSession.open(project))
-    stand_in = StandIn()
-    event = BeforeInvocationEvent(agent=stand_in)  # type: ignore[arg-type]
-
-    def strands_turn() -> None:
-        loop.run_until_complete(plugin._on_before_invocation(event))
 
     agno = AgnoSkills(SkillSession.open(project))
 
@@ -175,11 +217,215 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     )
     rows.append(("skillpath-smolagents instructions", median_ms(smolagents_turn, runs)))
     rows.append(("skillpath-llamaindex system_prompt", median_ms(llamaindex_run, runs)))
-    rows.append(("skillpath-strands before-invocation hook", median_ms(strands_turn, runs)))
     rows.append(("skillpath-agno prompt snippet + tools", median_ms(agno_turn, runs)))
+    rows += sdk_rows(project, runs, loop)
     loop.close()
     print(f"skills: {n}")
     return rows
+
+
+def adk_context(toolset: Any) -> Any:
+    """The ``ToolContext`` ADK hands ``toolset.process_llm_request``, from one real
+    invocation (``InMemoryRunner``, an agent with ``toolset`` and a model that answers
+    ``done``)."""
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    class Done(BaseLlm):
+        model: str = "done"
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            text = types.Part.from_text(text="done")
+            usage = types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=1, candidates_token_count=1, total_token_count=2
+            )
+            content = types.Content(role="model", parts=[text])
+            yield LlmResponse(content=content, usage_metadata=usage)
+
+    agent = LlmAgent(name="bench", model=Done(), tools=[toolset], instruction="You help.")
+    runner = InMemoryRunner(agent=agent, app_name="bench")
+    seen: list[Any] = []
+    process = toolset.process_llm_request
+
+    async def spy(*, tool_context: Any, llm_request: Any) -> None:
+        seen.append(tool_context)
+        await process(tool_context=tool_context, llm_request=llm_request)
+
+    async def one_invocation() -> None:
+        made = await runner.session_service.create_session(app_name="bench", user_id="u")
+        message = types.Content(role="user", parts=[types.Part.from_text(text="hi")])
+        async for _event in runner.run_async(user_id="u", session_id=made.id, new_message=message):
+            pass
+
+    toolset.process_llm_request = spy
+    try:
+        asyncio.run(one_invocation())
+    finally:
+        del toolset.process_llm_request
+    return seen[0]
+
+
+def sdk_rows(project: Path, runs: int, loop: asyncio.AbstractEventLoop) -> list[Row]:
+    """pydantic-ai, ADK and the Claude Agent SDK: what each adapter does per model turn
+    (and, for the Claude Agent SDK, whose turns run in the Claude Code CLI, per session)."""
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.tools.skill_toolset import SkillDiscoveryMode
+    from pydantic_ai import RunContext
+    from pydantic_ai.models.test import TestModel
+    from pydantic_ai.usage import RunUsage
+    from skillpath import SkillSession
+    from skillpath_adk import SkillpathSkillToolset
+    from skillpath_claude_agent_sdk import SkillpathPlugin
+    from skillpath_pydantic_ai import SkillpathToolset
+
+    toolset = SkillpathToolset(SkillSession.open(project))
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+
+    async def pydantic_request() -> None:  # pydantic-ai asks both before every model request
+        await toolset.get_instructions(ctx)
+        await toolset.get_tools(ctx)
+
+    async def pydantic_run_start() -> None:
+        await toolset.for_run(ctx)
+        await pydantic_request()
+
+    def adk_request(**options: Any) -> Callable[[], None]:
+        """Before every model request ADK has the toolset process the request and
+        give its tools (``process_llm_request`` and ``get_tools``)."""
+        adk = SkillpathSkillToolset(SkillSession.open(project), **options)
+        tool_context = adk_context(adk)
+
+        async def request() -> None:
+            await adk.process_llm_request(tool_context=tool_context, llm_request=LlmRequest())
+            await adk.get_tools(tool_context)
+
+        return lambda: loop.run_until_complete(request())
+
+    plugin = SkillpathPlugin(SkillSession.open(project), project.parent / "claude-plugin")
+    t0 = time.process_time()
+    options = plugin.options()  # the first write of the plugin
+    first = (time.process_time() - t0) * 1000
+    # Model turns run in the Claude Code CLI: the adapter's code that runs per turn is
+    # the hooks its options register for events other than SessionStart.
+    turn_hooks = [
+        callback
+        for event, matchers in (options.hooks or {}).items()
+        if event != "SessionStart"
+        for matcher in matchers
+        for callback in matcher.hooks
+    ]
+    session_hooks = [h for m in (options.hooks or {}).get("SessionStart", []) for h in m.hooks]
+
+    async def claude_turn() -> None:
+        for callback in turn_hooks:
+            await callback({"hook_event_name": "UserPromptSubmit"}, None, {"signal": None})
+
+    async def claude_session() -> None:  # options() for the query, then its SessionStart
+        for callback in plugin.options().hooks["SessionStart"][-1].hooks:
+            await callback({"hook_event_name": "SessionStart"}, None, {"signal": None})
+
+    assert len(session_hooks) == 1, session_hooks
+    n_turn = len(turn_hooks)
+    return [
+        (
+            "skillpath-pydantic-ai instructions + tools (every request)",
+            median_ms(lambda: loop.run_until_complete(pydantic_request()), runs),
+        ),
+        (
+            "skillpath-pydantic-ai run start (for_run + instructions + tools)",
+            median_ms(lambda: loop.run_until_complete(pydantic_run_start()), runs),
+        ),
+        ("skillpath-adk process_llm_request + get_tools", median_ms(adk_request(), runs)),
+        (
+            "skillpath-adk the same, EAGER (catalog in the instruction)",
+            median_ms(adk_request(discovery_mode=SkillDiscoveryMode.EAGER), runs),
+        ),
+        (
+            f"skillpath-claude-agent-sdk per-turn hooks ({n_turn} registered)",
+            median_ms(lambda: loop.run_until_complete(claude_turn()), runs),
+        ),
+        (
+            f"{SESSION_MARK}claude-agent-sdk options() + SessionStart hook",
+            median_ms(lambda: loop.run_until_complete(claude_session()), runs),
+        ),
+        (f"{SESSION_MARK}claude-agent-sdk first options() (writes plugin)", (first, first)),
+    ]
+
+
+def standalone_rows(adapter: str, project: Path, runs: int, env: dict[str, str]) -> list[Row]:
+    """The rows of ``adapter``'s own script, run in its project's environment on ``project``
+    (its first row is the hand-wired loop timed in that process)."""
+    script = Path(__file__).with_name(STANDALONE[adapter])
+    clean = {k: v for k, v in env.items() if k not in {"VIRTUAL_ENV", "PYTHONPATH"}}
+    cmd = [sys.executable, "-m", "uv", "run", "--quiet", "--locked"]
+    cmd += ["--project", str(REPO / "integrations" / adapter), "python", str(script)]
+    cmd += ["--project-dir", str(project), "--runs", str(runs), "--json"]
+    done = subprocess.run(cmd, env=clean, capture_output=True, text=True, cwd=REPO)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}{done.stderr}")
+    last = done.stdout.strip().splitlines()[-1]
+    rows: list[Row] = []
+    for name, ms, low in json.loads(last):
+        if name.startswith("baseline"):  # say which process's hand-wired loop it is
+            name = f"baseline ({adapter} env){name.removeprefix('baseline')}"
+        rows.append((name, (ms, low)))
+    return rows
+
+
+def print_rows(rows: list[Row], n: int, runs: int) -> None:
+    """One table: each row's CPU time per turn, its difference to the hand-wired loop
+    timed in the same process (the last ``baseline`` row above it), and the verdict
+    against :data:`TARGET_MS` (the adapter's own work per turn)."""
+    print(f"\nper model turn, N = {n}, {runs} turns (CPU ms)")
+    print(f"{'what':64} {'median':>8} {'min':>7} {'vs hand-wired':>14} {'<= 1 ms':>8}")
+    base = 0.0
+    for name, (ms, low) in rows:
+        if name.startswith("baseline"):
+            base = ms
+            print(f"{name:64} {ms:8.2f} {low:7.2f}")
+            continue
+        if name.startswith(SESSION_MARK):
+            print(f"{name:64} {ms:8.2f} {low:7.2f} {'':>14} {'session':>8}")
+            continue
+        verdict = "PASS" if ms <= TARGET_MS else "FAIL"
+        print(f"{name:64} {ms:8.2f} {low:7.2f} {ms - base:+14.2f} {verdict:>8}")
+
+
+def standalone_main(
+    argv: list[str],
+    doc: str,
+    per_turn: Callable[[Path, int], list[Row]],
+    imports: tuple[str, str, str],
+) -> int:
+    """The ``main`` of ``adapters_<id>.py`` (an adapter measured in its own environment):
+    a new corpus, or ``--project-dir`` (made by this script); ``--json`` prints the rows
+    as the last line for :func:`standalone_rows`. ``imports``: the row's name, the
+    framework's import statement and the adapter's."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1000, help="skills in the corpus")
+    ap.add_argument("--runs", type=int, default=50, help="timed turns per row")
+    ap.add_argument("--import-runs", type=int, default=5, help="timed imports")
+    ap.add_argument("--project-dir", type=Path, help="a corpus made by benchmarks/adapters.py")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON (last line)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="skillpath-adapters-") as tmp:
+        root = Path(tmp)
+        env = corpus_env(root)  # a home and cache of its own, also beside --project-dir
+        os.environ.update(env)
+        project = make_corpus(root, args.n) if args.project_dir is None else args.project_dir
+        rows = per_turn(project, args.runs)
+        if args.json:
+            print(json.dumps([[name, ms, low] for name, (ms, low) in rows]))
+            return 0
+        print_rows(rows, args.n, args.runs)
+        name, framework, adapter = imports
+        print(f"\nimport time beyond the framework's own, median of {args.import_runs} (ms)")
+        fw, extra = import_ms(framework, adapter, args.import_runs, env)
+        print(f"{name:42} {fw:10.0f} {extra:10.0f}")
+    return 0
 
 
 def import_ms(framework: str, adapter: str, runs: int, env: dict[str, str]) -> tuple[float, float]:
@@ -211,10 +457,6 @@ IMPORTS = {
         "import skillpath_langchain.deepagents",
     ),
     "skillpath-openai-agents": ("import agents", "import skillpath_openai_agents"),
-    "skillpath-strands": (
-        "import strands, strands.vended_plugins.skills, strands.plugins",
-        "import skillpath_strands",
-    ),
     "skillpath-agno": ("import agno.agent, agno.skills", "import skillpath_agno"),
     "skillpath-openai-agents (sandbox source)": (
         "import agents, agents.sandbox.capabilities.skills",
@@ -233,6 +475,12 @@ IMPORTS = {
         "import llama_index.core.agent.workflow.base_agent, llama_index.core.tools, pydantic",
         "import skillpath_llamaindex",
     ),
+    "skillpath-pydantic-ai": ("import pydantic_ai", "import skillpath_pydantic_ai"),
+    "skillpath-adk": (
+        "import google.adk.agents, google.adk.tools.skill_toolset",
+        "import skillpath_adk",
+    ),
+    "skillpath-claude-agent-sdk": ("import claude_agent_sdk", "import skillpath_claude_agent_sdk"),
 }
 
 
@@ -241,30 +489,22 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--n", type=int, default=1000, help="skills in the corpus")
     ap.add_argument("--runs", type=int, default=50, help="timed turns per row")
     ap.add_argument("--import-runs", type=int, default=5, help="timed imports per row")
+    ap.add_argument(
+        "--no-standalone",
+        action="store_true",
+        help="leave out the adapters with an environment of their own (strands, crewai)",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="skillpath-adapters-") as tmp:
         root = Path(tmp)
-        home = root / "home"
-        home.mkdir()
-        env = {
-            **os.environ,
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "SKILLPATH_CACHE_DIR": str(root / "cache"),
-        }
+        env = corpus_env(root)
         os.environ.update(env)
         project = make_corpus(root, args.n)
         rows = per_turn(project, args.runs)
-        base = rows[0][1][0]
-        print(f"\nper model turn, N = {args.n}, {args.runs} turns (ms)")
-        print(f"{'what':58} {'median':>8} {'min':>7} {'over baseline':>14} {'target':>7}")
-        for name, (ms, low) in rows:
-            over = ms - base
-            verdict = (
-                "" if name.startswith("baseline") else ("PASS" if over <= TARGET_MS else "FAIL")
-            )
-            print(f"{name:58} {ms:8.2f} {low:7.2f} {over:14.2f} {verdict:>7}")
+        if not args.no_standalone:
+            for adapter in STANDALONE:
+                rows += standalone_rows(adapter, project, args.runs, env)
+        print_rows(rows, args.n, args.runs)
         print(f"\nimport time beyond the framework's own, median of {args.import_runs} (ms)")
         print(f"{'adapter':42} {'framework':>10} {'beyond it':>10}")
         for name, (framework, adapter) in IMPORTS.items():

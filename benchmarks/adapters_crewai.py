@@ -1,7 +1,8 @@
 """The CrewAI adapter: overhead per model turn on top of ``SkillSession``, and import time.
 
 A sibling of ``benchmarks/adapters.py`` (same corpus, timing and baseline), run in
-the CrewAI project's own environment (``integrations/crewai`` has its own lock):
+the CrewAI project's own environment (``integrations/crewai`` has its own lock;
+``adapters.py`` runs this script there and prints its rows in its table):
 
 * baseline: what a hand-wired loop does with a ``SkillSession`` every turn
   (``session.listing()`` and ``session.skill_tool()``);
@@ -18,20 +19,18 @@ the CrewAI project's own environment (``integrations/crewai`` has its own lock):
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-from adapters import TARGET_MS, import_ms, make_corpus, median_ms
+from adapters import Row, median_ms, standalone_main
 
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("CREWAI_TRACING_ENABLED", "false")
 
 
-def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
+def per_turn(project: Path, runs: int) -> list[Row]:
     from crewai import Agent
     from crewai.hooks import LLMCallHookContext
     from crewai.skills.tool import create_skill_loader_tool
@@ -80,49 +79,16 @@ def per_turn(project: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     return rows
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=1000, help="skills in the corpus")
-    ap.add_argument("--runs", type=int, default=50, help="timed turns per row")
-    ap.add_argument("--import-runs", type=int, default=5, help="timed imports")
-    args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="skillpath-crewai-") as tmp:
-        root = Path(tmp)
-        home = root / "home"
-        home.mkdir()
-        env = {
-            **os.environ,
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "SKILLPATH_CACHE_DIR": str(root / "cache"),
-            # the example pack is installed in this environment only: the same corpus
-            # as benchmarks/adapters.py
-            "SKILLPATH_DISABLE_PACKS": "acme",
-        }
-        os.environ.update(env)
-        project = make_corpus(root, args.n)
-        rows = per_turn(project, args.runs)
-        base = rows[0][1][0]
-        base_low = rows[0][1][1]
-        print(f"\nper model turn, N = {args.n}, {args.runs} turns (ms)")
-        print(
-            f"{'what':58} {'median':>8} {'min':>7} {'over (median)':>14} {'over (min)':>11} "
-            f"{'target':>7}"
-        )
-        for name, (ms, low) in rows:
-            over = ms - base
-            verdict = (
-                "" if name.startswith("baseline") else ("PASS" if over <= TARGET_MS else "FAIL")
-            )
-            gap = low - base_low
-            print(f"{name:58} {ms:8.2f} {low:7.2f} {over:14.2f} {gap:11.2f} {verdict:>7}")
-        print(f"\nimport time beyond the framework's own, median of {args.import_runs} (ms)")
-        framework = "import crewai, crewai.hooks, crewai.skills, crewai.utilities.prompts"
-        fw, extra = import_ms(framework, "import skillpath_crewai", args.import_runs, env)
-        print(f"{'skillpath-crewai':42} {fw:10.0f} {extra:10.0f}")
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(
+        standalone_main(
+            sys.argv[1:],
+            __doc__,
+            per_turn,
+            (
+                "skillpath-crewai",
+                "import crewai, crewai.hooks, crewai.skills, crewai.utilities.prompts",
+                "import skillpath_crewai",
+            ),
+        )
+    )

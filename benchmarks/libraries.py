@@ -71,6 +71,11 @@ def main() -> int:
         site, home, project = base / "site", base / "home", base / "project"
         n_skills = lay_out(site, opts.dists)
         home.mkdir()
+        # what is measured is a scan of sys.path: the environment skillpath runs in
+        (home / ".skillpath").mkdir()
+        (home / ".skillpath" / "config.toml").write_text(
+            '[skills]\nlibraries_environment = "interpreter"\n'
+        )
         (project / ".git").mkdir(parents=True)
         # older than the racy window, so the index and the replay may vouch for it
         old = time.time() - 60

@@ -53,28 +53,9 @@ READERS = frozenset(
 KNOWN_CYCLES: dict[frozenset[str], str] = {
     frozenset({"skillpath.model", "skillpath.scan", "skillpath.frontmatter", "skillpath.survey"}): (
         "the named constructors Skill.from_file/Skill.from_text (scan) and the lazy "
-        "Skill.body of a file on disk (frontmatter.read_body) live on the record"
-    ),
-    frozenset(
-        {
-            "skillpath.plugins",
-            "skillpath.builtins",
-            "skillpath.bundled",
-            "skillpath.extract",
-            "skillpath.transforms",
-            "skillpath.search",
-        }
-    ): (
-        "the plugin host loads the built-in plugins, whose hooks import the step and "
-        "depends_on markers from skillpath.plugins; the host checks ranked hits "
-        "against skillpath.search.SearchHit and search builds the default host"
-    ),
-    frozenset({"skillpath.cli", "skillpath.cli._group"}): (
-        "skillpath.cli._group reads the command table (COMMANDS, ALIASES) of the package "
-        "that imports it"
-    ),
-    frozenset({"skillpath.export", "skillpath.locks", "skillpath.provenance"}): (
-        "export, its lock file and provenance records call each other"
+        "Skill.body of a file on disk (frontmatter.read_body) live on the record; both "
+        "are public API (on the API page: Skill(...) with a path reads its body on first "
+        "use), and the core itself builds skills through scan.load_skill_file"
     ),
 }
 

@@ -21,7 +21,9 @@ def test_list_json_contract_is_unchanged_without_all(cli: Cli, doctor_project: E
         "provider",
         "level",
         "hidden",
+        "findings",
     }
+    assert data["skills"][0]["findings"] == []
     hidden = next(s for s in data["skills"] if s["name"] == "hidden-tool")
     assert hidden["hidden"] is True
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import shutil
 
-from skillpath.adapters import call_skill_tool, model_skills, read_skill_url
+from skillpath.adapters import (
+    BASE_DIR_LINE,
+    call_skill_tool,
+    model_skills,
+    read_skill_url,
+    with_files_hint,
+)
 
 from .conftest import Runtime
 
@@ -56,3 +62,24 @@ def test_tool_helpers_answer_mistakes_with_text(rt: Runtime) -> None:
     assert read_skill_url(s, "/etc/passwd").startswith("Error: the URL must start with skill://")
     escape = read_skill_url(s, "skill://greet/../../../../etc/passwd")
     assert escape.startswith("Error: ") and "root:" not in escape
+
+
+def test_with_files_hint_names_the_read_tool_on_the_base_directory_line(rt: Runtime) -> None:
+    folder = rt.project_skill("styled", description="Style.", body="Read style.md.\n").parent
+    s = rt.session()
+    text = call_skill_tool(s, "styled")
+    line = f"{BASE_DIR_LINE}{folder}"
+    assert text.startswith(line + "\n")
+    hinted = with_files_hint(s, "styled", text, "read_skill")
+    assert hinted == (
+        f"{line} (read its files with read_skill: skill://styled/<path>)" + text[len(line) :]
+    )
+    assert read_skill_url(s, "skill://styled/SKILL.md").endswith("Read style.md.\n")
+    own = with_files_hint(s, "styled", text, "unused", hint=" (files: ask get_file)")
+    assert own == f"{line} (files: ask get_file)" + text[len(line) :]
+    # anything that does not start with the skill's own base-directory line: unchanged
+    note = call_skill_tool(s, "styled")  # the "already loaded" note
+    error = call_skill_tool(s, "nope")
+    for other in (note, error, "Body.\n", f"{line}/elsewhere\n\nBody."):
+        assert with_files_hint(s, "styled", other, "read_skill") == other
+    assert with_files_hint(s, "nope", text, "read_skill") == text

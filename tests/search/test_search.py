@@ -170,6 +170,46 @@ def test_a_changed_skill_is_never_served_stale(tmp_path: Path) -> None:
     assert names(again.search("kangaroo")) == ["s2"]
 
 
+def test_the_same_skill_objects_find_their_index_without_the_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skills = tuple(make(tmp_path / "s", f"o{i}", f"Object number {i}.") for i in range(4))
+    first = index_for(skills)
+    import skillpath.search as search_module
+
+    def no_digest(_skills: object) -> str:
+        raise AssertionError("the digest was computed again")
+
+    monkeypatch.setattr(search_module, "catalog_digest", no_digest)
+    assert index_for(skills) is first  # the same tuple
+    assert index_for(list(skills)) is first  # the same objects, in a new list
+    # new objects (a reload) go through the digest, however equal they are
+    reloaded = [Skill.from_file(s.path, s.source)[0] for s in skills]  # type: ignore[arg-type]
+    with pytest.raises(AssertionError, match="digest was computed"):
+        index_for(reloaded)
+    monkeypatch.undo()
+    again = index_for(reloaded)
+    assert again is first  # an equal catalog: the digest finds the same index
+    assert [h.to_json() for h in again.search("object")] == [
+        h.to_json() for h in SearchIndex.build(reloaded).search("object")
+    ]
+
+
+def test_a_session_gives_the_same_tuple_until_its_skills_change(isolated_env: Env) -> None:
+    from skillpath.session import SkillSession
+
+    isolated_env.skill(".agents/skills", "one", "One thing.")
+    session = SkillSession.open(isolated_env.project, env=isolated_env.env)
+    first = session.skills()
+    assert session.skills() is first
+    assert names(session.search("thing")) == ["one"]
+    extra = make(isolated_env.project / "elsewhere", "two", "Two things.")
+    session.add_skills([extra])
+    assert session.skills() is not first
+    assert {"one", "two"} <= {s.name for s in session.skills()}
+    assert names(session.search("two things"))[:2] == ["two", "one"]
+
+
 def test_the_saved_index_is_reused_and_equals_a_rebuild(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     skills = [make(tmp_path / "s", f"s{i}", f"Skill about topic {i}.") for i in range(8)]

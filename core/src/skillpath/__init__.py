@@ -26,11 +26,13 @@ if TYPE_CHECKING:
         parse_slash_command,
         skill_tool_schema,
     )
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext, find_repo_root, make_context, walk_up_dirs
     from skillpath.context_files import ContextFile, discover_context_files
     from skillpath.errors import PluginError, PromptError, ResolveError, SkillpathError
     from skillpath.extract import materialize
     from skillpath.files import atomic_path, replace_folder, write_atomic
+    from skillpath.findings import findings_for
     from skillpath.frontmatter import ParsedFrontmatter, parse_frontmatter, strip_frontmatter
     from skillpath.hookspecs import hookimpl, hookspec
     from skillpath.listing import BudgetReport, Listing, render_listing
@@ -100,6 +102,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "BudgetReport": "skillpath.listing",
     "BundledSkill": "skillpath.bundled",
+    "ContentFinding": "skillpath.contentscan",
     "ContextFile": "skillpath.context_files",
     "Diagnostic": "skillpath.model",
     "Discovery": "skillpath.scan",
@@ -141,6 +144,7 @@ _EXPORTS: dict[str, str] = {
     "delivery_queue": "skillpath.commands",
     "discover_context_files": "skillpath.context_files",
     "find_repo_root": "skillpath.context",
+    "findings_for": "skillpath.findings",
     "get_plugin_host": "skillpath.plugins",
     "hookimpl": "skillpath.hookspecs",
     "hookspec": "skillpath.hookspecs",
@@ -266,6 +270,7 @@ __all__ = [
     "BudgetReport",
     "BundledSkill",
     "ContainmentError",
+    "ContentFinding",
     "ContextFile",
     "Diagnostic",
     "Discovery",
@@ -317,6 +322,7 @@ __all__ = [
     "discover_context_files",
     "error_text",
     "find_repo_root",
+    "findings_for",
     "get_plugin_host",
     "hookimpl",
     "hookspec",

@@ -12,6 +12,9 @@ framework's tools and instructions. What every adapter needs lives here once:
   every other refusal are the resolver's; the refusal comes back as text).
 - :func:`model_skills` is the skills the model may call: listed (not
   ``hide``), model-invocable (no ``disable-model-invocation``).
+- :func:`with_files_hint` adds where a rendered skill's files are (the
+  ``skill://`` URL and the adapter's read tool) to its base-directory line,
+  for frameworks whose agent has no file tool of its own.
 
 Nothing here discovers, parses or caches skills: it only calls the session.
 """
@@ -28,13 +31,19 @@ if TYPE_CHECKING:
     from skillpath.session import SkillSession
 
 __all__ = [
+    "BASE_DIR_LINE",
     "READ_TOOL_DESCRIPTION",
     "SKILL_TOOL_NAME",
     "call_skill_tool",
     "model_skills",
     "read_skill_url",
     "tool_error",
+    "with_files_hint",
 ]
+
+#: How a skill rendered from its folder starts: this prefix, then the folder (the
+#: ``base_dir`` step, 900, of :mod:`skillpath.transforms`), then a blank line.
+BASE_DIR_LINE = "Base directory for this skill: "
 
 #: The description of an adapter's ``skill://`` read tool.
 READ_TOOL_DESCRIPTION = (
@@ -90,3 +99,32 @@ def read_skill_url(session: SkillSession, url: Any) -> str:
         return session.resolve(url).content
     except SkillpathError as exc:  # unknown skill, containment, missing file
         return tool_error(str(exc))
+
+
+def with_files_hint(
+    session: SkillSession, name: str, text: str, read_tool: str, *, hint: str | None = None
+) -> str:
+    """``text``, the skill ``name`` as ``session`` rendered it, with its base-directory
+    line also saying where the model reads the skill's files.
+
+    The line ``Base directory for this skill: <dir>`` names a folder on this
+    machine, which an agent without a file tool cannot open; the hint appended
+    to it, `` (read its files with <read_tool>: skill://<name>/<path>)``, names
+    the read tool the adapter offers (:func:`read_skill_url` behind it) and the
+    URL it takes. ``hint`` replaces that text (for a read tool that takes other
+    arguments than a ``skill://`` URL).
+
+    Call it after the render (a pack's skill has its folder once it is
+    loaded). Text that does not start with the skill's base-directory line is
+    returned unchanged: an ``Error:`` text, the "already loaded" note, a skill
+    not on disk (MCP), or the base-directory step turned off.
+    """
+    skill = session.get(name)
+    if skill is None or skill.base_dir is None:
+        return text
+    line = f"{BASE_DIR_LINE}{skill.base_dir}"
+    if not text.startswith(line + "\n"):
+        return text
+    if hint is None:
+        hint = f" (read its files with {read_tool}: skill://{name}/<path>)"
+    return line + hint + text[len(line) :]

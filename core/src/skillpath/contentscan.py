@@ -55,7 +55,7 @@ import re
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,10 +78,15 @@ __all__ = [
     "SEVERITIES",
     "ContentFinding",
     "count_invisible",
+    "is_script",
+    "read_text",
+    "resource_findings",
     "scan_skill",
     "scan_text",
+    "sort_findings",
     "strip_invisible",
     "to_sarif",
+    "walk_folder",
 ]
 
 #: Text files of one skill folder that are read (besides ``SKILL.md``).
@@ -193,7 +198,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "reads a credential store",
         _rx(
             r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/home/[^/\s]+|/root)?/?"
-            r"(?:\.aws/credentials|\.ssh/id_[a-z0-9_]+|\.ssh/authorized_keys|\.netrc\b|"
+            r"(?:\.aws/credentials|\.ssh/id_[a-z0-9_]+(?![a-z0-9_]|\.pub)|\.netrc\b|"
             r"\.git-credentials|\.kube/config|\.docker/config\.json|\.config/gcloud/"
             r"(?:credentials|application_default_credentials|access_tokens)|\.pypirc|"
             r"\.npmrc|\.gnupg/|Library/Keychains|\.password-store)"
@@ -236,6 +241,13 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ),
 )
 
+#: What comes before an instruction given as an order: the start of the line or a
+#: sentence, a list mark, or a word that leads into an imperative ("please", "then").
+_IMPERATIVE = re.compile(
+    r"(?:^|[.!?:;,(*>\-]|\b(?:please|now|then|and|first|also|just|immediately|always|"
+    r"must|should|to))\s*$",
+    re.IGNORECASE,
+)
 _CODE_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _SECRETS = _rx(
     r"\bos\.environ\b|\bos\.getenv\b|process\.env\b|\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|"
@@ -319,7 +331,7 @@ def _quoted(line: str, start: int, end: int) -> bool:
 
 
 def _severity(
-    fid: str, base: str, line: str, m: re.Match[str], script: bool, secrets: Callable[[], bool]
+    fid: str, base: str, line: str, m: re.Match[str], script: bool, secrets: bool
 ) -> tuple[str, str]:
     """The severity of one match in its context, and what to add to the reason."""
     if base == "high" and script and line.lstrip().startswith(_COMMENTS):
@@ -335,6 +347,14 @@ def _severity(
         if _PLAIN_HTTP.search(line):
             return "high", ", from a plain-http or bare-address URL"
         return "medium", " (in documentation, from an https URL: check the source)"
+    if (
+        fid == "encoded-payload"
+        and not script
+        and not m.group().lower().startswith(("base64", "powershell"))
+    ):
+        # eval(atob(…)) / exec(b64decode(…)) written in documentation: code shown (an
+        # XSS payload, a threat model's sample), not a command the agent is told to run
+        return "medium", " (code shown in documentation, not in a file that runs)"
     if fid == "credential-read":
         if not script and line.lstrip().startswith(("|", ">")):
             return "medium", " (in a table or a quote: an example)"
@@ -342,7 +362,7 @@ def _severity(
             return "high", ""
         return "medium", " (named, not read here)"
     if fid == "outbound-sink":
-        if script and secrets():
+        if secrets and script:
             return "high", ", in a file that also reads secrets"
         return base, ""
     return base, ""
@@ -361,6 +381,92 @@ def _encoded_like(run: str) -> bool:
     return classes >= 2 and len(set(run)) >= 20
 
 
+#: Words one of which is in every line a rule can match (lower case): a rule runs
+#: only over the lines of ASCII text that hold one of its words, which skips most
+#: of every ordinary file (substring tests cost far less than the regexes).
+_RULE_WORDS: tuple[tuple[str, ...], ...] = (
+    ("curl", "wget", "fetch", "iwr", "invoke-", "irm"),
+    ("curl", "wget", "iwr", "irm", "invoke-", "new-object"),
+    ("curl", "wget"),
+    (
+        "base64",
+        "atob",
+        "buffer.from",
+        "b64decode",
+        "codecs.decode",
+        "fromhex",
+        "decompress",
+        "powershell",
+    ),
+    (
+        "credentials",
+        ".ssh/",
+        ".netrc",
+        ".kube/",
+        ".docker/",
+        "gcloud/",
+        ".pypirc",
+        ".npmrc",
+        ".gnupg/",
+        "keychains",
+        ".password-store",
+        "/etc/shadow",
+        "find-generic",
+        "find-internet",
+    ),
+    (
+        "webhook",
+        "hooks.slack",
+        "requestbin",
+        "pipedream",
+        "ngrok",
+        "interact.sh",
+        "burpcollaborator",
+        "oast.",
+        "canarytokens",
+        "pastebin",
+        "transfer.sh",
+        "telegram",
+    ),
+    ("dangerously", "yolo", "bypasspermissions", "confirmation", "permission", "approv"),
+    ("user", "silently"),
+)
+#: Whether the word prefilter above is used (``False`` runs every rule on every
+#: line: the plain computation the prefilter is tested against).
+PREFILTER = True
+_PHRASE_KEYS = (
+    "ignore",
+    "disregard",
+    "forget",
+    "override",
+    "bypass",
+    "system",
+    "you",
+    "instructions",
+    "user",
+)
+#: base64 letters become ``a``, everything else a space: a blob is a run of 400 ``a``
+_B64_TABLE = bytes(
+    ord("a") if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/") else ord(" ")
+    for i in range(256)
+)
+_B64_RUN = b"a" * 400
+
+
+def _reads_secrets(text: str) -> bool:
+    return bool(_SECRETS.search(text)) or any(
+        fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in RULES
+    )
+
+
+def _blob_possible(text: str) -> bool:
+    """Whether ``text`` may hold a run of 400 base64 letters (one table lookup per
+    byte and one substring search, instead of a regex tried at every position)."""
+    if len(text) < 400:
+        return False
+    return _B64_RUN in text.encode("utf-8", "surrogatepass").translate(_B64_TABLE)
+
+
 def scan_text(
     text: str, *, path: Path | None = None, first_line: int = 1, script: bool = False
 ) -> list[ContentFinding]:
@@ -369,37 +475,45 @@ def scan_text(
     text is a file that runs (a script), where downloads, credential reads and
     outbound requests weigh more than in documentation."""
     out = _invisible(text, path, first_line)
-    found_secrets: list[bool] = []
-
-    def secrets() -> bool:
-        # whether the whole text reads secrets: asked only for an outbound request
-        # in a script, so most texts are never searched for it
-        if not found_secrets:
-            found_secrets.append(
-                bool(_SECRETS.search(text))
-                or any(fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in RULES)
-            )
-        return found_secrets[0]
-
+    ascii_text = PREFILTER and text.isascii()
+    # in ASCII text a rule runs only where one of its words is (lower-casing is exact
+    # there); other text gets every rule on every line, as case folding may map
+    # a non-ASCII letter onto a word's (the Kelvin sign onto "k")
+    low = text.lower() if ascii_text else ""
+    rules = [
+        (rule, words)
+        for rule, words in zip(RULES, _RULE_WORDS, strict=True)
+        if not ascii_text or any(w in low for w in words)
+    ]
+    blobs = _blob_possible(text) or not PREFILTER
+    phrases = not ascii_text or any(w in low for w in _PHRASE_KEYS)
+    if not rules and not blobs and not phrases:
+        return out
+    secrets: bool | None = None  # whether the text reads secrets: asked of sinks only
     lines = text.split("\n")
     seen: set[tuple[str, int]] = set()
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         number = first_line + i
-        for fid, severity, reason, rx in RULES:
+        ll = line.lower() if ascii_text else ""
+        for (fid, severity, reason, rx), words in rules:
+            if ascii_text and not any(w in ll for w in words):
+                continue
             m = rx.search(line)
             if m is None or (fid, number) in seen:
                 continue
             seen.add((fid, number))
-            sev, extra = _severity(fid, severity, line, m, script, secrets)
+            if secrets is None and fid == "outbound-sink":
+                secrets = _reads_secrets(text)
+            sev, extra = _severity(fid, severity, line, m, script, bool(secrets))
             why = reason + extra
             out.append(
                 ContentFinding(
                     fid, sev, why, path, number, _excerpt(line, m.start() - 20, m.end() + 20)
                 )
             )
-        blob = _BLOB.search(line)
+        blob = _BLOB.search(line) if blobs and (len(line) >= 400 or not PREFILTER) else None
         if blob is not None and not _encoded_like(blob.group()):
             blob = None
         if blob is not None and ("encoded-payload", number) not in seen:
@@ -415,6 +529,8 @@ def scan_text(
                     _excerpt(line, blob.start(), blob.start() + 40),
                 )
             )
+        if not phrases or (ascii_text and not any(w in ll for w in _PHRASE_KEYS)):
+            continue
         if _PHRASE_WORDS.search(line):
             for label, start, end in suspicious_spans(line):
                 pid = _PHRASE_IDS.get(label)
@@ -422,14 +538,19 @@ def scan_text(
                     continue
                 seen.add((pid, number))
                 quoted = _quoted(line, start, end)
+                # "responses that repeat system prompt content", "requests share system
+                # prompt": prose about prompts, not an order to reveal one
+                prose = label == "system prompt" and not _IMPERATIVE.search(line[:start])
                 reason = (
                     f"instructions aimed at the agent's own controls ({label})"
                     if pid == "agent-override"
                     else "tells the agent to keep something from the user"
                 )
-                sev = "medium" if quoted else "high"
+                sev = "medium" if quoted or prose else "high"
                 if quoted:
                     reason += " (quoted: an example, or an instruction in disguise)"
+                elif prose:
+                    reason += " (said of something else, not asked of the agent)"
                 out.append(ContentFinding(pid, sev, reason, path, number, _excerpt(line, 0, 80)))
     return out
 
@@ -440,7 +561,7 @@ _memo: OrderedDict[str, tuple[ContentFinding, ...]] = OrderedDict()
 _memo_lock = threading.Lock()
 
 
-def _read_text(path: Path) -> str | None:
+def read_text(path: Path) -> str | None:
     """A regular file's text (bounded; never through a link), or ``None``."""
     try:
         fd = os.open(
@@ -463,9 +584,21 @@ def _read_text(path: Path) -> str | None:
 
 
 def _text_files(base: Path) -> list[Path]:
+    return walk_folder(base)[1]
+
+
+def walk_folder(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """``(folders, files, others)`` of skill folder ``base`` as :func:`scan_skill` reads
+    it: the folders walked (``base`` first; hidden ones, ``node_modules`` and
+    ``__pycache__`` skipped, links never followed), the text files besides
+    ``SKILL.md`` (by suffix, or executable; at most :data:`MAX_FILES`, in a stable
+    order) and the other entries of those folders (not read: links, other files)."""
     found: list[Path] = []
+    folders: list[Path] = []
+    others: list[Path] = []
     try:
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            folders.append(Path(dirpath))
             dirnames[:] = sorted(
                 d
                 for d in dirnames
@@ -475,16 +608,22 @@ def _text_files(base: Path) -> list[Path]:
                 if fname == "SKILL.md" and dirpath == str(base):
                     continue
                 full = Path(dirpath, fname)
-                if full.is_symlink():
-                    continue
-                if full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK):
+                if full.is_symlink() or (
+                    full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK)
+                ):
+                    others.append(full)
                     continue
                 found.append(full)
                 if len(found) >= MAX_FILES:
-                    return found
+                    return folders, found, others
     except OSError:
         pass
-    return found
+    return folders, found, others
+
+
+def is_script(path: Path) -> bool:
+    """Whether a skill's file is one that runs (by suffix, or executable)."""
+    return path.suffix.lower() in _SCRIPT_SUFFIXES or os.access(path, os.X_OK)
 
 
 def _cached(key: str, compute: Any) -> tuple[ContentFinding, ...]:
@@ -502,7 +641,7 @@ def _cached(key: str, compute: Any) -> tuple[ContentFinding, ...]:
 
 
 def _file_findings(path: Path, *, script: bool = False) -> tuple[ContentFinding, ...]:
-    text = _read_text(path)
+    text = read_text(path)
     if text is None:
         return ()
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -527,14 +666,24 @@ def scan_skill(skill: Skill, *, resources: bool = True) -> list[ContentFinding]:
         except Exception:  # noqa: BLE001 - a plugin's body loader may raise anything
             body = ""
         out.extend(scan_text(body))
-    if resources and skill.base_dir is not None and skill.path is not None:
+    if resources:
+        out.extend(resource_findings(skill))
+    return sort_findings(out)
+
+
+def resource_findings(skill: Skill) -> list[ContentFinding]:
+    """The findings of the text files of ``skill``'s folder besides its ``SKILL.md``
+    (what :func:`scan_skill` adds with ``resources``), in file order."""
+    out: list[ContentFinding] = []
+    if skill.base_dir is not None and skill.path is not None:
         for path in _text_files(skill.base_dir):
-            script = path.suffix.lower() in _SCRIPT_SUFFIXES or os.access(path, os.X_OK)
-            out.extend(_file_findings(path, script=script))
-    return _dedupe(out)
+            out.extend(_file_findings(path, script=is_script(path)))
+    return out
 
 
-def _dedupe(found: Iterable[ContentFinding]) -> list[ContentFinding]:
+def sort_findings(found: Iterable[ContentFinding]) -> list[ContentFinding]:
+    """``found`` without repeats (one per id, file and line), worst severity first,
+    then by file, line and id."""
     seen: set[tuple[str, str, int | None]] = set()
     out: list[ContentFinding] = []
     for f in found:

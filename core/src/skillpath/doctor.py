@@ -678,31 +678,65 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
     ``ctx``, a name found nowhere is also looked for in nested skills roots
     below the working directory (:func:`find_below`).
     """
-    entries = [e for e in report.skills if e.name == name] or _plugin_spelling(report, name)
-    order = {s: i for i, s in enumerate(STATUSES)}
-    entries.sort(
-        key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0))
+    entries, folders = _entries_named(report, name)
+    diags = _diagnostics_about(report, name, entries, folders)
+    disabled = any(d.code == "skills-disabled" for d in report.diagnostics)
+    below = find_below(name, ctx) if ctx is not None and not entries and not disabled else []
+    return Explanation(
+        name=name,
+        entries=tuple(entries),
+        folders=tuple(folders),
+        near=tuple(_near_names(report, name, entries, folders)),
+        diagnostics=tuple(diags),
+        roots=report.roots,
+        disabled=disabled,
+        below=tuple(below),
     )
+
+
+def _by_status(entries: list[SkillReport]) -> list[SkillReport]:
+    """``entries`` in the order of :data:`STATUSES` (skipped last), higher priority first."""
+    order = {s: i for i, s in enumerate(STATUSES)}
+    return sorted(
+        entries,
+        key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0)),
+    )
+
+
+def _entries_named(report: Report, name: str) -> tuple[list[SkillReport], list[SkillReport]]:
+    """The entries of ``name`` and the other skills in a folder called ``name``; when
+    ``name`` is no skill's and such a folder holds one skill, the folder name is an
+    alias of it and its entries are ``name``'s."""
+    entries = [e for e in report.skills if e.name == name] or _plugin_spelling(report, name)
     folders = [
         e
         for e in report.skills
         if e.name != name and e.path is not None and e.path.parent.name == name
     ]
     if not entries and len({e.name for e in folders}) == 1:
-        # the folder name is an alias of the one skill it holds
         entries = [e for e in report.skills if e.name == folders[0].name]
-        entries.sort(
-            key=lambda e: (order[e.status] if e.status != "skipped" else 9, -(e.priority or 0))
-        )
+    return _by_status(entries), folders
+
+
+def _diagnostics_about(
+    report: Report, name: str, entries: list[SkillReport], folders: list[SkillReport]
+) -> list[Diagnostic]:
+    """The diagnostics about ``name`` or its files, then (when it is not loaded) the
+    general ones that can keep any skill out."""
     paths = [e.path for e in (*entries, *folders) if e.path is not None]
     diags = [d for d in report.diagnostics if _about(d, name, paths)]
     if not entries:
         diags += _nested_named(report.diagnostics, name, diags)
-    loaded = any(e.status in ("loaded", "hidden", "conditional") for e in entries)
-    if not loaded:
+    if not any(e.status in ("loaded", "hidden", "conditional") for e in entries):
         diags += [d for d in report.diagnostics if d.code in _GENERAL_CODES and d not in diags]
-    disabled = any(d.code == "skills-disabled" for d in report.diagnostics)
-    below = find_below(name, ctx) if ctx is not None and not entries and not disabled else []
+    return diags
+
+
+def _near_names(
+    report: Report, name: str, entries: list[SkillReport], folders: list[SkillReport]
+) -> list[str]:
+    """Names ``name`` may have meant: the skills of its folder, other casings, the
+    ``skill`` of ``plugin:skill``, then close spellings."""
     others = [n for n in report.names() if n != name]
     near = sorted({e.name for e in folders} - {e.name for e in entries})
     near += [n for n in others if n.casefold() == name.casefold() and n not in near]
@@ -712,13 +746,4 @@ def explain(report: Report, name: str, ctx: SkillContext | None = None) -> Expla
     import difflib  # here: list imports this module for its footer
 
     near += [n for n in difflib.get_close_matches(name, others, n=5, cutoff=0.6) if n not in near]
-    return Explanation(
-        name=name,
-        entries=tuple(entries),
-        folders=tuple(folders),
-        near=tuple(near),
-        diagnostics=tuple(diags),
-        roots=report.roots,
-        disabled=disabled,
-        below=tuple(below),
-    )
+    return near

@@ -79,8 +79,16 @@ from skillpath import written as ownership
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.files import folder_hash, replace_folder, write_atomic
+from skillpath.locks import (
+    EXPORT_LOCK_FILE,
+    EXPORT_LOCK_VERSION,
+    LOCK_FILE,
+    USER_LOCK_FILE,
+    drop_legacy_export_entries,
+    legacy_export_entries,
+    read_lock,
+)
 from skillpath.model import Diagnostic, Skill, sort_key
-from skillpath.provenance import LOCK_FILE, USER_LOCK_FILE
 from skillpath.shell import ShellPolicy
 from skillpath.written import Ownership
 
@@ -109,7 +117,6 @@ AGENTS: dict[str, tuple[str, str]] = {
 }
 #: Providers whose skills the agents above cannot see themselves (the default selection).
 DEFAULT_PROVIDERS = ("packs", "libraries", "mcp", "bundled", "custom")
-_LOCK_VERSION = 1
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 
 
@@ -232,43 +239,10 @@ def files_hash(files: Mapping[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def read_lock(
-    path: Path, diags: list[Diagnostic] | None = None, *, area: Path | None = None
-) -> dict[str, Any]:
-    """A lock file as ``{"version", "skills"}``; an empty one when missing or unusable
-    (reported in ``diags``). Read with :func:`skillpath.safety.read_json_bounded`:
-    size- and depth-bounded, regular files only; with ``area`` (the project root),
-    a lock whose real path lies outside it (a symbolic link out of the repository)
-    is refused."""
-    from skillpath.safety import read_json_bounded
-
-    empty: dict[str, Any] = {"version": _LOCK_VERSION, "skills": {}}
-    try:
-        data = read_json_bounded(path, area=area)
-    except FileNotFoundError:
-        return empty
-    except (OSError, ValueError, SkillpathError) as exc:
-        if diags is not None:
-            from skillpath.safety import describe_oserror
-
-            reason = describe_oserror(exc) if isinstance(exc, OSError) else str(exc)
-            diags.append(
-                Diagnostic("warning", "lock-unreadable", f"cannot read the lock: {reason}", path)
-            )
-        return empty
-    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
-        if diags is not None:
-            diags.append(
-                Diagnostic("warning", "lock-invalid", "not a skills lock (no skills map)", path)
-            )
-        return empty
-    return data
-
-
 def _write_lock(path: Path, lock: Mapping[str, Any]) -> None:
     skills = lock.get("skills", {})
     ordered: dict[str, Any] = {
-        "version": lock.get("version", _LOCK_VERSION),
+        "version": lock.get("version", EXPORT_LOCK_VERSION),
         "skills": dict(sorted(skills.items())),
     }
     for key, value in lock.items():
@@ -328,8 +302,6 @@ def agent_folder(agent: str, ctx: SkillContext, *, user: bool = False) -> Path:
 
 def lock_path(ctx: SkillContext, *, user: bool = False) -> Path:
     """The export lock of the project (``.skillpath/export-lock.json``) or of the user scope."""
-    from skillpath.locks import EXPORT_LOCK_FILE
-
     return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / EXPORT_LOCK_FILE
 
 
@@ -576,6 +548,16 @@ def _link_refusal(skill: Skill, ctx: SkillContext, policy: ShellPolicy) -> str |
     except OSError as exc:
         if not isinstance(exc, FileNotFoundError):
             siblings[CODEX_METADATA] = b"\0"  # unreadable: not vouched for, never linked
+    from skillpath.contentscan import read_text, walk_folder
+    from skillpath.textguard import count_invisible
+
+    if count_invisible(text) or any(
+        count_invisible(read_text(p) or "") for p in walk_folder(skill.base_dir)[1]
+    ):
+        return (
+            f"skill {skill.name!r} holds invisible characters, which a copy leaves out "
+            "(a link would show them to the agent); copied instead of linked"
+        )
     return link_refusal(skill, policy, text, siblings)
 
 
@@ -632,55 +614,157 @@ def export_skills(
 
     :raises SkillpathError: for an unknown agent.
     """
-    from skillpath.safety import destination_problem
-
     folder = agent_folder(to, ctx, user=user)
     lock_file = lock_path(ctx, user=user)
     scope = "user" if user else "project"
-    area = None if user else ctx.project_root
-    diags: list[Diagnostic] = []
-    actions: list[ExportAction] = []
-    problem = destination_problem(folder, destination_base(to, ctx, user=user))
-    if problem is None and (folder.is_symlink() or (folder.exists() and not folder.is_dir())):
-        problem = f"{folder} is a symbolic link or not a folder"
-    if problem is not None:
-        diags.append(
-            Diagnostic(
-                "error",
-                "export-destination-refused",
-                f"not writing into {folder}: {problem}",
-                folder,
-            )
-        )
-        return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags), dry_run)
+    refused = _destination_refused(to, folder, ctx, user)
+    if refused is not None:
+        return ExportReport(to, scope, folder, lock_file, (), (), (refused,), dry_run)
     policy = ShellPolicy.from_settings(ctx.settings)
     every = list(skills)
     wanted = set(providers or DEFAULT_PROVIDERS)
     chosen = select_skills(every, providers, select)
-    by_name: dict[str, list[Skill]] = {}
-    for each in every:
-        by_name.setdefault(each.name, []).append(each)
+    by_name = _by_name(every)
+    diags: list[Diagnostic] = []
     guard = contextlib.nullcontext() if dry_run else _exclusive(lock_file, ctx)
     with guard:
-        seen = len(diags)
-        lock = read_lock(lock_file, diags, area=area)
-        if len(diags) > seen:  # unreadable or not a lock: rewriting it would lose its entries
-            diags.append(
-                Diagnostic(
-                    "error",
-                    "export-lock-unusable",
-                    f"not exporting: the lock {lock_file} cannot be used ({diags[-1].message}); "
-                    "fix or remove it (writing a new one would lose its entries)",
-                    lock_file,
-                )
-            )
+        lock = _usable_lock(lock_file, diags, area=None if user else ctx.project_root)
+        if lock is None:
             return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags), dry_run)
-        entries: dict[str, Any] = dict(lock.get("skills", {}))
-        legacy = {} if user else _legacy(ctx, entries)
-        chosen_names = set()
+        run = _Export(to, ctx, folder, user, link, dry_run, policy, dict(lock["skills"]), diags)
+        legacy = {} if user else _legacy(ctx, run.entries)
+        chosen_names = run.export_all(chosen, by_name, wanted)
+        if prune:
+            _prune(
+                run.entries, chosen_names, to, folder, lock_file, ctx, run.actions, diags, dry_run
+            )
+        if not dry_run and (legacy or any(a.action in ("write", "prune") for a in run.actions)):
+            _write_lock(lock_file, {**lock, "skills": run.entries})
+            if legacy:
+                drop_legacy_export_entries(ctx, legacy)
+    return ExportReport(to, scope, folder, lock_file, tuple(run.actions), (), tuple(diags), dry_run)
+
+
+def _destination_refused(to: str, folder: Path, ctx: SkillContext, user: bool) -> Diagnostic | None:
+    """The error that stops an export into ``folder`` before anything is written, or ``None``."""
+    from skillpath.safety import destination_problem
+
+    problem = destination_problem(folder, destination_base(to, ctx, user=user))
+    if problem is None and (folder.is_symlink() or (folder.exists() and not folder.is_dir())):
+        problem = f"{folder} is a symbolic link or not a folder"
+    if problem is None:
+        return None
+    return Diagnostic(
+        "error", "export-destination-refused", f"not writing into {folder}: {problem}", folder
+    )
+
+
+def _usable_lock(
+    lock_file: Path, diags: list[Diagnostic], *, area: Path | None
+) -> dict[str, Any] | None:
+    """The lock to update, or ``None`` (with an error in ``diags``) when it cannot be
+    read or is not a lock: rewriting it would lose its entries."""
+    seen = len(diags)
+    lock = read_lock(lock_file, diags, area=area)
+    if len(diags) == seen:
+        return {**lock, "skills": dict(lock.get("skills", {}))}
+    diags.append(
+        Diagnostic(
+            "error",
+            "export-lock-unusable",
+            f"not exporting: the lock {lock_file} cannot be used ({diags[-1].message}); "
+            "fix or remove it (writing a new one would lose its entries)",
+            lock_file,
+        )
+    )
+    return None
+
+
+def _by_name(skills: Iterable[Skill]) -> dict[str, list[Skill]]:
+    out: dict[str, list[Skill]] = {}
+    for each in skills:
+        out.setdefault(each.name, []).append(each)
+    return out
+
+
+def _clash_reason(target: Path, own: Ownership | None, present: bool, mine: Any) -> str | None:
+    """Why what is at ``target`` may not be replaced (``None``: nothing there, or what
+    skillpath wrote). ``mine`` is the lock's record of the target, if any."""
+    if not present:
+        return None
+    if own is not None:
+        return _not_what_was_written(target, own)
+    if mine is not None:
+        return (
+            "the lock says skillpath wrote it, but your own records do not "
+            "(a lock is a claim, not proof)"
+        )
+    return "it was not written by skillpath"
+
+
+def _shadowed(skill: Skill, theirs: Skill) -> Diagnostic:
+    return Diagnostic(
+        "warning",
+        "export-shadowed",
+        f"skill {skill.name!r} from {skill.source.provider} ({skill.path}) is "
+        f"not exported: your own {skill.name!r} ({theirs.source.provider}, "
+        f"{theirs.source.level}, {theirs.path}) has that name, and the copy "
+        "would take its place",
+        skill.path,
+    )
+
+
+def _unchanged(target: Path, own: Ownership, planned: _Planned, current: str | None) -> bool:
+    """Whether ``target`` already holds what ``planned`` would write, as skillpath wrote it."""
+    mode = "link" if planned.link_to is not None else "copy"
+    if own.hash != planned.digest or current != planned.digest or own.mode != mode:
+        return False
+    return mode == "copy" or (target.is_symlink() and Path(os.readlink(target)) == planned.link_to)
+
+
+def _entry_with_target(
+    raw: Any, source: Mapping[str, str], to: str, target: dict[str, str]
+) -> dict[str, Any]:
+    """The lock entry ``raw`` after an export to ``to``: the source's fields now, and
+    ``target`` (path, mode, hash) as ``to``'s record beside the other agents'."""
+    entry: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    new_entry = {k: v for k, v in entry.items() if k not in ("skillpath",)}
+    new_entry.update({k: v for k, v in source.items() if k != "provider"})
+    if "ref" not in source:
+        new_entry.pop("ref", None)
+    old_mine = entry.get("skillpath") if isinstance(entry.get("skillpath"), dict) else {}
+    targets = dict(old_mine.get("targets", {})) if isinstance(old_mine, dict) else {}
+    targets = {k: v for k, v in targets.items() if isinstance(v, dict)}
+    targets[to] = target
+    new_entry["computedHash"] = _main_hash(targets)
+    new_entry["skillpath"] = {"provider": source["provider"], "targets": targets}
+    return new_entry
+
+
+@attrs.define(eq=False)
+class _Export:
+    """One run of :func:`export_skills` under the lock: where it writes, the lock's
+    entries as they become, and what it did to each skill."""
+
+    to: str
+    ctx: SkillContext
+    folder: Path
+    user: bool
+    link: bool
+    dry_run: bool
+    policy: ShellPolicy
+    entries: dict[str, Any]
+    diags: list[Diagnostic]
+    actions: list[ExportAction] = attrs.Factory(list)
+
+    def export_all(
+        self, chosen: Sequence[Skill], by_name: Mapping[str, list[Skill]], wanted: set[str]
+    ) -> set[str]:
+        """Export each of ``chosen`` whose name can be a folder here; their names."""
+        names: set[str] = set()
         for skill in chosen:
-            if not _NAME.fullmatch(skill.name) or skill.name in chosen_names:
-                diags.append(
+            if not _NAME.fullmatch(skill.name) or skill.name in names:
+                self.diags.append(
                     Diagnostic(
                         "warning",
                         "export-name",
@@ -689,130 +773,96 @@ def export_skills(
                     )
                 )
                 continue
-            chosen_names.add(skill.name)
-            target = folder / skill.name
-            source = skill_source(skill)
-            mine = _ours(entries.get(skill.name), to)
-            own = ownership.owned(ctx, target)
-            present = os.path.lexists(target)
-            changed = _not_what_was_written(target, own) if own is not None and present else None
-            if present and (own is None or changed is not None):
-                if changed is not None:
-                    why = f"{changed}"
-                elif mine is not None:
-                    why = (
-                        "the lock says skillpath wrote it, but your own records do not "
-                        "(a lock is a claim, not proof)"
-                    )
-                else:
-                    why = "it was not written by skillpath"
-                actions.append(
-                    ExportAction(
-                        skill.name,
-                        "clash",
-                        target,
-                        source["source"],
-                        f"{target} exists and {why}; "
-                        f"not replaced by {skill.name!r} from {skill.source.provider} "
-                        f"({skill.path})",
-                    )
-                )
-                continue
-            theirs = _shadowing(skill, by_name.get(skill.name, ()), wanted, ctx)
-            if theirs is not None:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "export-shadowed",
-                        f"skill {skill.name!r} from {skill.source.provider} ({skill.path}) is "
-                        f"not exported: your own {skill.name!r} ({theirs.source.provider}, "
-                        f"{theirs.source.level}, {theirs.path}) has that name, and the copy "
-                        "would take its place",
-                        skill.path,
-                    )
-                )
-                actions.append(
-                    ExportAction(skill.name, "skip", target, source["source"], "shadowed")
-                )
-                continue
-            _shell_warning(skill, policy, diags)
-            planned = _render(
-                skill, to, folder, ctx, user=user, link=link, policy=policy, diags=diags
-            )
-            if planned is None:
-                actions.append(ExportAction(skill.name, "skip", target, source["source"]))
-                continue
-            raw_entry = entries.get(skill.name)
-            entry: dict[str, Any] = raw_entry if isinstance(raw_entry, dict) else {}
-            current = _current_hash(target, own) if own is not None and present else None
-            mode = "link" if planned.link_to is not None else "copy"
-            same_link = (
-                planned.link_to is not None
-                and target.is_symlink()
-                and Path(os.readlink(target)) == planned.link_to
-            )
-            if (
-                own is not None
-                and mine is not None
-                and own.hash == planned.digest
-                and current == planned.digest
-                and own.mode == mode
-                and (mode == "copy" or same_link)
-            ):
-                actions.append(ExportAction(skill.name, "unchanged", target, source["source"]))
-                continue
-            if own is not None and current is not None and current != own.hash:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "export-overwrote-edit",
-                        f"{target} was edited since it was exported; replaced by the source",
-                        target,
-                    )
-                )
-            actions.append(ExportAction(skill.name, "write", target, source["source"], mode))
-            if dry_run:
-                continue
-            _replace(target, planned.files, planned.link_to)
-            try:
-                ownership.record(ctx, target, planned.digest, mode=mode, link_to=planned.link_to)
-            except OSError as exc:
-                diags.append(
-                    Diagnostic(
-                        "error",
-                        "export-unrecorded",
-                        f"{target} was written but cannot be recorded as skillpath's in "
-                        f"{ownership.state_dir(ctx)} ({exc.strerror or exc}); a later export "
-                        "will not replace or prune it",
-                        target,
-                    )
-                )
-            new_entry = {k: v for k, v in entry.items() if k not in ("skillpath",)}
-            new_entry.update({k: v for k, v in source.items() if k != "provider"})
-            if "ref" not in source:
-                new_entry.pop("ref", None)
-            old_mine = entry.get("skillpath") if isinstance(entry.get("skillpath"), dict) else {}
-            targets = dict(old_mine.get("targets", {})) if isinstance(old_mine, dict) else {}
-            targets = {k: v for k, v in targets.items() if isinstance(v, dict)}
-            targets[to] = {"path": _shown(target, ctx, user), "mode": mode, "hash": planned.digest}
-            new_entry["computedHash"] = _main_hash(targets)
-            new_entry["skillpath"] = {"provider": source["provider"], "targets": targets}
-            entries[skill.name] = new_entry
-        if prune:
-            _prune(entries, chosen_names, to, folder, lock_file, ctx, actions, diags, dry_run)
-        if not dry_run and (legacy or any(a.action in ("write", "prune") for a in actions)):
-            _write_lock(lock_file, {**lock, "skills": entries})
-            if legacy:
-                from skillpath.locks import drop_legacy_export_entries
+            names.add(skill.name)
+            self.export_one(skill, by_name.get(skill.name, ()), wanted)
+        return names
 
-                drop_legacy_export_entries(ctx, legacy)
-    return ExportReport(to, scope, folder, lock_file, tuple(actions), (), tuple(diags), dry_run)
+    def export_one(self, skill: Skill, same_name: Sequence[Skill], wanted: set[str]) -> None:
+        """Decide ``skill``'s fate (clash, skip, unchanged, write) and, unless in a
+        dry run, write it."""
+        target = self.folder / skill.name
+        source = skill_source(skill)
+        mine = _ours(self.entries.get(skill.name), self.to)
+        own = ownership.owned(self.ctx, target)
+        present = os.path.lexists(target)
+        why = _clash_reason(target, own, present, mine)
+        if why is not None:
+            self._act(
+                skill.name,
+                "clash",
+                target,
+                source,
+                f"{target} exists and {why}; not replaced by {skill.name!r} from "
+                f"{skill.source.provider} ({skill.path})",
+            )
+            return
+        theirs = _shadowing(skill, same_name, wanted, self.ctx)
+        if theirs is not None:
+            self.diags.append(_shadowed(skill, theirs))
+            self._act(skill.name, "skip", target, source, "shadowed")
+            return
+        _shell_warning(skill, self.policy, self.diags)
+        planned = _render(
+            skill,
+            self.to,
+            self.folder,
+            self.ctx,
+            user=self.user,
+            link=self.link,
+            policy=self.policy,
+            diags=self.diags,
+        )
+        if planned is None:
+            self._act(skill.name, "skip", target, source)
+            return
+        current = _current_hash(target, own) if own is not None and present else None
+        if own is not None and mine is not None and _unchanged(target, own, planned, current):
+            self._act(skill.name, "unchanged", target, source)
+            return
+        if own is not None and current is not None and current != own.hash:
+            self.diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-overwrote-edit",
+                    f"{target} was edited since it was exported; replaced by the source",
+                    target,
+                )
+            )
+        mode = "link" if planned.link_to is not None else "copy"
+        self._act(skill.name, "write", target, source, mode)
+        if not self.dry_run:
+            self._write(skill.name, target, source, planned, mode)
+
+    def _act(
+        self, name: str, action: str, target: Path, source: Mapping[str, str], detail: str = ""
+    ) -> None:
+        self.actions.append(ExportAction(name, action, target, source["source"], detail))
+
+    def _write(
+        self, name: str, target: Path, source: Mapping[str, str], planned: _Planned, mode: str
+    ) -> None:
+        """Put ``planned`` at ``target``, record it as skillpath's, and update its entry."""
+        _replace(target, planned.files, planned.link_to)
+        try:
+            ownership.record(self.ctx, target, planned.digest, mode=mode, link_to=planned.link_to)
+        except OSError as exc:
+            self.diags.append(
+                Diagnostic(
+                    "error",
+                    "export-unrecorded",
+                    f"{target} was written but cannot be recorded as skillpath's in "
+                    f"{ownership.state_dir(self.ctx)} ({exc.strerror or exc}); a later export "
+                    "will not replace or prune it",
+                    target,
+                )
+            )
+        shown = _shown(target, self.ctx, self.user)
+        record = {"path": shown, "mode": mode, "hash": planned.digest}
+        self.entries[name] = _entry_with_target(self.entries.get(name), source, self.to, record)
 
 
 def _legacy(ctx: SkillContext, entries: dict[str, Any]) -> dict[str, Any]:
     """Adopt into ``entries`` what an earlier export wrote into ``skills-lock.json``."""
-    from skillpath.locks import legacy_export_entries
-
     legacy = {k: v for k, v in legacy_export_entries(ctx).items() if k not in entries}
     entries.update(legacy)
     return legacy
@@ -938,6 +988,7 @@ def check_export(
 
     folder = agent_folder(to, ctx, user=user)
     lock_file = lock_path(ctx, user=user)
+    scope = "user" if user else "project"
     policy = ShellPolicy.from_settings(ctx.settings)
     diags: list[Diagnostic] = []
     problem = destination_problem(folder, destination_base(to, ctx, user=user))
@@ -949,19 +1000,14 @@ def check_export(
                 "error", "export-destination-refused", f"not checking {folder}: {problem}", folder
             )
         )
-        return ExportReport(
-            to, "user" if user else "project", folder, lock_file, (), (), tuple(diags)
-        )
+        return ExportReport(to, scope, folder, lock_file, (), (), tuple(diags))
     lock = read_lock(lock_file, diags, area=None if user else ctx.project_root)
     entries = dict(lock.get("skills", {}))
     if not user:
         _legacy(ctx, entries)
     every = list(skills)
-    chosen_skills = select_skills(every, providers, select)
-    chosen = {s.name for s in chosen_skills}
-    by_name: dict[str, list[Skill]] = {}
-    for s in every:
-        by_name.setdefault(s.name, []).append(s)
+    chosen = {s.name for s in select_skills(every, providers, select)}
+    by_name = _by_name(every)
     drift: list[DriftItem] = []
     claimed: set[str] = set()
     for name in sorted(entries):
@@ -973,66 +1019,85 @@ def check_export(
             diags.append(_refused(name, why, lock_file, lock_file))
             continue
         claimed.add(name)
-        target = folder / name
-        recorded = _recorded(entries[name], mine)
         recorded_provider = entries[name].get("skillpath", {}).get("provider")
         skill = next(
             (s for s in by_name.get(name, ()) if s.source.provider == recorded_provider), None
         )
-        source_link = (
-            skill.base_dir.resolve()
-            if skill is not None and skill.base_dir is not None and mine.get("mode") == "link"
-            else None
-        )
-        own = ownership.owned(ctx, target)
-        current = _current_hash(target, own, source_link) if os.path.lexists(target) else None
-        if current is None and target.is_symlink():
-            drift.append(
-                DriftItem(
-                    name,
-                    "copy-edited",
-                    target,
-                    f"a link to {os.readlink(target)}, not to the skill's folder; not followed",
-                )
-            )
-        elif current is None:
-            drift.append(DriftItem(name, "copy-missing", target, "the exported folder is gone"))
-        elif current != recorded and mine.get("mode") != "link":
-            drift.append(
-                DriftItem(name, "copy-edited", target, "the copy differs from what was exported")
-            )
-        if skill is None:
-            drift.append(
-                DriftItem(name, "source-gone", target, "no such skill from that source any more")
-            )
-            continue
-        scratch: list[Diagnostic] = []
-        planned = _render(
-            skill,
-            to,
-            folder,
-            ctx,
-            user=user,
-            link=mine.get("mode") == "link",
-            policy=policy,
-            diags=scratch,
-        )
-        if planned is not None and planned.digest != recorded:
-            now = skill_source(skill)
-            was = entries[name].get("ref")
-            what = (
-                f"{now['source']} {was} -> {now.get('ref')}"
-                if was and now.get("ref") and was != now.get("ref")
-                else "the source's files changed"
-            )
-            drift.append(DriftItem(name, "source-changed", target, what))
+        drift += _drift_of(name, entries[name], mine, skill, to, folder, ctx, user, policy)
     for name in sorted(chosen - claimed):
         drift.append(
             DriftItem(name, "not-exported", folder / name, "selected but not exported yet")
         )
-    return ExportReport(
-        to, "user" if user else "project", folder, lock_file, (), tuple(drift), tuple(diags)
+    return ExportReport(to, scope, folder, lock_file, (), tuple(drift), tuple(diags))
+
+
+def _drift_of(
+    name: str,
+    entry: Mapping[str, Any],
+    mine: Mapping[str, Any],
+    skill: Skill | None,
+    to: str,
+    folder: Path,
+    ctx: SkillContext,
+    user: bool,
+    policy: ShellPolicy,
+) -> list[DriftItem]:
+    """How one exported copy (lock entry ``entry``, its target record ``mine``) and
+    its source ``skill`` (``None``: gone) differ from what was exported."""
+    target = folder / name
+    recorded = _recorded(entry, mine)
+    link = mine.get("mode") == "link"
+    out = _copy_drift(name, target, recorded, link, skill, ctx)
+    if skill is None:
+        out.append(
+            DriftItem(name, "source-gone", target, "no such skill from that source any more")
+        )
+        return out
+    scratch: list[Diagnostic] = []
+    planned = _render(skill, to, folder, ctx, user=user, link=link, policy=policy, diags=scratch)
+    if planned is not None and planned.digest != recorded:
+        now = skill_source(skill)
+        was = entry.get("ref")
+        what = (
+            f"{now['source']} {was} -> {now.get('ref')}"
+            if was and now.get("ref") and was != now.get("ref")
+            else "the source's files changed"
+        )
+        out.append(DriftItem(name, "source-changed", target, what))
+    return out
+
+
+def _copy_drift(
+    name: str,
+    target: Path,
+    recorded: str | None,
+    link: bool,
+    skill: Skill | None,
+    ctx: SkillContext,
+) -> list[DriftItem]:
+    """How the copy at ``target`` differs from the one recorded: gone, a link
+    elsewhere, or edited (a link's target is not hashed against the record)."""
+    source_link = (
+        skill.base_dir.resolve()
+        if skill is not None and skill.base_dir is not None and link
+        else None
     )
+    own = ownership.owned(ctx, target)
+    current = _current_hash(target, own, source_link) if os.path.lexists(target) else None
+    if current is None and target.is_symlink():
+        return [
+            DriftItem(
+                name,
+                "copy-edited",
+                target,
+                f"a link to {os.readlink(target)}, not to the skill's folder; not followed",
+            )
+        ]
+    if current is None:
+        return [DriftItem(name, "copy-missing", target, "the exported folder is gone")]
+    if current != recorded and not link:
+        return [DriftItem(name, "copy-edited", target, "the copy differs from what was exported")]
+    return []
 
 
 # -- exported copies -----------------------------------------------------------------

@@ -54,8 +54,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from skillpath.errors import PromptError, ResolveError, SkillpathError
-from skillpath.hookspecs import hookimpl
-from skillpath.plugins import step
+from skillpath.hookspecs import hookimpl, step
 from skillpath.safety import (
     ContainmentError,
     check_relative,

@@ -702,7 +702,7 @@ class LinkedOutside(OSError):
 
 
 def _read_head_linked(
-    path: Path | str, *, contained: bool = False
+    path: Path | str, *, contained: bool = False, whole: int = 0
 ) -> tuple[bytes, os.stat_result, bool]:
     """:func:`read_head`, plus whether ``path`` itself is a symlink.
 
@@ -711,6 +711,10 @@ def _read_head_linked(
     open and is opened again, following the link — unless ``contained`` is
     set and the link leaves the file's folder: then :class:`LinkedOutside`
     is raised and the target is never opened.
+
+    With ``whole``, the bytes returned are the file's first ``whole`` bytes
+    (or all of it), read through the same descriptor: the text the content
+    checks read (the head a parse needs is a prefix of it).
     """
     linked = not _NOFOLLOW
     try:
@@ -728,9 +732,23 @@ def _read_head_linked(
     try:
         if not _NOFOLLOW:
             linked = os.path.islink(path)
+        if whole:
+            return _read_whole_fd(fd, st, whole), st, linked
         return _read_head_fd(fd, st), st, linked
     finally:
         os.close(fd)
+
+
+def _read_whole_fd(fd: int, st: os.stat_result, limit: int) -> bytes:
+    """The first ``limit`` bytes of the open file ``fd`` (a cut character trimmed)."""
+    data = os.read(fd, min(limit, max(st.st_size, _HEAD_CHUNK)))
+    # the size fstat gave is reached: no read that would only find the end of the file
+    while len(data) < min(limit, st.st_size):
+        chunk = os.read(fd, min(65536, limit - len(data)))
+        if not chunk:
+            break
+        data += chunk
+    return data if len(data) < limit else _trim_partial_utf8(data)
 
 
 def _read_head_fd(fd: int, st: os.stat_result) -> bytes:
@@ -748,6 +766,28 @@ def _read_head_fd(fd: int, st: os.stat_result) -> bytes:
         data += chunk
     # a head that stops inside a character must not look like invalid UTF-8
     return data if len(data) >= st.st_size else _trim_partial_utf8(data)
+
+
+#: The bytes :func:`_read_head_linked` reads with ``whole``: at least every head
+#: :func:`_read_head_fd` could read, so :func:`_head_of` finds the same one.
+WHOLE_BYTES = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK + 65536
+
+
+def _head_of(data: bytes, size: int) -> bytes:
+    """What :func:`_read_head_fd` reads of a file of ``size`` bytes that begins with
+    ``data`` (read with ``whole`` = :data:`WHOLE_BYTES`)."""
+    head = data[:_HEAD_CHUNK]
+    if head.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+        limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
+        n = len(head)
+        while n < limit:
+            if _find_fence(head, head.find(b"\n") + 1 if b"\n" in head else len(head)):
+                break
+            if n >= len(data):
+                break
+            n += 65536
+            head = data[:n]
+    return head if len(head) >= size else _trim_partial_utf8(head)
 
 
 def _trim_partial_utf8(data: bytes) -> bytes:

@@ -16,12 +16,12 @@ and those ``list`` calls declared ``"files"`` or ``"arguments"`` alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     import click
 
@@ -51,6 +51,27 @@ __all__ = [
 PROJECT_NAME = "skillpath"
 hookspec = pluggy.HookspecMarker(PROJECT_NAME)
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Set the position of a ``transform_prompt`` implementation in the chain.
+
+    Use together with ``@hookimpl``::
+
+        @hookimpl
+        @step(order=600)
+        def transform_prompt(text, invocation, ctx): ...
+
+    Defined here, beside :data:`hookimpl`, so that the core's built-in plugins
+    mark their steps without importing the plugin host that loads them; plugins
+    import it as ``skillpath.step`` (:mod:`skillpath.plugins` re-exports it).
+    """
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.skillpath_order = order  # type: ignore[attr-defined]
+        return fn
+
+    return mark
 
 
 @hookspec

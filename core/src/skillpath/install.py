@@ -56,8 +56,8 @@ from skillpath.fetch import (
     skill_folder_files,
 )
 from skillpath.files import replace_folder, write_atomic
+from skillpath.locks import LOCK_FILE
 from skillpath.model import Diagnostic
-from skillpath.provenance import LOCK_FILE
 
 __all__ = [
     "DEFAULT_AGENTS",
@@ -146,9 +146,10 @@ class InstallReport:
 def _content_findings(found: Found) -> list[ContentFinding]:
     """The content checks of a fetched skill folder, each path relative to it."""
     from skillpath.contentscan import scan_skill
-    from skillpath.model import Skill, SkillSource
+    from skillpath.model import SkillSource
+    from skillpath.scan import load_skill_file
 
-    skill, _diags = Skill.from_file(
+    skill, _diags = load_skill_file(
         found.folder / "SKILL.md", SkillSource("add", "project", found.folder)
     )
     if skill is None:
@@ -461,126 +462,217 @@ def add_skills(
     chosen_agents = _check_agents(agents)
     source = parse_source(text, ctx.cwd)
     diags: list[Diagnostic] = []
-    changes: list[Change] = []
-    findings: list[tuple[str, ContentFinding]] = []
-    lock_file = None if source.kind == "archive" else _lock_file(ctx, user)
-    if user and source.kind == "local":
-        lock_file = None  # npx skills keeps no global entry for a local folder either
-    with fetched(source, ctx.env) as (root, _commit):
-        found, found_diags = discover(root, source.subpath)
-        diags += found_diags
-        if not found:
-            raise SkillpathError(f"{source.describe()}: no skills found (no SKILL.md with a name)")
-        by_name = {f.name: f for f in found}
-        if skills:
-            unknown = [n for n in skills if n not in by_name]
-            if unknown:
-                raise SkillpathError(
-                    f"{source.describe()}: no skill named {', '.join(map(repr, unknown))} "
-                    f"(found: {', '.join(by_name)})"
-                )
-            selected = [by_name[n] for n in dict.fromkeys(skills)]
-        elif all_skills or len(found) == 1:
-            selected = found
-        elif pick is not None:
-            selected = [by_name[n] for n in pick(found) if n in by_name]
-        else:
-            raise SkillpathError(
-                f"{source.describe()} holds {len(found)} skills ({', '.join(by_name)}): "
-                "name them with --skill, or pass --all"
-            )
-        planned = []
-        for item in selected:
-            files = skill_folder_files(item.folder, diags)
-            planned.append((item, files, files_hash(files), _content_findings(item)))
+    lock_file = _add_lock_file(source, ctx, user)
+    planned = _fetch_selected(source, ctx, skills, all_skills, pick, diags)
     guard = contextlib.nullcontext() if dry_run else _exclusive(ctx)
     with guard:
         record = _Record.read(ctx, diags)
         shared = _read_shared(lock_file, user, diags) if lock_file is not None else None
-        entries: dict[str, Any] = dict(shared["skills"]) if shared is not None else {}
-        for item, files, digest, scanned in planned:
-            targets = _targets(item.name, chosen_agents, ctx, user)
-            _check_inside(targets, ctx, user)
-            canonical = targets[0][1]
-            lock_entry = entries.get(item.name)
-            canonical_free = not (canonical.exists() or canonical.is_symlink()) or _replaceable(
-                canonical, record, lock_entry
-            )
-            blocked = [
-                w
-                for _a, w in targets
-                if (w.exists() or w.is_symlink())
-                and not _replaceable(w, record, lock_entry)
-                # a link (another tool's) to the canonical copy that is replaced anyway
-                and not (canonical_free and w != canonical and _links_to(w, canonical))
-            ]
-            if blocked:
-                for where in blocked:
-                    changes.append(
-                        Change(
-                            item.name,
-                            "clash",
-                            where,
-                            detail=f"{where} exists and skillpath did not write it (or it was "
-                            "edited since); left alone. Remove it first, or `skillpath update`",
-                        )
-                    )
-                continue
-            findings += [
-                (item.name, attrs.evolve(f, path=canonical / f.path if f.path else canonical))
-                for f in scanned
-            ]
-            for agent, where in targets:
-                mode = "link" if (link and agent != _CANONICAL) else "copy"
-                existed = where.exists() or where.is_symlink()
-                changes.append(Change(item.name, "replace" if existed else "install", where, mode))
-                if dry_run:
-                    continue
-                entry: dict[str, Any] = {
-                    "skill": item.name,
-                    "mode": mode,
-                    "scope": "user" if user else "project",
-                    "lock": str(lock_file) if lock_file is not None else None,
-                    "source": _source_record(source),
-                    "skillPath": item.skill_path,
-                    "written_at": _now(),
-                }
-                if mode == "link":
-                    rel = os.path.relpath(canonical, where.parent)
-                    _stage_link(where, rel)
-                    entry["target"] = rel
-                else:
-                    _stage_copy(where, files)
-                    entry["hash"] = digest
-                if agent == _CANONICAL:
-                    entry["canonical"] = True
-                record.put(where, entry)
-            if not dry_run and shared is not None:
-                old = entries.get(item.name)
-                new = _lock_entry(source, item, digest, user)
-                if user:
-                    stamp = _now()
-                    new["installedAt"] = (
-                        old.get("installedAt", stamp) if isinstance(old, dict) else stamp
-                    )
-                    new["updatedAt"] = stamp
-                entries[item.name] = new
+        run = _Add(
+            source,
+            ctx,
+            chosen_agents,
+            user=user,
+            link=link,
+            dry_run=dry_run,
+            lock_file=lock_file,
+            record=record,
+            shared=shared,
+        )
+        for each in planned:
+            run.add(each)
         if not dry_run:
-            if (
-                shared is not None
-                and lock_file is not None
-                and any(c.action in ("install", "replace") for c in changes)
-            ):
-                _write_shared(lock_file, {**shared, "skills": entries}, user)
-            record.save()
+            run.save()
     return InstallReport(
         "user" if user else "project",
         lock_file,
-        tuple(changes),
+        tuple(run.changes),
         tuple(diags),
         dry_run,
-        tuple(findings),
+        tuple(run.findings),
     )
+
+
+def _add_lock_file(source: Source, ctx: SkillContext, user: bool) -> Path | None:
+    """The shared lock ``add`` records ``source``'s skills in: none for an archive (``npx
+    skills`` cannot fetch one), nor in the user scope for a local folder (``npx skills``
+    keeps no global entry for one either)."""
+    if source.kind == "archive" or (user and source.kind == "local"):
+        return None
+    return _lock_file(ctx, user)
+
+
+@attrs.frozen
+class _Fetched:
+    """A skill fetched for ``add``: its files, their hash and its content findings."""
+
+    item: Found
+    files: dict[str, bytes]
+    digest: str
+    scanned: list[ContentFinding]
+
+
+def _fetch_selected(
+    source: Source,
+    ctx: SkillContext,
+    skills: Sequence[str],
+    all_skills: bool,
+    pick: Any,
+    diags: list[Diagnostic],
+) -> list[_Fetched]:
+    """Fetch ``source`` and read the skills chosen in it (see :func:`add_skills`)."""
+    with fetched(source, ctx.env) as (root, _commit):
+        found, found_diags = discover(root, source.subpath)
+        diags += found_diags
+        out = []
+        for item in _select(source, found, skills, all_skills, pick):
+            files = skill_folder_files(item.folder, diags)
+            out.append(_Fetched(item, files, files_hash(files), _content_findings(item)))
+        return out
+
+
+def _select(
+    source: Source, found: Sequence[Found], skills: Sequence[str], all_skills: bool, pick: Any
+) -> list[Found]:
+    """The skills of ``found`` to install (see :func:`add_skills`).
+
+    :raises SkillpathError: when none was found, a name is unknown, or the choice is
+        left open.
+    """
+    if not found:
+        raise SkillpathError(f"{source.describe()}: no skills found (no SKILL.md with a name)")
+    by_name = {f.name: f for f in found}
+    if skills:
+        unknown = [n for n in skills if n not in by_name]
+        if unknown:
+            raise SkillpathError(
+                f"{source.describe()}: no skill named {', '.join(map(repr, unknown))} "
+                f"(found: {', '.join(by_name)})"
+            )
+        return [by_name[n] for n in dict.fromkeys(skills)]
+    if all_skills or len(found) == 1:
+        return list(found)
+    if pick is not None:
+        return [by_name[n] for n in pick(found) if n in by_name]
+    raise SkillpathError(
+        f"{source.describe()} holds {len(found)} skills ({', '.join(by_name)}): "
+        "name them with --skill, or pass --all"
+    )
+
+
+def _present(where: Path) -> bool:
+    return where.exists() or where.is_symlink()
+
+
+def _blocked(targets: Sequence[tuple[str, Path]], record: _Record, lock_entry: Any) -> list[Path]:
+    """The targets ``add`` may not replace: there, and not (unchanged) skillpath's or the
+    lock's; a link (another tool's) to the canonical copy is replaced anyway when the
+    canonical copy is."""
+    canonical = targets[0][1]
+    canonical_free = not _present(canonical) or _replaceable(canonical, record, lock_entry)
+    return [
+        w
+        for _a, w in targets
+        if _present(w)
+        and not _replaceable(w, record, lock_entry)
+        and not (canonical_free and w != canonical and _links_to(w, canonical))
+    ]
+
+
+@attrs.define(eq=False)
+class _Add:
+    """One run of :func:`add_skills` under the lock: the record and the shared lock's
+    entries as they become, and what it did."""
+
+    source: Source
+    ctx: SkillContext
+    agents: tuple[str, ...]
+    user: bool
+    link: bool
+    dry_run: bool
+    lock_file: Path | None
+    record: _Record
+    shared: dict[str, Any] | None
+    entries: dict[str, Any] = attrs.field(init=False)
+    changes: list[Change] = attrs.Factory(list)
+    findings: list[tuple[str, ContentFinding]] = attrs.Factory(list)
+
+    def __attrs_post_init__(self) -> None:
+        self.entries = dict(self.shared["skills"]) if self.shared is not None else {}
+
+    def add(self, planned: _Fetched) -> None:
+        """Install one fetched skill in every target, unless one of them is in the way."""
+        item = planned.item
+        targets = _targets(item.name, self.agents, self.ctx, self.user)
+        _check_inside(targets, self.ctx, self.user)
+        canonical = targets[0][1]
+        blocked = _blocked(targets, self.record, self.entries.get(item.name))
+        if blocked:
+            for where in blocked:
+                self.changes.append(
+                    Change(
+                        item.name,
+                        "clash",
+                        where,
+                        detail=f"{where} exists and skillpath did not write it (or it was "
+                        "edited since); left alone. Remove it first, or `skillpath update`",
+                    )
+                )
+            return
+        self.findings += [
+            (item.name, attrs.evolve(f, path=canonical / f.path if f.path else canonical))
+            for f in planned.scanned
+        ]
+        for agent, where in targets:
+            self._put(planned, agent, where, canonical)
+        if not self.dry_run and self.shared is not None:
+            self.entries[item.name] = self._new_lock_entry(planned)
+
+    def _put(self, planned: _Fetched, agent: str, where: Path, canonical: Path) -> None:
+        """Write one target (a copy, or a link to the canonical copy) and record it."""
+        mode = "link" if (self.link and agent != _CANONICAL) else "copy"
+        action = "replace" if _present(where) else "install"
+        self.changes.append(Change(planned.item.name, action, where, mode))
+        if self.dry_run:
+            return
+        entry: dict[str, Any] = {
+            "skill": planned.item.name,
+            "mode": mode,
+            "scope": "user" if self.user else "project",
+            "lock": str(self.lock_file) if self.lock_file is not None else None,
+            "source": _source_record(self.source),
+            "skillPath": planned.item.skill_path,
+            "written_at": _now(),
+        }
+        if mode == "link":
+            rel = os.path.relpath(canonical, where.parent)
+            _stage_link(where, rel)
+            entry["target"] = rel
+        else:
+            _stage_copy(where, planned.files)
+            entry["hash"] = planned.digest
+        if agent == _CANONICAL:
+            entry["canonical"] = True
+        self.record.put(where, entry)
+
+    def _new_lock_entry(self, planned: _Fetched) -> dict[str, Any]:
+        new = _lock_entry(self.source, planned.item, planned.digest, self.user)
+        if self.user:
+            old = self.entries.get(planned.item.name)
+            stamp = _now()
+            new["installedAt"] = old.get("installedAt", stamp) if isinstance(old, dict) else stamp
+            new["updatedAt"] = stamp
+        return new
+
+    def save(self) -> None:
+        """Write the shared lock (when something was installed) and the record."""
+        if (
+            self.shared is not None
+            and self.lock_file is not None
+            and any(c.action in ("install", "replace") for c in self.changes)
+        ):
+            _write_shared(self.lock_file, {**self.shared, "skills": self.entries}, self.user)
+        self.record.save()
 
 
 def _lock_hash(entry: Any) -> str | None:
@@ -656,10 +748,42 @@ def update_skills(
     """
     diags: list[Diagnostic] = []
     lock_file = _lock_file(ctx, user)
+    scope = "user" if user else "project"
     record = _Record.read(ctx, diags)
-    shared = _read_shared(lock_file, user, diags)
-    entries: dict[str, Any] = dict(shared["skills"])
-    wanted: dict[str, tuple[Source, str | None, bool]] = {}
+    entries: dict[str, Any] = dict(_read_shared(lock_file, user, diags)["skills"])
+    wanted = _wanted_from_lock(entries, user, names, lock_file, diags)
+    _add_archives(wanted, record, scope)
+    wanted = _narrowed(wanted, names)
+    changes: list[Change] = []
+    plans = _fetch_updates(wanted, ctx, diags, changes)
+    work = [
+        (plan, where)
+        for plan in plans
+        for where in _plan_update(plan, ctx, user, record, entries, changes)
+    ]
+    if dry_run or not work or (confirm is not None and not confirm(changes)):
+        return InstallReport(
+            scope, lock_file, tuple(changes), tuple(diags), True if work else dry_run
+        )
+    _apply_updates(work, changes, ctx, lock_file, user, diags)
+    return InstallReport(scope, lock_file, tuple(changes), tuple(diags), False)
+
+
+#: What ``update`` fetches for one skill: the source, the skill's path in it (when
+#: recorded) and whether the shared lock has an entry for it.
+_Wanted = dict[str, tuple[Source, str | None, bool]]
+
+
+def _wanted_from_lock(
+    entries: Mapping[str, Any],
+    user: bool,
+    names: Sequence[str],
+    lock_file: Path,
+    diags: list[Diagnostic],
+) -> _Wanted:
+    """The shared lock's entries whose source skillpath can fetch (the others named or
+    not narrowed out are reported, ``update-not-fetchable``)."""
+    wanted: _Wanted = {}
     for name, entry in sorted(entries.items()):
         if not isinstance(entry, dict):
             continue
@@ -678,7 +802,12 @@ def update_skills(
             continue
         sp = entry.get("skillPath")
         wanted[name] = (src, sp if isinstance(sp, str) else None, True)
-    scope = "user" if user else "project"
+    return wanted
+
+
+def _add_archives(wanted: _Wanted, record: _Record, scope: str) -> None:
+    """Add to ``wanted`` the skills skillpath installed in ``scope`` from archives (the
+    canonical copies its record names), unless the lock names them already."""
     for _path, mine in sorted(record.paths.items()):
         src = _source_from_record(mine.get("source") or {})
         owner = mine.get("skill")
@@ -692,77 +821,133 @@ def update_skills(
         ):
             sp = mine.get("skillPath")
             wanted[owner] = (src, sp if isinstance(sp, str) else None, False)
-    if names:
-        missing = [n for n in names if n not in wanted]
-        if missing:
-            raise SkillpathError(
-                f"not installed from a source skillpath can fetch: {', '.join(missing)}"
-            )
-        wanted = {n: wanted[n] for n in names}
+
+
+def _narrowed(wanted: _Wanted, names: Sequence[str]) -> _Wanted:
+    """``wanted`` narrowed to ``names`` (all of it without names).
+
+    :raises SkillpathError: for a name not in ``wanted``.
+    """
+    if not names:
+        return wanted
+    missing = [n for n in names if n not in wanted]
+    if missing:
+        raise SkillpathError(
+            f"not installed from a source skillpath can fetch: {', '.join(missing)}"
+        )
+    return {n: wanted[n] for n in names}
+
+
+@attrs.frozen
+class _Update:
+    """A skill fetched again: its new files, their hash, whether the lock names it."""
+
+    name: str
+    files: dict[str, bytes]
+    digest: str
+    in_lock: bool
+
+
+def _fetch_updates(
+    wanted: _Wanted, ctx: SkillContext, diags: list[Diagnostic], changes: list[Change]
+) -> list[_Update]:
+    """Fetch each source once and read its wanted skills; a skill no longer there is a
+    ``missing`` change, a source that cannot be fetched an ``update-fetch`` error."""
     groups: dict[tuple[str, str, str | None], list[str]] = {}
     for name, (src, _sp, _in_lock) in wanted.items():
         groups.setdefault((src.kind, src.location, src.ref), []).append(name)
-    plans: list[tuple[str, Path, dict[str, bytes], str, bool]] = []
-    changes: list[Change] = []
+    plans: list[_Update] = []
     for (kind, location, ref), group in groups.items():
-        source = Source(kind, location, ref)
         try:
-            with fetched(source, ctx.env) as (root, _commit):
+            with fetched(Source(kind, location, ref), ctx.env) as (root, _commit):
                 found, found_diags = discover(root)
                 diags += [d for d in found_diags if d.level != "info"]
-                by_path = {f.skill_path: f for f in found}
-                by_name = {f.name: f for f in found}
-                for name in group:
-                    _src, skill_path, in_lock = wanted[name]
-                    item = by_path.get(skill_path or "") or by_name.get(name)
-                    if item is None:
-                        changes.append(
-                            Change(
-                                name, "missing", Path(location), detail="no longer in the source"
-                            )
-                        )
-                        continue
-                    files = skill_folder_files(item.folder, diags)
-                    plans.append((name, item.folder, files, files_hash(files), in_lock))
+                _read_group(found, group, wanted, location, plans, diags, changes)
         except SkillpathError as exc:
             diags.append(Diagnostic("error", "update-fetch", str(exc), None))
-    work: list[tuple[str, Path, dict[str, bytes], str, bool]] = []
-    for name, _folder, files, digest, in_lock in plans:
-        places = _installed(name, ctx, user)
-        if not places:
+    return plans
+
+
+def _read_group(
+    found: Sequence[Found],
+    group: Sequence[str],
+    wanted: _Wanted,
+    location: str,
+    plans: list[_Update],
+    diags: list[Diagnostic],
+    changes: list[Change],
+) -> None:
+    """Find each of ``group`` in one fetched source (by its path there, else by name)
+    and append its files to ``plans``."""
+    by_path = {f.skill_path: f for f in found}
+    by_name = {f.name: f for f in found}
+    for name in group:
+        _src, skill_path, in_lock = wanted[name]
+        item = by_path.get(skill_path or "") or by_name.get(name)
+        if item is None:
             changes.append(
-                Change(
-                    name,
-                    "missing",
-                    agent_folder(_CANONICAL, ctx, user=user) / name,
-                    detail="not installed in any agent folder",
-                )
+                Change(name, "missing", Path(location), detail="no longer in the source")
             )
             continue
-        new = _digest_files(files)
-        for _agent, where in places:
-            if folder_hash(where) == digest:
-                changes.append(Change(name, "unchanged", where))
-                continue
-            if not _replaceable(where, record, entries.get(name)):
-                changes.append(
-                    Change(
-                        name,
-                        "keep",
-                        where,
-                        detail="edited since it was installed (its hash is not the recorded "
-                        "one); left alone",
-                    )
-                )
-                continue
-            changes.append(
-                Change(name, "replace", where, files=_diff(_current_digests(where), new))
+        files = skill_folder_files(item.folder, diags)
+        plans.append(_Update(name, files, files_hash(files), in_lock))
+
+
+def _plan_update(
+    plan: _Update,
+    ctx: SkillContext,
+    user: bool,
+    record: _Record,
+    entries: Mapping[str, Any],
+    changes: list[Change],
+) -> list[Path]:
+    """The installed folders of ``plan``'s skill to replace; every folder's fate
+    (``unchanged``, ``keep`` when edited, ``replace`` with the files it changes, or
+    ``missing``) is appended to ``changes``."""
+    places = _installed(plan.name, ctx, user)
+    if not places:
+        changes.append(
+            Change(
+                plan.name,
+                "missing",
+                agent_folder(_CANONICAL, ctx, user=user) / plan.name,
+                detail="not installed in any agent folder",
             )
-            work.append((name, where, files, digest, in_lock))
-    if dry_run or not work or (confirm is not None and not confirm(changes)):
-        return InstallReport(
-            scope, lock_file, tuple(changes), tuple(diags), True if work else dry_run
         )
+        return []
+    new = _digest_files(plan.files)
+    out = []
+    for _agent, where in places:
+        if folder_hash(where) == plan.digest:
+            changes.append(Change(plan.name, "unchanged", where))
+        elif not _replaceable(where, record, entries.get(plan.name)):
+            changes.append(
+                Change(
+                    plan.name,
+                    "keep",
+                    where,
+                    detail="edited since it was installed (its hash is not the recorded "
+                    "one); left alone",
+                )
+            )
+        else:
+            changes.append(
+                Change(plan.name, "replace", where, files=_diff(_current_digests(where), new))
+            )
+            out.append(where)
+    return out
+
+
+def _apply_updates(
+    work: Sequence[tuple[_Update, Path]],
+    changes: Sequence[Change],
+    ctx: SkillContext,
+    lock_file: Path,
+    user: bool,
+    diags: list[Diagnostic],
+) -> None:
+    """Replace each folder of ``work`` under the lock, and refresh the record and the
+    shared lock's hashes (the record and the lock are read again: they may have moved)."""
     with _exclusive(ctx):
         record = _Record.read(ctx, diags)
         shared = _read_shared(lock_file, user, diags)
@@ -770,24 +955,31 @@ def update_skills(
         lock_dirty = False
         # a name with a copy left alone keeps its lock entry: the lock describes what is there
         kept = {c.name for c in changes if c.action == "keep"}
-        for name, where, files, digest, in_lock in work:
-            _stage_copy(where, files)
+        for plan, where in work:
+            _stage_copy(where, plan.files)
             wrote = record.get(where)
             if wrote is not None:
-                record.put(where, {**wrote, "mode": "copy", "hash": digest, "written_at": _now()})
-            entry = entries.get(name)
-            if in_lock and isinstance(entry, dict) and name not in kept:
-                key = "skillFolderHash" if user else "computedHash"
-                if entry.get(key) != digest:
-                    updated = {**entry, key: digest}
-                    if user:
-                        updated["updatedAt"] = _now()
-                    entries[name] = updated
-                    lock_dirty = True
+                record.put(
+                    where, {**wrote, "mode": "copy", "hash": plan.digest, "written_at": _now()}
+                )
+            if plan.in_lock and plan.name not in kept:
+                lock_dirty = _refresh_hash(entries, plan, user) or lock_dirty
         if lock_dirty:
             _write_shared(lock_file, {**shared, "skills": entries}, user)
         record.save()
-    return InstallReport(scope, lock_file, tuple(changes), tuple(diags), False)
+
+
+def _refresh_hash(entries: dict[str, Any], plan: _Update, user: bool) -> bool:
+    """Record ``plan``'s new hash in its lock entry; whether the entry changed."""
+    entry = entries.get(plan.name)
+    key = "skillFolderHash" if user else "computedHash"
+    if not isinstance(entry, dict) or entry.get(key) == plan.digest:
+        return False
+    updated = {**entry, key: plan.digest}
+    if user:
+        updated["updatedAt"] = _now()
+    entries[plan.name] = updated
+    return True
 
 
 # -- remove ----------------------------------------------------------------------------

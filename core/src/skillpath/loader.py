@@ -28,6 +28,7 @@ it around its one load).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -35,6 +36,7 @@ from typing import Any
 
 import attrs
 
+from skillpath import _env
 from skillpath.cache import reuse as _reuse
 from skillpath.cache.index import activate as activate_index
 from skillpath.cache.index import open_index
@@ -457,6 +459,16 @@ def merge_results(
     )
 
 
+def _findings_kept(cold: bool, ctx: SkillContext) -> contextlib.AbstractContextManager[None]:
+    """Without the discovery index (whose records keep them), the content findings of
+    the ``SKILL.md`` files the load reads are kept by ``stat`` in the findings store."""
+    if not cold or _env.flag(ctx.env, "SKILLPATH_NO_CONTENT_CHECKS"):
+        return contextlib.nullcontext()
+    from skillpath.findings import load_store
+
+    return load_store(ctx.env, ctx.home)
+
+
 def load_skills(
     cwd: str | os.PathLike[str] | None = None,
     *,
@@ -496,7 +508,7 @@ def load_skills(
         return LoadResult(diagnostics=tuple(diags))
     index = open_index(ctx)
     reuse = index is not None and index.reuse
-    with activate_index(index):
+    with activate_index(index), _findings_kept(index is None, ctx):
         results, hdiags = host.discover(ctx)
         custom = _custom_results(ctx)
     if index is not None:

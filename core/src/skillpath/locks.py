@@ -13,6 +13,10 @@ do not know.
 Earlier versions wrote export entries into ``skills-lock.json``; :func:`legacy_export_entries`
 finds them and :func:`drop_legacy_export_entries` removes them once ``export`` has
 moved them into its own lock.
+
+This module is the bottom of the lock code: the file names and :func:`read_lock`
+live here, and :mod:`skillpath.provenance` and :mod:`skillpath.export` import
+them (never the reverse).
 """
 
 from __future__ import annotations
@@ -23,18 +27,64 @@ from pathlib import Path
 from typing import Any
 
 from skillpath.context import SkillContext
+from skillpath.errors import SkillpathError
 from skillpath.files import write_atomic
-from skillpath.provenance import LOCK_FILE
+from skillpath.model import Diagnostic
 
-__all__ = ["EXPORT_LOCK_FILE", "drop_legacy_export_entries", "legacy_export_entries"]
+__all__ = [
+    "EXPORT_LOCK_FILE",
+    "EXPORT_LOCK_VERSION",
+    "LOCK_FILE",
+    "USER_LOCK_FILE",
+    "drop_legacy_export_entries",
+    "legacy_export_entries",
+    "read_lock",
+]
 
+#: The project's lock file, as ``npx skills`` names it (``skillpath add`` writes it too).
+LOCK_FILE = "skills-lock.json"
 #: ``skillpath export``'s lock in the project, relative to its root.
 EXPORT_LOCK_FILE = ".skillpath/export-lock.json"
+#: The user scope's lock file of ``skillpath export``, in the skillpath home.
+USER_LOCK_FILE = "export-lock.json"
+#: The ``version`` of the locks ``skillpath export`` writes.
+EXPORT_LOCK_VERSION = 1
+
+
+def read_lock(
+    path: Path, diags: list[Diagnostic] | None = None, *, area: Path | None = None
+) -> dict[str, Any]:
+    """A lock file as ``{"version", "skills"}``; an empty one when missing or unusable
+    (reported in ``diags``). Read with :func:`skillpath.safety.read_json_bounded`:
+    size- and depth-bounded, regular files only; with ``area`` (the project root),
+    a lock whose real path lies outside it (a symbolic link out of the repository)
+    is refused."""
+    from skillpath.safety import read_json_bounded
+
+    empty: dict[str, Any] = {"version": EXPORT_LOCK_VERSION, "skills": {}}
+    try:
+        data = read_json_bounded(path, area=area)
+    except FileNotFoundError:
+        return empty
+    except (OSError, ValueError, SkillpathError) as exc:
+        if diags is not None:
+            from skillpath.safety import describe_oserror
+
+            reason = describe_oserror(exc) if isinstance(exc, OSError) else str(exc)
+            diags.append(
+                Diagnostic("warning", "lock-unreadable", f"cannot read the lock: {reason}", path)
+            )
+        return empty
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict):
+        if diags is not None:
+            diags.append(
+                Diagnostic("warning", "lock-invalid", "not a skills lock (no skills map)", path)
+            )
+        return empty
+    return data
 
 
 def _shared(ctx: SkillContext) -> tuple[Path, dict[str, Any] | None]:
-    from skillpath.export import read_lock
-
     path = ctx.project_root / LOCK_FILE
     if not path.is_file() or path.is_symlink():
         return path, None

@@ -197,6 +197,12 @@ class Skill:
         alias="body_cache",
         converter=_body_cache,
     )
+    #: The content findings of its ``SKILL.md`` that the scan made from the text it
+    #: read (rows of :mod:`skillpath.findings`: id, severity, reason, file in the
+    #: folder, line, excerpt); ``None`` when the scan did not check it.
+    file_findings: tuple[tuple[Any, ...], ...] | None = attrs.field(
+        default=None, eq=False, repr=False
+    )
 
     @classmethod
     def from_file(
@@ -207,7 +213,11 @@ class Skill:
         priority: int = 0,
         require_description: bool = False,
     ) -> tuple[Skill | None, list[Diagnostic]]:
-        """Build a skill from one ``SKILL.md``; ``(None, diagnostics)`` when it is not loadable."""
+        """Build a skill from one ``SKILL.md``; ``(None, diagnostics)`` when it is not loadable.
+
+        The spelling on the record of :func:`skillpath.scan.load_skill_file` (the
+        reader the core itself calls), kept for code written against it.
+        """
         from skillpath.scan import load_skill_file
 
         return load_skill_file(
@@ -230,7 +240,9 @@ class Skill:
 
         Used for bundled skills, pack skills listed from package data and MCP
         skills, so every source goes through the same parsing and validation.
-        When ``body_loader`` is omitted the body of ``text`` is used.
+        When ``body_loader`` is omitted the body of ``text`` is used. The spelling on
+        the record of :func:`skillpath.scan.skill_from_text`, kept for code written
+        against it.
         """
         from skillpath.scan import skill_from_text
 

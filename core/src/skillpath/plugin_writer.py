@@ -285,7 +285,35 @@ def skill_files(
     power_diagnostics(skill, power_fields(skill, policy), diags)
     files = _exported_siblings(skill, policy, diags)
     files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
+    _strip_invisible_files(skill, files, diags)
     return files
+
+
+def _strip_invisible_files(skill: Skill, files: dict[str, bytes], diags: list[Diagnostic]) -> None:
+    """Remove from every text file of a copy the characters no model may be given
+    (:func:`skillpath.textguard.strip_invisible`: the agent reading the copy would read
+    them), with an ``export-invisible-removed`` warning giving the count per file."""
+    from skillpath.textguard import strip_invisible
+
+    for rel, data in files.items():
+        if data.isascii() or b"\0" in data[:4096]:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        clean, removed = strip_invisible(text)
+        if removed:
+            files[rel] = clean.encode("utf-8")
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-invisible-removed",
+                    f"skill {skill.name!r}: {removed} invisible character(s) (Unicode tags, "
+                    f"bidi controls, zero-width) removed from {rel!r} in the copy",
+                    path=(skill.base_dir / rel) if skill.base_dir is not None else None,
+                )
+            )
 
 
 def _digest(files: dict[str, bytes]) -> str:

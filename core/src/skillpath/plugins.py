@@ -55,6 +55,7 @@ import pluggy
 
 from skillpath import hookspecs
 from skillpath.errors import PluginError, PromptError, ResolveError
+from skillpath.hookspecs import step
 from skillpath.model import Diagnostic, DiscoveryResult, Skill, Veto
 
 if TYPE_CHECKING:
@@ -114,23 +115,6 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Any]:
     from skillpath.cache.entrypoints import entry_points as cached
 
     return cached(group, env)
-
-
-def step(order: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Set the position of a ``transform_prompt`` implementation in the chain.
-
-    Use together with ``@hookimpl``::
-
-        @hookimpl
-        @step(order=600)
-        def transform_prompt(text, invocation, ctx): ...
-    """
-
-    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
-        fn.skillpath_order = order  # type: ignore[attr-defined]
-        return fn
-
-    return mark
 
 
 #: What a hook implementation may declare its output depends on
@@ -838,9 +822,10 @@ class PluginHost:
         :class:`~skillpath.search.SearchHit` drawn from the hits it was given (a skill
         added, or one twice) is reported and ignored; a failing ranker is reported and
         skipped, so search always answers with at least the BM25 ranking."""
-        from skillpath.search import SearchHit
-
         current = list(hits)
+        # the kind of hit the caller ranks (search's SearchHit): checked by the hits
+        # given, so the host needs nothing of the search module
+        kinds = tuple({type(h) for h in current})
         for impl in sorted(self._impls("rank_skills"), key=lambda i: i.plugin_name):
             ok, res = self._call(
                 impl, "rank_skills", {"query": query, "hits": tuple(current), "ctx": ctx}, diags
@@ -851,7 +836,7 @@ class PluginHost:
             if (
                 isinstance(res, (str, bytes))
                 or not isinstance(res, Sequence)
-                or not all(isinstance(h, SearchHit) for h in res)
+                or not all(isinstance(h, kinds) for h in res)
                 or not {h.name for h in res} <= allowed
                 or len({h.name for h in res}) != len(res)
             ):

@@ -37,15 +37,11 @@ from typing import Any
 import attrs
 
 from skillpath.context import SkillContext
+from skillpath.locks import EXPORT_LOCK_FILE, LOCK_FILE, USER_LOCK_FILE
 from skillpath.model import Diagnostic, Skill
 from skillpath.safety import lexists
 
 __all__ = ["OPENSKILLS_FILE", "Origin", "ProvenanceIndex"]
-
-#: The project's lock file, as ``npx skills`` names it (``skillpath export`` writes it too).
-LOCK_FILE = "skills-lock.json"
-#: The user scope's lock file of ``skillpath export``, in the skillpath home.
-USER_LOCK_FILE = "export-lock.json"
 
 #: What openskills writes into every skill folder it installs.
 OPENSKILLS_FILE = ".openskills.json"
@@ -172,8 +168,6 @@ class ProvenanceIndex:
         project = ctx.project_root / LOCK_FILE
         index._project_lock = _skills_map(_read_json(project, diags, ctx.project_root))
         index._project_lock_path = project
-        from skillpath.locks import EXPORT_LOCK_FILE
-
         exported = ctx.project_root / EXPORT_LOCK_FILE
         index._export_lock = _skills_map(_read_json(exported, diags))
         index._export_lock_path = exported

@@ -22,7 +22,9 @@ import attrs
 
 from skillpath.cache.memo import ScanMemo, open_scan_memo
 from skillpath.frontmatter import (
+    WHOLE_BYTES,
     LinkedOutside,
+    _head_of,
     _parse_frontmatter,
     _read_head_linked,
     frontmatter_values,
@@ -173,8 +175,10 @@ def _paragraph_text(lines: list[str]) -> str:
 
 #: What the scanner derives from one ``SKILL.md`` (and the discovery index stores):
 #: ``(frontmatter values or None when the skill is skipped, name, description,
-#: diagnostics)``.
-Record = tuple[Any, str, str, Any]
+#: diagnostics, content findings)``; the findings are the rows of
+#: :func:`skillpath.findings.file_rows` over the text the scan read, or ``None``
+#: when the checks are off (``SKILLPATH_NO_CONTENT_CHECKS``) or the skill is skipped.
+Record = tuple[Any, str, str, Any, Any]
 
 
 def _derive(
@@ -301,12 +305,19 @@ def _read_record(
     require_description: bool,
     default_name: str,
     ignore_keys: Collection[str] = (),
+    checks: bool = False,
 ) -> tuple[Record | None, os.stat_result | None]:
-    """Read and derive one ``SKILL.md``: ``(record, stat)``; ``(None, None)`` when absent."""
+    """Read and derive one ``SKILL.md``: ``(record, stat)``; ``(None, None)`` when absent.
+
+    With ``checks``, the file is read whole (bounded) through the same descriptor
+    and the content checks run on that text: the file is opened once."""
     diags: list[Diagnostic] = []
     project = source.level == "project"
+    whole = WHOLE_BYTES if checks else 0
     try:
-        head, st, linked = _read_head_linked(path, contained=project and path.name == SKILL_FILE)
+        head, st, linked = _read_head_linked(
+            path, contained=project and path.name == SKILL_FILE, whole=whole
+        )
     except LinkedOutside as exc:
         # refused before the target is opened: its text never reaches anything
         diags.append(
@@ -320,7 +331,7 @@ def _read_record(
                 source.provider,
             )
         )
-        return (None, "", "", diags), None
+        return (None, "", "", diags, None), None
     except FileNotFoundError:
         if os.path.islink(path):
             diags.append(
@@ -333,7 +344,7 @@ def _read_record(
                     source.provider,
                 )
             )
-            return (None, "", "", diags), None
+            return (None, "", "", diags, None), None
         return None, None
     except OSError as exc:
         reason = exc.strerror or str(exc)
@@ -345,7 +356,7 @@ def _read_record(
         diags.append(
             Diagnostic("error", code, f"cannot read: {reason}", path, None, source.provider)
         )
-        return (None, "", "", diags), None
+        return (None, "", "", diags, None), None
     if linked and path.name == SKILL_FILE and not is_inside(path, path.parent):
         # a symlinked SKILL.md that leaves its folder would put an arbitrary
         # file (a key, a password store) into the prompt; refused for project
@@ -362,7 +373,10 @@ def _read_record(
             )
         )
         if project:
-            return (None, "", "", diags), st
+            return (None, "", "", diags, None), st
+    whole_text = head
+    if whole:
+        head = _head_of(whole_text, st.st_size)
     if st.st_size == 0:
         diags.append(
             Diagnostic(
@@ -373,7 +387,7 @@ def _read_record(
     if parse_diags:
         diags.extend(attrs.evolve(d, provider=source.provider) for d in parse_diags)
         if any(d.level == "error" for d in parse_diags):
-            return (None, "", "", diags), st
+            return (None, "", "", diags, None), st
     if ignore_keys:
         data = {k: v for k, v in data.items() if normalize_key(k) not in ignore_keys}
     values, name, description = _derive(
@@ -385,7 +399,10 @@ def _read_record(
         body_hint=None if unclosed else body,
         diags=diags,
     )
-    return (values, name, description, diags), st
+    rows = None
+    if whole and values is not None:
+        rows = _file_rows()(whole_text, os.fspath(path), st)
+    return (values, name, description, diags, rows), st
 
 
 def _diagnostic(d: Any, own: Path | None = None) -> Diagnostic:
@@ -416,7 +433,7 @@ def _from_record(
     base_dir: Path | None = None,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """The skill (or ``None``) and diagnostics that ``record`` stands for."""
-    values, name, description, raw_diags = record
+    values, name, description, raw_diags, rows = record
     diags = [_diagnostic(d, path) for d in raw_diags]
     if values is None:
         return None, diags
@@ -430,6 +447,7 @@ def _from_record(
         frontmatter=Frontmatter(**values),
         file_id=file_id,
         body_cache=None,
+        file_findings=rows,
     )
     return skill, diags
 
@@ -456,6 +474,7 @@ def load_skill_file(
         require_description=require_description,
         default_name=default_name or path.parent.name,
         ignore_keys=ignore_keys,
+        checks=_checks_on(),
     )
     if record is None:
         return None, []
@@ -519,6 +538,28 @@ def outside_project(path: Path, real: str, area: str, provider: str | None = Non
     )
 
 
+def _file_rows() -> Callable[[bytes, str, os.stat_result], Any]:
+    """:func:`skillpath.findings.file_rows`, imported on first use."""
+    global _FILE_ROWS
+    if _FILE_ROWS is None:
+        from skillpath.findings import file_rows
+
+        _FILE_ROWS = file_rows
+    return _FILE_ROWS
+
+
+_FILE_ROWS: Callable[[bytes, str, os.stat_result], Any] | None = None
+
+
+def _checks_on() -> bool:
+    """Whether the scan runs the content checks (``SKILLPATH_NO_CONTENT_CHECKS`` in
+    the process environment turns them off, for measuring what they cost)."""
+    return os.environ.get("SKILLPATH_NO_CONTENT_CHECKS", "").strip().lower() not in _TRUE
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
 def _keepable(record: Record) -> bool:
     """Whether the index may keep ``record``: not when the file could not be read.
 
@@ -560,8 +601,10 @@ def scan_skills_dir(
         if outside is not None:
             diags.append(outside_project(root, outside, area, provider))
             return ScanResult((), tuple(diags), RootScan(provider, src.level, root, True))
-    reader = _RootReader(root, src, priority, require_description)
-    build = (provider, src.level, src.loaded_from, require_description)
+    checks = _checks_on()
+    reader = _RootReader(root, src, priority, require_description, checks)
+    # records made with the content checks off hold no findings: kept apart
+    build = (provider, src.level, src.loaded_from, require_description, checks)
     memo = open_scan_memo(root_str, src, area, build, priority)
     kept = memo.kept_result(reader)
     if kept is not None:
@@ -676,20 +719,30 @@ class _RootReader:
     """How one root's folders are read (what its :class:`~skillpath.cache.memo.ScanMemo`
     is given, to read again the folders of a watched root that had events)."""
 
-    __slots__ = ("priority", "require_description", "root", "source")
+    __slots__ = ("checks", "priority", "require_description", "root", "source")
 
     def __init__(
-        self, root: Path, source: SkillSource, priority: int, require_description: bool
+        self,
+        root: Path,
+        source: SkillSource,
+        priority: int,
+        require_description: bool,
+        checks: bool = False,
     ) -> None:
         self.root = root
         self.source = source
         self.priority = priority
         self.require_description = require_description
+        self.checks = checks
 
     def read(self, path: Path, name: str) -> tuple[Record | None, os.stat_result | None]:
         """Read and derive ``SKILL.md`` ``path`` of folder ``name``."""
         return _read_record(
-            path, self.source, require_description=self.require_description, default_name=name
+            path,
+            self.source,
+            require_description=self.require_description,
+            default_name=name,
+            checks=self.checks,
         )
 
     def link_ok(self, folder: str, area: str | None) -> bool:

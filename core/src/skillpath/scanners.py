@@ -200,6 +200,7 @@ def scan_folders(
     installed. A folder reached twice (a link to the canonical copy) is scanned once."""
     from skillpath.model import SkillSource
     from skillpath.plugins import get_plugin_host
+    from skillpath.scan import load_skill_file
 
     host = host if host is not None else get_plugin_host(ctx.env)
     if not host.scanners():
@@ -213,7 +214,7 @@ def scan_folders(
         if real in seen or not path.is_file():
             continue
         seen.add(real)
-        skill, _problems = Skill.from_file(
+        skill, _problems = load_skill_file(
             path, SkillSource("added", "project", Path(folder).parent)
         )
         if skill is not None:

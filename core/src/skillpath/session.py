@@ -83,6 +83,7 @@ from skillpath.trust import refusal as trust_refusal
 from skillpath.urls import UnknownSkillURLError
 
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.search import SearchHit
     from skillpath.watch import SkillEvent
 
@@ -138,6 +139,8 @@ class SkillSession:
     #: reads the config files alone.
     settings_arg: Mapping[str, Any] | Settings | None = attrs.field(default=None, kw_only=True)
     _active: dict[str, Skill] = attrs.field(factory=dict, init=False)
+    #: :meth:`skills` of the current ``_active`` (``None``: sort again; :meth:`_sync` clears it)
+    _sorted: tuple[Skill, ...] | None = attrs.field(default=None, init=False)
     #: (name, argument digest) or (name, argument digest, conversation) → source digest
     _loaded: dict[tuple[Any, ...], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
@@ -195,13 +198,17 @@ class SkillSession:
         return cls(ctx=ctx, host=host, result=result, session_id=sid, settings_arg=settings)
 
     def _sync(self) -> None:
+        self._sorted = None
         self.ctx = attrs.evolve(self.ctx, skills=MappingProxyType(dict(self._active)))
 
     # -- the catalog --------------------------------------------------------
     def skills(self) -> tuple[Skill, ...]:
-        """The active skills (hidden ones included), sorted by name."""
+        """The active skills (hidden ones included), sorted by name (the same tuple until
+        they change, so a search per tool call finds its index by identity)."""
         with self._lock:
-            return tuple(sorted(self._active.values(), key=sort_key))
+            if self._sorted is None:
+                self._sorted = tuple(sorted(self._active.values(), key=sort_key))
+            return self._sorted
 
     def get(self, name: str) -> Skill | None:
         """The active skill called exactly ``name`` (hidden ones included), or the
@@ -526,6 +533,47 @@ class SkillSession:
             return attrs.evolve(slash, suggestions=(), error=conditional_message(pending))
         return slash
 
+    def script_refusal(self, name: str) -> str | None:
+        """Why skill ``name``'s scripts may not run, or ``None`` when they may: the
+        ``[shell]`` policy that decides its inline shell (level, ``enabled``, MCP
+        skills never). Every runner of a skill's scripts (an adapter's tool that
+        executes ``scripts/…``) asks this first."""
+        from skillpath.shell import ShellPolicy
+
+        skill = self.get(name)
+        if skill is None:
+            return f"no skill named {name!r}"
+        return ShellPolicy.from_settings(self.ctx.settings).refusal(skill)
+
+    def findings(self, name: str) -> tuple[ContentFinding, ...]:
+        """The content findings of skill ``name`` (its ``SKILL.md`` and the text files of
+        its folder; worst first; empty for an unknown name or with the checks off), kept
+        per content digest (see :mod:`skillpath.findings`). What a server or an adapter
+        passes on beside a rendered skill (the MCP server's ``_meta``)."""
+        from skillpath.findings import findings_for
+
+        skill = self.get(name)
+        if skill is None:
+            return ()
+        return findings_for(skill, env=self.ctx.env, home=self.ctx.home)
+
+    def _findings(self, skill: Skill) -> list[Diagnostic]:
+        """A ``content-<id>`` warning per content finding of ``skill`` (see
+        :mod:`skillpath.findings`), for :attr:`diagnostics`."""
+        from skillpath.findings import findings_for
+
+        return [
+            Diagnostic(
+                "warning",
+                f"content-{f.id}",
+                f"skill {skill.name!r}: {f.severity}: {f.reason}",
+                f.path,
+                f.line,
+                skill.source.provider,
+            )
+            for f in findings_for(skill, env=self.ctx.env, home=self.ctx.home)
+        ]
+
     def invoke(
         self,
         name: str,
@@ -590,6 +638,7 @@ class SkillSession:
             source=source,
         )
         self._keep(rendered.diagnostics)
+        self._keep(self._findings(skill))
         if trigger in _RECORD_TRIGGERS and not volatile:
             with self._lock:
                 self._loaded.pop(key, None)

@@ -107,6 +107,15 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         "enable_libraries": SettingSpec(
             bool, True, "Load the skills installed Python libraries ship in `.agents/skills`."
         ),
+        "libraries_environment": SettingSpec(
+            str,
+            "project",
+            "Whose libraries the `libraries` provider reads: `project` (the project's "
+            "environment: `UV_PROJECT_ENVIRONMENT`, a `.venv` up to the repository root, "
+            "`VIRTUAL_ENV`, Poetry's), `interpreter` (the environment skillpath runs in) "
+            "or the path of a virtual environment.",
+            scope="trusted",
+        ),
         "namespace_plugin_skills": SettingSpec(
             bool,
             False,

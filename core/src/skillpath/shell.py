@@ -310,123 +310,156 @@ def _lex(cmd: str, base: int) -> tuple[list[tuple[int, str]], list[Heredoc]]:
     only: values never enter command text, so a misreading can garble a value
     but never run one.
     """
-    marks: list[tuple[int, str]] = [(base, PLAIN)]
-    docs: list[Heredoc] = []
-    stack = [_Frame("top")]
-    pending: list[tuple[int, int, str, bool, bool]] = []
-    n = len(cmd)
-    i = 0
-    line_start = True
+    return _Lexer(cmd, base).run()
 
-    def mark(pos: int) -> None:
-        marks.append((base + pos, _context(stack)))
 
-    def close_doc(doc: tuple[int, int, str, bool, bool, int], end: int) -> None:
+_Doc = tuple[int, int, str, bool, bool, int]
+
+
+class _Lexer:
+    """The state of :func:`_lex` reading one command: a stack of quoting frames, the
+    here-documents announced on the current line, and what was found so far. Each
+    ``_in_*`` method reads at ``i`` in one kind of frame and returns where to go on."""
+
+    def __init__(self, cmd: str, base: int) -> None:
+        self.cmd = cmd
+        self.base = base
+        self.n = len(cmd)
+        self.marks: list[tuple[int, str]] = [(base, PLAIN)]
+        self.docs: list[Heredoc] = []
+        self.stack = [_Frame("top")]
+        #: ``<<word`` read on this line: (word start, word end, delimiter, quoted, strip)
+        self.pending: list[tuple[int, int, str, bool, bool]] = []
+        self.line_start = True
+
+    def run(self) -> tuple[list[tuple[int, str]], list[Heredoc]]:
+        i = 0
+        while i < self.n:
+            i = self._step(i)
+        for frame in self.stack:
+            if frame.doc is not None:  # unterminated: the body runs to the end
+                self._close_doc(frame.doc, self.n)
+        return self.marks, self.docs
+
+    def _mark(self, pos: int) -> None:
+        self.marks.append((self.base + pos, _context(self.stack)))
+
+    def _push(self, kind: str, at: int | None = None) -> None:
+        self.stack.append(_Frame(kind))
+        if at is not None:
+            self._mark(at)
+
+    def _pop(self, at: int) -> None:
+        self.stack.pop()
+        self._mark(at)
+
+    def _close_doc(self, doc: _Doc, end: int) -> None:
         word_start, word_end, delim, quoted, _strip, body = doc
-        docs.append(
-            Heredoc(base + word_start, base + word_end, delim, quoted, base + body, base + end)
-        )
+        b = self.base
+        self.docs.append(Heredoc(b + word_start, b + word_end, delim, quoted, b + body, b + end))
 
-    while i < n:
-        top = stack[-1]
-        kind = top.kind
-        if top.doc is not None and line_start:
-            end = cmd.find("\n", i)
-            end = n if end < 0 else end
-            line = cmd[i:end]
-            if (line.lstrip("\t") if top.doc[4] else line) == top.doc[2]:
-                close_doc(top.doc, i)
-                stack.pop()
-                i = end + 1
-                mark(i)
-                continue
-            line_start = False
-            if kind == "docq":
-                i = end
-                continue
-        c = cmd[i]
+    def _step(self, i: int) -> int:
+        top = self.stack[-1]
+        if top.doc is not None and self.line_start:
+            after = self._doc_line(top.doc, top.kind, i)
+            if after is not None:
+                return after
+        c = self.cmd[i]
         if c == "\n":
-            i += 1
-            line_start = True
-            if pending and kind not in ("sq", "dq", "doc", "docq"):
-                for w_start, w_end, delim, quoted, strip in reversed(pending):
-                    doc = (w_start, w_end, delim, quoted, strip, i)
-                    stack.append(_Frame("docq" if quoted else "doc", doc))
-                pending.clear()
-                mark(i)
-            continue
-        line_start = False
+            return self._newline(i, top.kind)
+        self.line_start = False
+        kind = top.kind
         if kind == "sq":
-            if c == "'":
-                stack.pop()
-                mark(i + 1)
-            i += 1
-            continue
+            return self._in_quote(i, c, "'")
         if c == "\\":
-            i += 2
-            continue
-        nxt = cmd[i + 1] if i + 1 < n else ""
-        if c == "$" and cmd.startswith("((", i + 1):
-            stack.append(_Frame("arith"))  # $((…)): no here-document, no comment
-            i += 3
-            mark(i)
-            continue
-        if c == "$" and nxt in ("(", "{"):
-            stack.append(_Frame("paren" if nxt == "(" else "brace"))
-            i += 2
-            mark(i)
-            continue
-        if c == "`":
-            ticks = [k for k, f in enumerate(stack) if f.kind == "tick"]
-            if ticks:
-                del stack[ticks[-1] :]
-            else:
-                stack.append(_Frame("tick"))
-            i += 1
-            mark(i)
-            continue
+            return i + 2
+        after = self._substitution(i, c)
+        if after is not None:
+            return after
         if kind == "dq":
-            if c == '"':
-                stack.pop()
-                mark(i + 1)
-            i += 1
-            continue
+            return self._in_quote(i, c, '"')
         if kind == "doc":
-            i += 1
-            continue
-        # plain: the top level, (…), $(…), ${…}, `…`
+            return i + 1
+        return self._in_plain(i, c, kind)
+
+    def _doc_line(self, doc: _Doc, kind: str, i: int) -> int | None:
+        """At the start of a line of a here-document's body: past its delimiter line
+        (the document ends), past the line of a quoted one, else ``None`` (read on)."""
+        end = self.cmd.find("\n", i)
+        end = self.n if end < 0 else end
+        line = self.cmd[i:end]
+        if (line.lstrip("\t") if doc[4] else line) == doc[2]:
+            self._close_doc(doc, i)
+            self._pop(end + 1)
+            return end + 1
+        self.line_start = False
+        return end if kind == "docq" else None
+
+    def _newline(self, i: int, kind: str) -> int:
+        """A new line: the here-documents announced on the line just read begin (the
+        first one innermost, so it is read first), unless inside quotes or a body."""
+        i += 1
+        self.line_start = True
+        if self.pending and kind not in ("sq", "dq", "doc", "docq"):
+            for w_start, w_end, delim, quoted, strip in reversed(self.pending):
+                doc = (w_start, w_end, delim, quoted, strip, i)
+                self.stack.append(_Frame("docq" if quoted else "doc", doc))
+            self.pending.clear()
+            self._mark(i)
+        return i
+
+    def _in_quote(self, i: int, c: str, quote: str) -> int:
+        if c == quote:
+            self._pop(i + 1)
+        return i + 1
+
+    def _substitution(self, i: int, c: str) -> int | None:
+        """``$((``, ``$(``, ``${`` or a backtick at ``i`` (``None``: none of them)."""
+        if c == "$" and self.cmd.startswith("((", i + 1):
+            self._push("arith", i + 3)  # $((…)): no here-document, no comment
+            return i + 3
+        nxt = self.cmd[i + 1] if i + 1 < self.n else ""
+        if c == "$" and nxt in ("(", "{"):
+            self._push("paren" if nxt == "(" else "brace", i + 2)
+            return i + 2
+        if c == "`":
+            ticks = [k for k, f in enumerate(self.stack) if f.kind == "tick"]
+            if ticks:
+                del self.stack[ticks[-1] :]
+            else:
+                self.stack.append(_Frame("tick"))
+            self._mark(i + 1)
+            return i + 1
+        return None
+
+    def _in_plain(self, i: int, c: str, kind: str) -> int:
+        """Read at ``i`` at the top level or in ``(…)``, ``$(…)``, ``${…}``, ``$((…))``
+        or backticks."""
+        cmd = self.cmd
         if c in "'\"":
-            stack.append(_Frame("sq" if c == "'" else "dq"))
-            i += 1
-            mark(i)
-        elif c == "(":
-            stack.append(_Frame("paren"))
-            i += 1
-        elif (c == ")" and kind == "paren") or (c == "}" and kind == "brace"):
-            stack.pop()
-            i += 1
-            mark(i)
-        elif kind == "arith":
-            if c == ")" and nxt == ")":
-                stack.pop()
-                i += 1
-                mark(i + 1)
-            i += 1
-        elif c == "#" and (i == 0 or cmd[i - 1] in _WORD_END):
+            self._push("sq" if c == "'" else "dq", i + 1)
+            return i + 1
+        if c == "(":
+            self._push("paren")
+            return i + 1
+        if (c == ")" and kind == "paren") or (c == "}" and kind == "brace"):
+            self._pop(i + 1)
+            return i + 1
+        if kind == "arith":
+            if c == ")" and cmd.startswith(")", i + 1):
+                self._pop(i + 2)
+                return i + 2
+            return i + 1
+        if c == "#" and (i == 0 or cmd[i - 1] in _WORD_END):
             end = cmd.find("\n", i)
-            i = n if end < 0 else end
-        elif c == "<" and cmd.startswith("<<", i) and not cmd.startswith("<<<", i):
+            return self.n if end < 0 else end
+        if c == "<" and cmd.startswith("<<", i) and not cmd.startswith("<<<", i):
             strip = cmd.startswith("<<-", i)
             start, end, delim, quoted = _heredoc_word(cmd, i + (3 if strip else 2))
             if delim:
-                pending.append((start, end, delim, quoted, strip))
-            i = max(end, i + 2)
-        else:
-            i += 1
-    for frame in stack:
-        if frame.doc is not None:  # unterminated: the body runs to the end
-            close_doc(frame.doc, n)
-    return marks, docs
+                self.pending.append((start, end, delim, quoted, strip))
+            return max(end, i + 2)
+        return i + 1
 
 
 class CommandMap:

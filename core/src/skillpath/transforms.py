@@ -16,7 +16,11 @@ order     plugin name                          what it does
 
 Block one with ``PluginHost.create(blocked=["skillpath.transform.arguments"])``
 (or ``SKILLPATH_DISABLE_PLUGINS``) and register a replacement with
-``@hookimpl`` + ``@skillpath.step(200)``.
+``@hookimpl`` + ``@skillpath.step(200)``. Each step declares what its output
+depends on with a ``DEPENDS_ON`` class attribute (read as
+:func:`skillpath.depends_on` would mark it), and its position with
+:func:`skillpath.hookspecs.step`: the steps import nothing from the plugin host
+that registers them.
 
 Skills loaded over MCP (``source.loaded_from == "mcp"``) are rendered by the
 MCP provider's own step; the argument, shell and base-directory steps leave
@@ -48,8 +52,7 @@ from typing import TYPE_CHECKING
 from skillpath._split import split_words
 from skillpath.errors import PromptError
 from skillpath.frontmatter import strip_frontmatter
-from skillpath.hookspecs import hookimpl
-from skillpath.plugins import depends_on, step
+from skillpath.hookspecs import hookimpl, step
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -287,12 +290,13 @@ def _is_mcp(invocation: Invocation) -> bool:
     return invocation.skill.source.loaded_from == "mcp"
 
 
-@depends_on("files")
 class FrontmatterStep:
     """Step 100: strip the frontmatter of text read from a ``SKILL.md`` on disk.
 
     Skills without a path start from their body, which has no frontmatter.
     """
+
+    DEPENDS_ON = ("files",)
 
     @hookimpl
     @step(100)
@@ -303,9 +307,10 @@ class FrontmatterStep:
         return strip_frontmatter(text)
 
 
-@depends_on("files")
 class ArgumentsStep:
     """Step 200: argument substitution (module docstring)."""
+
+    DEPENDS_ON = ("files",)
 
     @hookimpl
     @step(200)
@@ -381,9 +386,10 @@ class ShellData(Mapping[str, str]):
         return len(self._fixed) + self._count()
 
 
-@depends_on("files")
 class VariablesStep:
     """Step 300: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}``."""
+
+    DEPENDS_ON = ("files",)
 
     @hookimpl
     @step(300)
@@ -392,9 +398,10 @@ class VariablesStep:
         return substitute_variables(text, _variable_values(invocation, ctx))
 
 
-@depends_on("process")
 class ShellStep:
     """Step 400: inline shell, run only when the invocation and the policy allow it."""
+
+    DEPENDS_ON = ("process",)
 
     @hookimpl
     @step(400)
@@ -416,9 +423,10 @@ class ShellStep:
         return rendered
 
 
-@depends_on("files")
 class BaseDirStep:
     """Step 900: prefix ``Base directory for this skill: <dir>`` for skills on disk."""
+
+    DEPENDS_ON = ("files",)
 
     @hookimpl
     @step(900)

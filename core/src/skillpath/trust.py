@@ -382,6 +382,7 @@ ADD_RECORD_FILE = "installed.json"
 def added_records(ctx: SkillContext) -> dict[str, Any]:
     """What ``skillpath add`` recorded in the user's ``installed.json``: folder → record."""
     from skillpath.boundedjson import read_json_bounded
+
     path = ctx.skillpath_home / ADD_RECORD_FILE
     try:
         st = os.lstat(path)
@@ -423,6 +424,12 @@ def _blocking(skill: Skill, threshold: str) -> str | None:
         # off disk (an MCP server's, a zipped pack's): its name and description only, so
         # a load never fetches a body; the body is checked when it is rendered
         found = scan_text(f"{skill.name}\n{skill.description or ''}")
+    elif skill.file_findings is not None:
+        # its SKILL.md as the scan checked it (not opened again), and its other files
+        from skillpath.contentscan import resource_findings, sort_findings
+        from skillpath.findings import findings_for
+
+        found = sort_findings([*findings_for(skill, resources=False), *resource_findings(skill)])
     else:
         found = scan_skill(skill)
     for f in found:

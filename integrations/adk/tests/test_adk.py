@@ -265,3 +265,36 @@ def test_arguments_of_the_wrong_type_come_back_as_tool_errors(world: AdapterWorl
         assert name == tool
         assert response.get("error_code") == "INVALID_ARGUMENTS", (args, response)
         assert "instructions" not in response and "content" not in response
+
+
+def _expected_catalog(toolset: SkillpathSkillToolset) -> str:
+    """The EAGER catalog as ADK formats it, from entries built afresh (no cache)."""
+    from google.adk.skills import Frontmatter
+    from google.adk.skills.prompt import format_skills_as_xml
+    from skillpath.listing import shorten
+
+    return format_skills_as_xml(
+        [
+            Frontmatter(name=s.name, description=shorten(s.description, 1024) or s.name)
+            for s in toolset.agent_skills.listed_skills()
+        ]
+    )
+
+
+def test_eager_catalog_is_built_once_per_catalog_state_with_the_same_bytes(
+    world: AdapterWorld,
+) -> None:
+    toolset = SkillpathSkillToolset(world.session(), discovery_mode=SkillDiscoveryMode.EAGER)
+    first, second = run_turn(toolset), run_turn(toolset)
+    expected = _expected_catalog(toolset)
+    assert "<available_skills>" in expected and f"<name>\n{PROJECT_SKILL}\n</name>" in expected
+    assert expected in first.instruction() and expected in second.instruction()
+    assert first.instruction() == second.instruction()  # the kept catalog: the same bytes
+    entries = toolset._list_skills()
+    assert entries == toolset._list_skills() and entries[0] is toolset._list_skills()[0]
+
+    world.write("late-comer", "Arrived after the agent started.", "Late body.\n")
+    third = run_turn(toolset)
+    fresh = _expected_catalog(toolset)
+    assert "<name>\nlate-comer\n</name>" in fresh and fresh in third.instruction()
+    assert toolset._list_skills()[0] is not entries[0]  # rebuilt once the skills changed

@@ -8,6 +8,15 @@ from typing import Any
 
 from agent_framework import Agent, ChatResponse, Message
 from skillpath_agent_framework import SkillpathSkillsProvider
+from skillpath_testing.adapters import (
+    CROWD_BUDGET,
+    LICENSED,
+    SEARCHED_BODY,
+    SEARCHED_SKILL,
+    crowd,
+    licensed_skill,
+    search_then_load,
+)
 
 from .conftest import ScriptedClient, World, calls, final, system_text, tool_results
 
@@ -99,21 +108,16 @@ def test_concurrent_conversations_each_get_the_skill(world: World) -> None:
 
 
 def test_the_model_searches_then_loads_the_skill(world: World) -> None:
-    for i in range(30):
-        world.skill(f"filler-{i:02d}", f"Filler skill number {i} " + "z" * 60)
-    world.skill("pdf-forms", "Fill in PDF forms and extract their fields.", body="Fill it.\n")
-    client = ScriptedClient(
-        calls(("search_skills", {"query": "fill a pdf form"})),
-        calls(("load_skill", {"skill_name": "pdf-forms"})),
-        final(),
-    )
-    agent = Agent(client, instructions="You help.", context_providers=[provider(world, budget=600)])
+    crowd(world)
+    client = ScriptedClient(*(calls(pair) for pair in search_then_load("load_skill")), final())
+    skills = provider(world, budget=CROWD_BUDGET)
+    agent = Agent(client, instructions="You help.", context_providers=[skills])
     assert asyncio.run(agent.run("fill my form")).text == "done"
     found = tool_results(client.seen[1])["c1"]
-    assert found.splitlines()[1].startswith("- pdf-forms:")
-    assert "Fill it." in tool_results(client.seen[2])["c1"]
+    assert found.splitlines()[1].startswith(f"- {SEARCHED_SKILL}:")
+    assert SEARCHED_BODY in tool_results(client.seen[2])["c1"]
     prompt = system_text(client, 0)
-    assert "<name>pdf-forms</name>" not in prompt  # left to the search
+    assert f"<name>{SEARCHED_SKILL}</name>" not in prompt  # left to the search
     assert "more skills are not listed: call `search_skills`" in prompt
     assert client.tools_seen[0] == ["load_skill", "read_skill_resource", "search_skills"]
 
@@ -136,18 +140,11 @@ def test_scripts_are_not_offered(world: World) -> None:
 
 
 def test_frontmatter_metadata_reaches_agent_framework(world: World) -> None:
-    world.skill(
-        "licensed",
-        "Has metadata.",
-        license="MIT",
-        compatibility="Needs git",
-        allowed_tools="Read Grep",
-        metadata="{owner: docs, version: 2}",
-    )
+    licensed_skill(world, metadata="{owner: docs, version: 2}")
     skills = provider(world)
     found = asyncio.run(skills.source.get_skills(None))  # type: ignore[arg-type]
     (fm,) = [s.frontmatter for s in found if s.frontmatter.name == "licensed"]
-    assert (fm.license, fm.compatibility, fm.allowed_tools) == ("MIT", "Needs git", "Read Grep")
+    assert (fm.license, fm.compatibility, fm.allowed_tools) == tuple(LICENSED.values())
     assert fm.metadata == {"owner": "docs", "version": "2"}
 
 

@@ -8,41 +8,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 from agno.models.base import Model
 from agno.models.response import ModelResponse
-from skillpath import reset_plugin_host
-from skillpath_testing import isolate_environment
+from skillpath_testing.adapters import SkillWorld, skill_world
 
-
-@attrs.define
-class World:
-    """A private home and project (a git root); ``skill()`` writes ``.claude/skills`` skills."""
-
-    home: Path
-    project: Path
-
-    def skill(self, name: str, description: str, body: str = "Body.\n", **fields: str) -> Path:
-        folder = self.project / ".claude" / "skills" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        lines = ["---", f"name: {name}", f"description: {description}"]
-        lines += [f"{k.replace('_', '-')}: {v}" for k, v in fields.items()]
-        path = folder / "SKILL.md"
-        path.write_text("\n".join([*lines, "---", body]), encoding="utf-8")
-        return path
+World = SkillWorld
 
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    home, project = isolate_environment(monkeypatch, tmp_path, cache_dir=tmp_path / "cache")
+    """The adapters' shared world (:func:`skillpath_testing.adapters.skill_world`)."""
     monkeypatch.setenv("AGNO_TELEMETRY", "false")
-    w = World(home=home, project=project)
-    w.skill("greet", "Greet someone by name.", body="Say hello to $ARGUMENTS.\n")
-    w.skill("secret", "Hidden helper.", hide="true")
-    w.skill("deploy", "Deploy the service (the user runs it).", disable_model_invocation="true")
-    yield w
-    reset_plugin_host()
+    yield from skill_world(tmp_path, monkeypatch)
 
 
 def call(name: str, call_id: str, **arguments: Any) -> dict[str, Any]:

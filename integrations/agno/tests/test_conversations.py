@@ -10,6 +10,17 @@ from typing import Any
 from agno.agent import Agent
 from agno.models.response import ModelResponse
 from skillpath_agno import SkillpathSkills
+from skillpath_testing.adapters import (
+    CROWD_BUDGET,
+    LICENSED,
+    SEARCHED_BODY,
+    SEARCHED_SKILL,
+    STYLE_TEXT,
+    crowd,
+    licensed_skill,
+    search_then_load,
+    styled_skill,
+)
 
 from .conftest import ScriptedModel, Turn, World, call
 
@@ -73,30 +84,23 @@ def test_concurrent_sessions_each_get_the_skill(world: World) -> None:
 
 
 def test_the_model_searches_then_loads_the_skill(world: World) -> None:
-    for i in range(30):
-        world.skill(f"filler-{i:02d}", f"Filler skill number {i} " + "z" * 60)
-    world.skill("pdf-forms", "Fill in PDF forms and extract their fields.", body="Fill it.\n")
-    model = ScriptedModel(
-        script=[
-            [call("search_skills", "s1", query="fill a pdf form")],
-            [call("get_skill_instructions", "s2", skill_name="pdf-forms")],
-        ]
-    )
-    skills = SkillpathSkills(cwd=world.project, budget=600)
+    crowd(world)
+    pairs = enumerate(search_then_load("get_skill_instructions"), 1)
+    model = ScriptedModel(script=[[call(name, f"s{i}", **args)] for i, (name, args) in pairs])
+    skills = SkillpathSkills(cwd=world.project, budget=CROWD_BUDGET)
     agent = Agent(model=model, instructions="You help.", skills=skills, telemetry=False)
     assert str(agent.run("fill my form").content) == "done"
     out = model.tool_results()
-    assert out["s1"].splitlines()[1].startswith("- pdf-forms:")
-    assert "Fill it." in json.loads(out["s2"])["instructions"]
+    assert out["s1"].splitlines()[1].startswith(f"- {SEARCHED_SKILL}:")
+    assert SEARCHED_BODY in json.loads(out["s2"])["instructions"]
     system = model.turns[0].system
-    assert "<name>pdf-forms</name>" not in system  # left to the search
+    assert f"<name>{SEARCHED_SKILL}</name>" not in system  # left to the search
     assert "more skills are not listed: call `search_skills(query)`" in system
     assert "search_skills" in model.tool_names()
 
 
 def test_a_file_beside_skill_md_is_read_with_get_skill_reference(world: World) -> None:
-    folder = world.skill("styled", "Write in the house style.", body="Read style.md.\n").parent
-    (folder / "style.md").write_text("Short sentences.\n", encoding="utf-8")
+    styled_skill(world)
     model = ScriptedModel(
         script=[
             [
@@ -124,23 +128,16 @@ def test_a_file_beside_skill_md_is_read_with_get_skill_reference(world: World) -
     assert first.endswith(
         "(read its files with get_skill_reference: reference_path inside this folder)"
     )
-    assert out["c2"]["content"] == "Short sentences.\n"
+    assert out["c2"]["content"] == STYLE_TEXT
     assert "cannot be invoked by the model" in str(out["c3"]["error"])  # user-only: refused
     assert "error" in out["c4"]
 
 
 def test_frontmatter_metadata_reaches_agno(world: World) -> None:
-    world.skill(
-        "licensed",
-        "Has metadata.",
-        license="MIT",
-        compatibility="Needs git",
-        allowed_tools="Read Grep",
-        metadata="{owner: docs}",
-    )
+    licensed_skill(world)
     skill = SkillpathSkills(cwd=world.project).get_skill("licensed")
     assert skill is not None
-    assert (skill.license, skill.compatibility) == ("MIT", "Needs git")
+    assert (skill.license, skill.compatibility) == (LICENSED["license"], LICENSED["compatibility"])
     assert skill.allowed_tools == ["Read", "Grep"] and skill.metadata == {"owner": "docs"}
 
 

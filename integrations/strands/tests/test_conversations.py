@@ -7,6 +7,17 @@ from collections.abc import AsyncIterable
 from typing import Any
 
 from skillpath_strands import SkillpathAgentSkills
+from skillpath_testing.adapters import (
+    CROWD_BUDGET,
+    LICENSED,
+    SEARCHED_BODY,
+    SEARCHED_SKILL,
+    STYLE_TEXT,
+    crowd,
+    licensed_skill,
+    search_then_load,
+    styled_skill,
+)
 from strands import Agent
 
 from .conftest import ScriptedModel, World, call
@@ -73,20 +84,16 @@ def test_concurrent_conversations_each_get_the_skill(world: World) -> None:
 
 
 def test_the_model_searches_then_loads_the_skill(world: World) -> None:
-    for i in range(30):
-        world.skill(f"filler-{i:02d}", f"Filler skill number {i} " + "z" * 60)
-    world.skill("pdf-forms", "Fill in PDF forms and extract their fields.", body="Fill it.\n")
-    model = ScriptedModel(
-        [call("search_skills", "s1", query="fill a pdf form")],
-        [call("skills", "s2", skill_name="pdf-forms")],
-    )
-    agent = agent_for(SkillpathAgentSkills(cwd=world.project, budget=600), model)
+    crowd(world)
+    pairs = enumerate(search_then_load("skills"), 1)
+    model = ScriptedModel(*([call(name, f"s{i}", **args)] for i, (name, args) in pairs))
+    agent = agent_for(SkillpathAgentSkills(cwd=world.project, budget=CROWD_BUDGET), model)
     assert str(agent("fill my form")).strip() == "done"
     out = model.tool_results()
-    assert out["s1"].splitlines()[1].startswith("- pdf-forms:")
-    assert "Fill it." in out["s2"]
+    assert out["s1"].splitlines()[1].startswith(f"- {SEARCHED_SKILL}:")
+    assert SEARCHED_BODY in out["s2"]
     system = model.turns[0].system
-    assert "<name>pdf-forms</name>" not in system  # left to the search
+    assert f"<name>{SEARCHED_SKILL}</name>" not in system  # left to the search
     assert "more skills are not listed: call search_skills" in system
     assert system.count("more skills are not listed") == 1
     agent("again")
@@ -94,8 +101,7 @@ def test_the_model_searches_then_loads_the_skill(world: World) -> None:
 
 
 def test_the_skills_files_are_read_with_read_skill(world: World) -> None:
-    folder = world.skill("styled", "Write in the house style.", body="Read style.md.\n").parent
-    (folder / "style.md").write_text("Short sentences.\n", encoding="utf-8")
+    styled_skill(world)
     model = ScriptedModel(
         [call("skills", "c1", skill_name="styled")],
         [call("read_skill", "c2", url="skill://styled/style.md")],
@@ -104,22 +110,15 @@ def test_the_skills_files_are_read_with_read_skill(world: World) -> None:
     agent_for(SkillpathAgentSkills(cwd=world.project), model)("write")
     out = model.tool_results()
     assert "(read its files with read_skill: skill://styled/<path>)" in out["c1"].splitlines()[0]
-    assert out["c2"] == "Short sentences.\n"
+    assert out["c2"] == STYLE_TEXT
     assert out["c3"].startswith("Error: ")
 
 
 def test_frontmatter_metadata_reaches_strands(world: World) -> None:
-    world.skill(
-        "licensed",
-        "Has metadata.",
-        license="MIT",
-        compatibility="Needs git",
-        allowed_tools="Read Grep",
-        metadata="{owner: docs}",
-    )
+    licensed_skill(world)
     plugin = SkillpathAgentSkills(cwd=world.project)
     (skill,) = [s for s in plugin.get_available_skills() if s.name == "licensed"]
-    assert (skill.license, skill.compatibility) == ("MIT", "Needs git")
+    assert (skill.license, skill.compatibility) == (LICENSED["license"], LICENSED["compatibility"])
     assert skill.allowed_tools == ["Read", "Grep"] and skill.metadata == {"owner": "docs"}
     model = ScriptedModel([call("skills", "c1", skill_name="licensed")])
     agent_for(plugin, model)("go")

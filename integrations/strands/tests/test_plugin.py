@@ -182,3 +182,81 @@ def test_file_tools_activate_conditional_skills(world: World) -> None:
     agent("two")
     assert "<name>py-style</name>" in model.turns[-2].system
     assert model.tool_results()["c3"].startswith("Base directory for this skill: ")
+
+
+def test_the_prompt_block_is_built_once_per_catalog_state(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The block is Strands' own, byte for byte, on every invocation; it is built
+    again only when the skills change (not on every invocation)."""
+    built: list[int] = []
+    strands_block = AgentSkills._generate_skills_xml
+
+    def counted(self: AgentSkills, agent: Agent | None = None) -> str:
+        built.append(1)
+        return strands_block(self, agent)
+
+    plugin = SkillpathAgentSkills(cwd=world.project)
+    model = ScriptedModel()
+    agents = [agent_for(plugin, model) for _ in range(2)]
+    monkeypatch.setattr(AgentSkills, "_generate_skills_xml", counted)
+
+    def expected() -> str:  # Strands' plugin given the same skills, nothing cached
+        block = strands_block(AgentSkills(skills=plugin.get_available_skills()))
+        return f"You help.\n{block}"  # Strands joins its system blocks with a newline
+
+    for prompt in ("one", "two", "three"):
+        for agent in agents:
+            agent(prompt)
+            assert model.turns[-1].system == expected()
+    assert len(built) == 1
+    world.skill("fresh", "Added while the agents run.")
+    agents[0]("four")
+    assert "<name>fresh</name>" in model.turns[-1].system == expected()
+    assert len(built) == 2
+    # folders handed to Strands load per agent: the block is built on every invocation
+    folder = world.project / ".claude" / "skills" / "greet"
+    plugin.set_available_skills([str(folder)])
+    agents[0]("five")
+    agents[0]("six")
+    assert len(built) == 4
+    assert "<name>greet</name>" in model.turns[-1].system
+    assert "<name>fresh</name>" not in model.turns[-1].system
+
+
+def test_a_prompt_changed_between_invocations_gets_the_block_again(world: World) -> None:
+    """The injection is skipped only when it would leave the prompt as it is."""
+    plugin = SkillpathAgentSkills(cwd=world.project)
+    model = ScriptedModel()
+    agent = agent_for(plugin, model)
+    agent("one")
+    block = model.turns[-1].system.removeprefix("You help.\n")
+    assert block.startswith("<available_skills>")
+    agent("two")
+    assert model.turns[-1].system == f"You help.\n{block}"
+    agent.system_prompt = "Be brief."  # the user replaced the prompt, block and all
+    agent("three")
+    assert model.turns[-1].system == f"Be brief.\n{block}"
+    agent.system_prompt = [{"text": "Cached."}, {"cachePoint": {"type": "default"}}]
+    agent("four")
+    agent("five")
+    assert agent.system_prompt_content == [
+        {"text": "Cached."},
+        {"cachePoint": {"type": "default"}},
+        {"text": block},
+    ]
+    assert agent.system_prompt_content is not None
+    content = [*agent.system_prompt_content, {"text": "Appended later."}]
+    agent.system_prompt = content  # a block after Strands': it moves its block last again
+    agent("six")
+    assert agent.system_prompt_content == [
+        {"text": "Cached."},
+        {"cachePoint": {"type": "default"}},
+        {"text": "Appended later."},
+        {"text": block},
+    ]
+    bare = agent_for(plugin, model)
+    bare.system_prompt = None
+    bare("seven")
+    bare("eight")
+    assert model.turns[-1].system == block

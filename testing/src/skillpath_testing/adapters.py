@@ -6,6 +6,14 @@ the model may not call, one hidden, one conditional) and uses the installed
 example pack ``acme-skills`` (``code-review``, ``release-checklist``) through
 the ``packs`` provider. Only the ``claude`` and ``packs`` providers load, so
 nothing else installed on the machine leaks into the catalog.
+
+:func:`skill_world` is the smaller world the adapters' conversation tests share
+(``test_conversations.py`` of agno, strands, agent-framework …), with the cases
+those tests repeat: a crowded project whose ``pdf-forms`` skill only the
+search finds and the model's two calls for it (:func:`crowd`,
+:func:`search_then_load`), a skill with a file beside its ``SKILL.md``
+(:func:`styled_skill`) and one with every frontmatter field a framework may
+carry (:func:`licensed_skill`).
 """
 
 from __future__ import annotations
@@ -23,12 +31,22 @@ from skillpath import SkillSession, reset_plugin_host
 from skillpath_testing.conformance import isolate_environment
 
 __all__ = [
+    "CROWD_BUDGET",
+    "LICENSED",
     "PACK_SKILL",
     "PROJECT_SKILL",
+    "SEARCHED_BODY",
+    "SEARCHED_SKILL",
+    "SEARCH_QUERY",
+    "STYLE_TEXT",
     "AdapterWorld",
     "SkillWorld",
     "adapter_world",
+    "crowd",
+    "licensed_skill",
+    "search_then_load",
     "skill_world",
+    "styled_skill",
 ]
 
 #: The ``.claude/skills`` skill every adapter test calls (it takes ``$ARGUMENTS``).
@@ -122,6 +140,60 @@ def skill_world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Ski
     w.skill("deploy", "Deploy the service (the user runs it).", disable_model_invocation="true")
     yield w
     reset_plugin_host()
+
+
+#: The skill of a crowded project (:func:`crowd`) that the listing has no room for.
+SEARCHED_SKILL = "pdf-forms"
+#: Its body, which the model gets once it loads the skill by name.
+SEARCHED_BODY = "Fill it.\n"
+#: What the model asks ``search_skills`` for.
+SEARCH_QUERY = "fill a pdf form"
+#: The listing budget (characters) at which the crowd leaves :data:`SEARCHED_SKILL` out.
+CROWD_BUDGET = 600
+
+
+def crowd(world: SkillWorld) -> None:
+    """Write 30 filler skills and :data:`SEARCHED_SKILL`: at :data:`CROWD_BUDGET` the
+    listing has no room for it, so the model finds it with ``search_skills``."""
+    for i in range(30):
+        world.skill(f"filler-{i:02d}", f"Filler skill number {i} " + "z" * 60)
+    world.skill(SEARCHED_SKILL, "Fill in PDF forms and extract their fields.", body=SEARCHED_BODY)
+
+
+def search_then_load(load_tool: str) -> list[tuple[str, dict[str, str]]]:
+    """The scripted model's two calls in a crowded project, as ``(tool, arguments)``:
+    ``search_skills`` for :data:`SEARCH_QUERY`, then ``load_tool`` (the framework's
+    skill tool, which takes ``skill_name``) for :data:`SEARCHED_SKILL`."""
+    return [
+        ("search_skills", {"query": SEARCH_QUERY}),
+        (load_tool, {"skill_name": SEARCHED_SKILL}),
+    ]
+
+
+#: The text of ``style.md`` beside the ``styled`` skill (:func:`styled_skill`).
+STYLE_TEXT = "Short sentences.\n"
+
+
+def styled_skill(world: SkillWorld) -> Path:
+    """Write the ``styled`` skill, whose body sends the model to ``style.md`` beside
+    it (:data:`STYLE_TEXT`); returns the skill's folder."""
+    folder = world.skill("styled", "Write in the house style.", body="Read style.md.\n").parent
+    (folder / "style.md").write_text(STYLE_TEXT, encoding="utf-8")
+    return folder
+
+
+#: The frontmatter of the ``licensed`` skill (:func:`licensed_skill`), as written.
+LICENSED = {
+    "license": "MIT",
+    "compatibility": "Needs git",
+    "allowed_tools": "Read Grep",
+}
+
+
+def licensed_skill(world: SkillWorld, metadata: str = "{owner: docs}") -> Path:
+    """Write the ``licensed`` skill: :data:`LICENSED`'s fields and ``metadata`` (a YAML
+    mapping, as written in the frontmatter); returns its ``SKILL.md``."""
+    return world.skill("licensed", "Has metadata.", metadata=metadata, **LICENSED)
 
 
 def load_example(path: Path) -> ModuleType:

@@ -105,6 +105,8 @@ _CODE_MODULES = (
     "skillpath.safety",
     "skillpath.cache.index",
     "skillpath.cache.memo",
+    "skillpath.contentscan",
+    "skillpath.findings",
 )
 
 _CURRENT: contextvars.ContextVar[DiscoveryIndex | None] = contextvars.ContextVar(
@@ -333,8 +335,11 @@ class RootState:
 
 
 def _record_out(record: Any) -> Any:
-    values, name, description, diags = record
-    return (values, name, description, tuple(_diag_out(d) for d in diags))
+    try:
+        values, name, description, diags, rows = record
+    except (TypeError, ValueError):
+        return record  # not one of ours: kept as it is (a load reads the file instead)
+    return (values, name, description, tuple(_diag_out(d) for d in diags), rows)
 
 
 def _diag_out(d: Any) -> tuple[Any, ...]:
@@ -351,8 +356,13 @@ _FP_MEMO: dict[Any, Any] = {}
 def _code_files() -> list[str]:
     """The files whose bytes decide what a record holds: ours and the ``yaml`` package's."""
     files = []
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for name in _CODE_MODULES:
         file = getattr(sys.modules.get(name), "__file__", None)
+        if file is None and name.startswith("skillpath."):
+            # not imported yet (the content checks are imported only to check text): the
+            # same file either way, so the fingerprint does not depend on what ran
+            file = os.path.join(package, *name.split(".")[1:]) + ".py"
         files.append(os.path.abspath(file) if file else f"<no file: {name}>")
     folder = _yaml_folder()
     if folder is not None:

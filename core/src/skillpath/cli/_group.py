@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from skillpath.cli import ALIASES, COMMANDS, PROVIDED
+from skillpath.cli._commands import ALIASES, COMMANDS, PROVIDED
 
 if "_SKILLPATH_COMPLETE" in os.environ:
     # the shell is asking for completions: use skillpath's bash class (``:`` in words)

@@ -28,6 +28,7 @@ from skillpath.cli._load import host_for, load
 from skillpath.model import Diagnostic, LoadResult, Skill
 
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
     from skillpath.doctor import SkillReport
     from skillpath.provenance import Origin
@@ -101,12 +102,27 @@ def _footer(result: LoadResult, keep: Any) -> str | None:
     return f"{', '.join(parts)} (`skillpath list --all`)."
 
 
+def finding_json(f: ContentFinding) -> dict[str, Any]:
+    """One entry of a skill's ``findings`` in ``list --json``."""
+    return {
+        "id": f.id,
+        "severity": f.severity,
+        "file": str(f.path) if f.path is not None else None,
+        "line": f.line,
+        "reason": f.reason,
+    }
+
+
 def skill_entries(
-    skills: Sequence[Skill], origins: Sequence[Origin | None], pad: str = "    "
+    skills: Sequence[Skill],
+    origins: Sequence[Origin | None],
+    pad: str = "    ",
+    findings: Sequence[Sequence[ContentFinding]] | None = None,
 ) -> list[Any]:
     """The ``skills`` of ``list --json``: ``skill.to_json()``, with ``origin`` when
-    there is one, for each of ``skills`` — as :func:`dumps_json` writes it at
-    ``pad``.
+    there is one and ``findings`` (:func:`finding_json` of each of the skill's content
+    findings, when ``findings`` gives them, aligned with ``skills``), for each of
+    ``skills`` — as :func:`dumps_json` writes it at ``pad``.
 
     Runs of skills without an origin are written straight to their JSON text
     (a :class:`JSONItems`, made as it is written), without building each
@@ -117,12 +133,16 @@ def skill_entries(
     from json.encoder import encode_basestring as enc  # not at start-up: a plain list
 
     deep = pad + "  "
+    empty = "" if findings is None else f'\n{deep}"findings": [],'
+    found: Sequence[Sequence[ContentFinding]] = (
+        findings if findings is not None else [()] * len(skills)
+    )
 
     def text(skill: Skill) -> str:
         path, base, src = skill.path, skill.base_dir, skill.source
         return (
             f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
-            f'\n{deep}"description": {enc(skill.description)},'
+            f'\n{deep}"description": {enc(skill.description)},{empty}'
             f'\n{deep}"hidden": {"true" if skill.hidden else "false"},'
             f'\n{deep}"level": {enc(src.level)},'
             f'\n{deep}"name": {enc(skill.name)},'
@@ -133,8 +153,8 @@ def skill_entries(
 
     out: list[Any] = []
     run: list[Skill] = []
-    for skill, origin in zip(skills, origins, strict=True):
-        if origin is None and type(skill) is Skill:
+    for skill, origin, its in zip(skills, origins, found, strict=True):
+        if origin is None and not its and type(skill) is Skill:
             src = skill.source
             hidden = skill.hidden
             if (
@@ -152,6 +172,8 @@ def skill_entries(
         entry = skill.to_json()
         if origin is not None:
             entry["origin"] = origin.to_json()
+        if findings is not None:
+            entry["findings"] = [finding_json(f) for f in its]
         out.append(entry)
     if run:
         out.append(JSONItems(run, pad, text))
@@ -240,9 +262,15 @@ def run_list(
 
         report = build_report(result)
     if as_json:
+        from skillpath.findings import findings_for_all
         from skillpath.provenance import ProvenanceIndex
 
-        entries = skill_entries(skills, ProvenanceIndex.build(ctx).origins(skills))
+        entries = skill_entries(
+            skills,
+            ProvenanceIndex.build(ctx).origins(skills),
+            # the SKILL.md checks the scan made (a skill's other files: doctor, validate)
+            findings=findings_for_all(skills, env=ctx.env, home=ctx.home, resources=False),
+        )
         data: dict[str, Any] = {
             "skills": entries,
             "shadowed": [s.to_json() for s in shadowed],

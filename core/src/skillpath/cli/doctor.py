@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import click
@@ -35,7 +35,7 @@ from skillpath.doctor import (
     remote_listings,
     shadow_reason,
 )
-from skillpath.model import Diagnostic, LoadResult, RootScan
+from skillpath.model import Diagnostic, LoadResult, RootScan, Skill
 
 if TYPE_CHECKING:
     from skillpath.search import SearchExplanation
@@ -175,6 +175,30 @@ def _plugin_notes(ctx: SkillContext) -> list[Diagnostic]:
     return notes + host.slow_findings()
 
 
+def _findings(skills: Sequence[Skill], ctx: SkillContext) -> list[tuple[Skill, Any]]:
+    """``(skill, finding)`` of every content finding of ``skills`` (worst first per skill)."""
+    from skillpath.findings import findings_for_all
+
+    found = findings_for_all(skills, env=ctx.env, home=ctx.home)
+    return [(s, f) for s, fs in zip(skills, found, strict=True) for f in fs]
+
+
+def _finding_json(skill: Skill, f: Any) -> dict[str, Any]:
+    from skillpath.cli._listrun import finding_json
+
+    return {"name": skill.name, **finding_json(f)}
+
+
+def _finding_lines(pairs: Sequence[tuple[Skill, Any]], ctx: SkillContext, pad: str) -> list[str]:
+    out = []
+    for skill, f in pairs:
+        where = short_path(f.path, ctx) if f.path is not None else "(name or description)"
+        line = f"{where}:{f.line}" if f.line else where
+        text = f"{f.severity} {f.id} {skill.name}: {line}: {f.reason}"
+        out.extend(wrap(terminal_safe(text), None, pad, pad + "  "))
+    return out
+
+
 @click.command("doctor")
 @refresh_option
 @common_options
@@ -190,6 +214,8 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     JSON shape (a contract): {"roots": [{provider, level, path, exists, count}],
     "skills": [{name, status, reason, detail, provider, level, path, line,
     priority, hidden, shadowed_by: {name, path, provider, level} | null}],
+    "findings": [{name, id, severity, file, line, reason}] (the content checks
+    of the loaded skills, conditional ones included),
     "diagnostics": [{level, code, message, path, line}], "summary": {loaded,
     hidden, conditional, shadowed, skipped, errors, warnings}, "agents": [{name, path,
     agent, how}]}. "agents" (and the "Agents" section) names every loaded skill that
@@ -209,8 +235,10 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
     report = build_report(result)
     counts = report.counts()
     listings = remote_listings(loaded)
+    found = _findings([*result.skills, *result.conditional], ctx)
     if as_json:
         data = report.to_json()
+        data["findings"] = [_finding_json(s, f) for s, f in found]
         data["origins"] = [
             {"name": s.name, "path": str(s.path) if s.path else None, **o.to_json()}
             for s, o in origins
@@ -251,6 +279,9 @@ def doctor_cmd(cwd: Path | None, as_json: bool) -> None:
             for diff in shown_differently:
                 line = f"{diff.name}: {diff.how}"
                 echo("\n".join(wrap(terminal_safe(line), None, "  ", "    ")))
+        echo(f"\nFindings: {len(found)} in {len({id(s) for s, _f in found})} skill(s)")
+        if found:
+            echo("\n".join(_finding_lines(found, ctx, "  ")))
         echo(f"\nDiagnostics: {len(report.diagnostics)}")
         shown, folded = _fold_nested(report.diagnostics)
         for d in shown:
@@ -292,7 +323,8 @@ def explain_cmd(name: str, query: str | None, cwd: Path | None, as_json: bool) -
     JSON shape (a contract): {name, found, available, verdict, entries: [as in
     doctor's "skills"], folders: [entries whose folder is NAME but whose skill
     has another name], near: [names], diagnostics: [...], roots: [as in doctor],
-    disabled: bool, below: [{path, touch}]}; with --query, "search": {name,
+    disabled: bool, below: [{path, touch}], findings: [{name, id, severity, file,
+    line, reason}] (the content checks of the copy that counts)}; with --query, "search": {name,
     query, terms, rank, score, matching, fields: {field: [terms]}} (null when
     NAME is not loaded).
     """
@@ -300,8 +332,11 @@ def explain_cmd(name: str, query: str | None, cwd: Path | None, as_json: bool) -
     ex = explain(build_report(result), name, ctx)
     listings = remote_listings(e.skill for e in ex.entries if e.skill is not None)
     ranking = _ranking(result, ctx, name, query) if query is not None else None
+    chosen = result.get(name) if ex.available else None
+    found = _findings([chosen], ctx) if chosen is not None else []
     if as_json:
         data = ex.to_json()
+        data["findings"] = [_finding_json(s, f) for s, f in found]
         if listings:
             data["listings"] = listings
         if query is not None:
@@ -329,6 +364,9 @@ def explain_cmd(name: str, query: str | None, cwd: Path | None, as_json: bool) -
                 if e.skill is not None:
                     for entry in remote_listings([e.skill]):
                         echo("\n".join(wrap(terminal_safe(entry["text"]), None, "     ")))
+        if found:
+            echo(f"\nFindings: {len(found)} (review before trusting the skill)")
+            echo("\n".join(_finding_lines(found, ctx, "  ")))
         if ex.folders:
             echo(f"\nFolders called {name!r} that hold a skill of another name:")
             for e in ex.folders:

@@ -24,12 +24,13 @@ def content_findings(dirs: list[Path], targets: tuple[str, ...]) -> list[Finding
     """The content checks of each skill folder in ``dirs``, as lint findings
     (``content-<id>``; high → error, medium → warning, low → info)."""
     from skillpath.contentscan import scan_skill
-    from skillpath.model import Skill, SkillSource
+    from skillpath.model import SkillSource
+    from skillpath.scan import load_skill_file
 
     out: list[Finding] = []
     for folder in dirs:
         skill_file = folder / "SKILL.md" if folder.is_dir() else folder
-        skill, _diags = Skill.from_file(skill_file, SkillSource("validate", "project", folder))
+        skill, _diags = load_skill_file(skill_file, SkillSource("validate", "project", folder))
         if skill is None:
             continue
         for f in scan_skill(skill):

@@ -450,7 +450,16 @@ class SkillpathSkillToolset(SkillToolset):
         self.agent_skills.refresh()
 
     def _list_skills(self) -> list[AdkSkill]:  # ADK's catalog hook
-        """The catalog: the listed skills' frontmatter (instructions are loaded on demand)."""
+        """The catalog: the listed skills' frontmatter (instructions are loaded on demand).
+
+        Built once per catalog state (:meth:`skillpath.agent.AgentSkills.memo`): ADK
+        reads it on every request in ``EAGER`` mode, and the entries only change when
+        the skills do. ``load_skill`` and ``load_skill_resource`` do not use these
+        entries: they fetch the skill afresh through :class:`SkillpathRegistry`.
+        """
+        return list(self.agent_skills.memo("adk:catalog", self._catalog))
+
+    def _catalog(self) -> tuple[AdkSkill, ...]:
         out: list[AdkSkill] = []
         for skill in self.agent_skills.listed_skills():
             if claude_skill_name_problem(skill.name) is not None:
@@ -468,7 +477,7 @@ class SkillpathSkillToolset(SkillToolset):
                     resources=SkillpathResources.of(self.session, skill.name),
                 )
             )
-        return out
+        return tuple(out)
 
     async def get_tools(self, readonly_context: Any = None) -> list[Any]:
         """ADK's skill tools, each answering arguments of the wrong type (a number, a

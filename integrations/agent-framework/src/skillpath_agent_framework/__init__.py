@@ -50,6 +50,7 @@ from agent_framework import (
 )
 from agent_framework._skills import SCRIPT_RUNNER_INSTRUCTIONS
 from skillpath import SkillSession
+from skillpath.adapters import with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.listing import neutralise
 from skillpath.model import Skill as SkillRecord
@@ -67,7 +68,6 @@ __all__ = [
 #: The tool name Agent Framework's listing points the model at.
 TOOL_NAME = SkillsProvider.LOAD_SKILL_TOOL_NAME
 
-_BASE_DIR = "Base directory for this skill: "
 
 _LOAD_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -397,17 +397,12 @@ class SkillpathSkillsProvider(SkillsProvider):
 
     def _readable(self, name: str, text: str) -> str:
         """The base-directory line also says how ``read_skill_resource`` reaches its files."""
-        record = self.skills.session.get(name)
-        if record is None or record.base_dir is None:
-            return text
-        line = f"{_BASE_DIR}{record.base_dir}"
-        if not text.startswith(line + "\n"):
-            return text
+        tool = self.READ_SKILL_RESOURCE_TOOL_NAME
         hint = (
-            f" (read its files with {self.READ_SKILL_RESOURCE_TOOL_NAME}: skill_name {name!r}, "
+            f" (read its files with {tool}: skill_name {name!r}, "
             "resource_name the path inside this folder)"
         )
-        return line + hint + text[len(line) :]
+        return with_files_hint(self.skills.session, name, text, tool, hint=hint)
 
     async def _load_in(
         self, skills: Sequence[Skill], skill_name: Any, conversation: Hashable

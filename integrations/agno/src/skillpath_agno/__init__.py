@@ -39,6 +39,7 @@ from agno.skills.loaders.base import SkillLoader
 from agno.skills.skill import Skill as AgnoSkill
 from agno.tools.function import Function
 from skillpath import SkillSession
+from skillpath.adapters import with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
 
@@ -55,8 +56,6 @@ __all__ = [
 TOOL_NAME = "get_skill_instructions"
 
 _ERROR = "Error: "
-
-_BASE_DIR = "Base directory for this skill: "
 
 
 def conversation_of(run_context: Any) -> str | None:
@@ -203,7 +202,8 @@ class SkillpathSkills(Skills):
     * ``get_skill_reference`` and ``get_skill_script`` (reading) go through
       ``skill://`` reads, so skillpath's containment applies (a symlink out of
       the skill folder is refused); ``execute=True`` runs Agno's script runner
-      only after that read succeeded.
+      only after that read succeeded and when skillpath's ``[shell]`` policy lets
+      the skill run commands (:meth:`skillpath.SkillSession.script_refusal`).
 
     ``extra_loaders`` are Agno loaders whose skills are added after
     skillpath's (Agno keeps the last of two skills with one name).
@@ -338,13 +338,11 @@ class SkillpathSkills(Skills):
         if text.startswith(_ERROR):
             return json.dumps({"error": text.removeprefix(_ERROR)})
         # The record after rendering: a pack skill's folder exists once it was loaded.
+        hint = " (read its files with get_skill_reference: reference_path inside this folder)"
+        text = with_files_hint(self.skillpath.session, name, text, "get_skill_reference", hint=hint)
         record = self.skillpath.session.get(name)
         base = record.base_dir if record is not None else None
         folder = os.fspath(base) if base is not None else None
-        line = f"{_BASE_DIR}{base}"
-        if base is not None and text.startswith(line + "\n"):
-            hint = " (read its files with get_skill_reference: reference_path inside this folder)"
-            text = line + hint + text[len(line) :]
         return json.dumps(
             {
                 "skill_name": name,
@@ -411,4 +409,7 @@ class SkillpathSkills(Skills):
         read = self._read(skill_name, "scripts", script_path, "script_path")
         if not execute or "error" in json.loads(read):
             return read
+        refused = self.skillpath.session.script_refusal(str(skill_name))
+        if refused is not None:
+            return json.dumps({"error": f"script not run: {refused}", "skill_name": skill_name})
         return super()._get_skill_script(skill_name, script_path, True, args, timeout)

@@ -69,7 +69,7 @@ from crewai.tools import BaseTool
 from crewai.utilities.prompts import Prompts
 from pydantic import BaseModel, Field, PrivateAttr
 from skillpath import SkillSession
-from skillpath.adapters import READ_TOOL_DESCRIPTION
+from skillpath.adapters import READ_TOOL_DESCRIPTION, with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments, unknown_for_model
 from skillpath.listing import neutralise
 from skillpath.model import Skill as SkillRecord
@@ -93,8 +93,6 @@ TOOL_NAME = LOAD_SKILL_TOOL_NAME
 READ_TOOL_NAME = "read_skill"
 
 _ERROR = "Error:"
-
-_BASE_DIR = "Base directory for this skill: "
 
 
 def skills_for(
@@ -304,14 +302,9 @@ class SkillpathSkills:
         ``read_skill``."""
         key = None if conversation is None else self.skillpath.conversation_key(conversation)
         text = self.skillpath.call(name, force=key is None, conversation=key)
-        record = self.skillpath.session.get(name)
-        if not readable or record is None or record.base_dir is None:
+        if not readable:
             return text
-        line = f"{_BASE_DIR}{record.base_dir}"
-        if not text.startswith(line + "\n"):
-            return text
-        hint = f" (read its files with {READ_TOOL_NAME}: skill://{name}/<path>)"
-        return line + hint + text[len(line) :]
+        return with_files_hint(self.skillpath.session, name, text, READ_TOOL_NAME)
 
     def answer(
         self,

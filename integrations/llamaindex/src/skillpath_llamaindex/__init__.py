@@ -36,7 +36,7 @@ from llama_index.core.tools import BaseTool, FunctionTool
 from llama_index.core.workflow import Context
 from pydantic import BaseModel, Field
 from skillpath import SkillSession
-from skillpath.adapters import READ_TOOL_DESCRIPTION
+from skillpath.adapters import READ_TOOL_DESCRIPTION, with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, SKILL_TOOL_NAME, AgentSkills
 
 __all__ = ["READ_TOOL_NAME", "STATE_KEY", "SkillpathSkills", "conversation_of", "skills_for"]
@@ -46,7 +46,6 @@ READ_TOOL_NAME = "read_skill"
 
 _ATTACHED = "_skillpath_skills"
 
-_BASE_DIR = "Base directory for this skill: "
 
 _DESCRIPTION = (
     "Load a skill: its instructions are returned for you to follow. Use it when the task "
@@ -220,14 +219,7 @@ class SkillpathSkills:
 
     def _readable(self, name: str, text: str) -> str:
         """The base-directory line also names the ``skill://`` URL ``read_skill`` takes."""
-        record = self.skills.session.get(name)
-        if record is None or record.base_dir is None:
-            return text
-        line = f"{_BASE_DIR}{record.base_dir}"
-        if not text.startswith(line + "\n"):
-            return text
-        hint = f" (read its files with {READ_TOOL_NAME}: skill://{name}/<path>)"
-        return line + hint + text[len(line) :]
+        return with_files_hint(self.skills.session, name, text, READ_TOOL_NAME)
 
     def _read(self, url: str) -> str:
         """A skill's file at a ``skill://`` URL, or an ``Error: …`` text (never raises)."""

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from skillpath import SkillSession
-from skillpath.adapters import READ_TOOL_DESCRIPTION
+from skillpath.adapters import READ_TOOL_DESCRIPTION, with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
 from skillpath.search import search_tool_schema
@@ -50,6 +50,7 @@ from strands.tools.decorator import tool
 from strands.types.tools import ToolContext
 from strands.vended_plugins.skills import AgentSkills as StrandsAgentSkills
 from strands.vended_plugins.skills import Skill as StrandsSkill
+from strands.vended_plugins.skills import SkillSource
 
 __all__ = [
     "READ_TOOL_NAME",
@@ -67,8 +68,6 @@ TOOL_NAME = "skills"
 READ_TOOL_NAME = "read_skill"
 
 _ERROR = "Error: "
-
-_BASE_DIR = "Base directory for this skill: "
 
 
 def conversation_of(agent: Any) -> str | None:
@@ -171,13 +170,15 @@ class SkillpathAgentSkills(StrandsAgentSkills):
             skills, cwd=cwd, home=home, env=env, settings=settings, refresh=refresh, budget=budget
         )
         self._listed = self.skillpath.listed_skills()
+        # the last prompt block: (Strands' skills mapping, skillpath's listing, the text)
+        self._block: tuple[Any, Any, str] | None = None
         super().__init__(
             skills=self._strands_skills(),
             state_key=state_key,
             max_resource_files=max_resource_files,
         )
 
-    def _strands_skills(self) -> list[StrandsSkill]:
+    def _strands_skills(self) -> list[SkillSource]:
         return [SkillpathSkill(self.skillpath, s) for s in self._listed]
 
     def _sync(self) -> None:
@@ -210,13 +211,51 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         messages = getattr(event.agent, "messages", None)
         if key is not None and isinstance(messages, list) and not messages:
             self.skillpath.session.forget_invocations(conversation=key)
+        if self._block_in_place(event.agent):
+            return
         await super()._on_before_invocation(event)
+
+    def _block_in_place(self, agent: Any) -> bool:
+        """Whether Strands' injection would leave the agent as it is: the block it put
+        into the prompt last time is the current one and is still the prompt's end,
+        once. Then the injection is skipped (it would only rewrite the same prompt and
+        store the same block in ``agent.state``, checking it is JSON on every write)."""
+        if self._skill_paths or agent not in self._agent_skills:
+            return False
+        state = agent.state.get(self._state_key)
+        last = state.get("last_injected_xml") if isinstance(state, dict) else None
+        if not isinstance(last, str):
+            return False
+        content = agent.system_prompt_content
+        if not content:  # no prompt yet (Strands' string path): let it inject
+            return False
+        xml = self._generate_skills_xml(agent)
+        block = {"text": xml}
+        return last == xml and content[-1] == block and content.count(block) == 1
 
     def _generate_skills_xml(self, agent: Any | None = None) -> str:
         """Strands' ``<available_skills>`` block, and a line naming ``search_skills``
-        when the listing budget left skills out (Strands replaces both next time)."""
+        when the listing budget left skills out (Strands replaces both next time).
+
+        Built once per catalog state: the text is kept while the skills Strands
+        holds (replaced by :meth:`set_available_skills`, which every change of
+        skillpath's catalog calls) and skillpath's listing are the same objects.
+        Skill folders given to :meth:`set_available_skills` load per agent, so
+        then the block is built every time.
+        """
+        listing = self.skillpath.listing()
+        if self._skill_paths:
+            return self._skills_block(agent, listing)
+        block = self._block
+        if block is not None and block[0] is self._skills and block[1] is listing:
+            return block[2]
+        text = self._skills_block(agent, listing)
+        self._block = (self._skills, listing, text)
+        return text
+
+    def _skills_block(self, agent: Any, listing: Any) -> str:
         text = str(super()._generate_skills_xml(agent))
-        dropped = len(self.skillpath.listing().report.dropped)
+        dropped = len(listing.report.dropped)
         if not dropped:
             return text
         more = "skill is" if dropped == 1 else "skills are"
@@ -251,13 +290,10 @@ class SkillpathAgentSkills(StrandsAgentSkills):
         if text.startswith(_ERROR):
             return text
         self._track_activated_skill(agent, name)
+        text = with_files_hint(self.skillpath.session, name, text, READ_TOOL_NAME)
         record = self.skillpath.session.get(name)
         if record is None:  # pragma: no cover (call() answered, so the skill exists)
             return text
-        line = f"{_BASE_DIR}{record.base_dir}"
-        if record.base_dir is not None and text.startswith(line + "\n"):
-            hint = f" (read its files with {READ_TOOL_NAME}: skill://{name}/<path>)"
-            text = line + hint + text[len(line) :]
         shown = StrandsSkill(
             name=name,
             description=record.description,

@@ -16,9 +16,31 @@ links into agent folders). This provider finds them in every installed distribut
   ``package``), with the distribution, its version and the package in the source
   detail, so ``explain`` and ``show`` name them.
 
-``SKILLPATH_LIBRARIES``, when set, replaces ``sys.path`` as the list of directories to
-look in (separated by ``os.pathsep``; empty: none), for hosts that run in one environment
-and serve another, and for tests.
+**Whose libraries.** The skills are for the agent working on the project, so the
+libraries are the *project's*, not those of the environment skillpath itself runs in
+(:func:`project_environment`, first found wins):
+
+1. ``SKILLPATH_LIBRARIES``, when set: these directories (separated by ``os.pathsep``;
+   empty: none), for hosts that run in one environment and serve another, and for tests;
+2. ``[skills] libraries_environment``: ``project`` (the default) looks for the
+   project's environment as below; ``interpreter`` reads ``sys.path``, the environment
+   skillpath runs in (what a host that embeds skillpath in the project's own
+   interpreter may set); any other value is the path of a virtual environment
+   (``~`` expands, relative to the project root);
+3. ``UV_PROJECT_ENVIRONMENT`` (uv's name for the project's environment; relative to
+   the project root);
+4. a ``.venv`` with a ``pyvenv.cfg`` in the working directory or a parent, up to the
+   repository root (uv's, Poetry's in-project and ``python -m venv``'s default);
+5. ``VIRTUAL_ENV``, unless it is skillpath's own environment (``sys.prefix``) outside the
+   project — an activated environment of another tool does not speak for the project;
+6. Poetry's environment for the project (``<cache>/pypoetry/virtualenvs/<name>-<hash>-py*``,
+   ``POETRY_VIRTUALENVS_PATH`` honoured), when the project's ``pyproject.toml`` has
+   ``[tool.poetry]``.
+
+No environment found: no library skills. Of an environment, every
+``site-packages`` directory is read, with the directories its ``.pth`` files add
+(editable installs), whose packages are credited through that environment's
+distributions.
 
 Each skill is credited to the distribution that installed its ``SKILL.md``: the one
 whose ``RECORD`` lists the file. A wheel can drop files into another distribution's
@@ -54,8 +76,10 @@ __all__ = [
     "PROVIDER_ID",
     "LibraryRoot",
     "discover_skills",
+    "environment_dirs",
     "installed_by",
     "library_roots",
+    "project_environment",
 ]
 
 PROVIDER_ID = "libraries"
@@ -228,9 +252,20 @@ def _owner(
     return None
 
 
-def _editable_owner(package: str) -> tuple[str, str] | None:
-    """For a package outside any site directory (an editable install): its distribution."""
-    from importlib.metadata import packages_distributions, version
+def _editable_owner(package: str, sites: tuple[str, ...] = ()) -> tuple[str, str] | None:
+    """For a package outside any site directory (an editable install): its distribution
+    (among those installed in ``sites``; none given: skillpath's own environment)."""
+    from importlib.metadata import distributions, packages_distributions, version
+
+    if sites:
+        norm = _normal(package)
+        found = []
+        for dist in distributions(path=list(sites)):
+            name = dist.metadata["Name"] or ""
+            top = (dist.read_text("top_level.txt") or "").split()
+            if _normal(name) == norm or package in top:
+                found.append((name, dist.version or ""))
+        return min(found) if found else None
 
     names = packages_distributions().get(package) or []
     for name in sorted(names):
@@ -241,12 +276,12 @@ def _editable_owner(package: str) -> tuple[str, str] | None:
     return None
 
 
-#: ``{directory: ((mtime_ns, ino, dev), roots)}``: a directory whose entries did not
-#: change (installing or removing a package changes its mtime) is not read again.
-_MEMO: dict[str, tuple[tuple[int, int, int], list[LibraryRoot]]] = {}
+#: ``{(directory, sites): ((mtime_ns, ino, dev), roots)}``: a directory whose entries did
+#: not change (installing or removing a package changes its mtime) is not read again.
+_MEMO: dict[tuple[str, tuple[str, ...]], tuple[tuple[int, int, int], list[LibraryRoot]]] = {}
 
 
-def _scan_dir(entry: str) -> list[LibraryRoot]:
+def _scan_dir(entry: str, sites: tuple[str, ...] = ()) -> list[LibraryRoot]:
     try:
         with os.scandir(entry) as it:
             names = sorted(e.name for e in it if e.is_dir() and not e.name.startswith("."))
@@ -265,16 +300,22 @@ def _scan_dir(entry: str) -> list[LibraryRoot]:
             dist, version = _metadata(entry, info)
             out.append(LibraryRoot(Path(root), name, dist, version, entry, info))
             continue
-        owner = _editable_owner(name)
+        owner = _editable_owner(name, sites)
         if owner is None:
             continue
         out.append(LibraryRoot(Path(root), name, owner[0], owner[1]))
     return out
 
 
-def library_roots(path: Iterable[str] | None = None, cwd: str | None = None) -> list[LibraryRoot]:
+def library_roots(
+    path: Iterable[str] | None = None,
+    cwd: str | None = None,
+    sites: Iterable[str] = (),
+) -> list[LibraryRoot]:
     """Every ``<package>/.agents/skills`` of an installed distribution on ``path``
-    (default ``sys.path``), in path order, packages in name order per directory.
+    (default ``sys.path``), in path order, packages in name order per directory;
+    ``sites`` are the site directories of the environment ``path`` belongs to when
+    it is not skillpath's own (editable installs are credited through them).
 
     A directory is read again only when its own modification time (or identity)
     changed since the last call in this process; a package whose skills folder
@@ -296,21 +337,135 @@ def library_roots(path: Iterable[str] | None = None, cwd: str | None = None) -> 
         except OSError:
             continue
         key = (st.st_mtime_ns, st.st_ino, st.st_dev)
-        memo = _MEMO.get(real)
+        own = tuple(sites)
+        memo = _MEMO.get((real, own))
         if memo is None or memo[0] != key:
-            memo = (key, _scan_dir(entry))
-            _MEMO[real] = memo
+            memo = (key, _scan_dir(entry, own))
+            _MEMO[(real, own)] = memo
         out.extend(memo[1])
     return out
+
+
+def _is_env(path: Path) -> bool:
+    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
+
+
+def _poetry_env(ctx: SkillContext) -> Path | None:
+    """Poetry's environment for the nearest project with ``[tool.poetry]``, in its cache."""
+    import base64
+    import hashlib
+    import tomllib
+
+    for folder in ctx.walk_up():
+        pyproject = folder / "pyproject.toml"
+        try:
+            data = tomllib.loads(_read_small(os.fspath(pyproject), 1 << 20))
+        except (tomllib.TOMLDecodeError, ValueError):
+            continue
+        poetry = data.get("tool", {}).get("poetry")
+        if not isinstance(poetry, dict):
+            continue
+        name = poetry.get("name") or data.get("project", {}).get("name") or folder.name
+        sanitized = re.sub(r'[ $`!*@"\\\r\n\t]', "_", str(name).lower())[:42]
+        digest = hashlib.sha256(os.fspath(folder).encode()).digest()
+        stem = f"{sanitized}-{base64.urlsafe_b64encode(digest).decode()[:8]}-py"
+        where = ctx.env.get("POETRY_VIRTUALENVS_PATH")
+        if where:
+            base = Path(where).expanduser()
+        else:
+            cache = ctx.env.get("POETRY_CACHE_DIR") or os.path.join(
+                ctx.env.get("XDG_CACHE_HOME") or os.fspath(ctx.home / ".cache"), "pypoetry"
+            )
+            base = Path(cache) / "virtualenvs"
+        try:
+            found = sorted(p for p in base.iterdir() if p.name.startswith(stem) and _is_env(p))
+        except OSError:
+            found = []
+        return found[-1] if found else None
+    return None
+
+
+def project_environment(ctx: SkillContext) -> tuple[Path | None, str]:
+    """The project's Python environment and what named it (see the module docstring,
+    steps 3 to 6): ``(None, "")`` when there is none."""
+    root = ctx.project_root
+    named = ctx.env.get("UV_PROJECT_ENVIRONMENT")
+    if named:
+        path = Path(named).expanduser()
+        path = path if path.is_absolute() else root / path
+        if _is_env(path):
+            return path, "UV_PROJECT_ENVIRONMENT"
+    for folder in ctx.walk_up():
+        if _is_env(folder / ".venv"):
+            return folder / ".venv", ".venv"
+    active = ctx.env.get("VIRTUAL_ENV")
+    if active:
+        path = Path(active)
+        own = os.path.realpath(sys.prefix) == os.path.realpath(path)
+        inside = os.path.realpath(path).startswith(os.path.realpath(root) + os.sep)
+        if path.is_dir() and (inside or not own):
+            return path, "VIRTUAL_ENV"
+    poetry = _poetry_env(ctx)
+    if poetry is not None:
+        return poetry, "poetry"
+    return None, ""
+
+
+_SITE_GLOBS = ("lib/python*/site-packages", "lib64/python*/site-packages", "Lib/site-packages")
+
+
+def environment_dirs(env_dir: Path) -> list[str]:
+    """The ``site-packages`` directories of environment ``env_dir`` and the existing
+    directories their ``.pth`` files add (import lines skipped), in a stable order."""
+    sites: list[str] = []
+    for pattern in (
+        "lib/python*/site-packages",
+        "lib64/python*/site-packages",
+        "Lib/site-packages",
+    ):
+        sites.extend(os.fspath(p) for p in sorted(env_dir.glob(pattern)) if p.is_dir())
+    out = list(dict.fromkeys(os.path.realpath(s) for s in sites))
+    for site in list(out):
+        try:
+            names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            for line in _read_small(os.path.join(site, name)).splitlines():
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                extra = os.path.realpath(os.path.join(site, line))
+                if os.path.isdir(extra) and extra not in out:
+                    out.append(extra)
+    return out
+
+
+def _where(ctx: SkillContext) -> tuple[list[str] | None, tuple[str, ...], str]:
+    """``(directories, site directories, what named them)``; ``None``: ``sys.path``."""
+    override = ctx.env.get("SKILLPATH_LIBRARIES")
+    if override is not None:
+        return [p for p in override.split(os.pathsep) if p], (), "SKILLPATH_LIBRARIES"
+    choice = str(ctx.settings.get("skills", "libraries_environment") or "project").strip()
+    if choice == "interpreter":
+        return None, (), "interpreter"
+    if choice == "project":
+        env_dir, why = project_environment(ctx)
+    else:
+        env_dir, why = ctx.expand(choice), "libraries_environment"
+    if env_dir is None:
+        return [], (), ""
+    dirs = environment_dirs(env_dir)
+    sites = tuple(d for d in dirs if os.path.basename(d) == "site-packages")
+    return dirs, sites, why
 
 
 @hookimpl
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """The skills every installed library ships in ``<package>/.agents/skills``."""
     d = Discovery(PROVIDER_ID, PRIORITY, late=True)
-    override = ctx.env.get("SKILLPATH_LIBRARIES")
-    path = None if override is None else [p for p in override.split(os.pathsep) if p]
-    for lib in library_roots(path, cwd=str(ctx.cwd)):
+    path, sites, _why = _where(ctx)
+    for lib in library_roots(path, cwd=str(ctx.cwd), sites=sites):
         res = d.scan(
             lib.path,
             "package",

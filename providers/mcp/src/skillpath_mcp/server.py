@@ -399,6 +399,31 @@ class _SkillsGetParams(types.RequestParams):
     uri: str
 
 
+#: The ``_meta`` key of a rendered skill's content findings (``prompts/get``, the
+#: ``load_skill`` tool): ``[{id, severity, file, line, reason}]``, worst first.
+FINDINGS_META = "skillpath/findings"
+
+
+def _findings_meta(session: SkillSession, name: str) -> dict[str, Any]:
+    """``{"_meta": {FINDINGS_META: [...]}}`` when skill ``name`` has content findings
+    (the client's diagnostics), else nothing. The excerpt is left out: it may hold the
+    very text the checks flag."""
+    found = session.findings(name)
+    if not found:
+        return {}
+    rows = [
+        {
+            "id": f.id,
+            "severity": f.severity,
+            "file": strip_invisible(str(f.path))[0] if f.path is not None else None,
+            "line": f.line,
+            "reason": f.reason,
+        }
+        for f in found
+    ]
+    return {"_meta": {FINDINGS_META: rows}}
+
+
 def _text(text: str) -> types.TextContent:
     return types.TextContent(type="text", text=text)
 
@@ -799,6 +824,7 @@ class SkillServer:
         return types.GetPromptResult(
             description=strip_invisible(skill.description)[0] or None,
             messages=[types.PromptMessage(role="user", content=_text(content))],
+            **_findings_meta(session, skill.name),
         )
 
     async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -1026,16 +1052,18 @@ class SkillServer:
                 content = await anyio.to_thread.run_sync(render)
         except PromptError as exc:
             return types.CallToolResult(content=[_text(str(exc))], is_error=True)
-        return types.CallToolResult(content=[_text(content)])
+        return types.CallToolResult(content=[_text(content)], **_findings_meta(session, name))
 
     @staticmethod
     async def _search_tool(session: SkillSession, arguments: Any) -> types.CallToolResult:
         """``search_skills(query, k?)``: the model-invocable skills ranked for the query
         (the same search as ``skillpath search``; hidden skills never returned)."""
-        visible = [s for s in session.skills() if not s.hidden]
+        # run_search_tool never returns a hidden skill; the session's own tuple finds
+        # the index it already has (filtering here would cost a list per call)
+        skills = session.skills()
 
         def run() -> tuple[str, Any]:
-            return run_search_tool(visible, arguments, ctx=session.ctx, host=session.host)
+            return run_search_tool(skills, arguments, ctx=session.ctx, host=session.host)
 
         text, hits = await anyio.to_thread.run_sync(run)
         if hits is None:

@@ -1,0 +1,670 @@
+"""The content findings of every loaded skill, at a cost a load can afford.
+
+:mod:`skillpath.contentscan` holds the checks; this module runs them for each
+skill a command loaded (``list --json``, ``doctor``, ``explain``, the MCP
+server's ``_meta``, a session's diagnostics):
+
+* **a skill's ``SKILL.md``** is checked on the text the scan read to parse it
+  (:func:`file_rows`, called by :mod:`skillpath.scan`: the file is opened once);
+  the rows are part of the record the discovery index keeps for the file under
+  its ``stat``, so a run that reuses the record checks nothing, and a replayed
+  ``list`` replays them with its output. A load without the index
+  (:func:`load_store`) keeps them in the store below under the file's ``stat``.
+  :attr:`skillpath.Skill.file_findings` carries them; ``findings_for(skill,
+  resources=False)`` returns them;
+* **the other text files of its folder** are checked where they are read
+  (``doctor``, ``explain``, ``validate``, a session's invoke), kept per
+  **content digest**: the SHA-256 of the ``SKILL.md`` and of the text files the
+  checks read (each with its path in the folder and whether it runs), so the
+  same content is checked once, wherever it lives; beside each digest, the
+  ``stat`` of every file and folder it was made of (mode, size, nanosecond
+  ``mtime`` and ``ctime``, inode, device, and every other file of the folders):
+  while they are all unchanged, the digest is not computed again, and a run
+  reads no file it read before. An entry that changed within the racy window of
+  the run that recorded it (``SKILLPATH_INDEX_RACY_MS``, as for the discovery
+  index) is read again next time.
+
+A skill that is not on disk (an MCP prompt, a pack's skill not yet extracted)
+has its name and description checked; its body is checked where it is read
+(``skillpath validate``, ``show``).
+
+The store is one file, ``findings.bin`` in the discovery index's folder
+(``$SKILLPATH_CACHE_DIR/index``, else the user cache directory), read only when
+it is this user's regular file in a folder no one else may write, and replaced
+atomically. ``SKILLPATH_NO_FINDINGS_CACHE=1`` keeps it in memory only;
+``SKILLPATH_NO_CONTENT_CHECKS=1`` turns the load-time checks off (for
+measuring what they cost; ``validate`` still checks).
+
+The interface other parts build on (trust tiers, quarantine, heavy scanners):
+:func:`findings_for` (one skill), :func:`findings_for_all` (many, one store,
+written once), :func:`content_digest` and :class:`FindingsStore` (the four
+methods a store implements; :class:`MemoryStore` and :class:`FileStore` are
+the two shipped).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+import hashlib
+import marshal
+import os
+import stat
+import sys
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
+    from skillpath.model import Skill
+
+__all__ = [
+    "FORMAT",
+    "MAX_BYTES",
+    "MAX_SKILLS",
+    "FileStore",
+    "FindingsStore",
+    "MemoryStore",
+    "checks_enabled",
+    "content_digest",
+    "default_store",
+    "file_rows",
+    "findings_for",
+    "findings_for_all",
+    "load_store",
+    "worst",
+]
+
+
+def __getattr__(name: str) -> object:
+    # ``Finding``: the record :mod:`skillpath.contentscan` makes. The checks (and
+    # their compiled rules) are imported only when something is checked: a warm
+    # run that finds nothing never imports them.
+    if name == "Finding":
+        from skillpath.contentscan import ContentFinding
+
+        return ContentFinding
+    raise AttributeError(name)
+
+
+#: On-disk format version.
+FORMAT = 1
+#: Skills (stat records) and digests kept in the store file; the oldest go first.
+MAX_SKILLS = 100_000
+#: Largest store file read.
+MAX_BYTES = 64 << 20
+#: Other files of a skill's folders whose ``stat`` is recorded; a folder with more
+#: is read again on every run.
+_MAX_OTHER = 256
+_MAGIC = b"SPFND" + bytes([FORMAT, *sys.version_info[:2]])
+_RACY_NS = 2_000_000_000
+_TRUE = {"1", "true", "yes", "on"}
+
+#: ``(mode, size, mtime_ns, ctime_ns, inode, device)``; ``None`` when missing.
+Sig = tuple[int, int, int, int, int, int] | None
+#: One finding as stored: id, severity, reason, path in the folder (``""``: none), line, excerpt.
+Row = tuple[str, str, str, str, int | None, str]
+#: What a skill's digest was made of: ``(path, sig)`` of each file and folder.
+Entries = tuple[tuple[str, Sig], ...]
+
+
+class FindingsStore(Protocol):
+    """Where findings are kept: per content digest, and the stats a digest was made of."""
+
+    def findings(self, digest: str) -> tuple[Row, ...] | None:
+        """The findings recorded for ``digest``, or ``None`` when it was never checked."""
+
+    def put(self, digest: str, rows: tuple[Row, ...]) -> None:
+        """Record the findings of ``digest``."""
+
+    def recorded(self, key: str) -> tuple[Entries, str] | None:
+        """The ``(entries, digest)`` last recorded for skill file ``key``, if any."""
+
+    def remember(self, key: str, entries: Entries, digest: str) -> None:
+        """Record that skill file ``key`` had ``digest`` while its entries were ``entries``."""
+
+
+class MemoryStore:
+    """A store that lives as long as the object (what tests and hosts may pass)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[Row, ...]] = {}
+        self._keys: dict[str, tuple[Entries, str]] = {}
+        self._lock = threading.Lock()
+        self.dirty = False
+
+    def findings(self, digest: str) -> tuple[Row, ...] | None:
+        return self._rows.get(digest)
+
+    def put(self, digest: str, rows: tuple[Row, ...]) -> None:
+        with self._lock:
+            self._rows[digest] = rows
+            self.dirty = True
+
+    def recorded(self, key: str) -> tuple[Entries, str] | None:
+        return self._keys.get(key)
+
+    def remember(self, key: str, entries: Entries, digest: str) -> None:
+        with self._lock:
+            if self._keys.get(key) != (entries, digest):
+                self._keys.pop(key, None)
+                self._keys[key] = (entries, digest)
+                self.dirty = True
+
+    def flush(self) -> None:
+        """Nothing to write."""
+
+
+class FileStore(MemoryStore):
+    """A store kept in one file (see the module docstring); read on creation, written
+    by :meth:`flush` when something was added."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__()
+        self.path = os.fspath(path)
+        loaded = _load(self.path)
+        if loaded is not None:
+            self._keys, self._rows = loaded
+
+    def flush(self) -> None:
+        """Write the file when something was added (errors are ignored: it is a cache)."""
+        with self._lock:
+            if not self.dirty:
+                return
+            keys = dict(list(self._keys.items())[-MAX_SKILLS:])
+            rows = self._rows
+            if len(rows) > MAX_SKILLS:
+                used = {d for _e, d in keys.values()}
+                rows = {d: r for d, r in rows.items() if d in used}
+                rows.update(list(self._rows.items())[-(MAX_SKILLS - len(rows)) :])
+            try:
+                _save(self.path, (_fingerprint(), keys, rows))
+            except (OSError, ValueError):
+                return
+            self.dirty = False
+
+
+# -- the file ------------------------------------------------------------------------
+
+
+def _fingerprint() -> str:
+    """A hash of the code that decides what a finding is (a change discards the file)."""
+    global _FINGERPRINT
+    if _FINGERPRINT is None:
+        h = hashlib.sha256()
+        here = os.path.dirname(os.path.abspath(__file__))
+        for name in ("contentscan.py", "textguard.py", "findings.py"):
+            try:
+                with open(os.path.join(here, name), "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(b"?")
+        _FINGERPRINT = h.hexdigest()
+    return _FINGERPRINT
+
+
+_FINGERPRINT: str | None = None
+
+
+def _owned(st: os.stat_result) -> bool:
+    if not hasattr(os, "geteuid"):
+        return True
+    return st.st_uid == os.geteuid() and not st.st_mode & 0o022
+
+
+def _load(path: str) -> tuple[dict[str, tuple[Entries, str]], dict[str, tuple[Row, ...]]] | None:
+    try:
+        if not _owned(os.stat(os.path.dirname(path))):
+            return None
+        fd = os.open(
+            path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        )
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not _owned(st) or st.st_size > MAX_BYTES:
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        data = b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    head = len(_MAGIC) + 4
+    if data[: len(_MAGIC)] != _MAGIC or len(data) < head:
+        return None
+    body = data[head:]
+    if zlib.crc32(body).to_bytes(4, "little") != data[len(_MAGIC) : head]:
+        return None
+    try:
+        fingerprint, keys, rows = marshal.loads(body)  # noqa: S302 - this user's own file
+    except (EOFError, ValueError, TypeError):
+        return None
+    if fingerprint != _fingerprint() or not isinstance(keys, dict) or not isinstance(rows, dict):
+        return None
+    return keys, rows
+
+
+def _save(
+    path: str,
+    value: tuple[str, dict[str, tuple[Entries, str]], dict[str, tuple[Row, ...]]],
+) -> None:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not _owned(os.stat(folder)):
+        raise OSError(f"{folder} may be written by others")
+    body = marshal.dumps(value)
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(_MAGIC + zlib.crc32(body).to_bytes(4, "little") + body)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# -- switches and the default store -----------------------------------------------------
+
+_stores: dict[str, FileStore] = {}
+_stores_lock = threading.Lock()
+
+
+def checks_enabled(env: Mapping[str, str] | None = None) -> bool:
+    """Whether load-time checks run (``SKILLPATH_NO_CONTENT_CHECKS`` turns them off)."""
+    env = os.environ if env is None else env
+    return env.get("SKILLPATH_NO_CONTENT_CHECKS", "").strip().lower() not in _TRUE
+
+
+def default_store(
+    env: Mapping[str, str] | None = None, home: str | os.PathLike[str] | None = None
+) -> MemoryStore:
+    """The process's store for ``env``/``home``: a :class:`FileStore` in the discovery
+    index's folder (one object per file in a process), or a :class:`MemoryStore` with
+    ``SKILLPATH_NO_FINDINGS_CACHE=1``."""
+    from skillpath.index import index_dir
+
+    env = os.environ if env is None else env
+    if env.get("SKILLPATH_NO_FINDINGS_CACHE", "").strip().lower() in _TRUE:
+        return MemoryStore()
+    path = os.fspath(index_dir(env, None if home is None else Path(home)) / "findings.bin")
+    with _stores_lock:
+        store = _stores.get(path)
+        if store is None:
+            store = _stores[path] = FileStore(path)
+        return store
+
+
+def _racy_ns(env: Mapping[str, str]) -> int:
+    raw = env.get("SKILLPATH_INDEX_RACY_MS", "").strip()
+    try:
+        return max(0, int(float(raw) * 1_000_000)) if raw else _RACY_NS
+    except ValueError:
+        return _RACY_NS
+
+
+# -- one skill -----------------------------------------------------------------------
+
+
+def _sig(path: str) -> Sig:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
+def _unchanged(entries: Entries) -> bool:
+    stat_ = os.stat
+    for path, sig in entries:
+        try:
+            st = stat_(path)
+        except OSError:
+            if sig is not None:
+                return False
+            continue
+        if sig != (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+            return False
+    return True
+
+
+def _racy(entries: Entries, start_ns: int, window: int) -> bool:
+    limit = start_ns - window
+    return any(sig is None or sig[2] >= limit or sig[3] >= limit for _p, sig in entries)
+
+
+def _read(skill: Skill) -> tuple[Entries, str, list[tuple[Path, str, bool]]] | None:
+    """What the checks read of an on-disk skill: its entries, its content digest and
+    ``(path, text, script)`` of each file; ``None`` when its ``SKILL.md`` cannot be read."""
+    from skillpath import contentscan
+
+    assert skill.path is not None and skill.base_dir is not None
+    entries: list[tuple[str, Sig]] = [(os.fspath(skill.path), _sig(os.fspath(skill.path)))]
+    text = contentscan.read_text(skill.path)
+    if text is None:
+        return None
+    h = hashlib.sha256()
+    h.update(b"SKILL.md\0-\0" + text.encode("utf-8", "surrogatepass") + b"\0")
+    texts = [(skill.path, text, False)]
+    folders, files, others = contentscan.walk_folder(skill.base_dir)
+    for folder in folders:
+        entries.append((os.fspath(folder), _sig(os.fspath(folder))))
+    for path in files:
+        data = contentscan.read_text(path)
+        if data is None:
+            continue
+        script = contentscan.is_script(path)
+        entries.append((os.fspath(path), _sig(os.fspath(path))))
+        rel = os.path.relpath(path, skill.base_dir)
+        h.update(f"{rel}\0{'x' if script else '-'}\0".encode("utf-8", "surrogatepass"))
+        h.update(data.encode("utf-8", "surrogatepass") + b"\0")
+        texts.append((path, data, script))
+    if len(others) > _MAX_OTHER:
+        entries.append(("", (0, 0, 0, 0, 0, 0)))  # never equal to a stat: always read again
+    else:
+        entries.extend((os.fspath(p), _sig(os.fspath(p))) for p in others)
+    return tuple(entries), h.hexdigest(), texts
+
+
+def _check(texts: Sequence[tuple[Path | None, str, bool]]) -> list[ContentFinding]:
+    from skillpath import contentscan
+
+    out: list[ContentFinding] = []
+    for path, text, script in texts:
+        for f in contentscan.scan_text(text, script=script):
+            out.append(f if path is None else _with_path(f, path))
+    return contentscan.sort_findings(out)
+
+
+def _with_path(f: ContentFinding, path: Path) -> ContentFinding:
+    from skillpath.contentscan import ContentFinding
+
+    return ContentFinding(f.id, f.severity, f.reason, path, f.line, f.excerpt)
+
+
+def _rows(found: Iterable[ContentFinding], base: Path | None) -> tuple[Row, ...]:
+    out = []
+    for f in found:
+        rel = "" if f.path is None or base is None else os.path.relpath(f.path, base)
+        out.append((f.id, f.severity, f.reason, rel, f.line, f.excerpt))
+    return tuple(out)
+
+
+def _rebase(rows: tuple[Row, ...], skill: Skill) -> tuple[ContentFinding, ...]:
+    if not rows:
+        return ()
+    from skillpath.contentscan import ContentFinding
+
+    base = skill.base_dir
+    out = []
+    for fid, severity, reason, rel, line, excerpt in rows:
+        if not rel or base is None:
+            path = None
+        elif rel == "SKILL.md" and skill.path is not None:
+            path = skill.path
+        else:
+            path = base / rel
+        out.append(ContentFinding(fid, severity, reason, path, line, excerpt))
+    return tuple(out)
+
+
+def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ...]:
+    """Name and description of a skill whose ``SKILL.md`` is not read here (kept in
+    ``store`` per digest; ``None``: checked now, nothing kept)."""
+    text = f"{skill.name}\n{skill.description or ''}"
+    digest = "head:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    rows = None if store is None else store.findings(digest)
+    if rows is None:
+        from skillpath import contentscan
+        from skillpath.contentscan import ContentFinding
+
+        found = [
+            ContentFinding(f.id, f.severity, f.reason, None, None, f.excerpt)
+            for f in contentscan.scan_text(text)
+        ]
+        rows = _rows(contentscan.sort_findings(found), None)
+        if store is not None:
+            store.put(digest, rows)
+    return _rebase(rows, skill)
+
+
+def _digest_and_rows(
+    skill: Skill, store: FindingsStore, window: int
+) -> tuple[str, tuple[Row, ...]] | None:
+    assert skill.path is not None
+    key = os.fspath(skill.path)
+    rec = store.recorded(key)
+    if rec is not None and _unchanged(rec[0]):
+        rows = store.findings(rec[1])
+        if rows is not None:
+            return rec[1], rows
+    start = time.time_ns()
+    read = _read(skill)
+    if read is None:
+        return None
+    entries, digest, texts = read
+    rows = store.findings(digest)
+    if rows is None:
+        rows = _rows(_check(texts), skill.base_dir)
+        store.put(digest, rows)
+    if not _racy(entries, start, window):
+        store.remember(key, entries, digest)
+    return digest, rows
+
+
+def _text_rows(data: bytes) -> tuple[Row, ...]:
+    """The rows of the content checks over a ``SKILL.md`` whose first bytes are
+    ``data`` (as :func:`skillpath.contentscan.read_text` reads a file: bounded, a
+    binary file has none)."""
+    from skillpath import contentscan
+
+    data = data[: contentscan.MAX_FILE_BYTES]
+    if b"\0" in data[:4096]:
+        return ()
+    found = contentscan.scan_text(data.decode("utf-8", "replace"))
+    if not found:
+        return ()
+    return tuple(
+        (f.id, f.severity, f.reason, "SKILL.md", f.line, f.excerpt)
+        for f in contentscan.sort_findings(found)
+    )
+
+
+def _stat_rows(
+    store: FindingsStore, path: str, sig: Sig, read: Callable[[], bytes | None], window: int
+) -> tuple[Row, ...] | None:
+    """The rows of ``SKILL.md`` ``path`` (``stat`` ``sig``) kept in ``store`` while its
+    ``stat`` is unchanged, else of the text ``read`` gives (``None``: unreadable).
+
+    Kept apart from the folder digests of :func:`findings_for` (a key of its own,
+    ``file:<path>``); a file without findings points at one shared empty entry."""
+    key = "file:" + path
+    entries: Entries = (("", sig),)
+    rec = store.recorded(key)
+    if rec is not None and rec[0] == entries:
+        rows = store.findings(rec[1])
+        if rows is not None:
+            return rows
+    start = time.time_ns()
+    data = read()
+    if data is None:
+        return None
+    rows = _text_rows(data)
+    digest = "rows:" + path if rows else "rows:"
+    if store.findings(digest) != rows:
+        store.put(digest, rows)
+    if not _racy(entries, start, window):
+        store.remember(key, entries, digest)
+    return rows
+
+
+def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
+    """The findings rows of ``SKILL.md`` ``path`` that the scan read (``data``, the
+    file's first bytes; ``st``, the ``fstat`` of the descriptor it read them from),
+    for its record (:data:`skillpath.scan.Record`).
+
+    During a load with the discovery index, the record is what is kept (a warm
+    run rebuilds no record, so checks nothing); in a load without it
+    (:func:`load_store`), the rows are kept in :func:`default_store` under the
+    file's ``stat``, so a cold run checks only what changed."""
+    kept = _LOAD_STORE.get()
+    if kept is None:
+        return _text_rows(data)
+    sig = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+    rows = _stat_rows(kept[0], path, sig, functools.partial(_same, data), kept[1])
+    return () if rows is None else rows
+
+
+def _same(data: bytes) -> bytes:
+    return data
+
+
+_LOAD_STORE: contextvars.ContextVar[tuple[MemoryStore, int] | None] = contextvars.ContextVar(
+    "skillpath_findings_store", default=None
+)
+
+
+@contextlib.contextmanager
+def load_store(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> Iterator[None]:
+    """Keep the findings of the files a load without the discovery index reads in
+    :func:`default_store` of ``env``/``home`` (by ``stat``), written when the block ends;
+    outside such a block, :func:`file_rows` keeps nothing."""
+    token = _LOAD_STORE.set((default_store(env, home), _racy_ns(env)))
+    try:
+        yield
+    finally:
+        kept = _LOAD_STORE.get()
+        _LOAD_STORE.reset(token)
+        if kept is not None and kept[0].dirty:
+            kept[0].flush()
+
+
+def _file_only(
+    skill: Skill, store: FindingsStore | None, window: int
+) -> tuple[ContentFinding, ...]:
+    """The findings of ``skill``'s ``SKILL.md`` (or, off disk, of its name and
+    description): what its scan found, else read now (a skill a plugin built; kept in
+    ``store`` by ``stat``, or, with ``None``, not kept)."""
+    if skill.file_findings is not None:
+        return _rebase(skill.file_findings, skill)
+    if skill.path is None or skill.base_dir is None:
+        return _head(skill, store)
+    path = os.fspath(skill.path)
+    from skillpath import contentscan
+
+    def read() -> bytes | None:
+        text = contentscan.read_text(Path(path))
+        return None if text is None else text.encode("utf-8", "surrogatepass")
+
+    if store is None:
+        data = read()
+        rows = None if data is None else _text_rows(data)
+    else:
+        rows = _stat_rows(store, path, _sig(path), read, window)
+    return _head(skill, store) if rows is None else _rebase(rows, skill)
+
+
+def findings_for(
+    skill: Skill,
+    *,
+    store: FindingsStore | None = None,
+    env: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    resources: bool = True,
+) -> tuple[ContentFinding, ...]:
+    """The content findings of ``skill`` (worst first; empty when the checks are off),
+    from ``store`` (default: :func:`default_store` of ``env``) or checked now and kept
+    there. The same as :func:`skillpath.contentscan.scan_skill` for a skill on disk;
+    for one off disk, its name and description only. Without ``resources``, its
+    ``SKILL.md`` only: what the scan found in the text it read (no file is opened
+    for a skill the scan built)."""
+    env = os.environ if env is None else env
+    if not checks_enabled(env):
+        return ()
+    if not resources:
+        return _file_only(skill, store, _racy_ns(env))
+    store = default_store(env, home) if store is None else store
+    if skill.path is None or skill.base_dir is None:
+        return _head(skill, store)
+    got = _digest_and_rows(skill, store, _racy_ns(env))
+    if got is None:
+        return _head(skill, store)
+    return _rebase(got[1], skill)
+
+
+def findings_for_all(
+    skills: Iterable[Skill],
+    *,
+    env: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+    store: FindingsStore | None = None,
+    resources: bool = True,
+) -> list[tuple[ContentFinding, ...]]:
+    """:func:`findings_for` of each of ``skills`` (in order), with one store that is
+    written once at the end (what a command calls). Without ``resources`` (what
+    ``list --json`` shows), a skill the scan built costs nothing: its findings
+    came with it, and no store is opened when all of them did."""
+    env = os.environ if env is None else env
+    skills = list(skills)
+    if not checks_enabled(env):
+        return [() for _ in skills]
+    window = _racy_ns(env)
+    if not resources:
+        # what the scan found came with each skill; the few a plugin built (a pack's,
+        # an MCP server's) are checked now: the store is not opened, so a replayed
+        # ``list`` depends on no file but the skills'
+        return [_file_only(s, store, window) for s in skills]
+    own = default_store(env, home) if store is None else store
+    out: list[tuple[ContentFinding, ...]] = []
+    for skill in skills:
+        got = None
+        if skill.path is not None and skill.base_dir is not None:
+            got = _digest_and_rows(skill, own, window)
+        if got is None:
+            out.append(_head(skill, own))
+        elif got[1]:
+            out.append(_rebase(got[1], skill))
+        else:
+            out.append(())
+    flush = getattr(own, "flush", None)
+    if flush is not None:
+        flush()
+    return out
+
+
+def content_digest(
+    skill: Skill,
+    *,
+    store: FindingsStore | None = None,
+    env: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+) -> str | None:
+    """The content digest of an on-disk skill (``SKILL.md`` and the text files the checks
+    read), from the recorded stats when nothing changed; ``None`` off disk or unreadable."""
+    if skill.path is None or skill.base_dir is None:
+        return None
+    env = os.environ if env is None else env
+    store = default_store(env, home) if store is None else store
+    got = _digest_and_rows(skill, store, _racy_ns(env))
+    return None if got is None else got[0]
+
+
+def worst(findings: Iterable[ContentFinding]) -> str | None:
+    """The worst severity among ``findings`` (``None`` when there are none)."""
+    from skillpath.contentscan import SEVERITIES
+
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    found = [f.severity for f in findings]
+    return min(found, key=lambda s: rank.get(s, 9)) if found else None
