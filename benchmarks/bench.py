@@ -893,6 +893,7 @@ def measure(
 ) -> Measure:
     """Time ``runs`` fresh processes of ``argv`` (after an untimed warm-up run)."""
     times: list[float] = []
+    cpu: list[float] = []
     rss = 0
     if warmup:
         if before is not None:
@@ -907,8 +908,9 @@ def measure(
         if code != 0:
             return Measure(label, [], 0, f"exit status {code}")
         times.append(t)
+        cpu.append(LAST_CPU[0])
         rss = max(rss, r)
-    return Measure(label, times, rss)
+    return Measure(label, times, rss, cpu=cpu)
 
 
 def measure_pair(
@@ -1028,6 +1030,10 @@ def fmt_t(m: Measure) -> str:
     return f"{m.median * 1000:8.0f} ms  [{min(m.times) * 1000:.0f}-{max(m.times) * 1000:.0f}]"
 
 
+def fmt_cpu(m: Measure) -> str:
+    return f"{statistics.median(m.cpu) * 1000:8.0f} ms" if m.ok and m.cpu else ""
+
+
 def fmt_rss(m: Measure) -> str:
     return f"{m.rss / MB:5.1f} MB" if m.ok else ""
 
@@ -1141,7 +1147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ):
         (scripts / name).write_text(text)
 
-    rows: list[tuple[str, str, str, str]] = []
+    rows: list[tuple[str, str, str, str, str]] = []
     summary: dict[tuple[str, int], dict[str, Measure]] = {}
     try:
         for shape, n in [(shape, n) for shape in shapes for n in sizes]:
@@ -1244,7 +1250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             notes.append(f"N={tag}: corpus {manifest['counts']}; skillpath found {found}")
             summary[(shape, n)] = res
             for m in res.values():
-                rows.append((tag, m.label, fmt_t(m), fmt_rss(m)))
+                rows.append((tag, m.label, fmt_t(m), fmt_rss(m), fmt_cpu(m)))
             if not args.keep:
                 shutil.rmtree(base, ignore_errors=True)
 
@@ -1283,7 +1289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ),
         }
         for m in startup.values():
-            rows.append(("empty", m.label, fmt_t(m), fmt_rss(m)))
+            rows.append(("empty", m.label, fmt_t(m), fmt_rss(m), fmt_cpu(m)))
 
         # in-process measurements
         proc = subprocess.run(
@@ -1313,14 +1319,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     w = max(len(r[1]) for r in rows)
     nw = max(7, *(len(r[0]) for r in rows))
-    print(f"{'N':>{nw}}  {'command':<{w}}  {'median [min-max]':<28}  peak RSS")
-    print(f"{'-' * nw}  {'-' * w}  {'-' * 28}  --------")
+    print(f"{'N':>{nw}}  {'command':<{w}}  {'median [min-max]':<28}  peak RSS  CPU (median)")
+    print(f"{'-' * nw}  {'-' * w}  {'-' * 28}  --------  ------------")
     last = None
-    for n, label, t, rss in rows:
+    for n, label, t, rss, cpu_s in rows:
         if last is not None and n != last:
             print()
         last = n
-        print(f"{n:>{nw}}  {label:<{w}}  {t:<28}  {rss}")
+        print(f"{n:>{nw}}  {label:<{w}}  {t:<28}  {rss:<8}  {cpu_s}")
     print()
 
     def ratio(x: Measure | None, y: Measure | None) -> float | None:
@@ -1349,6 +1355,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"warm/(a) {show(ratio(res['warm'], res['a']))}",
             f"warm/(b) {show(ratio(res['warm'], res['b']))}",
             f"index-only/(a) {show(ratio(res['warm_index'], res['a']))}",
+            f"CPU cold/(b) {show(cpu_ratio(res['cold'], res['b']))}",
+            f"CPU warm/(a) {show(cpu_ratio(res['warm'], res['a']))}",
         ]
         if shape == "default":
             parts.append(f"cold/(c) {show(ratio(res['cold'], res['c']))}")
@@ -1389,6 +1397,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 targets.append((f"cold list --json faster than {name}", show(r2), verdict(r2, 1.0)))
         r = ratio(top["warm"], top["a"])
         targets.append((f"warm list --json <= 1.0x (a), {at}", show(r), verdict(r, 1.0)))
+        targets.append(
+            (
+                f"(info) same, processor time (user+sys), {at}",
+                show(cpu_ratio(top["warm"], top["a"])),
+                "-",
+            )
+        )
         r = ratio(top["warm_index"], top["a"])
         targets.append((f"(info) warm, index only (no replay) / (a), {at}", show(r), "-"))
         rss = max(top["cold"].rss, top["warm"].rss, top["build"].rss, top["warm_index"].rss) / MB

@@ -22,7 +22,7 @@ def test_it_is_public_and_checks_what_it_is_given() -> None:
     assert "depends_on" in skillpath.__all__
     assert skillpath.depends_on is depends_on
     for bad in ((), ("file",), ("files", "weather")):
-        with pytest.raises(ValueError, match="expected one or more of files, clock"):
+        with pytest.raises(ValueError, match="expected one or more of arguments, files, clock"):
             depends_on(*bad)
 
 

@@ -583,3 +583,39 @@ def test_well_formed_file_with_records_that_do_not_fit(tree: tuple[Path, Path]) 
     assert s.scan() == reference
     assert s.stats["misses"] == 5
     assert s.scan() == reference and s.stats["hits"] == 5
+
+
+def test_a_root_scanned_twice_in_one_load_reads_its_file_again(tree: tuple[Path, Path]) -> None:
+    """Once a root is scanned and nothing of it is left to write, its entries are
+    dropped (peak memory of a large load); a second scan of the same root in the same
+    load (another provider, another build) reads the file again and is still served
+    from it, and the file keeps the records of both scans."""
+    root, cache = tree
+
+    def load() -> tuple[Any, Any, DiscoveryIndex]:
+        idx = DiscoveryIndex(cache, racy_window_ns=0)
+        with sw_index.activate(idx):
+            one = scan_skills_dir(root, SkillSource("claude", "project", root))
+            two = scan_skills_dir(root, SkillSource("agents", "project", root))
+        idx.flush()
+        return snapshot(one), snapshot(two), idx
+
+    cold = load()
+    assert cold[2].stats.misses == 10
+    one, two, idx = load()
+    assert (one, two) == cold[:2]
+    assert idx.stats.as_dict() == {
+        "files_read": 2,
+        "files_written": 0,
+        "hits": 10,
+        "listings_reused": 2,
+        "misses": 0,
+    }
+    assert idx.root(os.path.abspath(root)).released is False  # read again on use
+    # an edit between the loads: the first scan writes, the second still hits the rest
+    write_skill(root, "skill-0", "Edited.")
+    one, two, idx = load()
+    assert idx.stats.misses == 2 and idx.stats.hits == 8
+    assert one == snapshot(scan_skills_dir(root, SkillSource("claude", "project", root)))
+    _one, _two, idx = load()
+    assert idx.stats.misses == 0 and idx.stats.hits == 10

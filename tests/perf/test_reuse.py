@@ -811,3 +811,18 @@ def test_a_turn_stats_every_file_with_a_switch_even_where_another_session_watche
     _edit_restoring_mtime(proj)
     assert skills.begin_turn() is True
     same_as_fresh(proj, skills.session)
+
+
+def test_an_entry_the_index_lost_is_read_again(proj: Project) -> None:
+    """What a scan keeps in the process does not hold the index records (the index
+    file does): when the index lost them, a root scanned again reads those files."""
+    check(proj)
+    warm(proj)
+    index_dir = Path(proj.env["XDG_CACHE_HOME"]) / "skillpath" / "index"
+    assert any(index_dir.iterdir())
+    shutil.rmtree(index_dir)
+    proj.skill(".claude/skills", "claude-new", "Joins the root.")  # the root is scanned again
+    res = check(proj)
+    assert "claude-new" in res.names and "claude-3" in res.names
+    assert any(index_dir.iterdir())  # written again, whole
+    assert snapshot(warm(proj)) == snapshot(res)

@@ -11,7 +11,7 @@ Implementations of ``discover_skills``, ``filter_skill`` and ``transform_prompt`
 declare what their output depends on with :func:`skillpath.depends_on` (or a
 module-level ``DEPENDS_ON``): an unchanged ``skillpath list`` is replayed from a
 snapshot, without calling any hook, only while every one of them has declared it
-and those ``list`` calls declared ``"files"`` alone.
+and those ``list`` calls declared ``"files"`` or ``"arguments"`` alone.
 """
 
 from __future__ import annotations
@@ -120,7 +120,10 @@ def filter_skill(skill: Skill, ctx: SkillContext) -> Veto | bool | None:
 
     Dependencies: as for :func:`discover_skills` (declare ``"files"`` with
     :func:`skillpath.depends_on` when the verdict depends on nothing else, or
-    ``skillpath list`` is not replayed).
+    ``skillpath list`` is not replayed). Declare ``"arguments"`` when it depends
+    on ``skill`` and ``ctx`` alone (no file of its own): a process that loads
+    again may then reuse its verdicts on unchanged skills with an equal context,
+    instead of offering every skill again.
     """
 
 

@@ -53,7 +53,7 @@ from skillpath.model import (
     Skipped,
     sort_key,
 )
-from skillpath.plugins import PluginHost, get_plugin_host
+from skillpath.plugins import PluginHost, argument_only, get_plugin_host
 from skillpath.scan import scan_skills_dir
 from skillpath.trust import apply_trust
 
@@ -552,7 +552,7 @@ def load_skills(
     passes.append(custom)
     passes.extend(r for r in ordered if r.late)
     # the same results, settings and core filter as the last load: the same merge
-    key = _reuse.merge_key(ctx, host, filter_skill) if reuse else None
+    key = _reuse.merge_key(ctx, host, filter_skill, argument_only) if reuse else None
     merged = None
     if key is not None:
         merged = _reuse.merged(key, host, ctx, passes, _drop_found_elsewhere)
@@ -560,7 +560,12 @@ def load_skills(
         merged = merge_results(passes, ctx, host)
         if key is not None:
             _reuse.keep_merged(
-                key, host, ctx.settings.skills, passes, merged, _drop_found_elsewhere
+                key,
+                host,
+                _reuse.merge_state(key, ctx, host),
+                passes,
+                merged,
+                _drop_found_elsewhere,
             )
     # trust tiers and quarantine (skillpath.trust): after the merge, so a reused merge
     # is judged against the approvals as they are now

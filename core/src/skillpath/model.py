@@ -122,20 +122,34 @@ class Frontmatter:
     raw: Mapping[str, Any] = attrs.field(factory=dict, hash=False)
 
 
+#: Makes the lock of a :class:`_BodyCache` on its first use.
+_LOCK_FOR_LOCKS = threading.Lock()
+
+
 class _BodyCache:
-    """Lazily loaded, cached body text (shared by evolved copies of a skill)."""
+    """Lazily loaded, cached body text (shared by evolved copies of a skill).
+
+    Its lock is made when the body is first asked for: most skills of a large
+    catalog never are, and 10,000 locks were a megabyte of every load.
+    """
 
     __slots__ = ("_loader", "_lock", "_value")
 
     def __init__(self, loader: Callable[[], str] | None) -> None:
         self._loader = loader
-        self._lock = threading.Lock()
+        self._lock: threading.Lock | None = None
         self._value: str | None = None
 
     def get(self, skill: Skill) -> str:
         if self._value is not None:
             return self._value
-        with self._lock:
+        lock = self._lock
+        if lock is None:
+            with _LOCK_FOR_LOCKS:
+                if self._lock is None:
+                    self._lock = threading.Lock()
+                lock = self._lock
+        with lock:
             if self._value is None:
                 if self._loader is not None:
                     self._value = self._loader()

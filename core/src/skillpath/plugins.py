@@ -73,6 +73,7 @@ __all__ = [
     "PluginHost",
     "PluginRecord",
     "Undeclared",
+    "argument_only",
     "declared_dependencies",
     "depends_on",
     "entry_points",
@@ -117,8 +118,11 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Any]:
 
 
 #: What a hook implementation may declare its output depends on
-#: (:func:`depends_on`). Only ``"files"`` can be replayed.
-DEPENDENCIES = ("files", "clock", "network", "process", "random", "state")
+#: (:func:`depends_on`). Only ``"arguments"`` and ``"files"`` can be replayed.
+DEPENDENCIES = ("arguments", "files", "clock", "network", "process", "random", "state")
+#: The declarations a replayed ``list`` run allows (``"arguments"`` is narrower
+#: than ``"files"``: nothing but the hook's arguments).
+_REPLAYABLE = frozenset({"arguments", "files"})
 #: The hooks whose implementations must declare what they depend on for a
 #: ``skillpath list`` run to be replayed (see :func:`depends_on`).
 REPLAYED_HOOKS = ("discover_skills", "filter_skill", "transform_prompt")
@@ -137,7 +141,11 @@ def depends_on(*what: str) -> Callable[[_T], _T]:
     ``"files"`` means: nothing but what a replay checks — the arguments, the
     current directory, the environment, the user, the files opened and the
     directories listed or ``stat``-ed by name through Python, and the plugin's
-    own code. Anything else (``"clock"``, ``"network"``, ``"process"``,
+    own code. ``"arguments"`` is narrower: nothing but the hook's arguments (for
+    ``filter_skill``, the skill and the context — its directories, environment,
+    settings and session id), no file of its own; a long-lived process may then
+    reuse a verdict for an unchanged skill and an equal context (see
+    :func:`argument_only`). Anything else (``"clock"``, ``"network"``, ``"process"``,
     ``"random"``, ``"state"`` kept in memory across loads) means the output can
     change while every file stays the same: a ``list`` run that calls such a
     ``discover_skills`` or ``filter_skill`` is never recorded for replay.
@@ -190,11 +198,21 @@ def declared_dependencies(impl: pluggy.HookImpl) -> tuple[str, ...] | None:
     return None if found is None else _valid(found)
 
 
+def argument_only(impl: pluggy.HookImpl) -> bool:
+    """Whether hook implementation ``impl`` declared that its output depends on its
+    arguments alone (``depends_on("arguments")``) and is a plain implementation
+    (no wrapper): the same arguments give the same result."""
+    if impl.hookwrapper or getattr(impl, "wrapper", False):
+        return False
+    return declared_dependencies(impl) == ("arguments",)
+
+
 @attrs.frozen
 class Undeclared:
     """Why the plugins' hooks keep a ``skillpath list`` run from being replayed:
     ``plugin`` did not declare what ``hooks`` depend on (``depends`` is empty),
-    or declared something other than ``"files"`` for them (``depends``)."""
+    or declared something other than ``"files"`` or ``"arguments"`` for them
+    (``depends``)."""
 
     plugin: str
     hooks: tuple[str, ...]
@@ -444,10 +462,10 @@ class PluginHost:
                 deps = declared_dependencies(impl)
                 if deps is None:
                     undeclared.setdefault(impl.plugin_name, []).append(hook)
-                elif hook in _LIST_HOOKS and set(deps) - {"files"}:
+                elif hook in _LIST_HOOKS and set(deps) - _REPLAYABLE:
                     hooks, what = other.setdefault(impl.plugin_name, ([], set()))
                     hooks.append(hook)
-                    what.update(d for d in deps if d != "files")
+                    what.update(d for d in deps if d not in _REPLAYABLE)
         out = [Undeclared(name, tuple(hooks)) for name, hooks in undeclared.items()]
         out += [
             Undeclared(name, tuple(hooks), tuple(sorted(what)))

@@ -482,17 +482,21 @@ class _Judge:
     def _unapproved(self, skill: Skill, kind: str, ident: str) -> str | None:
         if _matches(self.policy.approve, kind, ident, skill.name):
             return None
-        digest = content_digest(skill)
+        # the digest (every file of the folder read) only where a record can match it
+        digest = None
         if kind == "added" and skill.base_dir is not None:
             # the folder add wrote, or — for a link it made — the canonical copy
+            digest = content_digest(skill)
             entry = self.added.get(os.path.abspath(skill.base_dir), {})
             canonical = self.added.get(os.path.realpath(skill.base_dir), {})
             if digest in (entry.get("hash"), canonical.get("hash")):
                 return None
-        if any(a.approved(skill.name, digest) for a in self.approvals):
-            return None
         known = any(skill.name in a.skills for a in self.approvals)
         if known:
+            if digest is None:
+                digest = content_digest(skill)
+            if any(a.approved(skill.name, digest) for a in self.approvals):
+                return None
             return "its content changed since it was approved"
         if kind == "added":
             return "its content changed since `skillpath add` installed it"

@@ -239,6 +239,7 @@ class RootState:
         "listing",
         "listing_key",
         "listing_racy",
+        "released",
         "root",
         "seen",
     )
@@ -251,6 +252,9 @@ class RootState:
         self.files: dict[str, Any] = {}
         self.seen: dict[str, FileEntry] = {}
         self.dirty = False
+        #: the entries were dropped once the root was scanned (see
+        #: :meth:`DiscoveryIndex.release`); another scan of it reads the file again
+        self.released = False
 
     # -- used by the scanner ---------------------------------------------------
     def cached_listing(self, key: tuple[Any, ...]) -> tuple[tuple[str, str], ...] | None:
@@ -534,10 +538,23 @@ class DiscoveryIndex:
     def root(self, root: str) -> RootState:
         """The state of skills root ``root`` (read from disk on first use)."""
         state = self._roots.get(root)
-        if state is None:
+        if state is None or state.released:
             state = self._read(root)
             self._roots[root] = state
         return state
+
+    def release(self, root: str) -> None:
+        """Drop the entries read for ``root`` once it is scanned, when nothing of it
+        is left to write (it stays the file on disk): the records the load did not
+        build skills from are freed before the next root's are read, which keeps the
+        peak memory of a large load down. A later scan of ``root`` in this load reads
+        the file again."""
+        state = self._roots.get(root)
+        if state is None or state.dirty or len(state.seen) != len(state.files):
+            return
+        state.files = {}
+        state.seen = {}
+        state.released = True
 
     def _read(self, root: str) -> RootState:
         state = RootState(root)

@@ -43,6 +43,9 @@ _SEP_SKILL_FILE = os.sep + "SKILL.md"
 
 #: A kept entry: ``(key, linked folder or None, SKILL.md path text, record,
 #: (skill, diagnostics), recent)`` (see :class:`skillpath.cache.reuse.RootMemo`).
+#: The index record is ``None`` in what a scan keeps (the index file holds it; an
+#: entry the index lost is read again): 10,000 records kept for the life of the
+#: process, beside the skills built from them, were megabytes of peak memory.
 Entry = tuple[Any, ...]
 
 
@@ -255,6 +258,8 @@ class ScanMemo:
         if kept is None or kept[0] != key or kept[1] != linked or kept[5]:
             return None
         if state.lookup(name, key, self._build) is None:
+            if kept[3] is None:
+                return None
             state.store(name, key, False, self._build, kept[3])
         self._new[name] = kept  # type: ignore[index]
         self._reused += 1
@@ -310,15 +315,18 @@ class ScanMemo:
         built: tuple[Any, tuple[Any, ...]],
         racy: bool,
     ) -> None:
-        """Keep what folder ``name`` gave (``built``: the skill and its diagnostics)."""
+        """Keep what folder ``name`` gave (``built``: the skill and its diagnostics;
+        ``record`` is left to the index, see :data:`Entry`)."""
         if self._new is not None and not racy:
-            self._new[name] = (key, linked, skill_path, record, built, False)
+            self._new[name] = (key, linked, skill_path, None, built, False)
         else:
             self._whole = False
 
     def finish(self, result: Any, listing: tuple[tuple[str, str], ...]) -> None:
         """Keep ``result`` and what each folder gave for the next scan in this process."""
         key, new, idx = self._memo_key, self._new, self._idx
+        if idx is not None and self._state is not None:
+            idx.release(self._state.root)
         if key is None or new is None:
             return
         _reuse.count("roots_rescanned")

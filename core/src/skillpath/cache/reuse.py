@@ -442,18 +442,51 @@ def _same_passes(old: Sequence[Any], new: Sequence[Any]) -> bool:
     return True
 
 
-def merge_key(ctx: Any, host: Any, builtin_filter: Any) -> tuple[Any, ...] | None:
+def merge_key(
+    ctx: Any, host: Any, builtin_filter: Any, argument_only: Any = None
+) -> tuple[Any, ...] | None:
     """The key a merge is kept under, or ``None`` when it may not be reused.
 
-    Only when the host's one ``filter_skill`` implementation is
-    ``builtin_filter`` (the core's, which reads the skill and ``[skills]``).
+    Only when the host's ``filter_skill`` implementations are ``builtin_filter``
+    (the core's, which reads the skill and ``[skills]``) and, besides it, plain
+    implementations for which ``argument_only(impl)`` is true (a plugin's that
+    declared its verdict depends on the skill and the context alone). With such
+    a plugin filter the whole context must be equal too (see :func:`merge_state`).
     """
     impls = host.pm.hook.filter_skill.get_hookimpls()
-    if len(impls) != 1 or impls[0].function is not builtin_filter:
+    builtin = others = False
+    for impl in impls:
+        if impl.hookwrapper or getattr(impl, "wrapper", False):
+            return None
+        if impl.function is builtin_filter:
+            builtin = True
+        elif argument_only is not None and argument_only(impl):
+            others = True
+        else:
+            return None
+    if not builtin or (others and ctx.skills):
         return None
-    if impls[0].hookwrapper or getattr(impls[0], "wrapper", False):
-        return None
-    return (id(host), str(ctx.cwd), str(ctx.home))
+    return (id(host), str(ctx.cwd), str(ctx.home), others)
+
+
+def merge_state(key: tuple[Any, ...], ctx: Any, host: Any) -> tuple[Any, ...]:
+    """What a kept merge under ``key`` must have been made with to be reused: the
+    filter implementations and the ``[skills]`` settings (all the core's filter
+    reads), and with plugin filters the whole context they are given (its
+    directories, environment, settings, session id and extras)."""
+    impls = tuple(impl.function for impl in host.pm.hook.filter_skill.get_hookimpls())
+    skills = dict(ctx.settings.skills)
+    if not key[3]:
+        return (impls, skills)
+    return (
+        impls,
+        skills,
+        ctx.repo_root,
+        dict(ctx.env),
+        ctx.settings,
+        ctx.session_id,
+        dict(ctx.extras),
+    )
 
 
 def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) -> Any:
@@ -466,15 +499,15 @@ def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) ->
     change) and the diagnostics of the results are taken again. ``drop`` is
     the loader's rule for nested-skill notes about files loaded elsewhere.
     """
-    skills = ctx.settings.skills
     with _LOCK:
         kept = _MERGES.get(key)
         if kept is not None:
             _MERGES.move_to_end(key)
     if kept is None:
         return None
-    k_host, k_skills, k_passes, result, extra = kept
-    if k_host is not host or k_skills != dict(skills):
+    k_host, k_state, k_passes, result, extra = kept
+    state = merge_state(key, ctx, host)
+    if k_host is not host or k_state != state:
         return None
     if _same_passes(k_passes, passes):
         stats["merges_reused"] += 1
@@ -483,7 +516,7 @@ def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) ->
     if patched is None:
         return None
     stats["merges_patched"] += 1
-    keep_merged(key, host, skills, passes, patched[0], drop, extra=(*extra[:3], patched[1]))
+    keep_merged(key, host, state, passes, patched[0], drop, extra=(*extra[:3], patched[1]))
     return patched[0]
 
 
@@ -557,13 +590,13 @@ def _patch(
 def keep_merged(
     key: tuple[Any, ...],
     host: Any,
-    skills: Mapping[str, Any],
+    state: tuple[Any, ...],
     passes: Any,
     result: Any,
     drop: Any,
     extra: tuple[Any, ...] | None = None,
 ) -> None:
-    """Keep ``result``, the merge of ``passes`` with ``[skills]`` settings ``skills``."""
+    """Keep ``result``, the merge of ``passes`` made in ``state`` (:func:`merge_state`)."""
     if extra is None:
         paths = {s.path for r in passes for s in r.skills if s.path is not None}
         pass_diags: list[Any] = []
@@ -581,7 +614,7 @@ def keep_merged(
         winners.update({id(s): (1, i) for i, s in enumerate(result.conditional)})
         extra = (*extra[:3], winners)
     with _LOCK:
-        _MERGES[key] = (host, dict(skills), list(passes), result, extra)
+        _MERGES[key] = (host, state, list(passes), result, extra)
         _MERGES.move_to_end(key)
         while len(_MERGES) > _MAX_MERGES:
             _MERGES.popitem(last=False)

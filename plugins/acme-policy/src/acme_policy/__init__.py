@@ -53,9 +53,10 @@ __all__ = [
     "transform_prompt",
 ]
 
-#: The policy is read from config files only (:func:`skillpath.depends_on`), so an
-#: unchanged ``skillpath list`` may be replayed.
-DEPENDS_ON = ("files",)
+#: The hooks read nothing but their arguments: the policy comes from ``ctx.settings``
+#: (:func:`skillpath.depends_on`), so an unchanged ``skillpath list`` may be replayed
+#: and a process that loads again may keep the verdicts on unchanged skills.
+DEPENDS_ON = ("arguments",)
 
 SECTION = "acme_policy"
 
