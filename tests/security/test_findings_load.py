@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 from pathlib import Path
 
 import pytest
@@ -173,39 +172,6 @@ def test_a_skill_not_on_disk_has_its_name_and_description_checked() -> None:
     assert skill is not None
     found = findings_for(skill, store=MemoryStore(), env=FAST)
     assert [f.id for f in found] == ["agent-override"] and found[0].path is None
-
-
-# -- the prefilter is the plain computation, faster ---------------------------------
-
-
-def _texts() -> list[str]:
-    out = [case.partition(":")[2] if ":" in case[:40] else case for _i, _s, case in HOSTILE]
-    out += [case for _i, _s, case in HOSTILE]
-    root = Path(__file__).resolve().parents[1] / "fixtures" / "realworld"
-    out += [p.read_text("utf-8", "replace") for p in sorted(root.rglob("*.md"))[:400]]
-    words = [
-        *("curl", "wget", "|", "sh", "bash", "base64", "-d", "eval(", "atob(", "exec("),
-        *("the", "user", "do", "not", "tell", "ignore", "previous", "instructions"),
-        *("~/.aws/credentials", "webhook.site", "ngrok.io", "--yolo", "confirmation"),
-        *("http://1.2.3.4", "you", "are", "now", "system", "prompt", "-o", "x", "&&"),
-        *("chmod", "+x", "./x", "K", "\u212a", "\u017f", "\u0131", "\u200b"),
-    ]
-    rng = random.Random(29)
-    for _ in range(300):
-        out.append(" ".join(rng.choice(words) for _ in range(rng.randint(3, 40))))
-    return out
-
-
-@pytest.mark.parametrize("script", [False, True])
-def test_the_word_prefilter_finds_what_every_rule_on_every_line_finds(
-    script: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    texts = _texts()
-    fast = [_key(scan_text(t, script=script)) for t in texts]
-    monkeypatch.setattr(contentscan, "PREFILTER", False)
-    plain = [_key(scan_text(t, script=script)) for t in texts]
-    assert fast == plain
-    assert sum(map(len, plain)) > 100
 
 
 # -- the commands -----------------------------------------------------------------
