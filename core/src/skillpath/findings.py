@@ -57,7 +57,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from skillpath.contentscan import ContentFinding
@@ -266,7 +266,7 @@ def _load_value(path: str) -> object:
     return value[1:]
 
 
-def _save(path: str, value: tuple[object, ...]) -> None:
+def _save(path: str, value: tuple[Any, ...]) -> None:
     """Write ``value`` (a tuple whose first item is :func:`_fingerprint`) at ``path``."""
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
