@@ -460,8 +460,9 @@ def _trigger_masks() -> dict[str, int]:
         own[w] = own.get(w, 0) | _PHRASES
     masks = dict(own)
     for w in own:
+        tails = tuple(w[k:] for k in range(1, len(w)))
         for v, bits in own.items():
-            if v != w and (v in w or any(v.startswith(w[k:]) for k in range(1, len(w)))):
+            if v != w and (v in w or v.startswith(tails)):
                 masks[w] |= bits
     return masks
 

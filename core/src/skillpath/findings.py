@@ -431,12 +431,20 @@ def _rebase(rows: tuple[Row, ...], skill: Skill) -> tuple[ContentFinding, ...]:
     return tuple(out)
 
 
-def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ...]:
+def _head(
+    skill: Skill, store: FindingsStore | None, kept: FileRowsStore | None = None
+) -> tuple[ContentFinding, ...]:
     """Name and description of a skill whose ``SKILL.md`` is not read here (kept in
-    ``store`` per digest; ``None``: checked now, nothing kept)."""
+    ``store`` per digest, else in ``kept``; neither: checked now, nothing kept)."""
     text = f"{skill.name}\n{skill.description or ''}"
-    digest = "head:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    rows = None if store is None else store.findings(digest)
+    raw = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+    digest = "head:" + raw.hexdigest()
+    key = b"head:" + raw.digest()
+    rows = None
+    if store is not None:
+        rows = store.findings(digest)
+    elif kept is not None:
+        rows = kept.get(key)
     if rows is None:
         from skillpath import contentscan
         from skillpath.contentscan import ContentFinding
@@ -448,6 +456,8 @@ def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ..
         rows = _rows(contentscan.sort_findings(found), None)
         if store is not None:
             store.put(digest, rows)
+        elif kept is not None:
+            kept.put(key, rows)
     return _rebase(rows, skill)
 
 
@@ -590,6 +600,17 @@ def _file_rows_store(env: Mapping[str, str], home: str | os.PathLike[str] | None
         return store
 
 
+def _open_rows_store(
+    env: Mapping[str, str], home: str | os.PathLike[str] | None
+) -> FileRowsStore | None:
+    """The :class:`FileRowsStore` of ``env``/``home`` if this process already read it
+    (a load without the index did), else ``None`` (none is opened)."""
+    from skillpath.index import index_dir
+
+    path = os.fspath(index_dir(env, None if home is None else Path(home)) / "files.bin")
+    return _row_stores.get(path)
+
+
 def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
     """The findings rows of ``SKILL.md`` ``path`` that the scan read (``data``, the
     file's first bytes; ``st``, the ``fstat`` of the descriptor it read them from),
@@ -639,7 +660,7 @@ def load_store(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> I
 
 
 def _file_only(
-    skill: Skill, store: FindingsStore | None, window: int
+    skill: Skill, store: FindingsStore | None, window: int, kept: FileRowsStore | None = None
 ) -> tuple[ContentFinding, ...]:
     """The findings of ``skill``'s ``SKILL.md`` (or, off disk, of its name and
     description): what its scan found, else read now (a skill a plugin built; kept in
@@ -647,7 +668,7 @@ def _file_only(
     if skill.file_findings is not None:
         return _rebase(skill.file_findings, skill)
     if skill.path is None or skill.base_dir is None:
-        return _head(skill, store)
+        return _head(skill, store, kept)
     path = os.fspath(skill.path)
     from skillpath import contentscan
 
@@ -660,7 +681,7 @@ def _file_only(
         rows = None if data is None else _text_rows(data)
     else:
         rows = _stat_rows(store, path, _sig(path), read, window)
-    return _head(skill, store) if rows is None else _rebase(rows, skill)
+    return _head(skill, store, kept) if rows is None else _rebase(rows, skill)
 
 
 def findings_for(
@@ -710,9 +731,14 @@ def findings_for_all(
     window = _racy_ns(env)
     if not resources:
         # what the scan found came with each skill; the few a plugin built (a pack's,
-        # an MCP server's) are checked now: the store is not opened, so a replayed
-        # ``list`` depends on no file but the skills'
-        return [_file_only(s, store, window) for s in skills]
+        # an MCP server's) are checked now: no store is opened, so a replayed ``list``
+        # depends on no file but the skills'. After a load without the index, they
+        # are kept in the store that load read (already open)
+        kept = None if store is not None else _open_rows_store(env, home)
+        out_rows = [_file_only(s, store, window, kept) for s in skills]
+        if kept is not None and kept.dirty:
+            kept.flush()
+        return out_rows
     own = default_store(env, home) if store is None else store
     out: list[tuple[ContentFinding, ...]] = []
     for skill in skills:
