@@ -78,6 +78,7 @@ __all__ = [
     "findings_for",
     "findings_for_all",
     "load_store",
+    "text_findings",
     "worst",
 ]
 
@@ -609,6 +610,35 @@ def _open_rows_store(
 
     path = os.fspath(index_dir(env, None if home is None else Path(home)) / "files.bin")
     return _row_stores.get(path)
+
+
+def text_findings(
+    text: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+) -> tuple[ContentFinding, ...]:
+    """:func:`skillpath.contentscan.scan_text` of ``text`` (no path; its own lines),
+    kept by digest in the :class:`FileRowsStore` of ``env``/``home`` when this process
+    already read it (a load without the index did; none is opened): what a load
+    checks of a skill that is not on disk costs nothing the next time."""
+    env = os.environ if env is None else env
+    kept = _open_rows_store(env, home)
+    key = b"text:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    rows = None if kept is None else kept.get(key)
+    if rows is None:
+        from skillpath import contentscan
+
+        rows = tuple(
+            (f.id, f.severity, f.reason, "", f.line, f.excerpt) for f in contentscan.scan_text(text)
+        )
+        if kept is not None:
+            kept.put(key, rows)
+    if not rows:
+        return ()
+    from skillpath.contentscan import ContentFinding
+
+    return tuple(ContentFinding(i, sev, why, None, line, ex) for i, sev, why, _r, line, ex in rows)
 
 
 def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
