@@ -86,11 +86,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the outputs agree apart from the findings
         bench.run_once(cmd, env=env, cwd=cwd)
         time.sleep(bench.RACY_S)
-        store = next(cache.rglob("findings.bin"), None)
+        store = next(cache.rglob("files.bin"), None)
 
         def drop_store() -> None:
-            for found in cache.rglob("findings.bin"):
-                found.unlink()
+            for name in ("findings.bin", "files.bin"):
+                for found in cache.rglob(name):
+                    found.unlink()
 
         rows = []
         cold = {"SKILLPATH_NO_INDEX": "1"}
@@ -123,7 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"(target <= +5%: {'PASS' if ratio <= 1.05 else 'FAIL'})"
         )
         if store is not None:
-            print(f"findings store: {store.stat().st_size / 1e6:.1f} MB")
+            print(
+                f"findings of the files read without the index: {store.stat().st_size / 1e6:.2f} MB"
+            )
     finally:
         if args.keep:
             print(f"corpus kept in {tmp}")

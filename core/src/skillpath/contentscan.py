@@ -431,9 +431,6 @@ _RULE_WORDS: tuple[tuple[str, ...], ...] = (
     ("dangerously", "yolo", "bypasspermissions", "confirmation", "permission", "approv"),
     ("user", "silently"),
 )
-#: Whether the word prefilter above is used (``False`` runs every rule on every
-#: line: the plain computation the prefilter is tested against).
-PREFILTER = True
 _PHRASE_KEYS = (
     "ignore",
     "disregard",
@@ -445,6 +442,84 @@ _PHRASE_KEYS = (
     "instructions",
     "user",
 )
+#: The bit of a line's mask that says it holds one of ``_PHRASE_KEYS``.
+_PHRASES = 1 << len(_RULE_WORDS)
+
+
+def _trigger_masks() -> dict[str, int]:
+    """Each trigger word and the bits of what it may set off (bit ``i``: ``RULES[i]``;
+    :data:`_PHRASES`). One regex finds the words without overlaps, so a word also
+    carries the bits of every word inside it (``irm`` in ``confirmation``) or
+    starting inside it (``hooks.slack`` in ``webhooks.slack``): a line is tried with
+    every rule one of whose words it holds, and perhaps a few more."""
+    own: dict[str, int] = {}
+    for bit, words in enumerate(_RULE_WORDS):
+        for w in words:
+            own[w] = own.get(w, 0) | 1 << bit
+    for w in _PHRASE_KEYS:
+        own[w] = own.get(w, 0) | _PHRASES
+    masks = dict(own)
+    for w in own:
+        tails = tuple(w[k:] for k in range(1, len(w)))
+        for v, bits in own.items():
+            if v != w and (v in w or v.startswith(tails)):
+                masks[w] |= bits
+    return masks
+
+
+def _trie(words: Iterable[str]) -> str:
+    """A regex of ``words`` as a tree of their shared beginnings (``c(?:url|redentials)``):
+    one branch tried per letter instead of one alternative per word."""
+    groups: dict[str, list[str]] = {}
+    end = False
+    for w in words:
+        if w:
+            groups.setdefault(w[0], []).append(w[1:])
+        else:
+            end = True
+    alts = [re.escape(k) + _trie(rest) for k, rest in sorted(groups.items())]
+    if not alts:
+        return ""
+    tree = alts[0] if len(alts) == 1 and not end else "(?:" + "|".join(alts) + ")"
+    return f"(?:{tree})?" if end else tree
+
+
+_TRIGGER_MASKS = _trigger_masks()
+#: Every trigger word, in one pass (a match is one of the words).
+_TRIGGERS = re.compile(_trie(_TRIGGER_MASKS))
+
+
+#: The characters other than ASCII letters that ``re.IGNORECASE`` matches with an
+#: ASCII letter (U+212A KELVIN SIGN lower-cases to ``k``; U+0130 lower-cases to two
+#: characters, so text holding it is tried with every rule on every line).
+_FOLD = {0x131: "i", 0x17F: "s"}
+
+
+def _line_masks(text: str) -> dict[int, int] | None:
+    """``{line index: mask}`` of the lines of ``text`` that hold a trigger word (case
+    folded as the rules' ``IGNORECASE`` folds), one pass over the text; ``None``
+    when it cannot be folded letter for letter (every rule then runs on every line)."""
+    if text.isascii():
+        low = text.lower()
+    else:
+        if "\u0130" in text:
+            return None
+        low = text.lower()
+        if "\u0131" in low or "\u017f" in low:
+            low = low.translate(_FOLD)
+    masks: dict[int, int] = {}
+    get = _TRIGGER_MASKS.__getitem__
+    line = 0
+    pos = 0
+    count = low.count
+    for m in _TRIGGERS.finditer(low):
+        start = m.start()
+        line += count("\n", pos, start)
+        pos = start
+        masks[line] = masks.get(line, 0) | get(m.group())
+    return masks
+
+
 #: base64 letters become ``a``, everything else a space: a blob is a run of 400 ``a``
 _B64_TABLE = bytes(
     ord("a") if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/") else ord(" ")
@@ -475,30 +550,23 @@ def scan_text(
     text is a file that runs (a script), where downloads, credential reads and
     outbound requests weigh more than in documentation."""
     out = _invisible(text, path, first_line)
-    ascii_text = PREFILTER and text.isascii()
-    # in ASCII text a rule runs only where one of its words is (lower-casing is exact
-    # there); other text gets every rule on every line, as case folding may map
-    # a non-ASCII letter onto a word's (the Kelvin sign onto "k")
-    low = text.lower() if ascii_text else ""
-    rules = [
-        (rule, words)
-        for rule, words in zip(RULES, _RULE_WORDS, strict=True)
-        if not ascii_text or any(w in low for w in words)
-    ]
-    blobs = _blob_possible(text) or not PREFILTER
-    phrases = not ascii_text or any(w in low for w in _PHRASE_KEYS)
-    if not rules and not blobs and not phrases:
+    hits = _line_masks(text)
+    blobs = _blob_possible(text)
+    if not hits and not blobs:
         return out
+    everything = (1 << len(RULES)) - 1 | _PHRASES
     secrets: bool | None = None  # whether the text reads secrets: asked of sinks only
     lines = text.split("\n")
     seen: set[tuple[str, int]] = set()
     for i, line in enumerate(lines):
+        mask = everything if hits is None else hits.get(i, 0)
+        if not mask and not (blobs and len(line) >= 400):
+            continue
         if not line.strip():
             continue
         number = first_line + i
-        ll = line.lower() if ascii_text else ""
-        for (fid, severity, reason, rx), words in rules:
-            if ascii_text and not any(w in ll for w in words):
+        for bit, (fid, severity, reason, rx) in enumerate(RULES):
+            if not mask >> bit & 1:
                 continue
             m = rx.search(line)
             if m is None or (fid, number) in seen:
@@ -513,7 +581,7 @@ def scan_text(
                     fid, sev, why, path, number, _excerpt(line, m.start() - 20, m.end() + 20)
                 )
             )
-        blob = _BLOB.search(line) if blobs and (len(line) >= 400 or not PREFILTER) else None
+        blob = _BLOB.search(line) if blobs and len(line) >= 400 else None
         if blob is not None and not _encoded_like(blob.group()):
             blob = None
         if blob is not None and ("encoded-payload", number) not in seen:
@@ -529,7 +597,7 @@ def scan_text(
                     _excerpt(line, blob.start(), blob.start() + 40),
                 )
             )
-        if not phrases or (ascii_text and not any(w in ll for w in _PHRASE_KEYS)):
+        if not mask & _PHRASES:
             continue
         if _PHRASE_WORDS.search(line):
             for label, start, end in suspicious_spans(line):

@@ -46,18 +46,18 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 import hashlib
 import marshal
 import os
 import stat
+import struct
 import sys
 import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from skillpath.contentscan import ContentFinding
@@ -67,6 +67,7 @@ __all__ = [
     "FORMAT",
     "MAX_BYTES",
     "MAX_SKILLS",
+    "FileRowsStore",
     "FileStore",
     "FindingsStore",
     "MemoryStore",
@@ -77,6 +78,7 @@ __all__ = [
     "findings_for",
     "findings_for_all",
     "load_store",
+    "text_findings",
     "worst",
 ]
 
@@ -218,6 +220,18 @@ def _owned(st: os.stat_result) -> bool:
 
 
 def _load(path: str) -> tuple[dict[str, tuple[Entries, str]], dict[str, tuple[Row, ...]]] | None:
+    value = _load_value(path)
+    if not isinstance(value, tuple) or len(value) != 2:
+        return None
+    keys, rows = value
+    if not isinstance(keys, dict) or not isinstance(rows, dict):
+        return None
+    return keys, rows
+
+
+def _load_value(path: str) -> object:
+    """What :func:`_save` wrote at ``path`` (without its fingerprint), or ``None``: a
+    file that is missing, not this user's, damaged or made by other code."""
     try:
         if not _owned(os.stat(os.path.dirname(path))):
             return None
@@ -245,18 +259,16 @@ def _load(path: str) -> tuple[dict[str, tuple[Entries, str]], dict[str, tuple[Ro
     if zlib.crc32(body).to_bytes(4, "little") != data[len(_MAGIC) : head]:
         return None
     try:
-        fingerprint, keys, rows = marshal.loads(body)  # noqa: S302 - this user's own file
+        value = marshal.loads(body)  # noqa: S302 - this user's own file
     except (EOFError, ValueError, TypeError):
         return None
-    if fingerprint != _fingerprint() or not isinstance(keys, dict) or not isinstance(rows, dict):
+    if not isinstance(value, tuple) or len(value) < 1 or value[0] != _fingerprint():
         return None
-    return keys, rows
+    return value[1:]
 
 
-def _save(
-    path: str,
-    value: tuple[str, dict[str, tuple[Entries, str]], dict[str, tuple[Row, ...]]],
-) -> None:
+def _save(path: str, value: tuple[Any, ...]) -> None:
+    """Write ``value`` (a tuple whose first item is :func:`_fingerprint`) at ``path``."""
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if not _owned(os.stat(folder)):
@@ -420,12 +432,20 @@ def _rebase(rows: tuple[Row, ...], skill: Skill) -> tuple[ContentFinding, ...]:
     return tuple(out)
 
 
-def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ...]:
+def _head(
+    skill: Skill, store: FindingsStore | None, kept: FileRowsStore | None = None
+) -> tuple[ContentFinding, ...]:
     """Name and description of a skill whose ``SKILL.md`` is not read here (kept in
-    ``store`` per digest; ``None``: checked now, nothing kept)."""
+    ``store`` per digest, else in ``kept``; neither: checked now, nothing kept)."""
     text = f"{skill.name}\n{skill.description or ''}"
-    digest = "head:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    rows = None if store is None else store.findings(digest)
+    raw = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
+    digest = "head:" + raw.hexdigest()
+    key = b"head:" + raw.digest()
+    rows = None
+    if store is not None:
+        rows = store.findings(digest)
+    elif kept is not None:
+        rows = kept.get(key)
     if rows is None:
         from skillpath import contentscan
         from skillpath.contentscan import ContentFinding
@@ -437,6 +457,8 @@ def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ..
         rows = _rows(contentscan.sort_findings(found), None)
         if store is not None:
             store.put(digest, rows)
+        elif kept is not None:
+            kept.put(key, rows)
     return _rebase(rows, skill)
 
 
@@ -510,6 +532,115 @@ def _stat_rows(
     return rows
 
 
+#: ``(mode, size, mtime_ns, ctime_ns, inode, device)`` of a ``SKILL.md``, packed: the key
+#: of its rows in :class:`FileRowsStore` (the rows depend on its content only).
+_SIG = struct.Struct("<IqqqQQ")
+
+
+class FileRowsStore:
+    """The findings rows of the ``SKILL.md`` files a load without the discovery index
+    read, by ``stat`` (:data:`_SIG`), in one small file (``files.bin`` beside
+    ``findings.bin``; ``path=None``: in memory): the set of files that have none and
+    the rows of those that have some, read with one ``marshal.loads``."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = None if path is None else os.fspath(path)
+        self.clean: set[bytes] = set()
+        self.rows: dict[bytes, tuple[Row, ...]] = {}
+        self.dirty = False
+        self._lock = threading.Lock()
+        loaded = None if self.path is None else _load_value(self.path)
+        if isinstance(loaded, tuple) and len(loaded) == 2:
+            clean, rows = loaded
+            if isinstance(clean, (set, frozenset)) and isinstance(rows, dict):
+                self.clean, self.rows = set(clean), rows
+
+    def get(self, key: bytes) -> tuple[Row, ...] | None:
+        """The rows kept for ``key`` (``()``: none), or ``None`` when it was never seen."""
+        if key in self.clean:
+            return ()
+        return self.rows.get(key)
+
+    def put(self, key: bytes, rows: tuple[Row, ...]) -> None:
+        """Keep the rows of ``key``."""
+        with self._lock:
+            if rows:
+                self.rows[key] = rows
+            else:
+                self.clean.add(key)
+            self.dirty = True
+
+    def flush(self) -> None:
+        """Write the file when something was added (errors are ignored: it is a cache);
+        past :data:`MAX_SKILLS` files, it starts again."""
+        with self._lock:
+            if not self.dirty or self.path is None:
+                return
+            if len(self.clean) + len(self.rows) > MAX_SKILLS:
+                self.clean, self.rows = set(), {}
+            try:
+                _save(self.path, (_fingerprint(), self.clean, self.rows))
+            except (OSError, ValueError):
+                return
+            self.dirty = False
+
+
+_row_stores: dict[str, FileRowsStore] = {}
+
+
+def _file_rows_store(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> FileRowsStore:
+    from skillpath.index import index_dir
+
+    if env.get("SKILLPATH_NO_FINDINGS_CACHE", "").strip().lower() in _TRUE:
+        return FileRowsStore(None)
+    path = os.fspath(index_dir(env, None if home is None else Path(home)) / "files.bin")
+    with _stores_lock:
+        store = _row_stores.get(path)
+        if store is None:
+            store = _row_stores[path] = FileRowsStore(path)
+        return store
+
+
+def _open_rows_store(
+    env: Mapping[str, str], home: str | os.PathLike[str] | None
+) -> FileRowsStore | None:
+    """The :class:`FileRowsStore` of ``env``/``home`` if this process already read it
+    (a load without the index did), else ``None`` (none is opened)."""
+    from skillpath.index import index_dir
+
+    path = os.fspath(index_dir(env, None if home is None else Path(home)) / "files.bin")
+    return _row_stores.get(path)
+
+
+def text_findings(
+    text: str,
+    *,
+    env: Mapping[str, str] | None = None,
+    home: str | os.PathLike[str] | None = None,
+) -> tuple[ContentFinding, ...]:
+    """:func:`skillpath.contentscan.scan_text` of ``text`` (no path; its own lines),
+    kept by digest in the :class:`FileRowsStore` of ``env``/``home`` when this process
+    already read it (a load without the index did; none is opened): what a load
+    checks of a skill that is not on disk costs nothing the next time."""
+    env = os.environ if env is None else env
+    kept = _open_rows_store(env, home)
+    key = b"text:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    rows = None if kept is None else kept.get(key)
+    if rows is None:
+        from skillpath import contentscan
+
+        rows = tuple(
+            (f.id, f.severity, f.reason, "", f.line, f.excerpt) for f in contentscan.scan_text(text)
+        )
+        if kept is not None:
+            kept.put(key, rows)
+    if not rows:
+        return ()
+    from skillpath.contentscan import ContentFinding
+
+    return tuple(ContentFinding(i, sev, why, None, line, ex) for i, sev, why, _r, line, ex in rows)
+
+
 def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
     """The findings rows of ``SKILL.md`` ``path`` that the scan read (``data``, the
     file's first bytes; ``st``, the ``fstat`` of the descriptor it read them from),
@@ -517,42 +648,49 @@ def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
 
     During a load with the discovery index, the record is what is kept (a warm
     run rebuilds no record, so checks nothing); in a load without it
-    (:func:`load_store`), the rows are kept in :func:`default_store` under the
+    (:func:`load_store`), the rows are kept in a :class:`FileRowsStore` under the
     file's ``stat``, so a cold run checks only what changed."""
     kept = _LOAD_STORE.get()
     if kept is None:
         return _text_rows(data)
-    sig = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
-    rows = _stat_rows(kept[0], path, sig, functools.partial(_same, data), kept[1])
-    return () if rows is None else rows
+    store, limit = kept
+    try:
+        key = _SIG.pack(
+            st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
+        )
+    except struct.error:
+        return _text_rows(data)
+    rows = store.get(key)
+    if rows is None:
+        rows = _text_rows(data)
+        # a file changed within the racy window may change again under the same stat
+        if st.st_mtime_ns < limit and st.st_ctime_ns < limit:
+            store.put(key, rows)
+    return rows
 
 
-def _same(data: bytes) -> bytes:
-    return data
-
-
-_LOAD_STORE: contextvars.ContextVar[tuple[MemoryStore, int] | None] = contextvars.ContextVar(
+_LOAD_STORE: contextvars.ContextVar[tuple[FileRowsStore, int] | None] = contextvars.ContextVar(
     "skillpath_findings_store", default=None
 )
 
 
 @contextlib.contextmanager
 def load_store(env: Mapping[str, str], home: str | os.PathLike[str] | None) -> Iterator[None]:
-    """Keep the findings of the files a load without the discovery index reads in
-    :func:`default_store` of ``env``/``home`` (by ``stat``), written when the block ends;
-    outside such a block, :func:`file_rows` keeps nothing."""
-    token = _LOAD_STORE.set((default_store(env, home), _racy_ns(env)))
+    """Keep the findings of the files a load without the discovery index reads in the
+    :class:`FileRowsStore` of ``env``/``home`` (by ``stat``), written when the block
+    ends; outside such a block, :func:`file_rows` keeps nothing."""
+    store = _file_rows_store(env, home)
+    token = _LOAD_STORE.set((store, time.time_ns() - _racy_ns(env)))
     try:
         yield
     finally:
-        kept = _LOAD_STORE.get()
         _LOAD_STORE.reset(token)
-        if kept is not None and kept[0].dirty:
-            kept[0].flush()
+        if store.dirty:
+            store.flush()
 
 
 def _file_only(
-    skill: Skill, store: FindingsStore | None, window: int
+    skill: Skill, store: FindingsStore | None, window: int, kept: FileRowsStore | None = None
 ) -> tuple[ContentFinding, ...]:
     """The findings of ``skill``'s ``SKILL.md`` (or, off disk, of its name and
     description): what its scan found, else read now (a skill a plugin built; kept in
@@ -560,7 +698,7 @@ def _file_only(
     if skill.file_findings is not None:
         return _rebase(skill.file_findings, skill)
     if skill.path is None or skill.base_dir is None:
-        return _head(skill, store)
+        return _head(skill, store, kept)
     path = os.fspath(skill.path)
     from skillpath import contentscan
 
@@ -573,7 +711,7 @@ def _file_only(
         rows = None if data is None else _text_rows(data)
     else:
         rows = _stat_rows(store, path, _sig(path), read, window)
-    return _head(skill, store) if rows is None else _rebase(rows, skill)
+    return _head(skill, store, kept) if rows is None else _rebase(rows, skill)
 
 
 def findings_for(
@@ -623,9 +761,14 @@ def findings_for_all(
     window = _racy_ns(env)
     if not resources:
         # what the scan found came with each skill; the few a plugin built (a pack's,
-        # an MCP server's) are checked now: the store is not opened, so a replayed
-        # ``list`` depends on no file but the skills'
-        return [_file_only(s, store, window) for s in skills]
+        # an MCP server's) are checked now: no store is opened, so a replayed ``list``
+        # depends on no file but the skills'. After a load without the index, they
+        # are kept in the store that load read (already open)
+        kept = None if store is not None else _open_rows_store(env, home)
+        out_rows = [_file_only(s, store, window, kept) for s in skills]
+        if kept is not None and kept.dirty:
+            kept.flush()
+        return out_rows
     own = default_store(env, home) if store is None else store
     out: list[tuple[ContentFinding, ...]] = []
     for skill in skills:

@@ -63,6 +63,7 @@ import attrs
 from skillpath.model import Diagnostic, LoadResult, Skill, Skipped
 
 if TYPE_CHECKING:
+    from skillpath.contentscan import ContentFinding
     from skillpath.context import SkillContext
 
 __all__ = [
@@ -413,17 +414,18 @@ def _mark(skill: Skill, tier: str, kind: str, ident: str) -> Skill:
     return attrs.evolve(skill, source=attrs.evolve(skill.source, detail=detail))
 
 
-def _blocking(skill: Skill, threshold: str) -> str | None:
+def _blocking(skill: Skill, threshold: str, ctx: SkillContext) -> str | None:
     """The first finding of ``skill`` at or above ``threshold``, described, or ``None``."""
     if threshold == "none":
         return None
-    from skillpath.contentscan import scan_skill, scan_text
-
     limit = _SEVERITY_RANK[threshold]
     if skill.path is None:
         # off disk (an MCP server's, a zipped pack's): its name and description only, so
         # a load never fetches a body; the body is checked when it is rendered
-        found = scan_text(f"{skill.name}\n{skill.description or ''}")
+        from skillpath.findings import text_findings
+
+        head = f"{skill.name}\n{skill.description or ''}"
+        found: Sequence[ContentFinding] = text_findings(head, env=ctx.env, home=ctx.home)
     elif skill.file_findings is not None:
         # its SKILL.md as the scan checked it (not opened again), and its other files
         from skillpath.contentscan import resource_findings, sort_findings
@@ -431,6 +433,8 @@ def _blocking(skill: Skill, threshold: str) -> str | None:
 
         found = sort_findings([*findings_for(skill, resources=False), *resource_findings(skill)])
     else:
+        from skillpath.contentscan import scan_skill
+
         found = scan_skill(skill)
     for f in found:
         if _SEVERITY_RANK.get(f.severity, 9) <= limit:
@@ -470,7 +474,7 @@ class _Judge:
         where = f"{tier} tier, {kind}:{ident}" if ident else f"{tier} tier, {kind}"
         if rules.listed == "no":
             return marked, Skipped(marked, "tier-unlisted", f"{where}: [trust] listed is 'no'")
-        blocked = _blocking(skill, rules.block)
+        blocked = _blocking(skill, rules.block, self.ctx)
         if blocked is not None:
             return marked, Skipped(marked, "blocked", f"{where}: {blocked}")
         if rules.listed == "approved":
