@@ -79,5 +79,9 @@ def test_the_deepagents_backend_gives_the_model_no_invisible_character(world: Wo
     downloaded = [r.content.decode() for r in backend.download_files(paths) if r.content]
     assert len(downloaded) == len(paths)
     assert_no_invisible(downloaded, "download_files")
-    assert_no_invisible(str(backend.read(f"/{name}/references/guide.md")), "read")
-    assert_no_invisible(str(backend.ls(f"/{name}/")) + str(backend.glob("**")), "ls/glob")
+    read_back = backend.read(f"/{name}/references/guide.md")
+    assert read_back.file_data is not None
+    assert HOSTILE_REFERENCE in str(read_back.file_data["content"])
+    assert_no_invisible(str(read_back.file_data["content"]), "read")
+    views = [backend.ls(f"/{name}/").entries, backend.glob("**").matches]
+    assert_no_invisible(json.dumps(views, ensure_ascii=False, default=str), "ls/glob")
