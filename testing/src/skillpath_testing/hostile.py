@@ -14,9 +14,11 @@ tell that the text arrived as well as that it arrived clean.
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "HOSTILE_BODY",
@@ -84,13 +86,37 @@ def hostile_skills(project: Path) -> list[Path]:
     return folders
 
 
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _decoded(text: str) -> str:
+    """``text``, and when it is a JSON document (a tool result many frameworks send as
+    JSON, where ``\\u200b`` escapes the character) the strings it holds."""
+    if text.lstrip()[:1] not in ("{", "[", '"') or "\\u" not in text:
+        return text
+    try:
+        return "\n".join([text, *_strings(json.loads(text))])
+    except ValueError:
+        return text
+
+
 def invisible_in(text: str) -> list[str]:
-    """The distinct invisible code points in ``text`` as ``U+XXXX`` (sorted)."""
-    return sorted({f"U+{ord(c):04X}" for c in INVISIBLE.findall(text)})
+    """The distinct invisible code points in ``text`` (or, for a JSON document, in the
+    strings it decodes to) as ``U+XXXX`` (sorted)."""
+    return sorted({f"U+{ord(c):04X}" for c in INVISIBLE.findall(_decoded(text))})
 
 
 def assert_no_invisible(texts: str | Iterable[str], where: str = "") -> None:
     """Fail if any of ``texts`` holds a tag, zero-width or bidi character."""
     items = [texts] if isinstance(texts, str) else list(texts)
-    bad = [(i, invisible_in(t), t[:60]) for i, t in enumerate(items) if INVISIBLE.search(t)]
+    bad = [(i, found, t[:60]) for i, t in enumerate(items) if (found := invisible_in(t))]
     assert not bad, f"invisible characters reach the model{f' ({where})' if where else ''}: {bad}"
