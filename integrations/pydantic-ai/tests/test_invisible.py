@@ -75,3 +75,17 @@ def test_deferred_skill_capabilities_give_the_model_no_invisible_character(
     assert HOSTILE_DESCRIPTION in seen and HOSTILE_BODY in seen
     assert_no_invisible(model.texts, "capabilities")
     assert_no_invisible([c.description or "" for c in caps] + [c.render() for c in caps])
+
+
+def test_a_pinned_skill_in_a_tight_listing_holds_no_invisible_character(
+    world: AdapterWorld,
+) -> None:
+    """``[listing] pinned`` lists a skill first and in full, whatever the budget."""
+    hostile_skills(world.project)
+    pinned = HOSTILE_SKILLS[1]
+    session = world.session(listing={"pinned": [pinned], "budget": 200})
+    model = Seen([("Skill", {"skill": pinned})])
+    Agent(FunctionModel(model), toolsets=[SkillpathToolset(session)]).run_sync("go")
+    assert f"{pinned}: {HOSTILE_DESCRIPTION}" in model.texts[0]
+    assert HOSTILE_BODY in "\n".join(model.texts)
+    assert_no_invisible(model.texts, "pinned")
