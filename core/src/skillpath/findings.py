@@ -423,7 +423,10 @@ def _rebase(rows: tuple[Row, ...], skill: Skill) -> tuple[ContentFinding, ...]:
 def _head(skill: Skill, store: FindingsStore | None) -> tuple[ContentFinding, ...]:
     """Name and description of a skill whose ``SKILL.md`` is not read here (kept in
     ``store`` per digest; ``None``: checked now, nothing kept)."""
-    text = f"{skill.name}\n{skill.description or ''}"
+    # the description as written: ``skill.description`` has its invisible characters
+    # removed at load (what a model is given), the finding is about the written one
+    written = skill.frontmatter.raw.get("description")
+    text = f"{skill.name}\n{written if isinstance(written, str) else skill.description or ''}"
     digest = "head:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     rows = None if store is None else store.findings(digest)
     if rows is None:
