@@ -33,6 +33,7 @@ def test_the_agent_gets_no_invisible_character(world: World) -> None:
     agent = skills.attach(
         FunctionAgent(tools=skills.tools, llm=model.llm(), system_prompt="You help.")
     )
+
     async def go() -> None:
         await agent.run(user_msg="go")
 
