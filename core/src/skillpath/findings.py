@@ -437,7 +437,10 @@ def _head(
 ) -> tuple[ContentFinding, ...]:
     """Name and description of a skill whose ``SKILL.md`` is not read here (kept in
     ``store`` per digest, else in ``kept``; neither: checked now, nothing kept)."""
-    text = f"{skill.name}\n{skill.description or ''}"
+    # the description as written: ``skill.description`` has its invisible characters
+    # removed at load (what a model is given), the finding is about the written one
+    written = skill.frontmatter.raw.get("description")
+    text = f"{skill.name}\n{written if isinstance(written, str) else skill.description or ''}"
     raw = hashlib.sha256(text.encode("utf-8", "surrogatepass"))
     digest = "head:" + raw.hexdigest()
     key = b"head:" + raw.digest()

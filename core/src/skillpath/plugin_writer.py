@@ -196,9 +196,24 @@ def _skill_md(skill: Skill, policy: ShellPolicy, spell: Callable[[str], str] | N
     dropped = set(power_fields(skill, policy))
     for key, value in skill.frontmatter.raw.items():
         if key not in front and key not in dropped:
-            front[key] = value
+            front[key] = _without_invisible(value)
     head = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
     return f"---\n{head}---\n{spell(_neutralise_shell(body, skill, policy))}"
+
+
+def _without_invisible(value: Any) -> Any:
+    """A frontmatter value with the invisible characters no model may be given removed
+    from every string in it (:func:`skillpath.textguard.strip_invisible`): YAML writes
+    some of them (U+FEFF) as ``\\u`` escapes, which a later pass over the text misses."""
+    from skillpath.textguard import strip_invisible
+
+    if isinstance(value, str):
+        return strip_invisible(value)[0]
+    if isinstance(value, list):
+        return [_without_invisible(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_invisible(k): _without_invisible(v) for k, v in value.items()}
+    return value
 
 
 def _exported_siblings(
@@ -658,6 +673,7 @@ def _write_locked(
             continue
         files = _exported_siblings(skill, policy, diags)
         files["SKILL.md"] = text.encode("utf-8", "surrogatepass")
+        _strip_invisible_files(skill, files, diags)
         wanted[skill.name] = files
 
     # Claim the new folders before writing them: if this run stops half-way, the

@@ -50,7 +50,7 @@ from skillpath.survey import (
 from skillpath.survey import SKILL_FILE as _SURVEY_SKILL_FILE
 from skillpath.survey import child_path as _child
 from skillpath.survey import describe_scan_error as _describe_oserror
-from skillpath.textguard import text_findings
+from skillpath.textguard import strip_invisible, text_findings
 
 __all__ = [
     "SKILL_FILE",
@@ -249,7 +249,26 @@ def _derive(
         description = _first_paragraph(body_hint)
     for code, message in text_findings(name, description):
         diags.append(Diagnostic("warning", code, message, path, None, provider))
+    if not description.isascii():
+        # reported above (and by the content checks, which read the file): what a
+        # skill carries to a model from here on, whoever renders it (an adapter's
+        # own skill objects, a framework's listing), holds none of them
+        description = strip_invisible(description)[0]
+    _strip_fields(values)
     return values, name, description
+
+
+#: The frontmatter text fields a framework may show a model beside the description.
+_MODEL_FIELDS = ("description", "when_to_use", "argument_hint")
+
+
+def _strip_fields(values: dict[str, Any]) -> None:
+    """Remove invisible characters (:func:`~skillpath.textguard.strip_invisible`) from
+    the frontmatter fields of ``values`` that reach a model."""
+    for key in _MODEL_FIELDS:
+        value = values.get(key)
+        if isinstance(value, str) and not value.isascii():
+            values[key] = strip_invisible(value)[0]
 
 
 def build_skill(

@@ -424,7 +424,9 @@ def _blocking(skill: Skill, threshold: str, ctx: SkillContext) -> str | None:
         # a load never fetches a body; the body is checked when it is rendered
         from skillpath.findings import text_findings
 
-        head = f"{skill.name}\n{skill.description or ''}"
+        # the description as written (``skill.description`` is cleaned at load)
+        written = skill.frontmatter.raw.get("description")
+        head = f"{skill.name}\n{written if isinstance(written, str) else skill.description or ''}"
         found: Sequence[ContentFinding] = text_findings(head, env=ctx.env, home=ctx.home)
     elif skill.file_findings is not None:
         # its SKILL.md as the scan checked it (not opened again), and its other files

@@ -32,6 +32,7 @@ from agents.sandbox.session.base_sandbox_session import BaseSandboxSession
 from agents.sandbox.types import User
 from pydantic import PrivateAttr
 from skillpath.agent import AgentSkills, unknown_for_model
+from skillpath.contentscan import strip_invisible
 from skillpath.errors import SkillpathError
 
 __all__ = ["SkillpathLazySkillSource", "registered"]
@@ -166,6 +167,7 @@ class SkillpathLazySkillSource(LazySkillSource):
                     skipped.append(rel_file)
                     continue
                 data = res.path.read_bytes() if res.path is not None else res.content.encode()
+                data = _without_invisible(data)
                 await session.write(dest / rel_file, io.BytesIO(data), user=user)
                 copied += 1
         await session.write(dest / "SKILL.md", io.BytesIO(text.encode("utf-8")), user=user)
@@ -173,6 +175,18 @@ class SkillpathLazySkillSource(LazySkillSource):
         if skipped:
             result["skipped"] = ", ".join(skipped)
         return result
+
+
+def _without_invisible(data: bytes) -> bytes:
+    """A text file's bytes without the invisible characters every model-facing path
+    strips (:func:`skillpath.contentscan.strip_invisible`): the model reads the staged
+    copy itself. Bytes that are not UTF-8 text are copied as they are."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    clean, removed = strip_invisible(text)
+    return clean.encode("utf-8") if removed else data
 
 
 def _files(base: Path) -> list[str]:
