@@ -146,6 +146,35 @@ def test_claude_listing_rules(repo: Path, tmp_path: Path) -> None:
     assert not any(line.startswith("- hidden") for line in lines)
 
 
+def test_claude_managed_skills_come_first_and_win(repo: Path, tmp_path: Path) -> None:
+    managed = tmp_path / "etc-claude-code"
+    env = {**env_for(tmp_path), "SKILLPATH_CLAUDE_MANAGED_DIR": str(managed)}
+    skill(managed / ".claude/skills", "zpolicy", "Managed.")
+    skill(managed / ".claude/skills", "clash", "The managed one.")
+    put(managed / ".claude/commands/mcmd.md", "---\ndescription: Managed command.\n---\nC.\n")
+    skill(Path(env["HOME"]) / ".claude/skills", "clash", "The user's.")
+    skill(Path(env["HOME"]) / ".claude/skills", "mine")
+    skill(repo / ".claude/skills", "proj")
+    v = view("claude-code", repo, env=env)
+    assert v.listing.split("\n") == [
+        "- clash: The managed one.",
+        "- zpolicy: Managed.",
+        "- mine: Does it.",
+        "- proj: Does it.",
+        "- mcmd: Managed command.",
+    ]
+    assert [s.scope for s in v.shown][:2] == ["managed", "managed"]
+    assert any("clash" in str(d.path) and "managed" in d.reason for d in v.dropped)
+    # CLAUDE_CODE_DISABLE_POLICY_SKILLS drops the managed skills, not the managed commands
+    off = view("claude-code", repo, env={**env, "CLAUDE_CODE_DISABLE_POLICY_SKILLS": "1"})
+    assert off.listing.split("\n") == [
+        "- clash: The user's.",
+        "- mine: Does it.",
+        "- proj: Does it.",
+        "- mcmd: Managed command.",
+    ]
+
+
 def test_claude_budget_rule_and_greedy_fill(repo: Path, tmp_path: Path) -> None:
     assert claude_budget({}) == 40_000
     assert claude_budget({}, 200_000) == 8_000

@@ -7,7 +7,7 @@ import json
 import os
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +48,11 @@ def run_agent(
     env: Mapping[str, str] | None = None,
     codex_config: str = "",
     opencode_config: Mapping[str, Any] | None = None,
+    prefix: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Run ``agent`` (``claude``, ``codex``, ``opencode``) once in ``cwd``; return the
-    bodies of the model requests it made."""
+    bodies of the model requests it made. ``prefix`` is put before the command (e.g. a
+    private mount namespace)."""
     full = _base_env(home, command.parent)
     fm.take()
     if agent == "claude":
@@ -103,7 +105,7 @@ def run_agent(
         raise ValueError(f"unknown agent {agent!r}")
     full.update(env or {})
     done = subprocess.run(
-        cmd,
+        [*prefix, *cmd],
         cwd=cwd,
         env=full,
         capture_output=True,

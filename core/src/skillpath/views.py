@@ -7,8 +7,11 @@ and why. Each view follows that agent's own rules, learned by running the
 pinned agents against a scripted model API (``tests/counterparts``):
 
 ``claude-code`` (Claude Code 2.1.332)
+    the managed ``/etc/claude-code/.claude/skills`` (``SKILLPATH_CLAUDE_MANAGED_DIR``
+    moves ``/etc/claude-code``; none when ``CLAUDE_CODE_DISABLE_POLICY_SKILLS`` is set),
     ``<CLAUDE_CONFIG_DIR or ~/.claude>/skills``, then ``.claude/skills`` from cwd up
-    to the repository root (nearest first), then legacy ``.claude/commands/*.md``,
+    to the repository root (nearest first), then legacy ``.claude/commands/*.md``
+    (managed, user, project),
     then the commands and then the skills of every installed plugin enabled in
     ``enabledPlugins``, named ``plugin:name``, read by :mod:`skillpath.claude_plugins`
     (the reader the ``claude-plugins`` provider uses too: the settings files and their
@@ -66,6 +69,7 @@ from skillpath.claude_plugins import (
     command_files,
     config_dir,
     loaded_plugins,
+    managed_dir,
     skill_files,
     skipped_plugins,
 )
@@ -503,12 +507,17 @@ def _claude_plugins_skipped(home: Path, cwd: Path, env: Mapping[str, str]) -> li
 def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
     root = repo_root(cwd)
     config = config_dir(home, env, cwd)
-    groups: list[tuple[str, Path]] = [("user", config / "skills")]
+    # managed skills first (they win a name), unless CLAUDE_CODE_DISABLE_POLICY_SKILLS
+    managed = managed_dir(env) / ".claude"
+    policy = not env.get("CLAUDE_CODE_DISABLE_POLICY_SKILLS")
+    groups: list[tuple[str, Path]] = [("managed", managed / "skills")] if policy else []
+    groups.append(("user", config / "skills"))
     groups += [("project", d / ".claude" / "skills") for d in _up(cwd, root or cwd)]
     skills: list[ViewSkill] = []
     dropped: list[Dropped] = []
     seen_names: set[str] = set()
     seen_real: set[str] = set()
+    winner_scope: dict[str, str] = {}
     for scope, folder in groups:
         found = []
         try:
@@ -526,9 +535,11 @@ def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -
                 continue
             seen_real.add(real)
             if child in seen_names:
-                dropped.append(Dropped(skill_md, f"{child} is already loaded from {scope}", child))
+                where = winner_scope.get(child, scope)
+                dropped.append(Dropped(skill_md, f"{child} is already loaded from {where}", child))
                 continue
             seen_names.add(child)
+            winner_scope[child] = scope
             meta, body = _claude_meta(raw)
             name, desc = _claude_entry(child, meta, body)
             hidden = _bool(meta.get("disable-model-invocation", False))
@@ -546,6 +557,7 @@ def _claude(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -
         skills += found
     legacy: list[ViewSkill] = []
     for commands in [
+        managed / "commands",
         config / "commands",
         *(d / ".claude" / "commands" for d in _up(cwd, root or cwd)),
     ]:
@@ -1143,6 +1155,7 @@ def view(
 
     ``home`` defaults to ``$HOME``, ``env`` to ``os.environ`` (read for
     ``CODEX_HOME``, ``XDG_CONFIG_HOME``, ``SLASH_COMMAND_TOOL_CHAR_BUDGET``,
+    ``CLAUDE_CODE_DISABLE_POLICY_SKILLS``, ``SKILLPATH_CLAUDE_MANAGED_DIR``,
     ``OPENCODE_CONFIG_CONTENT``, ``OPENCODE_DISABLE_EXTERNAL_SKILLS``);
     ``context_window`` is the model's window for the budget (default
     :data:`CLAUDE_CONTEXT_WINDOW` for Claude Code, :data:`CODEX_CONTEXT_WINDOW`

@@ -37,6 +37,22 @@ def test_policy_dir_default_and_override(world: Layout) -> None:
     assert skill is not None and skill.source.level == "managed"
 
 
+def test_managed_dir_moves_managed_skills_and_commands(tmp_path: Path) -> None:
+    # SKILLPATH_CLAUDE_MANAGED_DIR stands for /etc/claude-code, as for managed settings
+    world = make_layout(tmp_path, {"SKILLPATH_CLAUDE_MANAGED_DIR": str(tmp_path / "etc-cc")})
+    managed = world.tmp / "etc-cc" / ".claude"
+    ctx, _ = make_context(world.cwd, home=world.home, env=world.env)
+    assert policy_dir(ctx) == managed / "skills"
+    write_skill(managed / "skills", "org-rule", "from the policy")
+    write_skill(world.home / ".claude" / "skills", "org-rule", "the user's")
+    command(managed / "commands", "org-cmd", "Managed command.\n")
+    command(world.home / ".claude" / "commands", "org-cmd", "The user's command.\n")
+    skills = load(world, plugins=["claude"])
+    rule, cmd = skills.get("org-rule"), skills.get("org-cmd")
+    assert rule is not None and rule.source.level == "managed"
+    assert cmd is not None and cmd.source.level == "managed"
+
+
 def test_commands_become_skills_named_after_the_file(world: Layout) -> None:
     user = command(
         world.home / ".claude" / "commands",

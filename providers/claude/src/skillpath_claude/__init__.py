@@ -3,11 +3,13 @@
 Order inside the provider (the first skill of a name wins):
 
 1. the managed policy dir ``/etc/claude-code/.claude/skills`` (level ``managed``;
-   ``SKILLPATH_CLAUDE_POLICY_DIR`` moves it),
+   ``SKILLPATH_CLAUDE_POLICY_DIR`` moves it, ``SKILLPATH_CLAUDE_MANAGED_DIR`` moves
+   ``/etc/claude-code``, as for the managed settings),
 2. ``$CLAUDE_CONFIG_DIR/skills`` or ``~/.claude/skills`` (level ``user``),
 3. ``.claude/skills`` in every walk-up directory, nearest first, home skipped
    (level ``project``),
-4. legacy command files: ``$CLAUDE_CONFIG_DIR/commands/*.md`` or
+4. legacy command files: the managed ``/etc/claude-code/.claude/commands/*.md``
+   (``managed``), ``$CLAUDE_CONFIG_DIR/commands/*.md`` or
    ``~/.claude/commands/*.md`` (``user``), then ``.claude/commands/*.md`` in the
    same walk-up directories (``project``).
 
@@ -42,6 +44,7 @@ from skillpath.scan import load_skill_file, outside_project
 
 __all__ = [
     "COMMAND_IGNORED_KEYS",
+    "MANAGED_DIR_ENV",
     "MAX_COMMAND_DEPTH",
     "POLICY_DIR",
     "POLICY_DIR_ENV",
@@ -49,6 +52,7 @@ __all__ = [
     "PROVIDER_ID",
     "config_dir",
     "discover_skills",
+    "managed_root",
     "policy_dir",
     "scan_commands",
 ]
@@ -62,15 +66,24 @@ DEPENDS_ON = ("files",)
 POLICY_DIR = Path("/etc/claude-code/.claude/skills")
 #: Environment variable that moves :data:`POLICY_DIR` (the skills dir itself).
 POLICY_DIR_ENV = "SKILLPATH_CLAUDE_POLICY_DIR"
+#: Environment variable that moves ``/etc/claude-code`` (managed skills, commands, settings).
+MANAGED_DIR_ENV = "SKILLPATH_CLAUDE_MANAGED_DIR"
 #: Frontmatter keys a legacy command file cannot set.
 COMMAND_IGNORED_KEYS = ("name", "paths")
 #: Command sub-folders (namespaces) deeper than this are not searched (an ``info`` says so).
 MAX_COMMAND_DEPTH = 5
 
 
+def managed_root(ctx: SkillContext) -> Path:
+    """Claude Code's managed ``.claude`` folder: ``$SKILLPATH_CLAUDE_MANAGED_DIR/.claude``
+    or ``/etc/claude-code/.claude`` (Claude Code itself reads a fixed path)."""
+    return (ctx.env_dir(MANAGED_DIR_ENV) or POLICY_DIR.parent.parent) / ".claude"
+
+
 def policy_dir(ctx: SkillContext) -> Path:
-    """The managed-policy skills dir: ``$SKILLPATH_CLAUDE_POLICY_DIR`` or :data:`POLICY_DIR`."""
-    return ctx.env_dir(POLICY_DIR_ENV) or POLICY_DIR
+    """The managed-policy skills dir: ``$SKILLPATH_CLAUDE_POLICY_DIR``, else
+    :func:`managed_root` ``/skills``."""
+    return ctx.env_dir(POLICY_DIR_ENV) or managed_root(ctx) / "skills"
 
 
 def config_dir(ctx: SkillContext) -> Path:
@@ -228,6 +241,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     projects = [p for p in projects if p != config]
     for project in projects:
         d.scan(project / "skills", "project")
+    scan_commands(d, managed_root(ctx) / "commands", "managed")
     scan_commands(d, config / "commands", "user")
     for project in projects:
         scan_commands(d, project / "commands", "project")
