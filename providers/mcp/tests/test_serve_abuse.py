@@ -17,6 +17,7 @@ import subprocess
 import sys
 import termios
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -582,9 +583,16 @@ def test_stdio_client_that_never_reads_gets_backpressure(world: Any) -> None:
             line = _readline(proc.stderr)
             assert line, "the server exited"
             assert not done.is_set(), "the server read every request without answers read"
+        # requests wait in the pipe: the writer keeps writing and nothing reads them (it
+        # may not have run again yet when the notice arrives, so it is waited for)
         waiting = bytearray(4)
-        fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, waiting)
-        assert int.from_bytes(waiting, sys.byteorder) > 0  # requests wait in the pipe
+        deadline = time.monotonic() + LIMIT
+        while True:
+            fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, waiting)
+            if int.from_bytes(waiting, sys.byteorder) > 0 or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        assert int.from_bytes(waiting, sys.byteorder) > 0
         proc.kill()
         writer.join(LIMIT)
     assert not done.is_set()
