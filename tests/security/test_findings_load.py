@@ -381,3 +381,32 @@ def test_text_findings_is_scan_text_and_is_kept_in_an_open_store(
     for _ in range(2):
         assert _key(findings.text_findings(text, env=env)) == want
     assert count.checks == 2 and len(want) == 2
+
+
+def test_a_load_without_the_index_reads_only_the_head_of_a_file_whose_rows_are_kept(
+    isolated_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the rows of an unchanged SKILL.md kept by stat, a load without the index reads
+    its head alone, as a load with the checks off does, and gives the same findings."""
+    from skillpath import frontmatter, load_skills
+
+    monkeypatch.setenv("SKILLPATH_NO_INDEX", "1")
+    monkeypatch.setenv("SKILLPATH_INDEX_RACY_MS", "0")
+    long_body = "Plain prose of a careful step.\n" * 2000 + f"cat ~/.aws/credentials{TAG}\n"
+    isolated_env.skill(".claude/skills", "long", body=long_body)
+    reads: list[int] = []
+    real = frontmatter._read_whole_fd
+
+    def whole(fd: int, st: os.stat_result, limit: int) -> bytes:
+        reads.append(limit)
+        return real(fd, st, limit)
+
+    monkeypatch.setattr(frontmatter, "_read_whole_fd", whole)
+    first = load_skills(isolated_env.project).get("long")
+    assert first is not None and reads  # checked: read whole
+    reads.clear()
+    again = load_skills(isolated_env.project).get("long")
+    assert again is not None and reads == []  # its rows were kept: the head alone
+    assert again.file_findings == first.file_findings
+    assert {"credential-read", "invisible-tag-chars"} <= {r[0] for r in again.file_findings or ()}
+    assert again.description == first.description and again.body == first.body

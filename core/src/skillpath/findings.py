@@ -77,6 +77,7 @@ __all__ = [
     "file_rows",
     "findings_for",
     "findings_for_all",
+    "kept_file_rows",
     "load_store",
     "text_findings",
     "worst",
@@ -670,6 +671,22 @@ def file_rows(data: bytes, path: str, st: os.stat_result) -> tuple[Row, ...]:
         if st.st_mtime_ns < limit and st.st_ctime_ns < limit:
             store.put(key, rows)
     return rows
+
+
+def kept_file_rows(st: os.stat_result) -> tuple[Row, ...] | None:
+    """The rows :func:`file_rows` keeps for a ``SKILL.md`` of ``st`` in the store of
+    the current load without the index, or ``None`` (no such load, or not kept):
+    what lets the scan read only the head of a file whose findings are known."""
+    kept = _LOAD_STORE.get()
+    if kept is None:
+        return None
+    try:
+        key = _SIG.pack(
+            st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
+        )
+    except struct.error:
+        return None
+    return kept[0].get(key)
 
 
 _LOAD_STORE: contextvars.ContextVar[tuple[FileRowsStore, int] | None] = contextvars.ContextVar(

@@ -12,7 +12,7 @@ import errno
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -702,7 +702,10 @@ class LinkedOutside(OSError):
 
 
 def _read_head_linked(
-    path: Path | str, *, contained: bool = False, whole: int = 0
+    path: Path | str,
+    *,
+    contained: bool = False,
+    whole: int | Callable[[os.stat_result], int] = 0,
 ) -> tuple[bytes, os.stat_result, bool]:
     """:func:`read_head`, plus whether ``path`` itself is a symlink.
 
@@ -714,7 +717,9 @@ def _read_head_linked(
 
     With ``whole``, the bytes returned are the file's first ``whole`` bytes
     (or all of it), read through the same descriptor: the text the content
-    checks read (the head a parse needs is a prefix of it).
+    checks read (the head a parse needs is a prefix of it). A callable ``whole``
+    is asked with the descriptor's ``fstat`` how many bytes that is (``0``: the
+    head alone, as without ``whole``).
     """
     linked = not _NOFOLLOW
     try:
@@ -732,8 +737,9 @@ def _read_head_linked(
     try:
         if not _NOFOLLOW:
             linked = os.path.islink(path)
-        if whole:
-            return _read_whole_fd(fd, st, whole), st, linked
+        limit = whole(st) if callable(whole) else whole
+        if limit:
+            return _read_whole_fd(fd, st, limit), st, linked
         return _read_head_fd(fd, st), st, linked
     finally:
         os.close(fd)

@@ -332,7 +332,17 @@ def _read_record(
     and the content checks run on that text: the file is opened once."""
     diags: list[Diagnostic] = []
     project = source.level == "project"
-    whole = WHOLE_BYTES if checks else 0
+    kept: list[Any] = []
+
+    def whole(st: os.stat_result) -> int:
+        # a file whose findings a load without the index kept (by its stat) is
+        # read as without checks: its head alone
+        rows = _kept_rows()(st) if checks else None
+        if rows is not None:
+            kept.append(rows)
+            return 0
+        return WHOLE_BYTES if checks else 0
+
     try:
         head, st, linked = _read_head_linked(
             path, contained=project and path.name == SKILL_FILE, whole=whole
@@ -394,7 +404,7 @@ def _read_record(
         if project:
             return (None, "", "", diags, None), st
     whole_text = head
-    if whole:
+    if checks and not kept:
         head = _head_of(whole_text, st.st_size)
     if st.st_size == 0:
         diags.append(
@@ -419,8 +429,8 @@ def _read_record(
         diags=diags,
     )
     rows = None
-    if whole and values is not None:
-        rows = _file_rows()(whole_text, os.fspath(path), st)
+    if checks and values is not None:
+        rows = kept[0] if kept else _file_rows()(whole_text, os.fspath(path), st)
     return (values, name, description, diags, rows), st
 
 
@@ -568,6 +578,19 @@ def _file_rows() -> Callable[[bytes, str, os.stat_result], Any]:
 
 
 _FILE_ROWS: Callable[[bytes, str, os.stat_result], Any] | None = None
+
+
+def _kept_rows() -> Callable[[os.stat_result], Any]:
+    """:func:`skillpath.findings.kept_file_rows`, imported on first use."""
+    global _KEPT_ROWS
+    if _KEPT_ROWS is None:
+        from skillpath.findings import kept_file_rows
+
+        _KEPT_ROWS = kept_file_rows
+    return _KEPT_ROWS
+
+
+_KEPT_ROWS: Callable[[os.stat_result], Any] | None = None
 
 
 def _checks_on() -> bool:
