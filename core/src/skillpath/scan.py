@@ -337,15 +337,15 @@ def _read_record(
     def whole(st: os.stat_result) -> int:
         # a file whose findings a load without the index kept (by its stat) is
         # read as without checks: its head alone
-        rows = _kept_rows()(st) if checks else None
+        rows = _kept_rows()(st)
         if rows is not None:
             kept.append(rows)
             return 0
-        return WHOLE_BYTES if checks else 0
+        return WHOLE_BYTES
 
     try:
         head, st, linked = _read_head_linked(
-            path, contained=project and path.name == SKILL_FILE, whole=whole
+            path, contained=project and path.name == SKILL_FILE, whole=whole if checks else 0
         )
     except LinkedOutside as exc:
         # refused before the target is opened: its text never reaches anything

@@ -581,7 +581,7 @@ class SkillServer:
         files = self._marks(before)
         session = SkillSession.open(self.cwd, **self._open_args)
         if session.result.inputs != before:  # the providers read other files this time
-            files = self._marks(session.result.inputs)
+            files = (*files[:2], fingerprint(session.result.inputs))
         catalog = build_catalog(session, self._digests)
         local = _local_skills(session)
         with self._lock:
