@@ -223,13 +223,14 @@ def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
         )
     if rel in (".", "./"):
         return _read(url, Path(os.path.realpath(base)), skill)
+    path = resolve_inside(base, rel)  # containment first: its refusals come before
     refused = name_refusal(rel)
     if refused is not None:
         shown = escape_controls(rel, keep="", invisible=True)
         raise ResolveError(
             f"'{shown}' is refused: its name holds {refused} (skill {echo_name(skill.name)})"
         )
-    return _read(url, resolve_inside(base, rel), skill)
+    return _read(url, path, skill)
 
 
 @hookimpl(trylast=True)
