@@ -16,7 +16,7 @@ from skillpath.model import Skill, SkillSource
 from skillpath.session import SkillSession
 
 from ..conftest import Env
-from .test_content_checks import HOSTILE, TAG, _skill
+from .test_content_checks import HOSTILE, HOSTILE_NAMES, TAG, _skill
 
 FAST = {"SKILLPATH_INDEX_RACY_MS": "0"}
 
@@ -25,7 +25,7 @@ def _key(found: object) -> list[tuple[object, ...]]:
     return [(f.id, f.severity, f.reason, f.path, f.line, f.excerpt) for f in found]  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize(("fid", "severity", "case"), HOSTILE)
+@pytest.mark.parametrize(("fid", "severity", "case"), HOSTILE + HOSTILE_NAMES)
 def test_findings_for_is_scan_skill(tmp_path: Path, fid: str, severity: str, case: str) -> None:
     skill = _skill(tmp_path, case)
     store = MemoryStore()

@@ -2,9 +2,11 @@
 invisible character in anything a model is given.
 
 Each case of ``test_content_checks.HOSTILE`` (42: every check, in a body, a script or
-a reference) becomes one skill ``hNN`` of one project; each skill also carries the
-Unicode tag characters in its body and a reference, so every rendering path has
-something to strip. Paths: ``list --json`` (``findings``), ``doctor --json``,
+a reference) and of ``HOSTILE_NAMES`` (8: a file or folder whose name holds invisible
+characters, which every path refuses) becomes one skill ``hNN`` of one project; each
+skill also carries the Unicode tag characters in its body and a reference, so every
+rendering path has something to strip. The per-path refusals of the names are
+``test_hostile_file_names``. Paths: ``list --json`` (``findings``), ``doctor --json``,
 ``explain --json NAME``, ``invoke`` (the command line and a session on every trigger,
 with the session's diagnostics), MCP ``prompts/get``, ``resources/read`` and
 ``load_skill``, and adapters (the core's ``AgentSkills`` and Agno's tools).
@@ -16,6 +18,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
@@ -23,11 +26,15 @@ from skillpath.agent import AgentSkills
 from skillpath.cli import main
 from skillpath.contentscan import strip_invisible
 from skillpath.session import SkillSession
+from skillpath.textguard import escape_controls, name_refusal
 
 from ..conftest import Env
-from .test_content_checks import HOSTILE, TAG
+from .test_content_checks import HOSTILE, HOSTILE_NAMES, TAG, refused_entry
 
-CASES = [(f"h{i:02d}", fid, severity, case) for i, (fid, severity, case) in enumerate(HOSTILE)]
+CASES = [
+    (f"h{i:02d}", fid, severity, case)
+    for i, (fid, severity, case) in enumerate(HOSTILE + HOSTILE_NAMES)
+]
 
 
 def _clean(text: str) -> bool:
@@ -63,7 +70,7 @@ def _cli(env: Env, *argv: str) -> tuple[int, str]:
 
 def test_the_set_covers_every_check_with_forty_skills() -> None:
     assert len(CASES) >= 40
-    assert len({fid for _n, fid, _s, _c in CASES}) == 11
+    assert len({fid for _n, fid, _s, _c in CASES}) == 12
 
 
 def _in_a_resource(case: str) -> bool:
@@ -148,7 +155,7 @@ def test_an_adapters_skill_tool_leaves_the_findings_in_its_diagnostics(hostile: 
 def test_mcp_prompts_resources_and_load_skill_deliver_no_invisible_character(
     hostile: Env,
 ) -> None:
-    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
     metas: dict[str, list[set[str]]] = {}
 
@@ -162,14 +169,18 @@ def test_mcp_prompts_resources_and_load_skill_deliver_no_invisible_character(
         async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             texts.append(json.dumps((await s.list_prompts()).model_dump(), ensure_ascii=False))
-            for name, _fid, _s, case in CASES:
+            for name, fid, _s, case in CASES:
                 got = await s.get_prompt(name, {})
                 texts.append(str(got.messages[0].content.text))
                 for uri in (f"skill://{name}/SKILL.md", f"skill://{name}/references/tag.md"):
                     content = (await s.read_resource(uri)).contents[0]
                     texts.append(str(getattr(content, "text", "")))
                 rel = case.partition(":")[0]
-                if "/" in rel and " " not in rel:
+                if fid == "invisible-file-name":
+                    with pytest.raises(MCPError) as refused:
+                        await s.read_resource(f"skill://{name}/{quote(rel)}")
+                    texts.append(str(refused.value))
+                elif "/" in rel and " " not in rel:
                     content = (await s.read_resource(f"skill://{name}/{rel}")).contents[0]
                     texts.append(str(getattr(content, "text", "")))
                 loaded = await s.call_tool("load_skill", {"name": name})
@@ -203,6 +214,8 @@ def test_validate_flags_every_case_in_its_sarif_log(hostile: Env, tmp_path: Path
     }
     for name, fid, _severity, case in CASES:
         rel = case.partition(":")[0] if _in_a_resource(case) else "SKILL.md"
+        if fid == "invisible-file-name":  # the entry, its name escaped
+            rel = escape_controls(refused_entry(rel), keep="", invisible=True)
         assert any(
             rule == f"content-{fid}" and uri.endswith(f"{name}/{rel}") for rule, uri in got
         ), (name, fid, rel)
@@ -214,11 +227,15 @@ def test_an_exported_copy_holds_no_invisible_character(hostile: Env, link: bool)
     code, out = _cli(hostile, "export", "--to", "claude", "--from", "agents", "--json", *extra)
     assert code == 0, out
     assert "export-invisible-removed" in out
+    refused = [d for d in json.loads(out)["diagnostics"] if d["code"] == "export-name-refused"]
+    assert len(refused) == len(HOSTILE_NAMES)
+    assert all(d["message"].isprintable() and "U+" in d["message"] for d in refused)
     folder = hostile.project / ".claude" / "skills"
     copies = [p for p in folder.rglob("*") if p.is_file() or p.is_symlink()]
     assert len({p.relative_to(folder).parts[0] for p in copies}) == len(CASES)
     for path in copies:
         assert not path.is_symlink() and not path.parent.is_symlink(), path
+        assert all(name_refusal(part) is None for part in path.relative_to(folder).parts), path
         text = path.read_text("utf-8", "replace")
         assert _clean(text), path
     assert "Then stop." in (folder / "h00" / "SKILL.md").read_text("utf-8")

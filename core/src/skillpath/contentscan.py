@@ -37,6 +37,11 @@ id                        severity what it means
                                    ``high`` in a file that also reads secrets
                                    (``os.environ``/``$…_KEY``/``$…_TOKEN``, a credential
                                    store)
+``invisible-file-name``   high     a file or folder of the skill whose name holds invisible
+                                   characters (:func:`skillpath.textguard.name_refusal`):
+                                   it is refused — not listed, read or copied — by every
+                                   path; ``medium`` when they are only zero-width or
+                                   other format characters (no tag, bidi or control)
 ========================= ======== ===================================================
 
 :func:`scan_skill` runs them all over one skill (its text files bounded by
@@ -64,6 +69,7 @@ import attrs
 from skillpath.textguard import (
     count_invisible,
     escape_controls,
+    name_refusal,
     strip_invisible,
     suspicious_spans,
 )
@@ -79,6 +85,7 @@ __all__ = [
     "ContentFinding",
     "count_invisible",
     "is_script",
+    "name_findings",
     "read_text",
     "resource_findings",
     "scan_skill",
@@ -651,33 +658,37 @@ def read_text(path: Path) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def _text_files(base: Path) -> list[Path]:
-    return walk_folder(base)[1]
-
-
 def walk_folder(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
     """``(folders, files, others)`` of skill folder ``base`` as :func:`scan_skill` reads
     it: the folders walked (``base`` first; hidden ones, ``node_modules`` and
     ``__pycache__`` skipped, links never followed), the text files besides
     ``SKILL.md`` (by suffix, or executable; at most :data:`MAX_FILES`, in a stable
-    order) and the other entries of those folders (not read: links, other files)."""
+    order) and the other entries of those folders (not read: links, other files,
+    and the files and folders whose names are refused — see :func:`name_findings` —
+    which are neither read nor walked)."""
     found: list[Path] = []
     folders: list[Path] = []
     others: list[Path] = []
     try:
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             folders.append(Path(dirpath))
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if not d.startswith(".") and d not in ("node_modules", "__pycache__")
-            )
+            kept = []
+            for d in sorted(dirnames):
+                if d.startswith(".") or d in ("node_modules", "__pycache__"):
+                    continue
+                if name_refusal(d) is not None:
+                    others.append(Path(dirpath, d))
+                    continue
+                kept.append(d)
+            dirnames[:] = kept
             for fname in sorted(filenames):
                 if fname == "SKILL.md" and dirpath == str(base):
                     continue
                 full = Path(dirpath, fname)
-                if full.is_symlink() or (
-                    full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK)
+                if (
+                    name_refusal(fname) is not None
+                    or full.is_symlink()
+                    or (full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK))
                 ):
                     others.append(full)
                     continue
@@ -687,6 +698,41 @@ def walk_folder(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
     except OSError:
         pass
     return folders, found, others
+
+
+_LOUD = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f-\x9f]")
+
+
+def name_findings(base: Path, entries: Iterable[Path]) -> list[ContentFinding]:
+    """An ``invisible-file-name`` finding for each of ``entries`` (paths below skill
+    folder ``base``, such as the ``others`` of :func:`walk_folder`) whose name is
+    refused (:func:`skillpath.textguard.name_refusal`), in the order given.
+
+    The finding's path and excerpt show the entry with its invisible characters
+    escaped (``<base>/scripts/run\\u200b.sh``, excerpt ``scripts/run\\u200b.sh``):
+    safe to print anywhere, never the name itself. ``high`` for tag characters,
+    bidi controls and control characters, else ``medium``.
+    """
+    out: list[ContentFinding] = []
+    for path in entries:
+        reason = name_refusal(path.name)
+        if reason is None:
+            continue
+        rel = os.path.relpath(path, base).replace(os.sep, "/")
+        shown = escape_controls(rel, keep="", invisible=True)
+        what = "folder" if path.is_dir() and not path.is_symlink() else "file"
+        out.append(
+            ContentFinding(
+                "invisible-file-name",
+                "high" if _LOUD.search(path.name) else "medium",
+                f"{what} name holds {reason}: "
+                f"the {what} is not listed, read or copied for any agent",
+                base / shown,
+                None,
+                shown,
+            )
+        )
+    return out
 
 
 def is_script(path: Path) -> bool:
@@ -744,8 +790,10 @@ def resource_findings(skill: Skill) -> list[ContentFinding]:
     (what :func:`scan_skill` adds with ``resources``), in file order."""
     out: list[ContentFinding] = []
     if skill.base_dir is not None and skill.path is not None:
-        for path in _text_files(skill.base_dir):
+        _folders, files, others = walk_folder(skill.base_dir)
+        for path in files:
             out.extend(_file_findings(path, script=is_script(path)))
+        out.extend(name_findings(skill.base_dir, others))
     return out
 
 

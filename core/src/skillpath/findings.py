@@ -358,10 +358,15 @@ def _racy(entries: Entries, start_ns: int, window: int) -> bool:
     return any(sig is None or sig[2] >= limit or sig[3] >= limit for _p, sig in entries)
 
 
-def _read(skill: Skill) -> tuple[Entries, str, list[tuple[Path, str, bool]]] | None:
-    """What the checks read of an on-disk skill: its entries, its content digest and
-    ``(path, text, script)`` of each file; ``None`` when its ``SKILL.md`` cannot be read."""
+def _read(
+    skill: Skill,
+) -> tuple[Entries, str, list[tuple[Path, str, bool]], list[ContentFinding]] | None:
+    """What the checks read of an on-disk skill: its entries, its content digest,
+    ``(path, text, script)`` of each file and the findings of its refused file names
+    (:func:`skillpath.contentscan.name_findings`); ``None`` when its ``SKILL.md``
+    cannot be read."""
     from skillpath import contentscan
+    from skillpath.textguard import name_refusal
 
     assert skill.path is not None and skill.base_dir is not None
     entries: list[tuple[str, Sig]] = [(os.fspath(skill.path), _sig(os.fspath(skill.path)))]
@@ -388,7 +393,12 @@ def _read(skill: Skill) -> tuple[Entries, str, list[tuple[Path, str, bool]]] | N
         entries.append(("", (0, 0, 0, 0, 0, 0)))  # never equal to a stat: always read again
     else:
         entries.extend((os.fspath(p), _sig(os.fspath(p))) for p in others)
-    return tuple(entries), h.hexdigest(), texts
+    named = contentscan.name_findings(skill.base_dir, others)
+    for path in others:  # the refused names are part of what the rows are made of
+        if name_refusal(path.name) is not None:
+            rel = os.path.relpath(path, skill.base_dir)
+            h.update(f"\1refused\0{rel}\0".encode("utf-8", "surrogatepass"))
+    return tuple(entries), h.hexdigest(), texts, named
 
 
 def _check(texts: Sequence[tuple[Path | None, str, bool]]) -> list[ContentFinding]:
@@ -480,10 +490,12 @@ def _digest_and_rows(
     read = _read(skill)
     if read is None:
         return None
-    entries, digest, texts = read
+    entries, digest, texts, named = read
     rows = store.findings(digest)
     if rows is None:
-        rows = _rows(_check(texts), skill.base_dir)
+        from skillpath.contentscan import sort_findings
+
+        rows = _rows(sort_findings([*_check(texts), *named]), skill.base_dir)
         store.put(digest, rows)
     if not _racy(entries, start, window):
         store.remember(key, entries, digest)

@@ -77,6 +77,7 @@ from skillpath.ownership import FolderRefused, claim_folder, exclusive, lock_wai
 from skillpath.powers import neutralise_shell, power_fields, strip_file_powers
 from skillpath.safety import describe_oserror, read_bounded
 from skillpath.shell import ShellPolicy
+from skillpath.textguard import escape_controls, name_refusal
 
 __all__ = [
     "LOCK_FILE",
@@ -227,7 +228,9 @@ def _exported_siblings(
 
 
 def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
-    """The other files of a skill's folder (relative POSIX path -> bytes), links skipped."""
+    """The other files of a skill's folder (relative POSIX path -> bytes), links skipped,
+    and the files and folders whose names are refused (an ``export-name-refused``
+    warning each; :func:`skillpath.textguard.name_refusal`)."""
     base = skill.base_dir
     if skill.source.loaded_from == "mcp" or base is None or not _is_skill_folder(skill):
         return {}
@@ -236,10 +239,25 @@ def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for top, dirs, names in os.walk(base, followlinks=False):
         linked = [d for d in dirs if (Path(top) / d).is_symlink()]
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and d not in linked)
-        for name in sorted(names + linked):
+        refused = [d for d in dirs if d not in linked and name_refusal(d) is not None]
+        dirs[:] = sorted(
+            d for d in dirs if d not in _SKIP_DIRS and d not in linked and d not in refused
+        )
+        for name in sorted(names + linked + refused):
             full = Path(top) / name
             rel = full.relative_to(base).as_posix()
+            why = name_refusal(name)
+            if why is not None:
+                shown = escape_controls(rel, keep="", invisible=True)
+                diags.append(
+                    Diagnostic(
+                        "warning",
+                        "export-name-refused",
+                        f"skill {skill.name!r}: '{shown}' is not copied: its name holds {why}",
+                        path=Path(top),
+                    )
+                )
+                continue
             if name.endswith(_SKIP_SUFFIXES) or rel == "SKILL.md":
                 continue
             if full.is_symlink():

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillpath.textguard import strip_invisible
+from skillpath.textguard import name_refusal, strip_invisible
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -237,7 +237,8 @@ def _identity(skill: Skill) -> tuple[str, str, str, str]:
 
 
 def _resources(base_dir: Path | None) -> str:
-    """File names under ``base_dir`` (links not followed, dot entries skipped), bounded."""
+    """File names under ``base_dir`` (links not followed, dot entries and refused names
+    skipped: :func:`skillpath.textguard.name_refusal`), bounded."""
     if base_dir is None:
         return ""
     names: list[str] = []
@@ -245,10 +246,12 @@ def _resources(base_dir: Path | None) -> str:
         walker = os.walk(base_dir, followlinks=False)
         for dirpath, dirnames, filenames in walker:
             dirnames[:] = sorted(
-                d for d in dirnames if not d.startswith(".") and d != "__pycache__"
+                d
+                for d in dirnames
+                if not d.startswith(".") and d != "__pycache__" and name_refusal(d) is None
             )
             for fname in sorted(filenames):
-                if fname.startswith(".") or fname == "SKILL.md":
+                if fname.startswith(".") or fname == "SKILL.md" or name_refusal(fname) is not None:
                     continue
                 rel = os.path.relpath(os.path.join(dirpath, fname), base_dir)
                 names.append(rel.replace(os.sep, "/"))

@@ -20,6 +20,9 @@ Codes:
     or unassigned code points;
 ``suspicious-name``
     the same for a name (names may hold spaces, and are listed as written);
+``name_refusal``
+    not a finding code: why a file or folder name inside a skill is refused
+    (see :func:`name_refusal`);
 ``suspicious-description``
     the description reads like an instruction to the model rather than a
     description of the skill ("ignore previous instructions", "you are now",
@@ -38,6 +41,7 @@ __all__ = [
     "count_invisible",
     "escape_controls",
     "invisible_characters",
+    "name_refusal",
     "strip_invisible",
     "suspicious_phrases",
     "suspicious_spans",
@@ -333,6 +337,40 @@ def text_findings(name: str, description: str) -> list[tuple[str, str]]:
                 )
             )
     return out
+
+
+# -- names of the files in a skill's folder ------------------------------------
+
+
+def name_refusal(name: str) -> str | None:
+    """Why the file or folder name (or ``/``-separated relative path) ``name`` inside a
+    skill's folder is refused (``"invisible characters (U+200B ZERO WIDTH SPACE)"``),
+    or ``None`` when it is not.
+
+    A name is refused when it holds a control, format, private-use, unassigned
+    or separator code point (what :func:`invisible_characters` reports: Unicode
+    tag characters, bidi overrides and isolates, zero-width spaces and joiners,
+    soft hyphens …). Such a name cannot be cleaned the way text is (the file is
+    found only by its exact name), so every path that lists, reads or copies a
+    skill's files leaves the entry out: ``skill://`` listings and reads, the MCP
+    server's resources, the adapters' file tools, ``show`` and ``export``.
+    Line breaks and tabs are refused too (a name is one line of a listing).
+    Letters with combining marks (``résumé.md``, in NFC or NFD), other scripts
+    and single emoji are names like any other; an emoji sequence joined by
+    U+200D is refused with the rest.
+
+    The reason names the code points, so it can be shown as is; show the name
+    itself with ``escape_controls(name, invisible=True)``.
+    """
+    if name.isprintable():  # one C pass: no control, format, unassigned or separator
+        return None
+    # tab and line breaks too: a name is one line of a listing
+    hidden = sorted({c for c in name if unicodedata.category(c) in _INVISIBLE_CATEGORIES})
+    if not hidden:
+        return None  # spaces other than U+0020 (not printable, but visible)
+    shown = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'a control')}" for c in hidden[:4])
+    more = f" and {len(hidden) - 4} more" if len(hidden) > 4 else ""
+    return f"invisible characters ({shown}{more})"
 
 
 # -- text bound for a model ---------------------------------------------------

@@ -22,6 +22,11 @@ Rules:
   (one entry per line, sub-directories with a trailing ``/``, dot entries
   left out); files must be regular, at most :data:`MAX_READ_BYTES` and not
   binary;
+* a file or folder whose name holds invisible characters
+  (:func:`skillpath.textguard.name_refusal`: tag characters, bidi controls,
+  zero-width characters, line breaks …) is left out of listings, and a path
+  through one is refused (the content checks report it as
+  ``invisible-file-name``);
 * content type: ``text/markdown`` for ``.md``/``.markdown``/``.mdx``,
   ``application/json`` for ``.json``, else ``text/plain``;
 * ``skill://`` alone is the index of every skill the model may use
@@ -47,6 +52,7 @@ from skillpath.hookspecs import hookimpl
 from skillpath.resources import Resource
 from skillpath.safety import read_bounded, resolve_inside
 from skillpath.suggest import by_folder, echo_name, folder_matches, unknown_skill_message
+from skillpath.textguard import escape_controls, name_refusal
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -129,7 +135,7 @@ def _listing(path: Path) -> str:
         raise ResolveError(f"Cannot list directory {path}: {exc.strerror or exc}") from exc
     lines = []
     for e in entries:
-        if e.name.startswith("."):
+        if e.name.startswith(".") or name_refusal(e.name) is not None:
             continue
         try:
             is_dir = e.is_dir()
@@ -217,7 +223,14 @@ def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
         )
     if rel in (".", "./"):
         return _read(url, Path(os.path.realpath(base)), skill)
-    return _read(url, resolve_inside(base, rel), skill)
+    path = resolve_inside(base, rel)  # containment first: its refusals come before
+    refused = name_refusal(rel)
+    if refused is not None:
+        shown = escape_controls(rel, keep="", invisible=True)
+        raise ResolveError(
+            f"'{shown}' is refused: its name holds {refused} (skill {echo_name(skill.name)})"
+        )
+    return _read(url, path, skill)
 
 
 @hookimpl(trylast=True)

@@ -60,5 +60,8 @@ def test_the_eager_catalog_and_adk_skills_hold_no_invisible_character(
     for n in HOSTILE_SKILLS:
         skill = skills[n]
         assert_no_invisible([skill.frontmatter.description, skill.instructions], f"adk_skills {n}")
-        for ref in skill.resources.list_references():
+        refs = skill.resources.list_references()
+        assert "r\u00e9sum\u00e9.md" in refs and "run.sh" in skill.resources.list_scripts()
+        assert_no_invisible([*refs, *skill.resources.list_scripts()], f"{n} resources")
+        for ref in refs:
             assert_no_invisible(skill.resources.get_reference(ref) or "", f"{n}/{ref}")

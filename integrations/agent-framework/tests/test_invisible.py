@@ -13,8 +13,11 @@ from skillpath_agent_framework import SkillpathSkillsProvider
 from skillpath_testing.hostile import (
     HOSTILE_BODY,
     HOSTILE_DESCRIPTION,
+    HOSTILE_FILE_NAMES,
     HOSTILE_REFERENCE,
     HOSTILE_SKILLS,
+    LEGIT_FILE_NAMES,
+    LEGIT_TEXT,
     assert_no_invisible,
     hostile_skills,
 )
@@ -49,6 +52,9 @@ def test_the_agent_gets_no_invisible_character(world: World) -> None:
         pairs += [
             ("load_skill", {"skill_name": name}),
             ("read_skill_resource", {"skill_name": name, "resource_name": "references/guide.md"}),
+            # a file refused by its name is not read; one merely not ASCII is
+            ("read_skill_resource", {"skill_name": name, "resource_name": HOSTILE_FILE_NAMES[1]}),
+            ("read_skill_resource", {"skill_name": name, "resource_name": LEGIT_FILE_NAMES[0]}),
         ]
     client = Recording(calls(*pairs), final())
     provider = SkillpathSkillsProvider(
@@ -67,6 +73,7 @@ def test_the_agent_gets_no_invisible_character(world: World) -> None:
     results = tool_results(client.seen[-1])
     seen = "\n".join(results.values())
     assert HOSTILE_BODY in seen and HOSTILE_REFERENCE in seen and HOSTILE_DESCRIPTION in seen
+    assert LEGIT_TEXT in seen
     assert_no_invisible([system, *results.values()], "instructions and results")
     assert_no_invisible([m.text for m in client.seen[-1]], "messages")
     assert client.tool_texts

@@ -28,6 +28,9 @@ def test_the_agent_gets_no_invisible_character(world: World) -> None:
         pairs += [
             ("Skill", {"skill": name, "args": ""}),
             ("read_skill", {"url": f"skill://{name}/references/guide.md"}),
+            # folder listings: the files refused by their names are left out
+            ("read_skill", {"url": f"skill://{name}/."}),
+            ("read_skill", {"url": f"skill://{name}/references"}),
         ]
     model = Script(calls(*pairs), final())
     agent = skills.attach(
@@ -43,6 +46,7 @@ def test_the_agent_gets_no_invisible_character(world: World) -> None:
     assert HOSTILE_DESCRIPTION in system
     results = tool_results(last)
     seen = "\n".join(results.values())
+    assert "r\u00e9sum\u00e9.md" in seen and "scripts/" in seen
     assert HOSTILE_BODY in seen and HOSTILE_REFERENCE in seen and HOSTILE_DESCRIPTION in seen
     assert_no_invisible([str(m.content) for m in last], "messages")
     assert_no_invisible(

@@ -39,6 +39,7 @@ def test_instructions_tools_and_results_hold_no_invisible_character(world: World
     for i, name in enumerate(HOSTILE_SKILLS):
         calls.append(tool_call("load_skill", f"l{i}", skill=name, args=""))
         calls.append(tool_call("read_skill_file", f"r{i}", skill=name, path="references/guide.md"))
+        calls.append(tool_call("read_skill_file", f"f{i}", skill=name, path="references"))
     calls.append(tool_call("search_skills", "s", query="format tables"))
     model = ScriptedModel(calls)
     agent = Agent(
@@ -51,6 +52,7 @@ def test_instructions_tools_and_results_hold_no_invisible_character(world: World
     assert_no_invisible(_tool_texts(model.turns), "tool definitions")
     out = model.tool_outputs()
     assert HOSTILE_BODY in out["l0"] and HOSTILE_REFERENCE in out["r0"]
+    assert "r\u00e9sum\u00e9.md" in out["f0"]
     assert HOSTILE_DESCRIPTION in out["s"]
     assert_no_invisible(list(out.values()), "tool results")
 
@@ -67,6 +69,7 @@ def test_the_sandbox_listing_and_staged_files_hold_no_invisible_character(world:
                 f".agents/{HOSTILE_SKILLS[0]}/references/guide.md",
             )
         ],
+        [tool_call("exec_command", "c3", cmd=f"ls -R .agents/{HOSTILE_SKILLS[0]}")],
     )
     run(SkillpathLazySkillSource.open(world.project), model)
     system = model.turns[0].system or ""
@@ -75,4 +78,5 @@ def test_the_sandbox_listing_and_staged_files_hold_no_invisible_character(world:
     assert_no_invisible(_tool_texts(model.turns), "tool definitions")
     out = model.tool_outputs()
     assert HOSTILE_BODY in out["c2"] and HOSTILE_REFERENCE in out["c2"]
+    assert "r\u00e9sum\u00e9.md" in out["c3"] and "run.sh" in out["c3"]  # the staged copy
     assert_no_invisible(list(out.values()), "staged files")

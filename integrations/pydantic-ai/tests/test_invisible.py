@@ -54,12 +54,17 @@ def test_the_toolset_gives_the_model_no_invisible_character(world: AdapterWorld)
         calls += [
             ("Skill", {"skill": name}),
             ("read_skill", {"url": f"skill://{name}/references/guide.md"}),
+            # folder listings: the files refused by their names are left out
+            ("read_skill", {"url": f"skill://{name}/."}),
+            ("read_skill", {"url": f"skill://{name}/references"}),
+            ("read_skill", {"url": f"skill://{name}/scripts"}),
         ]
     model = Seen(calls)
     Agent(FunctionModel(model), toolsets=[SkillpathToolset(world.session())]).run_sync("go")
     seen = "\n".join(model.texts)
     assert HOSTILE_DESCRIPTION in model.texts[0]
     assert HOSTILE_BODY in seen and HOSTILE_REFERENCE in seen
+    assert "r\u00e9sum\u00e9.md" in seen and "run.sh" in seen
     assert_no_invisible(model.texts, "toolset")
 
 

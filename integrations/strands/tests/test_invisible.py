@@ -36,6 +36,7 @@ def test_the_agent_gets_no_invisible_character(world: World) -> None:
     assert HOSTILE_DESCRIPTION in first.system
     messages = json.dumps(last.messages, ensure_ascii=False)
     assert HOSTILE_BODY in messages and HOSTILE_REFERENCE in messages
+    assert "references/r\u00e9sum\u00e9.md" in messages  # Strands' "Available resources"
     assert_no_invisible([t.system for t in model.turns], "system prompt")
     assert_no_invisible(messages, "messages")
     assert last.tools

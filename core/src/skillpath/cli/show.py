@@ -23,6 +23,7 @@ from skillpath.cli._load import load
 from skillpath.cli.completion import complete_skill_names
 from skillpath.doctor import build_report, describe, explain
 from skillpath.model import LoadResult, Skill
+from skillpath.textguard import name_refusal
 
 __all__ = ["MAX_RESOURCES", "resources", "show_cmd", "skill_details"]
 
@@ -40,7 +41,9 @@ def _json_value(value: Any) -> Any:
 
 
 def resources(base_dir: Path | None) -> tuple[list[dict[str, Any]], bool]:
-    """Files in the skill folder (relative path and size), sorted; dot entries skipped.
+    """Files in the skill folder (relative path and size), sorted; dot entries skipped,
+    and so are the files and folders whose names are refused
+    (:func:`skillpath.textguard.name_refusal`; the findings name them).
 
     Symlinks are listed but not followed. Returns ``(files, truncated)``.
     """
@@ -48,9 +51,13 @@ def resources(base_dir: Path | None) -> tuple[list[dict[str, Any]], bool]:
         return [], False
     out: list[dict[str, Any]] = []
     for dirpath, dirnames, filenames in os.walk(base_dir, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".") and d != "__pycache__" and name_refusal(d) is None
+        )
         for fname in sorted(filenames):
-            if fname.startswith("."):
+            if fname.startswith(".") or name_refusal(fname) is not None:
                 continue
             full = Path(dirpath, fname)
             try:

@@ -42,6 +42,7 @@ from skillpath import SkillSession
 from skillpath.adapters import with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
+from skillpath.textguard import name_refusal
 
 __all__ = [
     "TOOL_NAME",
@@ -93,12 +94,17 @@ def skills_for(
 
 
 def _files(base: str | None, sub: str) -> list[str]:
-    """The regular files directly in ``<base>/<sub>`` (sorted; none when absent)."""
+    """The regular files directly in ``<base>/<sub>`` (sorted; none when absent), less
+    those whose names skillpath refuses (:func:`skillpath.textguard.name_refusal`)."""
     if base is None:
         return []
     try:
         with os.scandir(os.path.join(base, sub)) as it:
-            return sorted(e.name for e in it if not e.name.startswith(".") and e.is_file())
+            return sorted(
+                e.name
+                for e in it
+                if not e.name.startswith(".") and name_refusal(e.name) is None and e.is_file()
+            )
     except OSError:
         return []
 

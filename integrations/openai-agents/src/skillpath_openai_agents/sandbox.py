@@ -34,6 +34,7 @@ from pydantic import PrivateAttr
 from skillpath.agent import AgentSkills, unknown_for_model
 from skillpath.contentscan import strip_invisible
 from skillpath.errors import SkillpathError
+from skillpath.textguard import name_refusal
 
 __all__ = ["SkillpathLazySkillSource", "registered"]
 
@@ -190,11 +191,17 @@ def _without_invisible(data: bytes) -> bytes:
 
 
 def _files(base: Path) -> list[str]:
-    """Regular files below ``base`` (no symlinked folders followed), relative, sorted."""
+    """Regular files below ``base`` (no symlinked folders followed), relative, sorted;
+    the files and folders whose names skillpath refuses are left out
+    (:func:`skillpath.textguard.name_refusal`: never copied, never named)."""
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and name_refusal(d) is None
+        )
         for fn in sorted(filenames):
+            if name_refusal(fn) is not None:
+                continue
             out.append(Path(os.path.relpath(os.path.join(dirpath, fn), base)).as_posix())
             if len(out) >= MAX_FILES:
                 return out

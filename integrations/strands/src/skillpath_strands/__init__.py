@@ -44,6 +44,7 @@ from skillpath.adapters import READ_TOOL_DESCRIPTION, with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
 from skillpath.search import search_tool_schema
+from skillpath.textguard import name_refusal
 from strands.hooks.events import AfterToolCallEvent, BeforeInvocationEvent
 from strands.plugins import hook
 from strands.tools.decorator import tool
@@ -303,6 +304,14 @@ class SkillpathAgentSkills(StrandsAgentSkills):
             compatibility=record.frontmatter.compatibility,
         )
         return await self._format_skill_response(shown, agent.sandbox)
+
+    async def _list_skill_resources(self, sandbox: Any, skill_path: str) -> list[str]:
+        """Strands' list of a skill's ``scripts/``, ``references/`` and ``assets/`` files
+        (the ``skills`` tool's "Available resources"), less the files and folders whose
+        names skillpath refuses (:func:`skillpath.textguard.name_refusal`: never named
+        to the model, as no skillpath read serves them)."""
+        found = await super()._list_skill_resources(sandbox, skill_path)
+        return [rel for rel in found if name_refusal(rel) is None]
 
     @tool(name=READ_TOOL_NAME, description=READ_TOOL_DESCRIPTION)
     def read_skill(self, url: str) -> str:

@@ -114,7 +114,7 @@ from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_sche
 from skillpath.session import SkillSession
 from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
-from skillpath.textguard import strip_invisible
+from skillpath.textguard import name_refusal, strip_invisible
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
 
 from skillpath_mcp._guard import (
@@ -232,8 +232,9 @@ def _walk(base: Path) -> tuple[list[tuple[str, Path]], list[str]]:
     """``(relative posix path, path)`` of the regular files below ``base`` (bounded,
     sorted), and the folders that were listed to find them.
 
-    Dot entries are skipped; symlinks are followed only when they stay inside
-    ``base`` (the resolver's containment rule).
+    Dot entries are skipped, and so are the files and folders whose names the
+    resolver refuses (:func:`skillpath.textguard.name_refusal`); symlinks are
+    followed only when they stay inside ``base`` (the resolver's containment rule).
     """
     out: list[tuple[str, Path]] = []
     folders: list[str] = []
@@ -249,7 +250,7 @@ def _walk(base: Path) -> tuple[list[tuple[str, Path]], list[str]]:
         except OSError:
             continue
         for e in entries:
-            if e.name.startswith("."):
+            if e.name.startswith(".") or name_refusal(e.name) is not None:
                 continue
             path = Path(e.path)
             if e.is_symlink() and not is_inside(path, base):
