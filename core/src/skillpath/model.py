@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import attrs
 
+from skillpath._skillfile import read_body
+
 __all__ = [
     "Diagnostic",
     "DiscoveryResult",
@@ -153,13 +155,10 @@ class _BodyCache:
             if self._value is None:
                 if self._loader is not None:
                     self._value = self._loader()
+                elif skill.path is None:
+                    self._value = ""
                 else:
-                    from skillpath.frontmatter import read_body
-
-                    if skill.path is None:
-                        self._value = ""
-                    else:
-                        self._value = read_body(skill.path)
+                    self._value = read_body(skill.path)
             return self._value
 
 
@@ -179,7 +178,9 @@ class Skill:
     skills), ``base_dir`` the folder that holds it. ``priority`` is the
     provider's priority. ``file_id`` is ``(st_dev, st_ino)`` of the file and is
     what realpath de-duplication compares. The body (the Markdown after the
-    frontmatter) is read on first use of :attr:`body` and cached.
+    frontmatter) is read on first use of :attr:`body` and cached: from
+    ``body_cache`` (a callable that returns it) when one was given, else from
+    the file at ``path``, as :func:`skillpath.frontmatter.read_body` reads it.
     """
 
     name: str
