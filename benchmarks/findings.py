@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--high", action="store_true", help="list every high finding")
     args = ap.parse_args(argv)
 
-    from skillpath import Skill, SkillSource
+    from skillpath import SkillSource, load_skill_file
     from skillpath.contentscan import scan_skill
 
     scanned = unloadable = 0
@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with_high = 0
     for top in args.dirs:
         for path in skill_files(top):
-            skill, _diags = Skill.from_file(path, SkillSource("bench", "user", path.parent))
+            skill, _diags = load_skill_file(path, SkillSource("bench", "user", path.parent))
             if skill is None:
                 unloadable += 1
                 continue

@@ -42,6 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
+from skillpath import load_skill_file
 from skillpath.model import Skill, SkillSource
 from skillpath.search import SearchIndex, index_for, query_terms, search_skills
 
@@ -58,7 +59,7 @@ def real_skills(roots: list[Path]) -> tuple[list[Skill], int]:
     same_name = 0
     for root in roots:
         for path in sorted(root.rglob("SKILL.md")):
-            skill, _diags = Skill.from_file(path, SkillSource("bench", "project", root))
+            skill, _diags = load_skill_file(path, SkillSource("bench", "project", root))
             if skill is None or not skill.description:
                 continue
             if skill.name in out:
@@ -251,7 +252,7 @@ def generated(root: Path, real: list[Skill], n: int, seed: int = 7) -> list[Skil
         head = f"---\nname: {name}\ndescription: {json.dumps(desc)}\n---\n"
         text = head + "\n\n".join(paragraphs)
         (folder / "SKILL.md").write_text(text)
-        skill, _ = Skill.from_file(folder / "SKILL.md", SkillSource("bench", "project", root))
+        skill, _ = load_skill_file(folder / "SKILL.md", SkillSource("bench", "project", root))
         if skill is not None:
             skills.append(skill)
     return skills

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from skillpath import PluginHost, Skill, SkillSource, load_skills
+from skillpath import PluginHost, Skill, SkillSource, load_skills, skill_from_text
 from skillpath.activation import PathActivator, normalize_patterns, relative_to_cwd
 from skillpath.session import SkillSession
 
@@ -14,7 +14,7 @@ from ..conftest import Env
 
 
 def mk(name: str, paths: str) -> Skill:
-    skill, diags = Skill.from_text(
+    skill, diags = skill_from_text(
         f"---\ndescription: {name}\npaths: {paths}\n---\nbody\n",
         name=name,
         source=SkillSource("test", "project"),

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillpath import Skill, SkillSource
+from skillpath import Skill, SkillSource, skill_from_text
 from skillpath.suggest import by_qualified
 from skillpath.transforms import substitute_variables
 
 
 def _skill(name: str) -> Skill:
-    skill, _ = Skill.from_text(
+    skill, _ = skill_from_text(
         "---\ndescription: d\n---\nbody\n", name=name, source=SkillSource("test", "user")
     )
     assert skill is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from skillpath import Skill, SkillSession, SkillSource
+from skillpath import SkillSession, SkillSource, load_skill_file, skill_from_text
 
 from .conftest import Runtime, skill_text
 
@@ -39,8 +39,8 @@ def test_add_skills_joins_the_session(rt: Runtime) -> None:
     rt.project_skill("first", description="First.")
     s = rt.session()
     path = rt.user_skill("later", skill_text("Joins later.", body="Later body.\n"))
-    later, _ = Skill.from_file(path, SkillSource("native", "user", path.parent.parent))
-    clash, _ = Skill.from_text(
+    later, _ = load_skill_file(path, SkillSource("native", "user", path.parent.parent))
+    clash, _ = skill_from_text(
         skill_text("Impostor."), name="first", source=SkillSource("x", "user")
     )
     assert later is not None and clash is not None

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
-from skillpath import PromptError, Skill, SkillSource
+from skillpath import PromptError, Skill, SkillSource, load_skill_file
 from skillpath.settings import Settings
 from skillpath.shell import DISABLED_TEXT, ShellPolicy, run_shell
 from skillpath.trust import DEFAULT_POLICY, TierPolicy, TrustPolicy
@@ -83,7 +83,7 @@ def test_project_and_pack_skills_are_off_unless_listed(rt: Runtime) -> None:
     pack_dir = rt.project / "pack" / "packed"
     pack_dir.mkdir(parents=True)
     (pack_dir / "SKILL.md").write_text(skill_text("Packed.", body="!`echo from-pack`\n"))
-    skill, _ = Skill.from_file(
+    skill, _ = load_skill_file(
         pack_dir / "SKILL.md", SkillSource("packs", "package", pack_dir.parent, "pack")
     )
     assert skill is not None

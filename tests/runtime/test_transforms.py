@@ -6,10 +6,10 @@ import pytest
 from skillpath import (
     Invocation,
     PromptError,
-    Skill,
     SkillContext,
     SkillSource,
     hookimpl,
+    skill_from_text,
     step,
     substitute_arguments,
     substitute_variables,
@@ -155,7 +155,7 @@ def test_frontmatter_strip_lf_and_crlf_and_base_dir_prefix(rt: Runtime) -> None:
 
 def test_skill_not_on_disk_starts_from_its_body(rt: Runtime) -> None:
     s = rt.session()
-    skill, _ = Skill.from_text(
+    skill, _ = skill_from_text(
         "---\ndescription: Bundled.\n---\nBundled $ARGUMENTS body.\n",
         name="bundled-one",
         source=SkillSource("bundled", "package", None, "bundled"),
@@ -169,7 +169,7 @@ def test_skill_not_on_disk_starts_from_its_body(rt: Runtime) -> None:
 def test_mcp_skills_skip_arguments_shell_and_base_dir(rt: Runtime) -> None:
     s = rt.session({"shell": {"levels": ["user", "managed", "project", "package", "remote"]}})
     body = "Run !`echo pwned` with $ARGUMENTS and $0.\n"
-    skill, _ = Skill.from_text(
+    skill, _ = skill_from_text(
         f"---\ndescription: Remote.\n---\n{body}",
         name="remote",
         source=SkillSource("mcp", "remote", None, "mcp", {"server": "srv"}),

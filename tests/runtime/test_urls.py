@@ -6,7 +6,15 @@ import os
 from pathlib import Path
 
 import pytest
-from skillpath import ResolveError, Resource, Skill, SkillSource, hookimpl, resolve_skill_url
+from skillpath import (
+    ResolveError,
+    Resource,
+    SkillSource,
+    hookimpl,
+    load_skill_file,
+    resolve_skill_url,
+    skill_from_text,
+)
 from skillpath.safety import ContainmentError
 from skillpath.urls import UnknownSkillURLError
 
@@ -161,7 +169,7 @@ def test_non_regular_and_binary_files_are_refused(tree: Runtime) -> None:
 
 def test_skill_without_files_on_disk(rt: Runtime) -> None:
     s = rt.session()
-    skill, _ = Skill.from_text(
+    skill, _ = skill_from_text(
         skill_text("In memory only."),
         name="memory",
         source=SkillSource("packs", "package", None, "pack"),
@@ -178,7 +186,7 @@ def test_skills_added_later_resolve(rt: Runtime) -> None:
     with pytest.raises(ResolveError, match="no skills are available"):
         s.resolve("skill://late")
     path = rt.user_skill("late", description="Added later.")
-    skill, _ = Skill.from_file(path, SkillSource("native", "user", path.parent.parent))
+    skill, _ = load_skill_file(path, SkillSource("native", "user", path.parent.parent))
     assert skill is not None
     assert s.add_skills([skill]) == [skill]
     assert s.resolve("skill://late").path == path.resolve()

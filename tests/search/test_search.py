@@ -10,7 +10,7 @@ from pathlib import Path
 
 import attrs
 import pytest
-from skillpath import hookimpl, load_skills
+from skillpath import hookimpl, load_skill_file, load_skills, skill_from_text
 from skillpath.model import Skill, SkillSource
 from skillpath.plugins import PluginHost
 from skillpath.search import (
@@ -36,7 +36,7 @@ def make(tmp: Path, name: str, description: str, body: str = "Body.\n", **fm: st
     (folder / "SKILL.md").write_text(
         f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}", encoding="utf-8"
     )
-    skill, diags = Skill.from_file(folder / "SKILL.md", SkillSource("test", "project", tmp))
+    skill, diags = load_skill_file(folder / "SKILL.md", SkillSource("test", "project", tmp))
     assert skill is not None, diags
     return skill
 
@@ -124,7 +124,7 @@ def test_a_body_that_cannot_be_read_does_not_stop_the_index(tmp_path: Path) -> N
     def boom() -> str:
         raise OSError("gone")
 
-    broken, _ = Skill.from_text(
+    broken, _ = skill_from_text(
         "---\ndescription: Broken body.\n---\n", name="broken", source=SRC, body_loader=boom
     )
     assert broken is not None
@@ -157,7 +157,7 @@ def test_a_changed_skill_is_never_served_stale(tmp_path: Path) -> None:
     path = skills[2].path
     assert path is not None
     path.write_text("---\nname: s2\ndescription: Skill number 2.\n---\nFeed the kangaroo.\n")
-    reloaded, _ = Skill.from_file(path, skills[2].source)
+    reloaded, _ = load_skill_file(path, skills[2].source)
     assert reloaded is not None
     changed = [*skills[:2], reloaded, *skills[3:]]
     again = index_for(changed, cache_dir=cache)
@@ -184,7 +184,7 @@ def test_the_same_skill_objects_find_their_index_without_the_digest(
     assert index_for(skills) is first  # the same tuple
     assert index_for(list(skills)) is first  # the same objects, in a new list
     # new objects (a reload) go through the digest, however equal they are
-    reloaded = [Skill.from_file(s.path, s.source)[0] for s in skills]  # type: ignore[arg-type]
+    reloaded = [load_skill_file(s.path, s.source)[0] for s in skills]  # type: ignore[arg-type]
     with pytest.raises(AssertionError, match="digest was computed"):
         index_for(reloaded)
     monkeypatch.undo()

@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from skillpath import PluginHost, Skill, SkillSource, hookimpl, load_skills, make_context
+from skillpath import (
+    PluginHost,
+    Skill,
+    SkillSource,
+    hookimpl,
+    load_skill_file,
+    load_skills,
+    make_context,
+)
 from skillpath.cli import main
 from skillpath.contentscan import ContentFinding
 from skillpath.scanners import heavy_scan, heavy_scan_all
@@ -60,7 +68,7 @@ def _folder(root: Path, name: str, script: str | None) -> Path:
 
 
 def _skill(folder: Path) -> Skill:
-    skill, diags = Skill.from_file(folder / "SKILL.md", SkillSource("t", "package", folder.parent))
+    skill, diags = load_skill_file(folder / "SKILL.md", SkillSource("t", "package", folder.parent))
     assert skill is not None, diags
     return skill
 

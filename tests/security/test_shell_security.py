@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import PromptError, Skill, SkillSource
+from skillpath import PromptError, SkillSource, skill_from_text
 from skillpath.session import SkillSession
 from skillpath.shell import DISABLED_TEXT
 
@@ -111,7 +111,7 @@ def test_mcp_skills_never_run_shell(isolated_env: Env, trigger: str) -> None:
     session = _session(isolated_env, {"shell": {"levels": levels}})
     # even a server that claims a trusted level is not trusted with the shell
     for level in ("remote", "user"):
-        skill, diags = Skill.from_text(
+        skill, diags = skill_from_text(
             text, name=f"srv-{level}", source=SkillSource("mcp", level, None, "mcp")
         )
         assert skill is not None, diags

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from skillpath import Skill, SkillSource, make_context
+from skillpath import Skill, SkillSource, load_skill_file, make_context
 from skillpath.model import LoadResult
 from skillpath.shell import ShellPolicy
 from skillpath.trust import TrustPolicy, apply_trust, source_of
@@ -22,7 +22,7 @@ def _skill(
     folder.mkdir(parents=True)
     (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: Does {name}.\n---\n{body}")
     loaded_from = "mcp" if provider == "mcp" else "disk"
-    skill, diags = Skill.from_file(
+    skill, diags = load_skill_file(
         folder / "SKILL.md", SkillSource(provider, level, folder.parent, loaded_from, detail)
     )
     assert skill is not None, diags

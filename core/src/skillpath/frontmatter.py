@@ -4,6 +4,11 @@
 when present. The parser never raises into its caller: anything it cannot read
 becomes a :class:`~skillpath.model.Diagnostic` with path and line, and the best
 data it could recover.
+
+Where the body begins (the fence, a BOM, CRLF) is decided in one place,
+:mod:`skillpath._skillfile`, which the records' lazy body uses too; its names
+(:func:`split_frontmatter`, :func:`strip_frontmatter`, :func:`read_body`,
+:data:`MAX_FILE_BYTES`) are public here.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from typing import Any
 
 import attrs
 
+from skillpath._skillfile import MAX_FILE_BYTES, read_body, split_frontmatter, strip_frontmatter
+from skillpath._skillfile import find_fence as _find_fence
 from skillpath._yamlfast import parse_simple
 from skillpath.model import Diagnostic, Frontmatter
 from skillpath.safety import open_regular
@@ -37,8 +44,6 @@ __all__ = [
 
 #: Frontmatter larger than this is refused (a diagnostic, the skill is skipped).
 MAX_FRONTMATTER_BYTES = 256 * 1024
-#: Bodies larger than this are truncated when read.
-MAX_FILE_BYTES = 8 * 1024 * 1024
 #: Largest number of YAML nodes accepted after alias expansion (YAML bombs).
 MAX_NODES = 20_000
 #: Deepest nesting accepted.
@@ -95,53 +100,6 @@ def _decode(raw: bytes, path: Path | None, diags: list[Diagnostic]) -> str:
             )
         )
         return raw.decode("utf-8", errors="replace")
-
-
-def _find_fence(raw: bytes, pos: int) -> tuple[int, int] | None:
-    """``(start, end)`` of the first line at or after ``pos`` (a line start) that
-    is ``---`` plus optional spaces, tabs and ``\r``; what ``_FENCE_RE`` finds,
-    without running a regex over every position of the text."""
-    n = len(raw)
-    if raw.startswith(b"---", pos):
-        start = pos
-    else:
-        i = raw.find(b"\n---", pos)
-        start = i + 1 if i != -1 else -1
-    while start != -1:
-        j = start + 3
-        while j < n and raw[j] in b" \t":
-            j += 1
-        if j < n and raw[j] == 13:  # \r
-            j += 1
-        if j >= n or raw[j] == 10:  # end of data or \n
-            return start, j
-        i = raw.find(b"\n---", start)
-        start = i + 1 if i != -1 else -1
-    return None
-
-
-def split_frontmatter(raw: bytes) -> tuple[bytes | None, bytes, int]:
-    """Split raw file bytes into ``(frontmatter, rest, body_line)``.
-
-    ``frontmatter`` is ``None`` when the file has no complete fenced block.
-    A UTF-8 BOM and CRLF line ends are accepted.
-    """
-    start = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
-    first_nl = raw.find(b"\n", start)
-    first = raw[start : first_nl if first_nl >= 0 else len(raw)].rstrip(b"\r \t")
-    if first != b"---":
-        return None, raw[start:], 1
-    if first_nl < 0:
-        return None, raw[start:], 1
-    fence = _find_fence(raw, first_nl + 1)
-    if fence is None:
-        return None, raw[start:], 1
-    fm = raw[first_nl + 1 : fence[0]]
-    end = fence[1]
-    if raw[end : end + 1] == b"\n":
-        end += 1
-    body_line = raw.count(b"\n", 0, end) + 1
-    return fm, raw[end:], body_line
 
 
 def _json_safe(value: Any, budget: list[int], depth: int = 0) -> Any:
@@ -671,11 +629,6 @@ def frontmatter_values(
 _NOFOLLOW_FLAG = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _open_regular(path: Path) -> int:
-    """Open ``path`` for reading without blocking on FIFOs; refuse non-regular files."""
-    return _open_regular_stat(path)[0]
-
-
 def _open_regular_stat(path: Path | str, flags: int = 0) -> tuple[int, os.stat_result]:
     """:func:`_open_regular` that also returns the ``fstat`` it checked."""
     return open_regular(path, follow=not (flags & _NOFOLLOW_FLAG))
@@ -806,29 +759,3 @@ def _trim_partial_utf8(data: bytes) -> bytes:
             need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
             return data[:-back] if need > back else data
     return data
-
-
-def read_body(path: Path) -> str:
-    """Read a ``SKILL.md`` and return its body without frontmatter (LF or CRLF)."""
-    fd = _open_regular(path)
-    try:
-        chunks = []
-        total = 0
-        while total < MAX_FILE_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    finally:
-        os.close(fd)
-    return strip_frontmatter(b"".join(chunks))
-
-
-def strip_frontmatter(content: bytes | str) -> str:
-    """Return ``content`` without its leading ``---`` fenced frontmatter block."""
-    raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
-    _fm, rest, _line = split_frontmatter(raw)
-    if rest.startswith(b"\xef\xbb\xbf"):
-        rest = rest[3:]
-    return rest.decode("utf-8", errors="replace")

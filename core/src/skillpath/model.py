@@ -1,7 +1,12 @@
 """Immutable records that cross the plugin boundary.
 
 Every object a hook receives or returns is an ``attrs`` frozen record. Change one
-with :func:`attrs.evolve`; build one with its named constructor.
+with :func:`attrs.evolve`. A :class:`Skill` is built from a ``SKILL.md`` by the
+readers, :func:`skillpath.load_skill_file` and :func:`skillpath.skill_from_text`
+(the records import no reader), or by hand: one built with a ``path`` and no
+body loader reads its body from that file on first use, split where the
+frontmatter parser splits it (both use one definition, in a leaf module below
+the records).
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import attrs
+
+from skillpath._skillfile import read_body
 
 __all__ = [
     "Diagnostic",
@@ -153,13 +160,10 @@ class _BodyCache:
             if self._value is None:
                 if self._loader is not None:
                     self._value = self._loader()
+                elif skill.path is None:
+                    self._value = ""
                 else:
-                    from skillpath.frontmatter import read_body
-
-                    if skill.path is None:
-                        self._value = ""
-                    else:
-                        self._value = read_body(skill.path)
+                    self._value = read_body(skill.path)
             return self._value
 
 
@@ -179,7 +183,13 @@ class Skill:
     skills), ``base_dir`` the folder that holds it. ``priority`` is the
     provider's priority. ``file_id`` is ``(st_dev, st_ino)`` of the file and is
     what realpath de-duplication compares. The body (the Markdown after the
-    frontmatter) is read on first use of :attr:`body` and cached.
+    frontmatter) is read on first use of :attr:`body` and cached: from
+    ``body_cache`` (a callable that returns it) when one was given, else from
+    the file at ``path``, as :func:`skillpath.frontmatter.read_body` reads it.
+
+    Build one from a file with :func:`skillpath.load_skill_file`, from text with
+    :func:`skillpath.skill_from_text` (these parse and check the frontmatter),
+    or by hand.
     """
 
     name: str
@@ -203,58 +213,6 @@ class Skill:
     file_findings: tuple[tuple[Any, ...], ...] | None = attrs.field(
         default=None, eq=False, repr=False
     )
-
-    @classmethod
-    def from_file(
-        cls,
-        path: Path | str,
-        source: SkillSource,
-        *,
-        priority: int = 0,
-        require_description: bool = False,
-    ) -> tuple[Skill | None, list[Diagnostic]]:
-        """Build a skill from one ``SKILL.md``; ``(None, diagnostics)`` when it is not loadable.
-
-        The spelling on the record of :func:`skillpath.scan.load_skill_file` (the
-        reader the core itself calls), kept for code written against it.
-        """
-        from skillpath.scan import load_skill_file
-
-        return load_skill_file(
-            Path(path), source, priority=priority, require_description=require_description
-        )
-
-    @classmethod
-    def from_text(
-        cls,
-        text: str,
-        *,
-        name: str | None,
-        source: SkillSource,
-        priority: int = 0,
-        path: Path | None = None,
-        base_dir: Path | None = None,
-        body_loader: Callable[[], str] | None = None,
-    ) -> tuple[Skill | None, list[Diagnostic]]:
-        """Build a skill from ``SKILL.md`` text that is not (or not yet) on disk.
-
-        Used for bundled skills, pack skills listed from package data and MCP
-        skills, so every source goes through the same parsing and validation.
-        When ``body_loader`` is omitted the body of ``text`` is used. The spelling on
-        the record of :func:`skillpath.scan.skill_from_text`, kept for code written
-        against it.
-        """
-        from skillpath.scan import skill_from_text
-
-        return skill_from_text(
-            text,
-            name=name,
-            source=source,
-            priority=priority,
-            path=path,
-            base_dir=base_dir,
-            body_loader=body_loader,
-        )
 
     @property
     def body(self) -> str:

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from skillpath._openfile import open_regular
 from skillpath.errors import ResolveError
 
 __all__ = [
@@ -69,51 +70,6 @@ MAX_CONFIG_BYTES = 4 * 1024 * 1024
 #: Deepest nesting of arrays and objects accepted in a JSON file someone else
 #: controls (lock files, registries, manifests). Real ones nest four or five deep.
 MAX_JSON_DEPTH = 64
-
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def open_regular(path: Path | str, *, follow: bool = True) -> tuple[int, os.stat_result]:
-    """Open ``path`` read-only without blocking and return ``(fd, fstat)``.
-
-    The file is opened with ``O_NONBLOCK | O_CLOEXEC`` (and ``O_NOFOLLOW``
-    when ``follow`` is false), then checked with ``fstat`` — on the open file,
-    so a swap after a check cannot slip a FIFO in — to be a regular file.
-    The caller closes ``fd``.
-
-    :raises OSError: ``FileNotFoundError``; ``IsADirectoryError``;
-        ``errno.EINVAL`` "not a regular file (a FIFO …)" for FIFOs, devices
-        and sockets; ``errno.ELOOP`` for a symlink when ``follow`` is false;
-        any other error of ``open``.
-    """
-    flags = os.O_RDONLY | _NONBLOCK | _CLOEXEC | (0 if follow else _NOFOLLOW)
-    fd = os.open(os.fspath(path), flags)
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(
-                errno.EINVAL, f"not a regular file ({_kind(st.st_mode)})", os.fspath(path)
-            )
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st
 
 
 def lexists(path: str) -> bool:

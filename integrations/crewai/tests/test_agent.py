@@ -8,8 +8,8 @@ import sys
 
 import pytest
 from crewai import Agent, Crew, Task
-from skillpath import SkillSession
-from skillpath.model import Skill, SkillSource
+from skillpath import SkillSession, skill_from_text
+from skillpath.model import SkillSource
 from skillpath_crewai import SkillpathSkill, SkillpathSkills
 
 from .conftest import ScriptedLLM, World, call
@@ -83,7 +83,7 @@ def test_refusals_are_answers_for_the_model(world: World) -> None:
 
 def test_a_skill_without_a_file_and_with_a_name_crewai_refuses(world: World) -> None:
     session = SkillSession.open(world.project)
-    mcp, diags = Skill.from_text(
+    mcp, diags = skill_from_text(
         "---\ndescription: Notes from the team's MCP server.\n---\n"
         "Take notes in the team format.\n",
         name="team:notes",

@@ -113,14 +113,14 @@ def test_footer_and_redaction_in_prompts(world: dict[str, Path]) -> None:
 
 def test_bad_redact_pattern_fails_closed(world: dict[str, Path]) -> None:
     import acme_policy
-    from skillpath import PromptError, Skill, SkillSource, make_context
+    from skillpath import PromptError, SkillSource, make_context, skill_from_text
     from skillpath.prompt import Invocation
 
     config(world, '[acme_policy]\nredact_patterns = ["(unclosed"]\n')
     res = load(world)
     assert res.names == [] and "not a regex" in res.skipped[0].detail
     ctx, _ = make_context(world["project"], home=world["home"])
-    skill, _ = Skill.from_text(
+    skill, _ = skill_from_text(
         "---\ndescription: d\n---\nx", name="x", source=SkillSource("native", "user")
     )
     assert skill is not None

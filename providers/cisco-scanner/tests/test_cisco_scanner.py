@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import skillpath_cisco_scanner as cisco
 from click.testing import CliRunner
-from skillpath import PluginHost, Skill, SkillSource, make_context
+from skillpath import PluginHost, Skill, SkillSource, load_skill_file, make_context, skill_from_text
 from skillpath.contentscan import ContentFinding
 from skillpath_testing import isolate_environment
 
@@ -69,7 +69,7 @@ def _folder(root: Path, name: str, files: dict[str, str]) -> Path:
 
 
 def _skill(folder: Path) -> Skill:
-    skill, diags = Skill.from_file(folder / "SKILL.md", SkillSource("t", "package", folder.parent))
+    skill, diags = load_skill_file(folder / "SKILL.md", SkillSource("t", "package", folder.parent))
     assert skill is not None, diags
     return skill
 
@@ -105,7 +105,7 @@ def test_findings_name_file_and_line(hostile_findings: dict[str, list[ContentFin
 
 
 def test_a_skill_off_disk_is_not_scanned() -> None:
-    skill = Skill.from_text(
+    skill = skill_from_text(
         "---\ndescription: d\n---\nbody\n", name="x", source=SkillSource("mcp", "remote")
     )[0]
     assert skill is not None

@@ -35,7 +35,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from skillpath import Discovery, DiscoveryResult, Skill, SkillContext, SkillSource, hookimpl
+from skillpath import (
+    Discovery,
+    DiscoveryResult,
+    SkillContext,
+    SkillSource,
+    hookimpl,
+    load_skill_file,
+)
 from skillpath.context import unsafe_dir_reason, walk_up_dirs
 from skillpath.safety import outside_area, project_area
 from skillpath.views import codex_skill_files
@@ -141,7 +148,7 @@ def nested_skills(d: Discovery, root: Path, level: str) -> None:
                 skill_md,
             )
             continue
-        skill, diags = Skill.from_file(
+        skill, diags = load_skill_file(
             skill_md, SkillSource(PROVIDER_ID, level, root), priority=PRIORITY
         )
         d.diagnostics.extend(diags)
