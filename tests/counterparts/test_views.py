@@ -412,6 +412,16 @@ def test_codex_budget_model_metadata(
     assert any(f"{window:,}-token window" in w for w in run.view.warnings)
 
 
+def test_codex_budget_ignores_model_context_window(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
+) -> None:
+    # model_context_window does not move the skills budget (it stays 2% of 272,000)
+    t = roots_tree(tmp_path, 20, seed=3)
+    run = _run("codex", counterpart, fm, t, codex_config="model_context_window = 20000\n")
+    assert run.view.listing == run.real
+    assert any("272,000-token window = 5,440 tokens" in w for w in run.view.warnings)
+
+
 def test_codex_budget_configured_cap(
     counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
 ) -> None:

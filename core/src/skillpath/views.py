@@ -36,8 +36,10 @@ pinned agents against a scripted model API (``tests/counterparts``):
     A name found twice is listed twice. ``agents/openai.yaml``
     ``policy.allow_implicit_invocation: false`` and ``[[skills.config]]
     enabled = false`` hide. Descriptions over 1,024 characters are cut to
-    1,021 + ``...``. Budget: 2% of the context window in tokens (four bytes
-    each); over it, descriptions are shortened evenly, then skills left out.
+    1,021 + ``...``. Budget: ``[skills] max_context_tokens`` (at most 10,000),
+    else 2% of the model's context window, in tokens (four bytes each), the
+    root alias table charged as Codex charges it; over it, descriptions are
+    shortened evenly, then skills left out.
 ``opencode`` (OpenCode 1.18.33)
     ``~/.claude/skills`` and ``~/.agents/skills``, the same two in every
     directory from cwd up to the worktree, then ``{skill,skills}`` under
@@ -1281,8 +1283,10 @@ def view(
     ``CLAUDE_CODE_DISABLE_POLICY_SKILLS``, ``SKILLPATH_CLAUDE_MANAGED_DIR``,
     ``OPENCODE_CONFIG_CONTENT``, ``OPENCODE_DISABLE_EXTERNAL_SKILLS``);
     ``context_window`` is the model's window for the budget (default
-    :data:`CLAUDE_CONTEXT_WINDOW` for Claude Code, :data:`CODEX_CONTEXT_WINDOW`
-    for Codex; OpenCode has no budget). Raises ``ValueError`` for an unknown agent.
+    :data:`CLAUDE_CONTEXT_WINDOW` for Claude Code; for Codex the window of the
+    ``model`` in ``$CODEX_HOME/config.toml`` (:data:`CODEX_MODELS`), else
+    :data:`CODEX_CONTEXT_WINDOW`; OpenCode has no budget). Raises ``ValueError``
+    for an unknown agent.
     """
     if agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}: choose one of {', '.join(AGENTS)}")
