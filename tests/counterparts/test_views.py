@@ -422,6 +422,25 @@ def test_codex_budget_ignores_model_context_window(
     assert any("272,000-token window = 5,440 tokens" in w for w in run.view.warnings)
 
 
+def test_codex_drops_surrogate_escapes(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
+) -> None:
+    # a \\u escape of a UTF-16 surrogate (alone, or as a pair, which YAML does not join):
+    # Codex drops the file, and the view says why instead of failing on it
+    t = budget_tree(tmp_path, ".agents/skills", 2)
+    skills = t.repo / ".agents/skills"
+    for name, desc in (("sur-pair", "smile \\ud83d\\ude42 end"), ("sur-lone", "lone \\ud83d end")):
+        (skills / name).mkdir()
+        (skills / name / "SKILL.md").write_text(
+            f'---\nname: {name}\ndescription: "{desc}"\n---\nB.\n'
+        )
+    run = _run("codex", counterpart, fm, t)
+    assert run.view.listing == run.real
+    assert "sur-" not in run.real
+    assert {d.name for d in run.view.dropped} == {"sur-pair", "sur-lone"}
+    assert "UTF-16 surrogate" in run.view.explain("sur-lone")
+
+
 def test_codex_budget_configured_cap(
     counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
 ) -> None:

@@ -32,7 +32,8 @@ pinned agents against a scripted model API (``tests/counterparts``):
     ``$CODEX_HOME/skills`` and its ``.system`` skills, ``~/.agents/skills``,
     ``/etc/codex/skills``. Nested to depth 6, dot entries skipped, a skill
     inside a skill read. Dropped: a BOM, anything before the opening ``---``,
-    no closing ``---``, no (string) description, a name over 64 characters.
+    no closing ``---``, no (string) description, a name over 64 characters, a
+    ``\\u`` escape of a UTF-16 surrogate.
     A name found twice is listed twice. ``agents/openai.yaml``
     ``policy.allow_implicit_invocation: false`` and ``[[skills.config]]
     enabled = false`` hide. Descriptions over 1,024 characters are cut to
@@ -748,6 +749,18 @@ def codex_skill_files(root: Path) -> list[Path]:
     return _codex_walk(root)
 
 
+def _has_surrogate(value: object) -> bool:
+    """Whether a parsed YAML value holds a lone UTF-16 surrogate (from a ``\\uD83D``
+    escape: YAML has no surrogate pairs, so even a pair is two of them)."""
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
 def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
     """``(name, description)`` as Codex reads them, or the reason it drops the file."""
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -758,6 +771,8 @@ def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
     data, error = _yaml(block)
     if error is not None:
         data = _line_parse(block)
+    elif _has_surrogate(data):
+        return "a \\u escape of a UTF-16 surrogate in the frontmatter (Codex cannot read it)"
     if not isinstance(data, dict):
         data = {}
     name = _js_string(data.get("name")) or ""
