@@ -47,12 +47,14 @@ def run_agent(
     cwd: Path,
     env: Mapping[str, str] | None = None,
     codex_config: str = "",
+    codex_model: str = "fake",
     opencode_config: Mapping[str, Any] | None = None,
     prefix: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Run ``agent`` (``claude``, ``codex``, ``opencode``) once in ``cwd``; return the
-    bodies of the model requests it made. ``prefix`` is put before the command (e.g. a
-    private mount namespace)."""
+    bodies of the model requests it made. ``codex_model`` is the model Codex is told it
+    talks to (its metadata, when Codex knows the name, sets the listing budget).
+    ``prefix`` is put before the command (e.g. a private mount namespace)."""
     full = _base_env(home, command.parent)
     fm.take()
     if agent == "claude":
@@ -68,7 +70,7 @@ def run_agent(
         codex_home = home / ".codex"
         codex_home.mkdir(parents=True, exist_ok=True)
         (codex_home / "config.toml").write_text(
-            'model = "fake"\nmodel_provider = "fake"\n'
+            f'model = "{codex_model}"\nmodel_provider = "fake"\n'
             f'[model_providers.fake]\nname = "fake"\nbase_url = "{fm.url}/v1"\n'
             'wire_api = "responses"\nenv_key = "FAKE_MODEL_KEY"\n' + codex_config
         )

@@ -10,11 +10,21 @@ run checks all of them at once.
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import subprocess
 from pathlib import Path
 
-__all__ = ["Tree", "budget_tree", "build_tree", "codex_switches", "frontmatter_cases", "skill_md"]
+__all__ = [
+    "Tree",
+    "budget_tree",
+    "build_tree",
+    "codex_switches",
+    "frontmatter_cases",
+    "roots_tree",
+    "skill_md",
+]
 
 
 def skill_md(name: str, description: str, body: str = "Do the thing.\n") -> bytes:
@@ -228,4 +238,29 @@ def budget_tree(base: Path, root: str, count: int = 300) -> Tree:
         name = f"bulk-{i:03d}"
         desc = (f"Skill number {i} " + "word " * 40)[:150].strip()
         _skill(t.repo / root, name, desc=desc)
+    return t
+
+
+_WORDS = ("deploy", "review", "naïve", "über", "δέλτα", "日本語", "emoji🙂", "x", "release")
+
+
+def roots_tree(base: Path, per_root: int, seed: int) -> Tree:
+    """Skills in many roots (``.codex/skills`` and ``.agents/skills`` at the repository
+    root, ``repo/a`` and cwd, and both user folders): ``per_root`` each, descriptions of
+    5 to 400 characters mixing one- to four-byte characters (seeded, so reproducible)."""
+    rng = random.Random(seed)
+    t = Tree(base)
+    for p in (t.home, t.cwd):
+        p.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(t.repo)], check=True)
+    folders = [d / sub for d in (t.repo, t.repo / "a", t.cwd) for sub in (".codex", ".agents")]
+    folders += [t.home / ".codex", t.home / ".agents"]
+    i = 0
+    for folder in folders:
+        for _ in range(per_root):
+            size = rng.randint(5, 400)
+            desc = " ".join(rng.choice(_WORDS) for _ in range(size))[:size].strip() or "x"
+            # JSON string syntax is YAML double-quoted syntax: any character survives
+            _skill(folder / "skills", f"multi-{i:03d}", desc=json.dumps(desc, ensure_ascii=False))
+            i += 1
     return t

@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 from agentrun import claude_listing, codex_listing, opencode_listing, run_agent
-from cases import Tree, budget_tree, build_tree, codex_switches, frontmatter_cases
+from cases import Tree, budget_tree, build_tree, codex_switches, frontmatter_cases, roots_tree
 from fakemodel import FakeModel, fake_model
+from skillpath import views
 from skillpath.lint import lint_skill_dir
 from skillpath.views import AgentView, view
 
@@ -69,10 +70,18 @@ def _run(
     t: Tree,
     env: dict[str, str] | None = None,
     codex_config: str = "",
+    codex_model: str = "fake",
 ) -> Run:
     command = counterpart(agent)
     bodies = run_agent(
-        agent, command, fm, home=t.home, cwd=t.cwd, env=env, codex_config=codex_config
+        agent,
+        command,
+        fm,
+        home=t.home,
+        cwd=t.cwd,
+        env=env,
+        codex_config=codex_config,
+        codex_model=codex_model,
     )
     pick = {"claude": claude_listing, "codex": codex_listing, "opencode": opencode_listing}[agent]
     real = pick(bodies)
@@ -301,15 +310,148 @@ def test_codex_budget(
 ) -> None:
     t = budget_tree(tmp_path, ".agents/skills", count)
     run = _run("codex", counterpart, fm, t)
-    real, mine = codex_entries(run.real), codex_entries(run.view.listing)
-    # the same skills, names, order and paths; every description shortened by both
-    assert [(e[1], e[3]) for e in mine] == [(e[1], e[3]) for e in real]
+    assert run.view.listing == run.real
     full = {s.name: s.description for s in run.view.shown}
-    for r, m in zip(real, mine, strict=True):
-        assert full[r[1]].startswith(r[2]) and full[m[1]].startswith(m[2])
-    # deliberate difference (docs/agents.md): the share-out differs by a few characters
-    assert abs(len(run.view.listing) - len(run.real)) < len(run.real) // 50
+    real = codex_entries(run.real)
+    assert len(real) == count + 4  # and Codex's four .system skills
+    assert all(full[e[1]].startswith(e[2]) for e in real)
+    assert any(len(e[2]) < len(full[e[1]]) for e in real)
     assert any("over Codex's skills budget" in w for w in run.view.warnings)
+
+
+def _tokens(line: str) -> int:
+    """Codex's estimate for one listing line: four bytes a token (newline included)."""
+    return (len(f"{line}\n".encode()) + 3) // 4
+
+
+def _codex_costs(v: AgentView) -> tuple[int, int]:
+    """(all descriptions in full, no descriptions) in tokens for the view's skills, the
+    root alias table priced as Codex prices it: the aliased body's estimate over the
+    absolute-path body's."""
+    roots = re.findall(r"^- `r\d+` = `.*`$", v.listing, re.M)
+    head = v.listing.split("### Available skills\n")[0].removeprefix("<skills_instructions>")
+    absolute = f"\n## Skills\n{views.CODEX_INTRO_UNALIASED}\n"
+    table = (len(f"{head}### Available skills\n".encode()) + 3) // 4 - (
+        len(f"{absolute}### Available skills\n".encode()) + 3
+    ) // 4
+    assert roots and table > 0
+    lines = codex_entries(v.listing)
+    alias = {path: short for short, path in re.findall(r"^- `(r\d+)` = `(.*)`$", v.listing, re.M)}
+
+    def short(path: str) -> str:
+        root = max((r for r in alias if path.startswith(r + "/")), key=len)
+        return f"{alias[root]}/{path[len(root) + 1 :]}"
+
+    described = {s.name: s.description for s in v.shown}
+    full = sum(_tokens(f"- {n}: {described[n]} (file: {short(p)})") for _f, n, _d, p in lines)
+    bare = sum(_tokens(f"- {n}: (file: {short(p)})") for _f, n, _d, p in lines)
+    return table + full, table + bare
+
+
+@pytest.mark.parametrize("per_root", [4, 12, 40])
+def test_codex_budget_many_roots(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path, per_root: int
+) -> None:
+    # eight or nine roots in the alias table, descriptions of 5 to 400 characters with
+    # two-, three- and four-byte characters: the share-out is exact, byte for byte
+    t = roots_tree(tmp_path, per_root, seed=per_root)
+    run = _run("codex", counterpart, fm, t)
+    assert run.view.listing == run.real
+    assert len(re.findall(r"^- `r\d+` = ", run.real, re.M)) == 9
+
+
+@pytest.mark.parametrize("edge", ["full", "full-1", "bare", "bare-1"])
+def test_codex_budget_boundaries(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path, edge: str
+) -> None:
+    # [skills] max_context_tokens set to exactly what every description in full costs
+    # (then one token less), and to exactly the cost of no descriptions (then one less:
+    # a skill is left out)
+    t = roots_tree(tmp_path, 4, seed=5)
+    # a first run unpacks Codex's .system skills, which the budget counts too
+    first = _run("codex", counterpart, fm, t)
+    assert first.view.listing == first.real
+    full, bare = _codex_costs(first.view)
+    budget = {"full": full, "full-1": full - 1, "bare": bare, "bare-1": bare - 1}[edge]
+    run = _run(
+        "codex", counterpart, fm, t, codex_config=f"[skills]\nmax_context_tokens = {budget}\n"
+    )
+    assert run.view.listing == run.real
+    entries = re.findall(r"^- (.*?): (?:(.*) )?\(file: (.*)\)$", run.real, re.M)
+    described = {s.name: s.description for s in run.view.shown}
+    cut = [e for e in entries if e[1] != described[e[0]]]
+    if edge == "full":
+        assert not cut and not run.view.warnings
+    elif edge == "bare":
+        # only the room the minimum lines' rounding leaves: under four bytes each
+        assert len(entries) == len(described) and all(len(e[1].encode()) < 4 for e in cut)
+    elif edge == "bare-1":
+        assert len(entries) == len(described) - 1
+    else:
+        assert cut and len(entries) == len(described)
+
+
+@pytest.mark.parametrize(
+    ("model", "window", "how_to"),
+    [("gpt-6.1-sol", 500_000, False), ("gpt-5.5", 272_000, True), ("fake", 272_000, False)],
+)
+def test_codex_budget_model_metadata(
+    counterpart: Callable[[str], Path],
+    fm: FakeModel,
+    tmp_path: Path,
+    model: str,
+    window: int,
+    how_to: bool,
+) -> None:
+    # a model Codex ships metadata for sets the window (and may ask for the how-to
+    # text); any other model gets the fallback window
+    t = roots_tree(tmp_path, 20, seed=11)
+    run = _run("codex", counterpart, fm, t, codex_model=model)
+    assert run.view.listing == run.real
+    assert ("### How to use skills" in run.real) == how_to
+    assert any(f"{window:,}-token window" in w for w in run.view.warnings)
+
+
+def test_codex_budget_ignores_model_context_window(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
+) -> None:
+    # model_context_window does not move the skills budget (it stays 2% of 272,000)
+    t = roots_tree(tmp_path, 20, seed=3)
+    run = _run("codex", counterpart, fm, t, codex_config="model_context_window = 20000\n")
+    assert run.view.listing == run.real
+    assert any("272,000-token window = 5,440 tokens" in w for w in run.view.warnings)
+
+
+def test_codex_drops_surrogate_escapes(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
+) -> None:
+    # a \\u escape of a UTF-16 surrogate (alone, or as a pair, which YAML does not join):
+    # Codex drops the file, and the view says why instead of failing on it
+    t = budget_tree(tmp_path, ".agents/skills", 2)
+    skills = t.repo / ".agents/skills"
+    for name, desc in (("sur-pair", "smile \\ud83d\\ude42 end"), ("sur-lone", "lone \\ud83d end")):
+        (skills / name).mkdir()
+        (skills / name / "SKILL.md").write_text(
+            f'---\nname: {name}\ndescription: "{desc}"\n---\nB.\n'
+        )
+    run = _run("codex", counterpart, fm, t)
+    assert run.view.listing == run.real
+    assert "sur-" not in run.real
+    assert {d.name for d in run.view.dropped} == {"sur-pair", "sur-lone"}
+    assert "UTF-16 surrogate" in run.view.explain("sur-lone")
+
+
+def test_codex_budget_configured_cap(
+    counterpart: Callable[[str], Path], fm: FakeModel, tmp_path: Path
+) -> None:
+    # [skills] max_context_tokens is capped (50,000 asked, Codex uses at most 10,000)
+    t = budget_tree(tmp_path, ".agents/skills", 300)
+    for i in range(300):
+        md = t.repo / f".agents/skills/bulk-{i:03d}/SKILL.md"
+        md.write_text(md.read_text().replace("Skill number", "Long skill " + "lorem " * 80))
+    run = _run("codex", counterpart, fm, t, codex_config="[skills]\nmax_context_tokens = 50000\n")
+    assert run.view.listing == run.real
+    assert any("= 10,000 tokens" in w for w in run.view.warnings)
 
 
 # --- the skill tool's text ---------------------------------------------------------

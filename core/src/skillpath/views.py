@@ -32,12 +32,15 @@ pinned agents against a scripted model API (``tests/counterparts``):
     ``$CODEX_HOME/skills`` and its ``.system`` skills, ``~/.agents/skills``,
     ``/etc/codex/skills``. Nested to depth 6, dot entries skipped, a skill
     inside a skill read. Dropped: a BOM, anything before the opening ``---``,
-    no closing ``---``, no (string) description, a name over 64 characters.
+    no closing ``---``, no (string) description, a name over 64 characters, a
+    ``\\u`` escape of a UTF-16 surrogate.
     A name found twice is listed twice. ``agents/openai.yaml``
     ``policy.allow_implicit_invocation: false`` and ``[[skills.config]]
     enabled = false`` hide. Descriptions over 1,024 characters are cut to
-    1,021 + ``...``. Budget: 2% of the context window in tokens (four bytes
-    each); over it, descriptions are shortened evenly, then skills left out.
+    1,021 + ``...``. Budget: ``[skills] max_context_tokens`` (at most 10,000),
+    else 2% of the model's context window, in tokens (four bytes each), the
+    root alias table charged as Codex charges it; over it, descriptions are
+    shortened evenly, then skills left out.
 ``opencode`` (OpenCode 1.18.33)
     ``~/.claude/skills`` and ``~/.agents/skills``, the same two in every
     directory from cwd up to the worktree, then ``{skill,skills}`` under
@@ -101,6 +104,8 @@ CLAUDE_CONTEXT_WINDOW = 1_000_000
 #: The context window Codex assumes for a model it has no metadata for (its fallback).
 CODEX_CONTEXT_WINDOW = 272_000
 CODEX_BUDGET_PERCENT = 2
+#: The most ``[skills] max_context_tokens`` can raise Codex's listing budget to.
+CODEX_MAX_CONFIGURED_TOKENS = 10_000
 CODEX_MAX_DEPTH = 6
 CODEX_MAX_DIRS = 2000
 CODEX_NAME_MAX = 64
@@ -110,6 +115,76 @@ CODEX_INTRO = (
     "Below is the list of skills that can be used. Each entry includes a name, description, "
     "and a short path that can be expanded into an absolute path using the skill roots table."
 )
+#: Codex's intro for a listing with absolute paths. Codex sends the aliased form, but
+#: prices the root alias table as the aliased body's cost over this one's.
+CODEX_INTRO_UNALIASED = (
+    "A skill is a set of instructions provided through a `SKILL.md` source. Below is the "
+    "list of skills that can be used. Each entry includes a name, description, and source "
+    "locator. `file` locators are on the host filesystem, `executor package` locators are "
+    "owned by their execution environment, `cloud package` locators are opaque package "
+    "identifiers, and `custom resource` locators use their provider's access mechanism."
+)
+#: The "How to use skills" text Codex appends to the listing for a model whose
+#: metadata asks for it (``include_skills_usage_instructions``).
+CODEX_HOW_TO = (
+    "- Discovery: The list above is the skills available in this session (name + description + "
+    "short path). Skill bodies live on disk at the listed paths after expanding the matching "
+    "alias from `### Skill roots`.\n"
+    "- Trigger rules: If the user names a skill (with `$SkillName` or plain text) OR the task "
+    "clearly matches a skill's description shown above, you must use that skill for that turn. "
+    "Multiple mentions mean use them all. Do not carry skills across turns unless "
+    "re-mentioned.\n"
+    "- Missing/blocked: If a named skill isn't in the list or the path can't be read, say so "
+    "briefly and continue with the best fallback.\n"
+    "- How to use a skill (progressive disclosure):\n"
+    "  1) After deciding to use a skill, the main agent must expand the listed short `path` "
+    "with the matching alias from `### Skill roots`, then open and read its `SKILL.md` "
+    "completely before taking task actions. If a read is truncated or paginated, continue "
+    "until EOF.\n"
+    "  2) When `SKILL.md` references relative paths (e.g., `scripts/foo.py`), resolve them "
+    "relative to the directory containing that expanded `SKILL.md` first, and only consider "
+    "other paths if needed.\n"
+    "  3) If `SKILL.md` points to extra folders such as `references/`, use its routing "
+    "instructions to identify the files required for the task. The main agent must read each "
+    "required instruction or reference file itself before acting on it. Do not delegate "
+    "reading, summarizing, or interpreting skill instructions to a subagent. Subagents may "
+    "still perform task work when the selected skill allows it.\n"
+    "  4) If `scripts/` exist, prefer running or patching them instead of retyping large code "
+    "blocks.\n"
+    "  5) If `assets/` or templates exist, reuse them instead of recreating from scratch.\n"
+    "- Coordination and sequencing:\n"
+    "  - If multiple skills apply, choose the minimal set that covers the request and state "
+    "the order you'll use them.\n"
+    "  - Announce which skill(s) you're using and why (one short line). If you skip an obvious "
+    "skill, say why.\n"
+    "- Context hygiene:\n"
+    "  - Progressive disclosure applies to selecting relevant files, not partially reading a "
+    "selected instruction file. Do not load unrelated references, scripts, or assets.\n"
+    "  - Avoid deep reference-chasing: prefer opening only files directly linked from "
+    "`SKILL.md` unless you're blocked.\n"
+    "  - When variants exist (frameworks, providers, domains), pick only the relevant "
+    "reference file(s) and note that choice.\n"
+    "- Safety and fallback: If a skill can't be applied cleanly (missing files, unclear "
+    "instructions), state the issue, pick the next-best approach, and continue."
+)
+#: The models the pinned Codex ships metadata for: ``slug: (context window, how-to)``.
+#: Any other model gets :data:`CODEX_CONTEXT_WINDOW` and no how-to text.
+CODEX_MODELS: dict[str, tuple[int, bool]] = {
+    "codex-auto-review": (272_000, False),
+    "gpt-5.5": (272_000, True),
+    "gpt-5.6-luna": (272_000, False),
+    "gpt-5.6-sol": (272_000, False),
+    "gpt-5.6-terra": (272_000, False),
+    "gpt-6-astra": (272_000, False),
+    "gpt-6-luna": (272_000, False),
+    "gpt-6-sol": (272_000, False),
+    "gpt-6.1-sol": (500_000, False),
+    "gpt-6.1-terra": (500_000, False),
+    "gpt-6.2-astra": (272_000, False),
+    "gpt-6.2-sol": (500_000, False),
+    "gpt-daybreak-blue-latest": (272_000, False),
+    "gpt-daybreak-red-latest": (372_000, False),
+}
 _SCOPE_RANK = {"system": 0, "admin": 1, "repo": 2, "user": 3}
 
 
@@ -674,6 +749,18 @@ def codex_skill_files(root: Path) -> list[Path]:
     return _codex_walk(root)
 
 
+def _has_surrogate(value: object) -> bool:
+    """Whether a parsed YAML value holds a lone UTF-16 surrogate (from a ``\\uD83D``
+    escape: YAML has no surrogate pairs, so even a pair is two of them)."""
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
 def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
     """``(name, description)`` as Codex reads them, or the reason it drops the file."""
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -684,6 +771,8 @@ def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
     data, error = _yaml(block)
     if error is not None:
         data = _line_parse(block)
+    elif _has_surrogate(data):
+        return "a \\u escape of a UTF-16 surrogate in the frontmatter (Codex cannot read it)"
     if not isinstance(data, dict):
         data = {}
     name = _js_string(data.get("name")) or ""
@@ -703,11 +792,15 @@ def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
     return name, desc
 
 
-def _codex_disabled(codex_home: Path) -> set[str]:
+def _codex_config(codex_home: Path) -> dict[str, Any]:
+    """``$CODEX_HOME/config.toml`` (empty when missing or unreadable)."""
     try:
-        config = tomllib.loads((codex_home / "config.toml").read_text())
+        return tomllib.loads((codex_home / "config.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return set()
+        return {}
+
+
+def _codex_disabled(config: Mapping[str, Any]) -> set[str]:
     skills = config.get("skills", {})
     entries = skills.get("config", []) if isinstance(skills, dict) else []
     out = set()
@@ -730,7 +823,8 @@ def _codex_implicit(skill_dir: Path) -> bool:
 
 def _codex(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) -> AgentView:
     roots = _codex_roots(cwd, home, env)
-    disabled = _codex_disabled(_codex_home(home, env))
+    config = _codex_config(_codex_home(home, env))
+    disabled = _codex_disabled(config)
     skills: list[tuple[int, ViewSkill]] = []
     dropped: list[Dropped] = []
     for scope, root in roots:
@@ -768,7 +862,7 @@ def _codex(cwd: Path, home: Path, env: Mapping[str, str], window: int | None) ->
                 f"'{name}' is listed {len(copies)} times by Codex ({where}); "
                 f"${name} then pastes neither copy"
             )
-    listing, notes = _codex_listing(ordered, [r for _s, r in roots], window or CODEX_CONTEXT_WINDOW)
+    listing, notes = _codex_listing(ordered, [r for _s, r in roots], _codex_budget(config, window))
     warnings += notes
     return AgentView("codex", cwd, tuple(ordered), tuple(dropped), tuple(warnings), listing)
 
@@ -829,8 +923,56 @@ def _codex_fit(items: list[tuple[str, str, str]], limit: int) -> tuple[list[str]
     return out, sum(1 for (_n, d, _p), k in zip(items, given, strict=True) if k < len(d)), 0
 
 
+def _codex_body(intro: str, root_lines: list[str], lines: list[str]) -> str:
+    """The text between Codex's ``<skills_instructions>`` tags."""
+    parts = ["## Skills", intro]
+    if root_lines:
+        parts += ["### Skill roots", *root_lines]
+    parts += ["### Available skills", *lines]
+    return "\n" + "\n".join(parts) + "\n"
+
+
+def _codex_table_cost(root_lines: list[str]) -> int:
+    """What Codex charges the root alias table, in tokens: the empty aliased body's
+    estimate minus the empty absolute-path body's (each rounded up on its own)."""
+    aliased = _tokens(len(_codex_body(CODEX_INTRO, root_lines, []).encode()))
+    absolute = _tokens(len(_codex_body(CODEX_INTRO_UNALIASED, [], []).encode()))
+    return max(0, aliased - absolute)
+
+
+@attrs.frozen
+class _CodexBudget:
+    """Codex's listing budget in tokens, where it comes from, and whether the model's
+    metadata asks for the how-to text."""
+
+    limit: int
+    source: str
+    how_to: bool
+
+
+def _codex_budget(config: Mapping[str, Any], window: int | None) -> _CodexBudget:
+    """``[skills] max_context_tokens`` (at most :data:`CODEX_MAX_CONFIGURED_TOKENS`) when
+    set, else :data:`CODEX_BUDGET_PERCENT` of the context window: ``window`` when given,
+    else the configured ``model``'s (:data:`CODEX_MODELS`), else
+    :data:`CODEX_CONTEXT_WINDOW`."""
+    model = config.get("model")
+    known_window, how_to = (
+        CODEX_MODELS.get(model, (CODEX_CONTEXT_WINDOW, False))
+        if isinstance(model, str)
+        else (CODEX_CONTEXT_WINDOW, False)
+    )
+    skills = config.get("skills")
+    tokens = skills.get("max_context_tokens") if isinstance(skills, dict) else None
+    if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+        limit = min(tokens, CODEX_MAX_CONFIGURED_TOKENS)
+        return _CodexBudget(limit, f"[skills] max_context_tokens = {tokens}", how_to)
+    window = window or known_window
+    limit = max(1, window * CODEX_BUDGET_PERCENT // 100)
+    return _CodexBudget(limit, f"{CODEX_BUDGET_PERCENT}% of a {window:,}-token window", how_to)
+
+
 def _codex_listing(
-    skills: list[ViewSkill], roots: list[Path], window: int
+    skills: list[ViewSkill], roots: list[Path], budget: _CodexBudget
 ) -> tuple[str, tuple[str, ...]]:
     shown = [s for s in skills if s.shown]
     if not shown:
@@ -841,21 +983,19 @@ def _codex_listing(
         (s.name, s.description, f"{alias[s.root]}/{s.path.relative_to(s.root).as_posix()}")
         for s in shown
     ]
-    limit = max(1, window * CODEX_BUDGET_PERCENT // 100)
-    entries, shortened, omitted = _codex_fit(items, limit)
-    lines = ["<skills_instructions>", "## Skills", CODEX_INTRO, "### Skill roots"]
-    lines += [f"- `{alias[r]}` = `{r}`" for r in used]
-    lines.append("### Available skills")
-    lines += entries
-    lines.append("</skills_instructions>")
+    root_lines = [f"- `{alias[r]}` = `{r}`" for r in used]
+    limit = budget.limit
+    entries, shortened, omitted = _codex_fit(items, max(0, limit - _codex_table_cost(root_lines)))
+    body = _codex_body(CODEX_INTRO, root_lines, entries)
+    if budget.how_to:
+        body += f"### How to use skills\n{CODEX_HOW_TO}\n"
     notes = []
     if shortened or omitted:
         notes.append(
-            f"over Codex's skills budget ({CODEX_BUDGET_PERCENT}% of a {window:,}-token "
-            f"window = {limit:,} tokens): {shortened} description(s) shortened, "
-            f"{omitted} skill(s) left out"
+            f"over Codex's skills budget ({budget.source} = {limit:,} tokens): "
+            f"{shortened} description(s) shortened, {omitted} skill(s) left out"
         )
-    return "\n".join(lines), tuple(notes)
+    return f"<skills_instructions>{body}</skills_instructions>", tuple(notes)
 
 
 # --- OpenCode -----------------------------------------------------------------
@@ -1158,8 +1298,10 @@ def view(
     ``CLAUDE_CODE_DISABLE_POLICY_SKILLS``, ``SKILLPATH_CLAUDE_MANAGED_DIR``,
     ``OPENCODE_CONFIG_CONTENT``, ``OPENCODE_DISABLE_EXTERNAL_SKILLS``);
     ``context_window`` is the model's window for the budget (default
-    :data:`CLAUDE_CONTEXT_WINDOW` for Claude Code, :data:`CODEX_CONTEXT_WINDOW`
-    for Codex; OpenCode has no budget). Raises ``ValueError`` for an unknown agent.
+    :data:`CLAUDE_CONTEXT_WINDOW` for Claude Code; for Codex the window of the
+    ``model`` in ``$CODEX_HOME/config.toml`` (:data:`CODEX_MODELS`), else
+    :data:`CODEX_CONTEXT_WINDOW`; OpenCode has no budget). Raises ``ValueError``
+    for an unknown agent.
     """
     if agent not in AGENTS:
         raise ValueError(f"unknown agent {agent!r}: choose one of {', '.join(AGENTS)}")
