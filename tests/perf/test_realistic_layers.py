@@ -3,9 +3,11 @@
 The corpus is ``benchmarks/bench.py``'s realistic shape at a small size: rich
 frontmatter, 5% of the skill folders symlinked as ``npx skills`` installs them
 (``.agents/skills/x -> ../../vendor/skills/x``, and links between two roots), 3%
-broken files. The plain computation is a load with the discovery index, the
-in-process reuse and the replay all off. No timing is
-asserted; the one count asserted (``lstat`` calls) is deterministic.
+broken files. The plain computation is a load with every layer of
+:mod:`skillpath.cache` off (the discovery index, the in-process reuse and its
+watching, the replay, the entry-point cache and the findings store); each layer
+is then turned on alone, and all together, and must give the same bytes. No
+timing is asserted; the one count asserted (``lstat`` calls) is deterministic.
 """
 
 from __future__ import annotations
@@ -27,8 +29,16 @@ SCRIPT = Path(sys.executable).with_name("skillpath")
 PLAIN = {
     "SKILLPATH_NO_INDEX": "1",
     "SKILLPATH_NO_REUSE": "1",
+    "SKILLPATH_NO_WATCH": "1",
     "SKILLPATH_NO_SNAPSHOT": "1",
+    "SKILLPATH_NO_ENTRY_POINT_CACHE": "1",
+    "SKILLPATH_NO_FINDINGS_CACHE": "1",
 }
+
+
+def _only(*switches: str) -> dict[str, str]:
+    """The environment with every layer off but the ones ``switches`` name."""
+    return {k: v for k, v in PLAIN.items() if k not in switches}
 
 
 @pytest.fixture
@@ -77,6 +87,9 @@ def test_the_command_line_layers_print_the_plain_bytes(
     codes = {d["code"] for d in data["diagnostics"]}
     assert {"frontmatter-yaml-error", "name-mismatch", "duplicate-file"} <= codes
     assert len(data["skills"]) > 200
+    for alone in ("SKILLPATH_NO_ENTRY_POINT_CACHE", "SKILLPATH_NO_FINDINGS_CACHE"):
+        for _ in range(2):  # the cache written, then read
+            assert _list(manifest, env, **_only(alone)) == plain, alone
     index_only = {"SKILLPATH_NO_SNAPSHOT": "1"}
     for _ in range(2):  # building the index, then served by it
         assert _list(manifest, env, **index_only) == plain
@@ -98,13 +111,24 @@ def test_in_process_reuse_and_refresh_give_the_plain_result(
     second = load_skills(project, home=home, env=env)
     assert _text(first) == _text(second) == reference
     session = SkillSession.open(project, home=home, env=env)
-    assert _text(session.result) == reference
+    unwatched = SkillSession.open(project, home=home, env={**env, "SKILLPATH_NO_WATCH": "1"})
+    assert _text(session.result) == _text(unwatched.result) == reference
     # one change, through a symlinked folder: the refresh sees it, as a plain load does
     linked = next(p for p in sorted(Path(project, ".agents", "skills").iterdir()) if p.is_symlink())
     skill_md = linked / "SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("\ndescription:", "\ndescription: Edited.", 1))
     session.refresh()
-    assert _text(session.result) == plain() != reference
+    unwatched.refresh()
+    assert _text(session.result) == _text(unwatched.result) == plain() != reference
+    # and one in a plain folder, seen by the watch (inotify) alone
+    plain_folder = next(
+        p for p in sorted(Path(project, ".claude", "skills").iterdir()) if not p.is_symlink()
+    )
+    skill_md = plain_folder / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("\ndescription:", "\ndescription: Again.", 1))
+    session.refresh()
+    unwatched.refresh()
+    assert _text(session.result) == _text(unwatched.result) == plain()
     assert _text(load_skills(project, home=home, env=env)) == plain()
 
 

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import zlib
 from pathlib import Path
 from typing import Any
@@ -342,6 +343,36 @@ def test_recent_changes_are_not_vouched_for(proj: Project) -> None:
     assert out.returncode == 0
     assert "modified too recently" in proj.decisions()[-1]
     assert proj.snapshots() == []
+
+
+def test_a_recent_observation_stops_the_recording_at_once(tmp_path: Path) -> None:
+    """A run that observes a file changed within the racy window cannot be recorded,
+    so it stops observing at that observation (a project below a busy ``/tmp``, whose
+    listing is observed early, paid the observation of the whole run for nothing)."""
+    old = tmp_path / "old.txt"
+    old.write_text("old")
+    time.sleep(0.4)  # past the racy window of 200 ms
+    recent = tmp_path / "recent.txt"
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "SKILLPATH_INDEX_RACY_MS": "200"}
+    rec = _replay.Recorder(["list"], env)
+    rec.start()
+    try:
+        old.read_text()
+        os.stat(old)
+        assert _replay._ACTIVE is rec and not rec.reasons
+        recent.write_text("new")
+        recent.read_text()
+        # abandoned: nothing more is observed, and os.stat is the real one again
+        assert _replay._ACTIVE is None
+        assert os.stat is _replay._REAL_STAT
+        assert rec.reasons == [f"{recent} was modified too recently to vouch for later changes"]
+        assert rec.stat == {} and rec.lstat == {}
+    finally:
+        rec.stop()
+    assert rec.save(b"", b"", 0) == rec.reasons[0]
+    assert not (tmp_path / "cache" / "skillpath" / "snapshots").exists() or not any(
+        (tmp_path / "cache" / "skillpath" / "snapshots").iterdir()
+    )
 
 
 @pytest.mark.parametrize(

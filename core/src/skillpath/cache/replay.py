@@ -463,6 +463,7 @@ class Recorder:
                 table[p] = (result.st_mode, result.st_ino, result.st_dev)
             else:
                 table[p] = _sig(result)
+                self._racy(p, result)
 
     def observe(self, path: Any, kind: str) -> None:
         """Record the ``stat`` of a file about to be read or a directory about to be listed."""
@@ -483,6 +484,16 @@ class Recorder:
         if not (S_ISREG(st.st_mode) or S_ISDIR(st.st_mode)):
             self.volatile(f"{kind} of a special file {p}")
         self.stat[p] = _sig(st)
+        self._racy(p, st)
+
+    def _racy(self, p: str, st: os.stat_result) -> None:
+        """Stop observing at once when ``p``, just observed, changed within the racy
+        window: the run cannot be recorded (see :meth:`_why_not`), and observing the
+        rest of it would only cost time (a project under a sticky ``/tmp``, whose
+        listing any new temporary file changes, paid that on every run)."""
+        racy_after = self.start_ns - self.window
+        if st.st_mtime_ns >= racy_after or st.st_ctime_ns >= racy_after:
+            self.abandon(f"{p} was modified too recently to vouch for later changes")
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open":
