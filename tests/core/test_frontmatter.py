@@ -52,6 +52,73 @@ def test_colon_in_value_is_repaired() -> None:
     assert clean.diagnostics == () and not clean.repaired
 
 
+_COLON_LINES = (
+    "name: a",
+    "description: Use when: x",
+    "description: a: b # c",
+    "x: 'q: r'",
+    "k: v: w",
+    "  - item: z",
+    "t: [a: b]",
+    "m:\n  k: v: w",
+    "d: >-\n  a: b",
+    'e: "x: y',
+    "f: a:b",
+    "h: -x: y",
+    "i: |\n  k: v",
+    "j: x:  y",
+    "l: x: y:",
+    "n: &a x: y",
+    "o: x: 'y'",
+    "q: 1: 2",
+    "r: true: no",
+    "s: x: y\n  more",
+    "u:\tx: y",
+    "z: ~: ~",
+    "- a: b",
+)
+
+
+def _load_both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    from skillpath import frontmatter
+
+    def parse(text: str) -> object:
+        diags: list[object] = []
+        mode: list[str] = []
+        data = frontmatter._load_mapping(text, None, diags, mode)  # type: ignore[arg-type]
+        return repr(data), diags, mode
+
+    fast = parse(text)
+    with monkeypatch.context() as m:
+        m.setattr(frontmatter, "_plainly_repaired", lambda text: None)
+        slow = parse(text)
+    return fast, slow
+
+
+def test_colon_repair_without_pyyaml_matches_pyyaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a plain value holding ": " is read as the repaired text is read by pyyaml,
+    # with the same diagnostics, for every mix of these lines (comments, nested
+    # mappings, block scalars, quotes left open, values that stay errors)
+    import itertools
+    import random
+
+    from skillpath.frontmatter import _plainly_repaired
+
+    rng = random.Random(7)
+    texts = ["\n".join(pair) for pair in itertools.permutations(_COLON_LINES, 2)]
+    texts += [
+        "\n".join(rng.choice(_COLON_LINES) for _ in range(rng.randint(1, 5)))
+        + rng.choice(("", "\n"))
+        for _ in range(500)
+    ]
+    taken = 0
+    for text in texts:
+        fast, slow = _load_both(text, monkeypatch)
+        assert fast == slow, text
+        taken += _plainly_repaired(text) is not None
+    assert taken > 100  # the fast path did answer many of them
+
+
 def test_unparseable_yaml_recovers_line_by_line_with_line_number() -> None:
     text = "---\nname: a\ndescription: fine\nbad: [unclosed\n---\nbody"
     p = parse_frontmatter(text)

@@ -97,11 +97,14 @@ def test_rich_corpus_lists_the_same_bytes_without_the_fast_paths(
     assert len(data["skills"]) > 100
     assert any("origin" in s for s in data["skills"])
     assert any(d["code"] == "frontmatter-yaml-error" for d in data["diagnostics"])
+    assert any(d["code"] == "frontmatter-repaired" for d in data["diagnostics"])
 
     parsed = _frontmatters(isolated_env)
     assert any(isinstance(v, int) for fm in parsed for v in fm["metadata"].values())
 
+    # every block through pyyaml (a repaired colon too: its two pyyaml loads)
     monkeypatch.setattr(frontmatter, "parse_simple", lambda text: None)
+    monkeypatch.setattr(frontmatter, "_plainly_repaired", lambda text: None)
     monkeypatch.setattr(provenance, "_within", _reference_within)
     assert _list_json(isolated_env) == fast
     # what the listing does not print (metadata, hooks, types: 1 is not 1.0) is the same too

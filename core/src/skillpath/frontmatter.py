@@ -355,14 +355,20 @@ def _load_mapping(
     simple = parse_simple(text)
     if simple is not None:  # the common case: exactly what pyyaml would return
         return simple
+    repaired = _plainly_repaired(text)
+    if repaired is not None:
+        # ``description: Use when: …``: what the repair below makes of it, without
+        # pyyaml's failed first attempt and second one
+        _note_repaired(repaired[1], path, diags, mode)
+        return repaired[0]
     import yaml
 
     error: Exception | None = None
     loaded: Any = None
     for attempt in (text, None):
-        repaired: list[tuple[int, str]] = []
+        repaired_lines: list[tuple[int, str]] = []
         if attempt is None:
-            candidate, repaired = _repair_colons(text)
+            candidate, repaired_lines = _repair_colons(text)
         else:
             candidate = attempt
         if attempt is None and candidate == text:
@@ -370,20 +376,8 @@ def _load_mapping(
         try:
             loaded = _yaml_load(candidate)
             error = None
-            if repaired:
-                mode.append("repaired")
-                for index, key in repaired:
-                    diags.append(
-                        Diagnostic(
-                            "info",
-                            "frontmatter-repaired",
-                            f"the value of {key!r} holds an unquoted ': '; read as one "
-                            "string, but strict YAML parsers (the skills-ref validator, "
-                            "Codex) reject the file: quote the value",
-                            path,
-                            index + 2,  # +1 for 1-based, +1 for the opening fence
-                        )
-                    )
+            if repaired_lines:
+                _note_repaired(repaired_lines, path, diags, mode)
             break
         except RecursionError:
             error = _TooBig("frontmatter is nested too deeply")
@@ -433,6 +427,45 @@ def _load_mapping(
         )
     diags.append(Diagnostic("warning", "frontmatter-yaml-error", message, path, line))
     return recovered
+
+
+def _plainly_repaired(text: str) -> tuple[dict[str, Any], list[tuple[int, str]]] | None:
+    """What :func:`_load_mapping` returns for ``text`` through :func:`_repair_colons`
+    (the mapping and the lines repaired), when the repaired text is in
+    :func:`~skillpath._yamlfast.parse_simple`'s subset; ``None`` otherwise.
+
+    Each line the repair quotes is then a top-level ``key: value`` line of the
+    mapping, and its plain value holds ``": "`` (and no ``#``, which could start a
+    comment before it): pyyaml refuses ``text`` there, so the loader would load
+    the repaired text, whose result is what ``parse_simple`` returns.
+    """
+    candidate, repaired = _repair_colons(text)
+    if not repaired:
+        return None
+    lines = text.split("\n")
+    if any("#" in lines[index] for index, _key in repaired):
+        return None
+    data = parse_simple(candidate)
+    return None if data is None else (data, repaired)
+
+
+def _note_repaired(
+    repaired: list[tuple[int, str]], path: Path | None, diags: list[Diagnostic], mode: list[str]
+) -> None:
+    """The ``frontmatter-repaired`` diagnostics of the lines :func:`_repair_colons` quoted."""
+    mode.append("repaired")
+    for index, key in repaired:
+        diags.append(
+            Diagnostic(
+                "info",
+                "frontmatter-repaired",
+                f"the value of {key!r} holds an unquoted ': '; read as one "
+                "string, but strict YAML parsers (the skills-ref validator, "
+                "Codex) reject the file: quote the value",
+                path,
+                index + 2,  # +1 for 1-based, +1 for the opening fence
+            )
+        )
 
 
 def coerce_bool(value: Any, default: bool = False) -> bool | None:

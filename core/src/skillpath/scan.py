@@ -39,6 +39,7 @@ from skillpath.model import (
     Skill,
     SkillSource,
 )
+from skillpath.paragraph import first_paragraph, has_text
 from skillpath.safety import is_inside, outside_area, project_area
 from skillpath.survey import (
     _SURVEY_SKIP,
@@ -116,63 +117,6 @@ def check_name(name: str) -> str | None:
     return None
 
 
-_RULE_OR_UNDERLINE = re.compile(r"(?:[-*_]\s*){3,}|=+|-+")
-
-
-def has_text(value: str) -> bool:
-    """Whether ``value`` holds a letter or digit (a description of only
-    punctuation, ``"..."`` or ``"-"``, counts as missing)."""
-    return any(ch.isalnum() for ch in value)
-
-
-def _first_paragraph(body: str | None) -> str:
-    """The description fallback: the first prose paragraph of ``body``.
-
-    Never a Markdown rule (``---``), a heading (``#`` or underlined), a code
-    fence and what it holds, an HTML comment, or a table; a paragraph of only
-    punctuation is passed over. Cut to 250 characters at a word boundary.
-    """
-    if not body:
-        return ""
-    para: list[str] = []
-    fence = ""
-    comment = False
-    for line in body.splitlines():
-        text = line.strip()
-        if fence:
-            if text.startswith(fence):
-                fence = ""
-            continue
-        if comment:
-            comment = "-->" not in text
-            continue
-        if para and _RULE_OR_UNDERLINE.fullmatch(text) and not text.startswith(("*", "_")):
-            para = []  # the paragraph was a heading (setext underline)
-            continue
-        prose = text and not text.startswith(("```", "~~~", "<!--", "#", "|"))
-        if prose and not _RULE_OR_UNDERLINE.fullmatch(text):
-            para.append(text)
-            continue
-        found = _paragraph_text(para)
-        if found:
-            return found
-        para = []
-        if text.startswith(("```", "~~~")):
-            fence = text[:3]
-        elif text.startswith("<!--"):
-            comment = "-->" not in text[4:]
-    return _paragraph_text(para)
-
-
-def _paragraph_text(lines: list[str]) -> str:
-    text = " ".join(lines)
-    if not has_text(text):
-        return ""
-    if len(text) > 250:
-        text = text[:250].rsplit(" ", 1)[0] + "…"
-    return text
-
-
 #: What the scanner derives from one ``SKILL.md`` (and the discovery index stores):
 #: ``(frontmatter values or None when the skill is skipped, name, description,
 #: diagnostics, content findings)``; the findings are the rows of
@@ -246,7 +190,7 @@ def _derive(
                 )
             )
             return None, name, ""
-        description = _first_paragraph(body_hint)
+        description = first_paragraph(body_hint)
     for code, message in text_findings(name, description):
         diags.append(Diagnostic("warning", code, message, path, None, provider))
     if not description.isascii():
