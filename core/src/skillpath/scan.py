@@ -467,12 +467,9 @@ def skill_from_text(
     body_loader: Callable[[], str] | None = None,
     require_description: bool = False,
 ) -> tuple[Skill | None, list[Diagnostic]]:
-    """Build a skill from ``SKILL.md`` text (bundled, pack and MCP skills).
-
-    The text goes through the same parsing and checks as a file on disk;
-    ``(None, diagnostics)`` when it is not loadable. When ``body_loader`` is
-    omitted the body of ``text`` is used.
-    """
+    """Build a skill from ``SKILL.md`` text (bundled, pack and MCP skills), parsed and
+    checked as a file on disk; ``(None, diagnostics)`` when it is not loadable. Without
+    ``body_loader`` the body of ``text`` is used."""
     parsed = parse_frontmatter(text, path)
     diags = [attrs.evolve(d, provider=source.provider) for d in parsed.diagnostics]
     if any(d.level == "error" for d in parsed.diagnostics):
