@@ -48,13 +48,10 @@ changed file.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import fnmatch
 import hashlib
-import itertools
 import json
-import operator
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
@@ -512,11 +509,6 @@ class _Judge:
         return "new, not approved yet"
 
 
-#: The source of a skill (read in C).
-_SOURCE = operator.attrgetter("source")
-#: Up to this many sources (or skills to judge one by one) are found by a search each.
-_FEW = 64
-
 #: Kinds whose tier depends on neither the skill's name nor its source detail.
 _PLAIN_KINDS = frozenset({"user", "project", "custom", "managed"})
 
@@ -536,20 +528,12 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
     # decided once, for every skill with no source detail (none can be an added one)
     plain: dict[tuple[str, str, str], bool] = {}
 
-    def positions(skills: Sequence[Skill]) -> list[int]:
-        """The places in ``skills`` of those judged one by one: every one when any folder
-        may be an added one, else those whose source does not list them as they are."""
-        if added:
-            return list(range(len(skills)))
-        # each skills root gives its skills one source object: decided once per object
-        ids = list(map(id, map(_SOURCE, skills)))
-        counts = collections.Counter(ids)
-        first = dict(zip(ids, skills, strict=True)) if len(counts) > _FEW else None
-        others: list[int] = []
-        for ident in counts:
-            skill = first[ident] if first is not None else skills[ids.index(ident)]
+    def sift(skills: Sequence[Skill]) -> tuple[Skill, ...]:
+        nonlocal changed
+        kept: list[Skill] = []
+        for skill in skills:
             src = skill.source
-            if not src.detail:
+            if not added and not src.detail:
                 key = (src.provider, src.level, src.loaded_from)
                 as_is = plain.get(key)
                 if as_is is None:
@@ -559,36 +543,15 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
                         rules.listed == "yes" and rules.block == "none"
                     )
                 if as_is:
+                    kept.append(skill)
                     continue
-            others.append(ident)
-        if sum(counts[i] for i in others) > _FEW:
-            wanted = set(others)
-            return list(itertools.compress(range(len(ids)), map(wanted.__contains__, ids)))
-        out: list[int] = []
-        for ident in others:  # a few: found by a search in C each
-            at = -1
-            for _ in range(counts[ident]):
-                at = ids.index(ident, at + 1)
-                out.append(at)
-        return sorted(out)
-
-    def sift(skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
-        nonlocal changed
-        todo = positions(skills)
-        if not todo:
-            return skills
-        kept: list[Skill | None] = list(skills)
-        dropped = False
-        for i in todo:
-            skill = skills[i]
             now, held = judge.judge(skill)
             if now is not skill:
                 changed = True
             if held is None:
-                kept[i] = now
+                kept.append(now)
                 continue
-            changed = dropped = True
-            kept[i] = None
+            changed = True
             skipped.append(held)
             diags.append(
                 Diagnostic(
@@ -605,9 +568,7 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
                     skill.source.provider,
                 )
             )
-        if not dropped:
-            return tuple(kept)  # type: ignore[arg-type]  # no None left
-        return tuple(s for s in kept if s is not None)
+        return tuple(kept)
 
     active = sift(result.skills)
     conditional = sift(result.conditional)
