@@ -10,6 +10,7 @@ asserted; the one count asserted (``lstat`` calls) is deterministic.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -231,3 +232,32 @@ def test_the_codex_nested_walk_is_kept_only_while_its_folders_are_unchanged(
         "---\nname: broken\ndescription: Fixed.\n---\n"
     )
     changed_to({"broken"}, set())
+
+
+def test_a_folder_link_is_checked_with_one_readlink_and_the_same_key(
+    corpus: tuple[dict[str, Any], dict[str, str]], tmp_path: Path
+) -> None:
+    """The check of a symlinked skill folder in a watched root reads the link once and
+    gives the key the index compares (:func:`skillpath.cache.memo.file_key`), for every
+    link of the realistic corpus and for chained, relative and dangling ones."""
+    from skillpath.cache import memo
+
+    manifest, _env = corpus
+    root = Path(manifest["project"], ".agents", "skills")
+    links = [p for p in sorted(root.iterdir()) if p.is_symlink()]
+    plain = next(p for p in sorted(root.iterdir()) if not p.is_symlink() and p.is_dir())
+    (root / "chained").symlink_to(links[0].name, target_is_directory=True)  # link to a link
+    (root / "relative").symlink_to(os.path.relpath(plain, root), target_is_directory=True)
+    (root / "dangling").symlink_to(tmp_path / "nowhere", target_is_directory=True)
+    via = tmp_path / "via"
+    via.symlink_to(root, target_is_directory=True)  # the root reached through a link
+    folders = [*links, root / "chained", root / "relative", root / "dangling"]
+    for base in (root, via):
+        parents: dict[str, str] = {}
+        for folder in folders:
+            linked = os.path.join(os.fspath(base), folder.name)
+            skill_md = os.path.join(linked, "SKILL.md")
+            real = functools.partial(memo.realpath_cached, parents=parents)
+            want = memo.file_key(skill_md, linked, real)
+            assert memo._folder_link_key(skill_md, linked, parents) == want, linked
+    assert len(links) > 5
