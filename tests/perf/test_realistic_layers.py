@@ -12,6 +12,7 @@ timing is asserted; the one count asserted (``lstat`` calls) is deterministic.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -174,3 +175,113 @@ def test_a_second_load_through_symlinked_folders_stats_each_link_once(
     with_copies = second_load_lstats()
     # (os.path.realpath of each link cost about 13 more a link on this corpus)
     assert with_links <= with_copies + 5 * len(links), (with_links, with_copies, len(links))
+
+
+def _nested(folder: Path, name: str, description: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(f"---\nname: {name}\ndescription: {description}\n---\nBody.\n")
+    return skill_md
+
+
+def test_the_codex_nested_walk_is_kept_only_while_its_folders_are_unchanged(
+    corpus: tuple[dict[str, Any], dict[str, str]], tmp_path: Path
+) -> None:
+    """The Codex provider's walk below the first level of a root is done again on a
+    refresh only when a folder it listed or a link it met changed: every kind of change
+    shows at once, and the result is always that of a plain load."""
+    from skillpath.cache import reuse
+
+    manifest, env = corpus
+    project, home = manifest["project"], manifest["home"]
+    root = Path(home, ".codex", "skills")
+    # the realistic corpus's links and broken files, plus nested skills below the first
+    # level: one two folders down, a broken one, one inside a linked folder
+    for i, entry in enumerate(sorted(Path(project, ".agents", "skills").iterdir())[:12]):
+        target = root / f"top-{i}"
+        if entry.is_symlink():
+            target.symlink_to(os.readlink(entry), target_is_directory=True)
+        else:
+            shutil.copytree(entry, target)
+    _nested(root / "group" / "deep" / "inner", "inner", "Nested two folders down.")
+    (root / "group" / "broken").mkdir(parents=True)
+    (root / "group" / "broken" / "SKILL.md").write_text("---\nname: [broken\n---\n")
+    elsewhere = tmp_path / "elsewhere"
+    _nested(elsewhere / "a" / "sub", "via-link-a", "Through a link, first target.")
+    _nested(elsewhere / "b" / "sub", "via-link-b", "Through a link, second target.")
+    (root / "linked").symlink_to(elsewhere / "a", target_is_directory=True)
+
+    def plain() -> str:
+        return _text(load_skills(project, home=home, env={**env, **PLAIN}))
+
+    session = SkillSession.open(project, home=home, env=env)
+    session.refresh()
+    assert _text(session.result) == plain()
+    names = {s.name for s in session.result.skills}
+    assert {"inner", "via-link-a"} <= names
+
+    before = reuse.stats["values_reused"]
+    assert not session.refresh()  # nothing changed: the kept walks stand
+    assert reuse.stats["values_reused"] > before
+    assert _text(session.result) == plain()
+
+    def changed_to(expect_in: set[str], expect_out: set[str]) -> None:
+        session.refresh()
+        got = {s.name for s in session.result.skills}
+        assert expect_in <= got and not (expect_out & got)
+        assert _text(session.result) == plain()
+
+    # a new nested skill three folders down (only its parent folder changed)
+    _nested(root / "group" / "deep" / "more" / "new", "brand-new", "Added later.")
+    changed_to({"brand-new"}, set())
+    # a nested SKILL.md edited in place
+    inner = root / "group" / "deep" / "inner" / "SKILL.md"
+    inner.write_text(inner.read_text().replace("Nested two", "Edited, nested two"))
+    session.refresh()
+    assert session.get("inner").description.startswith("Edited")  # type: ignore[union-attr]
+    assert _text(session.result) == plain()
+    # a nested skill folder removed
+    shutil.rmtree(root / "group" / "deep" / "more")
+    changed_to(set(), {"brand-new"})
+    # the link retargeted (replaced by one to another folder)
+    (root / "linked").unlink()
+    (root / "linked").symlink_to(elsewhere / "b", target_is_directory=True)
+    changed_to({"via-link-b"}, {"via-link-a"})
+    # what the link leads to changes with no change in the root
+    shutil.rmtree(elsewhere / "b" / "sub")
+    _nested(elsewhere / "b" / "other", "via-link-c", "A new folder behind the link.")
+    changed_to({"via-link-c"}, {"via-link-b"})
+    # the broken file fixed
+    (root / "group" / "broken" / "SKILL.md").write_text(
+        "---\nname: broken\ndescription: Fixed.\n---\n"
+    )
+    changed_to({"broken"}, set())
+
+
+def test_a_folder_link_is_checked_with_one_readlink_and_the_same_key(
+    corpus: tuple[dict[str, Any], dict[str, str]], tmp_path: Path
+) -> None:
+    """The check of a symlinked skill folder in a watched root reads the link once and
+    gives the key the index compares (:func:`skillpath.cache.memo.file_key`), for every
+    link of the realistic corpus and for chained, relative and dangling ones."""
+    from skillpath.cache import memo
+
+    manifest, _env = corpus
+    root = Path(manifest["project"], ".agents", "skills")
+    links = [p for p in sorted(root.iterdir()) if p.is_symlink()]
+    plain = next(p for p in sorted(root.iterdir()) if not p.is_symlink() and p.is_dir())
+    (root / "chained").symlink_to(links[0].name, target_is_directory=True)  # link to a link
+    (root / "relative").symlink_to(os.path.relpath(plain, root), target_is_directory=True)
+    (root / "dangling").symlink_to(tmp_path / "nowhere", target_is_directory=True)
+    via = tmp_path / "via"
+    via.symlink_to(root, target_is_directory=True)  # the root reached through a link
+    folders = [*links, root / "chained", root / "relative", root / "dangling"]
+    for base in (root, via):
+        parents: dict[str, str] = {}
+        for folder in folders:
+            linked = os.path.join(os.fspath(base), folder.name)
+            skill_md = os.path.join(linked, "SKILL.md")
+            real = functools.partial(memo.realpath_cached, parents=parents)
+            want = memo.file_key(skill_md, linked, real)
+            assert memo._folder_link_key(skill_md, linked, parents) == want, linked
+    assert len(links) > 5

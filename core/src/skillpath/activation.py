@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -184,6 +184,15 @@ class PathActivator:
 
     def __len__(self) -> int:
         return len(self._pending)
+
+    def holds_exactly(self, skills: Sequence[Skill]) -> bool:
+        """Whether the skills still waiting are exactly ``skills`` (the very objects, in
+        any order): no sort, one look-up each."""
+        with self._lock:
+            pending = self._pending
+            if len(skills) != len(pending):
+                return False
+            return all(pending.get(s.name) is s for s in skills)
 
     def _drop_pattern(self, pat: str) -> None:
         del self._by_pattern[pat]

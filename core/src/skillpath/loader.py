@@ -542,11 +542,12 @@ def load_skills(
     with activate_index(index), _findings_kept(index is None, ctx):
         results, hdiags = host.discover(ctx)
         custom = _custom_results(ctx)
+        missing = _missing_providers(ctx)  # the entry points as the providers saw them
     if index is not None:
         index.flush()
         index = None  # its records are not needed past this point
     diags.extend(hdiags)
-    diags.extend(_missing_providers(ctx))
+    diags.extend(missing)
     ordered = order_results(results)
     passes = [r for r in ordered if not r.late]
     passes.append(custom)

@@ -329,11 +329,7 @@ class SkillSession:
                 fresh, still_pending = self._merge_refresh(before_result, result, before)
             self.ctx = ctx
             self.result = result
-            waiting_before = self._activator.pending
-            if len(still_pending) != len(waiting_before) or any(
-                a is not b
-                for a, b in zip(sorted(still_pending, key=sort_key), waiting_before, strict=True)
-            ):
+            if not self._activator.holds_exactly(still_pending):
                 self._activator = PathActivator.of(still_pending)
             self._active = fresh
             self._sync()

@@ -720,14 +720,17 @@ def _codex_roots(cwd: Path, home: Path, env: Mapping[str, str]) -> list[tuple[st
     return unique
 
 
-def _codex_walk(root: Path) -> list[Path]:
-    """``SKILL.md`` files under ``root``: breadth first, depth ≤ 6, dot entries skipped."""
+def _codex_walk(root: Path, seen: list[str] | None = None) -> list[Path]:
+    """``SKILL.md`` files under ``root``: breadth first, depth ≤ 6, dot entries skipped
+    (``seen`` gets each folder listed and each entry that is a symlink)."""
     out: list[Path] = []
     queue: list[tuple[Path, int]] = [(root, 0)]
     visited = 0
     while queue and visited < CODEX_MAX_DIRS:
         folder, depth = queue.pop(0)
         visited += 1
+        if seen is not None:
+            seen.append(os.fspath(folder))
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
@@ -735,6 +738,8 @@ def _codex_walk(root: Path) -> list[Path]:
         for e in entries:
             if e.name.startswith("."):
                 continue
+            if seen is not None and e.is_symlink():
+                seen.append(e.path)
             if e.name == "SKILL.md" and depth > 0 and e.is_file():
                 out.append(Path(e.path))
             elif e.is_dir() and depth < CODEX_MAX_DEPTH:
@@ -742,11 +747,15 @@ def _codex_walk(root: Path) -> list[Path]:
     return out
 
 
-def codex_skill_files(root: Path) -> list[Path]:
+def codex_skill_files(root: Path, seen: list[str] | None = None) -> list[Path]:
     """The ``SKILL.md`` files Codex finds under one skills root, in its order: breadth
     first, up to :data:`CODEX_MAX_DEPTH` folders deep, dot entries skipped, a skill
-    inside a skill's folder included (the walk the ``codex`` view and provider share)."""
-    return _codex_walk(root)
+    inside a skill's folder included (the walk the ``codex`` view and provider share).
+
+    ``seen`` (a list) gets every path the answer depends on: each folder listed and
+    each entry that is a symlink (see :func:`skillpath.cache.changes.kept_while_unchanged`).
+    """
+    return _codex_walk(root, seen)
 
 
 def _has_surrogate(value: object) -> bool:

@@ -20,6 +20,10 @@ Every layer that asks "is this still what I saw?" asks it here, in one way:
   so a check of them costs no ``stat``; :func:`local_paths` — which paths are
   on a local file system (a change made elsewhere on a network file system
   gives no event);
+* :func:`kept_while_unchanged` — a value a provider computed from files and
+  folders (a walk below a skills root), kept in this process while one ``stat``
+  of each of them finds them as they were (a session's refresh walks again only
+  when something there changed);
 * :func:`mark_changed` and :func:`outside_changes` — a change no file shows
   (an MCP server's ``list_changed``);
 * :func:`expires` — a listing that holds only until a deadline is not replayed
@@ -37,16 +41,18 @@ import operator
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from skillpath import _env
 from skillpath.cache.files import racy_window_ns
+from skillpath.cache.index import current as _current_index
 from skillpath.cache.index import index_enabled
 from skillpath.cache.notify import local_paths
 from skillpath.cache.replay import expires
 from skillpath.cache.reuse import any_changed, watching
 from skillpath.cache.reuse import enabled as _reuse_enabled
+from skillpath.cache.reuse import kept_by_stat as _kept_by_stat
 from skillpath.cache.reuse import watched as watched_root
 
 if TYPE_CHECKING:
@@ -59,6 +65,7 @@ __all__ = [
     "expires",
     "fingerprint",
     "folder_fingerprint",
+    "kept_while_unchanged",
     "local_paths",
     "mark_changed",
     "outside_changes",
@@ -124,6 +131,34 @@ def fingerprint(paths: Iterable[str | os.PathLike[str]]) -> tuple[Any, ...]:
             continue
         out.append((st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns))
     return tuple(out)
+
+
+_T = TypeVar("_T")
+
+
+def kept_while_unchanged(key: Hashable, compute: Callable[[], tuple[_T, Iterable[str]]]) -> _T:
+    """The value of ``compute()``, kept in this process while the paths it depends on
+    are unchanged.
+
+    ``compute`` returns ``(value, paths)``: ``paths`` are every file and folder the
+    value was computed from (for a walk, each folder it listed and each entry that
+    is a symlink: a folder's ``mtime`` changes when an entry is added, removed or
+    renamed in it, and a ``stat`` follows a link to what it leads to now). The next
+    call with the same ``key`` (which must name everything else the value depends
+    on: the root, the options) ``stat``\\ s those paths and returns the same value
+    when each has the same device, inode, times, size and mode; else it computes
+    again. A value whose paths changed within the racy window of the load
+    (``SKILLPATH_INDEX_RACY_MS``) is not kept. The value is shared: never change it.
+
+    Only inside a load with the in-process reuse on (:func:`skillpath.load_skills`
+    with the discovery index, ``SKILLPATH_NO_REUSE`` unset); anywhere else
+    ``compute()`` runs every time. What a load finds is the same either way.
+    """
+    idx = _current_index()
+    if idx is None or not idx.reuse:
+        return compute()[0]
+    value: _T = _kept_by_stat(key, compute, idx.racy_before)
+    return value
 
 
 def stat_stamp(st: os.stat_result) -> int:

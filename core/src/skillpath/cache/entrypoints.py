@@ -13,7 +13,9 @@ discovery index (:func:`skillpath.index.index_dir`) and is believed only when
 it and its folders belong to the user and no one else may write them (it names
 the code that gets imported, with or without ``--no-index``);
 ``SKILLPATH_NO_ENTRY_POINT_CACHE=1`` turns the persistent part off (the
-discovery index has its own switch).
+discovery index has its own switch). Within one :func:`skillpath.load_skills`
+the fingerprint is taken once, for every provider that asks (a session's
+refresh otherwise paid it for each).
 
 The objects returned have what callers use of ``importlib_metadata.EntryPoint``:
 ``name``, ``value``, ``group``, ``module``, ``attr``, ``load()`` and ``dist``
@@ -125,6 +127,19 @@ def _fingerprint() -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _load_fingerprint() -> tuple[Any, ...]:
+    """:func:`_fingerprint`, taken once per load: the load in progress (its discovery
+    index) keeps it for every provider that asks in the same load."""
+    index_module = sys.modules.get("skillpath.cache.index")  # not loaded: no load runs
+    idx = index_module.current() if index_module is not None else None
+    if idx is None:
+        return _fingerprint()
+    found: tuple[Any, ...] | None = idx.entry_points_fingerprint
+    if found is None:
+        found = idx.entry_points_fingerprint = _fingerprint()
+    return found
+
+
 def _header(text: str | None, key: str) -> str | None:
     if not text:
         return None
@@ -206,7 +221,7 @@ def entry_points(group: str, env: Mapping[str, str] | None = None) -> list[Cache
     if not group.startswith(_PREFIX):
         raise ValueError(f"only {_PREFIX}* groups are cached, not {group!r}")
     env = os.environ if env is None else env
-    fingerprint = _fingerprint()
+    fingerprint = _load_fingerprint()
     groups = _MEMO.get(fingerprint)
     if groups is None:
         persistent = not _env.flag(env, "SKILLPATH_NO_ENTRY_POINT_CACHE")

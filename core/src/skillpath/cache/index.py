@@ -511,6 +511,9 @@ class DiscoveryIndex:
         self.stats = IndexStats()
         self._roots: dict[str, RootState] = {}
         self._fingerprint: tuple[Any, ...] | None = None
+        #: the entry points' fingerprint, taken once in this load
+        #: (:mod:`skillpath.cache.entrypoints`)
+        self.entry_points_fingerprint: tuple[Any, ...] | None = None
 
     def is_racy(self, mtime_ns: int, ctime_ns: int) -> bool:
         """Whether timestamps this recent cannot prove a later change would show."""

@@ -547,8 +547,43 @@ def _link_unchanged(entry: Entry, area: str | None, parents: dict[str, str] | No
             return False
         return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, st.st_ctime_ns) == key[:5]
     if parents is not None and skill_path is not None:
+        if linked is not None and key[5] is None:
+            return _folder_link_key(skill_path, linked, parents) == key
         return file_key(skill_path, linked, lambda p: realpath_cached(p, parents)) == key
     return _entry_unchanged(entry)
+
+
+def _folder_link_key(path: str, linked_folder: str, parents: dict[str, str]) -> Any:
+    """:func:`file_key` of ``SKILL.md`` ``path`` in symlinked folder ``linked_folder``,
+    its real path found with ``parents`` (:func:`realpath_cached`), reading the link
+    once: the target is resolved from the real folder that holds the link, as
+    :func:`realpath_cached` would after reading the same link again. A ``SKILL.md``
+    that is itself a link is left to :func:`file_key` (``None`` here: not equal)."""
+    try:
+        lst = os.lstat(path)
+        if stat.S_ISLNK(lst.st_mode):
+            return None
+        target = os.readlink(linked_folder)
+    except OSError:
+        return None
+    parent, base = os.path.split(linked_folder)
+    if not parent or base in ("", ".", ".."):
+        real = os.path.realpath(linked_folder)
+    else:
+        real_parent = parents.get(parent)
+        if real_parent is None:
+            real_parent = parents[parent] = os.path.realpath(parent)
+        real = realpath_cached(os.path.join(real_parent, target), parents, 1)
+    return (
+        lst.st_size,
+        lst.st_mtime_ns,
+        lst.st_ino,
+        lst.st_dev,
+        lst.st_ctime_ns,
+        None,
+        (target, real),
+        (lst.st_dev, lst.st_ino),
+    )
 
 
 def _entry_unchanged(entry: Entry) -> bool:

@@ -51,7 +51,7 @@ import operator
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from skillpath import _env
@@ -82,6 +82,7 @@ stats: dict[str, int] = {
     "merges_patched": 0,
     "roots_patched": 0,
     "roots_armed": 0,
+    "values_reused": 0,
 }
 
 _LOCK = threading.RLock()
@@ -102,6 +103,7 @@ def _after_fork_in_child() -> None:
     _ROUTES.clear()
     _WD.clear()
     _DIRTY.clear()
+    _BY_STAT.clear()
     _entries_total = 0
     _notify.forget_after_fork()
 
@@ -124,6 +126,7 @@ def clear() -> None:
         _SCANS.clear()
         _MERGES.clear()
         _DIRTY.clear()
+        _BY_STAT.clear()
         _entries_total = 0
 
 
@@ -401,6 +404,66 @@ def release(routes: Routes) -> None:
 def count(name: str, n: int = 1) -> None:
     """Add ``n`` to counter ``name`` of :data:`stats`."""
     stats[name] += n
+
+
+# -- values kept by stat ------------------------------------------------------------
+
+#: key -> (value, the paths it depended on, their stamps): see :func:`kept_by_stat`
+_BY_STAT: OrderedDict[Hashable, tuple[Any, tuple[str, ...], tuple[Any, ...]]] = OrderedDict()
+#: At most this many values are kept by :func:`kept_by_stat` (the least recently used go first).
+MAX_BY_STAT = 64
+
+
+def _stamps(paths: Iterable[str]) -> tuple[Any, ...]:
+    """One ``stat`` per path (links followed): identity, times, size and mode, ``None``
+    for a path that cannot be reached."""
+    out: list[Any] = []
+    stat = os.stat
+    for path in paths:
+        try:
+            st = stat(path)
+        except (OSError, ValueError):
+            out.append(None)
+            continue
+        out.append((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_mode))
+    return tuple(out)
+
+
+def kept_by_stat(
+    key: Hashable,
+    compute: Callable[[], tuple[Any, Iterable[str]]],
+    racy_before: int,
+) -> Any:
+    """The value ``compute()`` gave for ``key`` in this process, while every path it said
+    the value depends on has the same ``stat`` (device, inode, ``mtime_ns``,
+    ``ctime_ns``, size and mode; a folder's ``mtime`` changes when an entry is added,
+    removed or renamed in it); else ``compute()`` again.
+
+    ``compute`` returns ``(value, paths)``. A value is kept only when none of its
+    paths changed at or after ``racy_before`` (ns; the index's racy rule: a change
+    within the same timestamp tick as the check would not show), so a later check
+    that finds the same stamps vouches for it.
+    """
+    with _LOCK:
+        kept = _BY_STAT.get(key)
+    if kept is not None and _stamps(kept[1]) == kept[2]:
+        with _LOCK:
+            if _BY_STAT.get(key) is kept:
+                _BY_STAT.move_to_end(key)
+        count("values_reused")
+        return kept[0]
+    value, depends = compute()
+    paths = tuple(depends)
+    stamps = _stamps(paths)
+    with _LOCK:
+        if any(s is not None and max(s[2], s[3]) >= racy_before for s in stamps):
+            _BY_STAT.pop(key, None)
+        else:
+            _BY_STAT[key] = (value, paths, stamps)
+            _BY_STAT.move_to_end(key)
+            while len(_BY_STAT) > MAX_BY_STAT:
+                _BY_STAT.popitem(last=False)
+    return value
 
 
 # -- the merge ---------------------------------------------------------------------

@@ -43,6 +43,7 @@ from skillpath import (
     hookimpl,
     load_skill_file,
 )
+from skillpath.cache.changes import kept_while_unchanged
 from skillpath.context import unsafe_dir_reason, walk_up_dirs
 from skillpath.safety import outside_area, project_area
 from skillpath.views import codex_skill_files
@@ -128,16 +129,28 @@ def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
         )
 
 
+def _nested_files(root: Path) -> tuple[Path, ...]:
+    """The ``SKILL.md`` files of :func:`~skillpath.views.codex_skill_files` below the first
+    level of ``root`` (the first level is the core scanner's), in its order; the walk is
+    done again only when a folder it listed or a link it met changed (a session's
+    refresh lists none of them otherwise)."""
+
+    def walk() -> tuple[tuple[Path, ...], list[str]]:
+        seen: list[str] = []
+        files = codex_skill_files(root, seen)
+        return tuple(f for f in files if len(f.relative_to(root).parts) > 2), seen
+
+    return kept_while_unchanged((PROVIDER_ID, "nested", os.fspath(root)), walk)
+
+
 def nested_skills(d: Discovery, root: Path, level: str) -> None:
     """Add the skills Codex finds below the first level of ``root`` (nested up to six
     folders deep, skills inside skills), in its breadth-first order; folders reached
     through a link are not followed, project skills that leave the project refused."""
     area = project_area(root) if level == "project" else None
     loaded: set[Path] = set()
-    for skill_md in codex_skill_files(root):
+    for skill_md in _nested_files(root):
         rel = skill_md.relative_to(root)
-        if len(rel.parts) <= 2:
-            continue  # the first level: the core scanner's
         if any((root / Path(*rel.parts[:n])).is_symlink() for n in range(2, len(rel.parts))):
             continue
         if area is not None and outside_area(skill_md, area) is not None:

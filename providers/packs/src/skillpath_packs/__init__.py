@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -153,46 +152,16 @@ def _dist_of(ep: Any) -> str:
     return normalize_dist(dist.metadata["Name"]) if dist is not None else ""
 
 
-_EP_CACHE: dict[str, Any] = {}
-
-
-def _path_fingerprint() -> tuple[Any, ...]:
-    """``sys.path`` with each entry's mtime and its ``.dist-info`` names: installing,
-    upgrading or removing a distribution changes it."""
-    out: list[Any] = []
-    for entry in sys.path:
-        where = entry or "."
-        try:
-            mtime = os.stat(where).st_mtime_ns
-        except OSError:
-            out.append((entry, None, ()))
-            continue
-        try:
-            names = tuple(
-                sorted(n for n in os.listdir(where) if n.endswith((".dist-info", ".egg-info")))
-            )
-        except OSError:  # a zip file or an unreadable directory
-            names = ()
-        out.append((entry, mtime, names))
-    return tuple(out)
-
-
 def _sorted_entry_points() -> list[Any]:
-    """The ``skillpath.packs`` entry points, cached until ``sys.path`` changes.
+    """The ``skillpath.packs`` entry points, sorted.
 
-    They come from the core's cross-process entry-point cache, so listing does
-    not import ``importlib_metadata``.
+    They come from the core's cross-process entry-point cache (its fingerprint of
+    ``sys.path`` taken once per load), so listing does not import
+    ``importlib_metadata``.
     """
     from skillpath.plugins import entry_points
 
-    key = _path_fingerprint()
-    if _EP_CACHE.get("key") != key:
-        _EP_CACHE["eps"] = sorted(
-            entry_points(PACK_GROUP),
-            key=lambda e: (e.name, _dist_of(e), e.value),
-        )
-        _EP_CACHE["key"] = key
-    return list(_EP_CACHE["eps"])
+    return sorted(entry_points(PACK_GROUP), key=lambda e: (e.name, _dist_of(e), e.value))
 
 
 def pack_entry_points(env: Mapping[str, str] | None = None) -> tuple[list[Any], list[Diagnostic]]:
