@@ -552,7 +552,7 @@ def scan_text(
     out = _invisible(text, path, first_line)
     hits = _line_masks(text)
     blobs = _blob_possible(text)
-    if not hits and not blobs:
+    if hits is not None and not hits and not blobs:
         return out
     everything = (1 << len(RULES)) - 1 | _PHRASES
     secrets: bool | None = None  # whether the text reads secrets: asked of sinks only
