@@ -501,10 +501,10 @@ _LONG = _PHRASES << 1
 #: trigger words in each (``0``: none); :data:`_HOT_TOKENS`, those with any bit.
 #: Text is mostly words seen before (the vocabulary of skills is small), so a text
 #: costs one split and two set operations, and the trigger regex runs only over
-#: its new words. Past :data:`_TOKENS_MAX` tokens both start again.
+#: its new words. Past :data:`_TOKENS_MAX` tokens (about 9 MB) both start again.
 _TOKEN_MASKS: dict[str, int] = {}
 _HOT_TOKENS: set[str] = set()
-_TOKENS_MAX = 200_000
+_TOKENS_MAX = 100_000
 
 
 def _token_masks(tokens: set[str]) -> tuple[dict[str, int], set[str]]:
