@@ -17,6 +17,9 @@ each, and the ratio on / off:
   that discovers from scratch (target: at most 5% more);
 * **first look**: the same, with the findings store removed before each run, so
   every skill is checked (what the first run after installing costs, once);
+* **first run**: the cache folder removed before each run (no discovery index, no
+  findings store): a user's first ``list --json``, which checks every
+  ``SKILL.md`` whole and builds the index;
 * **index only**: the discovery index on, the replay of an unchanged ``list``
   off (``SKILLPATH_NO_SNAPSHOT=1``): every plugin loads and every ``SKILL.md`` is
   ``stat``\\ ed;
@@ -93,11 +96,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for found in cache.rglob(name):
                     found.unlink()
 
+        def wipe() -> None:
+            shutil.rmtree(cache, ignore_errors=True)
+
         rows = []
         cold = {"SKILLPATH_NO_INDEX": "1"}
         for label, extra, before in (
             ("cold list --json (no index), store kept", cold, None),
             ("first look: cold, store removed each run", cold, drop_store),
+            ("first run: empty cache (builds the index)", {}, wipe),
             ("index only (SKILLPATH_NO_SNAPSHOT=1)", {"SKILLPATH_NO_SNAPSHOT": "1"}, None),
             ("warm (index and replay)", {}, None),
         ):
@@ -118,12 +125,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{label:44} {c_on * 1000:6.0f}ms {c_off * 1000:6.0f}ms {c_on / c_off:7.2f}x "
                 f"{w_on * 1000:6.0f}ms {w_off * 1000:6.0f}ms"
             )
-        ratio = rows[0][1] / rows[0][2]
-        print(
-            f"\ncold list --json with the checks on: {100 * (ratio - 1):+.1f}% processor time "
-            f"(target <= +5%: {'PASS' if ratio <= 1.05 else 'FAIL'})"
-        )
-        if store is not None:
+        print()
+        for label, row in (("cold", rows[0]), ("first run (empty cache)", rows[2])):
+            ratio = row[1] / row[2]
+            print(
+                f"{label} list --json with the checks on: {100 * (ratio - 1):+.1f}% processor "
+                f"time (target <= +5%: {'PASS' if ratio <= 1.05 else 'FAIL'})"
+            )
+        if store is not None and store.exists():
             print(
                 f"findings of the files read without the index: {store.stat().st_size / 1e6:.2f} MB"
             )

@@ -20,6 +20,7 @@ import sys
 import zlib
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from skillpath.contentscan import scan_text
 
@@ -105,3 +106,19 @@ def test_the_checks_find_what_they_found_when_frozen() -> None:
     differ = [k for k in expected if got[k] != expected[k]]
     assert not differ, differ[:5]
     assert sum(map(len, expected.values())) > 1000
+
+
+def test_the_findings_do_not_depend_on_the_words_seen_before(monkeypatch: Any) -> None:
+    """The token tables that skip the rules on lines without a trigger word change no
+    finding: not when they start again every few texts, nor against the rules tried
+    on every line of every text (the tables' answer taken away)."""
+    from skillpath import contentscan
+
+    expected = json.loads(zlib.decompress(EXPECTED.read_bytes()))
+    monkeypatch.setattr(contentscan, "_TOKEN_MASKS", {})
+    monkeypatch.setattr(contentscan, "_HOT_TOKENS", set())
+    monkeypatch.setattr(contentscan, "_TOKENS_MAX", 50)
+    assert _findings() == expected
+    assert len(contentscan._TOKEN_MASKS) < 50_000  # restarted along the way
+    monkeypatch.setattr(contentscan, "_line_masks", lambda text: None)
+    assert _findings() == expected

@@ -502,10 +502,55 @@ _TRIGGERS = re.compile(_trie(_TRIGGER_MASKS))
 _FOLD = {0x131: "i", 0x17F: "s"}
 
 
-def _line_masks(text: str) -> dict[int, int] | None:
-    """``{line index: mask}`` of the lines of ``text`` that hold a trigger word (case
-    folded as the rules' ``IGNORECASE`` folds), one pass over the text; ``None``
-    when it cannot be folded letter for letter (every rule then runs on every line)."""
+#: The bit of a token's mask that says it is long enough to hold a base64 blob.
+_LONG = _PHRASES << 1
+#: Whitespace-separated tokens (lower-cased) already looked at, and the bits of the
+#: trigger words in each (``0``: none); :data:`_HOT_TOKENS`, those with any bit.
+#: Text is mostly words seen before (the vocabulary of skills is small), so a text
+#: costs one split and two set operations, and the trigger regex runs only over
+#: its new words. Past :data:`_TOKENS_MAX` tokens (about 9 MB) both start again.
+_TOKEN_MASKS: dict[str, int] = {}
+_HOT_TOKENS: set[str] = set()
+_TOKENS_MAX = 100_000
+
+
+def _token_masks(tokens: set[str]) -> tuple[dict[str, int], set[str]]:
+    """The token tables, with every one of ``tokens`` in them."""
+    global _TOKEN_MASKS, _HOT_TOKENS
+    known, hot = _TOKEN_MASKS, _HOT_TOKENS
+    new = tokens.difference(known)
+    if not new:
+        return known, hot
+    if len(known) + len(new) > _TOKENS_MAX:
+        # new tables (a thread using the old ones keeps them)
+        known, hot = _TOKEN_MASKS, _HOT_TOKENS = {}, set()
+        new = tokens
+    # no trigger word and no long token among the new ones (the usual case): one search
+    joined = "\n".join(new)
+    if _TRIGGERS.search(joined) is None and max(map(len, new)) < 400:
+        known.update(dict.fromkeys(new, 0))
+        return known, hot
+    get = _TRIGGER_MASKS.__getitem__
+    finditer = _TRIGGERS.finditer
+    for tok in new:
+        mask = _LONG if len(tok) >= 400 else 0
+        for m in finditer(tok):
+            mask |= get(m.group())
+        if mask:
+            hot.add(tok)
+        known[tok] = mask
+    return known, hot
+
+
+def _line_masks(text: str) -> tuple[dict[int, int], bool] | None:
+    """``({line index: mask}, long)`` of the lines of ``text`` that hold a trigger word
+    (case folded as the rules' ``IGNORECASE`` folds), and whether a whitespace-free
+    run of 400 characters may hold a base64 blob; ``None`` when the text cannot be
+    folded letter for letter (every rule then runs on every line).
+
+    A trigger word holds no whitespace, so it lies within one token of the text
+    split at whitespace: the tokens that hold one (:func:`_token_masks`) are found
+    again in the text to learn their lines."""
     if text.isascii():
         low = text.lower()
     else:
@@ -514,17 +559,40 @@ def _line_masks(text: str) -> dict[int, int] | None:
         low = text.lower()
         if "\u0131" in low or "\u017f" in low:
             low = low.translate(_FOLD)
+    tokens = set(low.split())
+    if not tokens:
+        return {}, False
+    known, hot = _token_masks(tokens)
+    found = tokens & hot
+    if not found:
+        return {}, False
+    long = False
+    places: list[tuple[int, int]] = []
+    find = low.find
+    for tok in found:
+        mask = known.get(tok)
+        if mask is None:  # the tables started again meanwhile
+            mask = _LONG if len(tok) >= 400 else 0
+            for m in _TRIGGERS.finditer(tok):
+                mask |= _TRIGGER_MASKS[m.group()]
+        if mask & _LONG:
+            long = True
+            mask &= ~_LONG
+            if not mask:
+                continue
+        pos = find(tok)
+        while pos >= 0:
+            places.append((pos, mask))
+            pos = find(tok, pos + 1)
     masks: dict[int, int] = {}
-    get = _TRIGGER_MASKS.__getitem__
     line = 0
-    pos = 0
+    last = 0
     count = low.count
-    for m in _TRIGGERS.finditer(low):
-        start = m.start()
-        line += count("\n", pos, start)
-        pos = start
-        masks[line] = masks.get(line, 0) | get(m.group())
-    return masks
+    for pos, mask in sorted(places):
+        line += count("\n", last, pos)
+        last = pos
+        masks[line] = masks.get(line, 0) | mask
+    return masks, long
 
 
 #: base64 letters become ``a``, everything else a space: a blob is a run of 400 ``a``
@@ -557,15 +625,19 @@ def scan_text(
     text is a file that runs (a script), where downloads, credential reads and
     outbound requests weigh more than in documentation."""
     out = _invisible(text, path, first_line)
-    hits = _line_masks(text)
-    blobs = _blob_possible(text)
-    if not hits and not blobs:
+    found = _line_masks(text)
+    hits = None if found is None else found[0]
+    blobs = (found is None or found[1]) and _blob_possible(text)
+    if hits is not None and not hits and not blobs:
         return out
     everything = (1 << len(RULES)) - 1 | _PHRASES
     secrets: bool | None = None  # whether the text reads secrets: asked of sinks only
     lines = text.split("\n")
     seen: set[tuple[str, int]] = set()
-    for i, line in enumerate(lines):
+    # without a possible blob, only the lines that hold a trigger word are looked at
+    order = range(len(lines)) if hits is None or blobs else sorted(hits)
+    for i in order:
+        line = lines[i]
         mask = everything if hits is None else hits.get(i, 0)
         if not mask and not (blobs and len(line) >= 400):
             continue
