@@ -436,6 +436,145 @@ def test_an_import_by_name_without_a_table_needs_a_reason(tmp_path: Path) -> Non
         import_graph(tmp_path, "pkg")
 
 
+#: The longest ``scan.py`` may be: the scanner stays a loop a reader can follow.
+SCAN_MAX_LINES = 1_000
+#: The highest cyclomatic complexity a function of the core may have.
+MAX_COMPLEXITY = 50
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _decisions(node: ast.AST) -> int:
+    """The decision points ``node`` itself adds (radon's rules, see :func:`complexity`)."""
+    if isinstance(node, (ast.If, ast.IfExp, ast.Assert)):
+        return 1
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        return 1 + bool(node.orelse)
+    if isinstance(node, (ast.Try, ast.TryStar)):
+        return len(node.handlers) + bool(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return len(node.values) - 1
+    if isinstance(node, ast.comprehension):
+        return 1 + len(node.ifs)
+    if isinstance(node, ast.Match):
+        catch_all = any(
+            isinstance(case.pattern, ast.MatchAs) and case.pattern.pattern is None
+            for case in node.cases
+        )
+        return max(0, len(node.cases) - catch_all)
+    return 0
+
+
+def complexity(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """McCabe's cyclomatic complexity of ``function``, counted as radon counts it.
+
+    1, plus 1 for each ``if``, ``elif``, conditional expression and ``assert``;
+    1 for each ``for`` and ``while`` loop (2 with an ``else``); 1 for each
+    ``except`` clause and 1 for a ``try``'s ``else``; each ``and``/``or`` adds its
+    operands but one; each comprehension's ``for`` 1 and each of its ``if``s 1;
+    each ``match`` case 1 but a catch-all one (``case _``). ``with``, lambdas
+    (their expressions count in the function), decorators and default values
+    add nothing. A function or class defined inside is not counted in it: each
+    function is measured on its own.
+    """
+    total = 1
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
+            continue
+        total += _decisions(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return total
+
+
+def _functions(
+    tree: ast.AST, prefix: str = ""
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function and method of ``tree`` (nested ones too), with its dotted name."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, _FUNCTIONS):
+            yield prefix + node.name, node
+            yield from _functions(node, f"{prefix}{node.name}.")
+        elif isinstance(node, ast.ClassDef):
+            yield from _functions(node, f"{prefix}{node.name}.")
+        else:
+            yield from _functions(node, prefix)
+
+
+def core_complexities() -> list[tuple[int, str]]:
+    """(complexity, ``module:function``) of every function of the core, the worst first."""
+    out: list[tuple[int, str]] = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        out.extend((complexity(node), f"{name}:{qual}") for qual, node in _functions(tree))
+    return sorted(out, key=lambda row: (-row[0], row[1]))
+
+
+def test_scan_py_stays_short() -> None:
+    path = CORE / PACKAGE / "scan.py"
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= SCAN_MAX_LINES, f"scan.py has {lines} lines (at most {SCAN_MAX_LINES})"
+
+
+def test_no_function_of_the_core_is_too_complex() -> None:
+    ranked = core_complexities()
+    assert len(ranked) > 500  # every module was read
+    worst = "\n".join(f"  {score:4d}  {where}" for score, where in ranked[:5])
+    assert ranked[0][0] <= MAX_COMPLEXITY, (
+        f"cyclomatic complexity above {MAX_COMPLEXITY}; the worst five:\n{worst}"
+    )
+
+
+def _complexity_of(source: str) -> int:
+    function = ast.parse(source).body[0]
+    assert isinstance(function, _FUNCTIONS)
+    return complexity(function)
+
+
+def test_complexity_counts_as_radon_does() -> None:
+    assert _complexity_of("def f():\n    return 1\n") == 1
+    branches = (
+        "def f(a, b, xs):\n"
+        "    if a and b or a:\n"  # if 1, boolean operands 2
+        "        pass\n"
+        "    elif b:\n"  # 1
+        "        pass\n"
+        "    for x in xs:\n"  # 1, and its else 1
+        "        pass\n"
+        "    else:\n"
+        "        pass\n"
+        "    while a:\n"  # 1
+        "        break\n"
+        "    try:\n"
+        "        pass\n"
+        "    except ValueError:\n"  # 1
+        "        pass\n"
+        "    except OSError:\n"  # 1
+        "        pass\n"
+        "    else:\n"  # 1
+        "        pass\n"
+        "    with open(a):\n"  # 0
+        "        pass\n"
+        "    assert a\n"  # 1
+        "    y = [x for x in xs if x if not x]\n"  # 1 + 2
+        "    z = a if b else None\n"  # 1
+        "    match a:\n"
+        "        case 1:\n"  # 1
+        "            pass\n"
+        "        case [_, _]:\n"  # 1
+        "            pass\n"
+        "        case _:\n"  # 0
+        "            pass\n"
+        "    return lambda: y if z else y\n"  # 1 (the lambda's expression)
+    )
+    assert _complexity_of(branches) == 1 + 3 + 1 + 2 + 1 + 3 + 1 + 3 + 1 + 2 + 1
+    nested = "def f(a):\n    def g():\n        if a:\n            pass\n    return g\n"
+    assert _complexity_of(nested) == 1
+    tree = ast.parse(nested + "class C:\n    def m(self):\n        pass\n")
+    assert [name for name, _ in _functions(tree)] == ["f", "f.g", "C.m"]
+
+
 def test_trust_names_the_installers_record() -> None:
     """``skillpath.trust`` names ``skillpath add``'s record without importing the installer."""
     from skillpath.install import RECORD_FILE
