@@ -28,6 +28,10 @@ is a submodule, is the caller's own import of that submodule.
 There is no cycle, and the records (:mod:`skillpath.model`) reach no reader:
 both tests allow no exception. What the records do reach is named in
 :data:`RECORD_HELPERS`, each with why it is not a reader.
+
+The size of the scanner is held here too: ``scan.py`` has at most
+:data:`SCAN_MAX_LINES` lines and no function of the core a cyclomatic
+complexity above :data:`MAX_COMPLEXITY` (counted as :func:`complexity` says).
 """
 
 from __future__ import annotations
