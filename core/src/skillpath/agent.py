@@ -163,7 +163,9 @@ def _watch_plan(
                         continue
         except OSError:
             continue
-    paths += [os.fspath(p) for p in result.inputs]  # the providers' settings and registries
+    # the providers' settings, registries and the folders they walked (once each)
+    listed = set(paths)
+    paths += [p for p in map(os.fspath, result.inputs) if p not in listed]
     return paths, kept
 
 

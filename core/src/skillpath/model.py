@@ -295,9 +295,10 @@ class DiscoveryResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     roots: tuple[RootScan, ...] = ()
     late: bool = False
-    #: Files whose content decides what the provider loads (its settings and
-    #: registries, not the skills roots): a long-running host stats them
-    #: and loads again when one changes (:meth:`Discovery.input`).
+    #: Files and folders that decide what the provider loads (its settings and
+    #: registries, the folders it listed below a root's first level; not the skills
+    #: roots): a long-running host stats them and loads again when one changes
+    #: (:meth:`Discovery.input`).
     inputs: tuple[Path, ...] = ()
 
 
@@ -377,7 +378,7 @@ class LoadResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     roots: tuple[RootScan, ...] = ()
     #: Every provider's :attr:`DiscoveryResult.inputs`, sorted, each once: the
-    #: files besides the roots whose change changes the catalog.
+    #: files and folders besides the roots whose change changes the catalog.
     inputs: tuple[Path, ...] = ()
 
     def get(self, name: str) -> Skill | None:

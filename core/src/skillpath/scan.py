@@ -958,9 +958,9 @@ class Discovery:
         self.skills.extend(skills)
 
     def input(self, path: Path | str) -> None:
-        """Declare a file (other than a skills root) whose content decides what this
-        provider loads, such as a settings file or a registry it read (or looked
-        for: a file that does not exist yet counts too).
+        """Declare a file or folder (not a skills root) that decides what this provider
+        loads: a settings file or registry it read or looked for (missing counts too), a
+        folder it listed below a root's first level (an entry added or removed changes it).
 
         A long-running host (:class:`skillpath.AgentSkills`, :func:`skillpath.watch_skills`)
         stats every declared input and loads again when one changes, so an

@@ -3,9 +3,12 @@ about .codex/skills higher up, its toggle."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
-from skillpath import make_context
+import pytest
+from skillpath import LoadResult, make_context
 from skillpath.doctor import build_report, explain
 from skillpath_codex import ADMIN_DIR, admin_dir
 from skillpath_testing import Layout, discover, load, make_layout, write_skill
@@ -165,3 +168,108 @@ def test_nested_walk_follows_no_link_below_the_first_level(tmp_path: Path) -> No
     (root / "group").mkdir(parents=True)
     (root / "group" / "via").symlink_to(elsewhere, target_is_directory=True)
     assert [s.name for s in discover("codex", world).skills] == []
+
+
+# -- a long-running host sees a nested skill change ------------------------------------
+
+APPROVE = {"trust.approve": ["*"]}
+
+
+def _nested_world(tmp_path: Path) -> tuple[Layout, Path]:
+    """A project whose ``.codex/skills`` holds a skill three folders deep (``a/b/deep``)."""
+    world = make_layout(tmp_path)
+    root = world.project / ".codex" / "skills"
+    write_skill(root, "top", "first level")
+    write_skill(root / "a" / "b", "deep", "Nested three deep.")
+    return world, root
+
+
+def _nested_changes(root: Path) -> list[tuple[str, Callable[[], None], Callable[[set[str]], bool]]]:
+    """The three changes below the first level a host must notice, each with the test
+    of the names and descriptions it should then see."""
+    b = root / "a" / "b"
+
+    def edit() -> None:
+        text = (b / "deep" / "SKILL.md").read_text(encoding="utf-8")
+        # written in place: the folder holding it does not change
+        (b / "deep" / "SKILL.md").write_text(text.replace("Nested three", "Edited"), "utf-8")
+
+    return [
+        ("added", lambda: write_skill(b, "added", "New at depth three."), lambda s: "added" in s),
+        (
+            "inside",
+            lambda: write_skill(root / "top", "inner", "Inner."),
+            lambda s: "inner" in s,
+        ),
+        ("edited", edit, lambda s: "deep=Edited deep." in s),
+        ("removed", lambda: shutil.rmtree(b / "deep"), lambda s: "deep" not in s),
+    ]
+
+
+def _seen(result: LoadResult) -> set[str]:
+    return {s.name for s in result.skills} | {
+        f"{s.name}={s.frontmatter.description}" for s in result.skills
+    }
+
+
+def test_an_agent_sees_nested_skills_change_before_the_next_turn(tmp_path: Path) -> None:
+    """:meth:`skillpath.AgentSkills.begin_turn` loads again for a change below the first
+    level (Codex reads skills six folders deep)."""
+    from skillpath import AgentSkills
+
+    for env in ({}, {"SKILLPATH_NO_WATCH": "1"}):
+        world, root = _nested_world(tmp_path / str(len(env)))
+        agent = AgentSkills.of(
+            cwd=world.cwd, home=world.home, env={**world.env, **env}, settings=APPROVE
+        )
+        assert "deep=Nested three deep." in _seen(agent.session.result)
+        assert not agent.begin_turn()
+        for what, change, sees in _nested_changes(root):
+            change()
+            assert agent.begin_turn(), (what, env)
+            assert sees(_seen(agent.session.result)), (what, env)
+            assert not agent.begin_turn(), (what, env)  # and nothing more once seen
+
+
+def test_watch_skills_sees_nested_skills_change(tmp_path: Path) -> None:
+    """:func:`skillpath.watch_skills` (and a :class:`skillpath.SkillSession` refreshed on
+    its notice) see a change below the first level, native watches or polling."""
+    from skillpath import SkillSession, watch_skills
+
+    for env in ({}, {"SKILLPATH_NO_WATCH": "1"}):
+        world, root = _nested_world(tmp_path / str(len(env)))
+        session = SkillSession.open(world.cwd, home=world.home, env=world.env, settings=APPROVE)
+        changes = watch_skills(
+            world.cwd,
+            home=world.home,
+            env={**world.env, **env},
+            settings=APPROVE,
+            initial=True,
+            timeout=30,
+            poll_ms=20,
+        )
+        assert "deep=Nested three deep." in _seen(next(changes).result)
+        for what, change, sees in _nested_changes(root):
+            change()
+            batch = next(changes)
+            assert sees(_seen(batch.result)), (what, env)
+            assert session.refresh(), (what, env)
+            assert sees(_seen(session.result)), (what, env)
+        changes.close()
+
+
+def test_serve_sees_nested_skills_change(tmp_path: Path) -> None:
+    """``skillpath serve`` finds its catalog stale after a change below the first level."""
+    server = pytest.importorskip("skillpath_mcp.server")
+    world, root = _nested_world(tmp_path)
+    app = server.SkillServer(
+        world.project, poll=0.02, home=world.home, env=world.env, settings=APPROVE
+    )
+    assert "deep=Nested three deep." in _seen(app.session.result)
+    assert not app._stale([], ())
+    for what, change, sees in _nested_changes(root):
+        change()
+        assert app._stale([], ()), what
+        assert app.reload(), what
+        assert sees(_seen(app.session.result)), what
+        assert not app._stale([], ()), what

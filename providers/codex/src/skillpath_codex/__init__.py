@@ -129,16 +129,19 @@ def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
         )
 
 
-def _nested_files(root: Path) -> tuple[Path, ...]:
+def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:
     """The ``SKILL.md`` files of :func:`~skillpath.views.codex_skill_files` below the first
-    level of ``root`` (the first level is the core scanner's), in its order; the walk is
-    done again only when a folder it listed or a link it met changed (a session's
-    refresh lists none of them otherwise)."""
+    level of ``root`` (the first level is the core scanner's), in its order, and every
+    path the walk depends on but ``root`` (each folder it listed, each link it met); the
+    walk is done again only when one of those changed (a session's refresh lists none of
+    them otherwise)."""
 
-    def walk() -> tuple[tuple[Path, ...], list[str]]:
+    def walk() -> tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]]:
         seen: list[str] = []
         files = codex_skill_files(root, seen)
-        return tuple(f for f in files if len(f.relative_to(root).parts) > 2), seen
+        top = os.fspath(root)
+        nested = tuple(f for f in files if len(f.relative_to(root).parts) > 2)
+        return (nested, tuple(p for p in seen if p != top)), seen
 
     return kept_while_unchanged((PROVIDER_ID, "nested", os.fspath(root)), walk)
 
@@ -146,10 +149,19 @@ def _nested_files(root: Path) -> tuple[Path, ...]:
 def nested_skills(d: Discovery, root: Path, level: str) -> None:
     """Add the skills Codex finds below the first level of ``root`` (nested up to six
     folders deep, skills inside skills), in its breadth-first order; folders reached
-    through a link are not followed, project skills that leave the project refused."""
+    through a link are not followed, project skills that leave the project refused.
+
+    The folders the walk listed and the nested ``SKILL.md`` files are declared as
+    inputs (:meth:`skillpath.Discovery.input`): a long-running host watches a root and
+    its first level only, so a skill added, edited or removed deeper is seen through
+    them."""
     area = project_area(root) if level == "project" else None
     loaded: set[Path] = set()
-    for skill_md in _nested_files(root):
+    files, folders = _nested_files(root)
+    for folder in folders:
+        d.input(folder)
+    for skill_md in files:
+        d.input(skill_md)
         rel = skill_md.relative_to(root)
         if any((root / Path(*rel.parts[:n])).is_symlink() for n in range(2, len(rel.parts))):
             continue
