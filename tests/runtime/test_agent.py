@@ -189,6 +189,13 @@ def test_of_takes_skills_as_they_come(rt: Runtime) -> None:
     assert opened.tool_name == "t" and "a" in opened.model_skill_names()
 
 
+def test_of_refuses_a_folder_given_as_the_skills(rt: Runtime) -> None:
+    """A project folder passed where the skills go was silently ignored (the session
+    opened on the process's working directory instead)."""
+    with pytest.raises(TypeError, match="cwd="):
+        AgentSkills.of(rt.env.project)  # type: ignore[arg-type]
+
+
 def test_a_second_conversation_gets_the_skill_not_the_note(rt: Runtime) -> None:
     """Before: an independent conversation on the same agent object got "already loaded"."""
     rt.project_skill("greet", description="Greets.", body="Say hello to $ARGUMENTS.\n")

@@ -363,6 +363,11 @@ class AgentSkills:
                 tool_name=tool_name,
                 search_tool=search_tool,
             )
+        if skills is not None:
+            raise TypeError(
+                "AgentSkills.of(skills): expected an AgentSkills, a SkillSession or None, "
+                f"not {type(skills).__name__} (a project folder goes in cwd=)"
+            )
         return cls.open(
             cwd,
             home=home,

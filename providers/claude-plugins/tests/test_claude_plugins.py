@@ -545,7 +545,7 @@ def test_a_host_sees_enabled_plugins_change_without_a_skill_edit(world: Layout) 
     root = plugin(world, "toolbox", "pskill")
     register(world, {"version": 2, "plugins": {"toolbox@m": [install(root)]}})
     agent = AgentSkills.of(
-        world.cwd, home=world.home, env=world.env, settings={"trust.approve": ["*"]}
+        cwd=world.cwd, home=world.home, env=world.env, settings={"trust.approve": ["*"]}
     )
     assert "toolbox:pskill" in agent.session.result.names
     assert registry(world) in agent.session.result.inputs
