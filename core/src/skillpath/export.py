@@ -80,12 +80,12 @@ from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
 from skillpath.files import folder_hash, replace_folder, write_atomic
 from skillpath.locks import (
-    EXPORT_LOCK_FILE,
     EXPORT_LOCK_VERSION,
     LOCK_FILE,
     USER_LOCK_FILE,
     drop_legacy_export_entries,
     legacy_export_entries,
+    lock_path,
     read_lock,
 )
 from skillpath.model import Diagnostic, Skill, sort_key
@@ -298,11 +298,6 @@ def agent_folder(agent: str, ctx: SkillContext, *, user: bool = False) -> Path:
         if base is not None:
             return base / "opencode" / "skills"
     return ctx.home / user_rel
-
-
-def lock_path(ctx: SkillContext, *, user: bool = False) -> Path:
-    """The export lock of the project (``.skillpath/export-lock.json``) or of the user scope."""
-    return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / EXPORT_LOCK_FILE
 
 
 def select_skills(
@@ -1101,59 +1096,6 @@ def _copy_drift(
 
 
 # -- exported copies -----------------------------------------------------------------
-
-
-def export_records(ctx: SkillContext) -> dict[str, tuple[str, str, frozenset[Path]]]:
-    """What the project's and the user's locks say ``export`` wrote: skill name ->
-    (source, provider, the folders of its copies). Unreadable locks count as empty."""
-    out: dict[str, tuple[str, str, frozenset[Path]]] = {}
-    for user in (True, False):  # the project's entry wins over the user's
-        path = lock_path(ctx, user=user)
-        if not path.is_file():
-            continue
-        entries = read_lock(path).get("skills", {})
-        if not isinstance(entries, dict):
-            continue
-        for name, entry in entries.items():
-            if not isinstance(entry, dict) or not isinstance(entry.get("skillpath"), dict):
-                continue
-            mine = entry["skillpath"]
-            targets = mine.get("targets") if isinstance(mine.get("targets"), dict) else {}
-            folders = set()
-            for target in targets.values():
-                where = target.get("path") if isinstance(target, dict) else None
-                if isinstance(where, str) and where:
-                    folder = Path(where)
-                    folders.add(folder if folder.is_absolute() else ctx.project_root / folder)
-            out[str(name)] = (
-                str(entry.get("source", "")),
-                str(mine.get("provider", "")),
-                frozenset(folders),
-            )
-    return out
-
-
-def global_lock_path(ctx: SkillContext) -> Path:
-    """``npx skills``' global lock: ``$XDG_STATE_HOME/skills/.skill-lock.json`` when
-    that is set, else ``~/.agents/.skill-lock.json``."""
-    state = ctx.env_dir("XDG_STATE_HOME")
-    if state is not None:
-        return state / "skills" / ".skill-lock.json"
-    return ctx.home / ".agents" / ".skill-lock.json"
-
-
-def install_lock_names(ctx: SkillContext, level: str) -> frozenset[str]:
-    """The skills the install lock of ``level`` names: the project's ``skills-lock.json``
-    (``skillpath add``, ``npx skills add``), or ``npx skills``' global lock for ``user``;
-    empty for other levels or an unusable lock."""
-    if level == "project":
-        path, area = ctx.project_root / LOCK_FILE, ctx.project_root
-    elif level == "user":
-        path, area = global_lock_path(ctx), None
-    else:
-        return frozenset()
-    skills = read_lock(path, area=area).get("skills")
-    return frozenset(skills) if isinstance(skills, dict) else frozenset()
 
 
 def is_installed_copy(a: Skill, b: Skill, names: frozenset[str]) -> bool:

@@ -45,7 +45,7 @@ import attrs
 from skillpath.contentscan import ContentFinding
 from skillpath.context import SkillContext
 from skillpath.errors import SkillpathError
-from skillpath.export import AGENTS, agent_folder, files_hash, folder_hash, global_lock_path
+from skillpath.export import AGENTS, agent_folder, files_hash, folder_hash
 from skillpath.fetch import (
     SKILL_NAME,
     Found,
@@ -56,7 +56,7 @@ from skillpath.fetch import (
     skill_folder_files,
 )
 from skillpath.files import replace_folder, write_atomic
-from skillpath.locks import LOCK_FILE
+from skillpath.locks import LOCK_FILE, global_lock_path
 from skillpath.model import Diagnostic
 
 __all__ = [

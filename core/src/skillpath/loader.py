@@ -348,20 +348,24 @@ class _Merger:
     def _installed(self, copy: Skill, other: Skill) -> bool:
         """Whether ``copy`` and ``other`` are two folders of one ``skillpath add`` (or
         ``npx skills add``): its lock names the skill and both hold the same files."""
-        from skillpath.export import install_lock_names, is_installed_copy
-
         if copy.level not in self.installs:
+            from skillpath.locks import install_lock_names
+
             try:
                 self.installs[copy.level] = install_lock_names(self.ctx, copy.level)
             except Exception:  # noqa: BLE001 - a bad lock must not break the load
                 self.installs[copy.level] = frozenset()
+        if copy.name not in self.installs[copy.level]:
+            return False  # not in the lock: the export module is not loaded for it
+        from skillpath.export import is_installed_copy
+
         return is_installed_copy(copy, other, self.installs[copy.level])
 
     def _exported(self, copy: Skill, source: Skill) -> bool:
         """Whether ``copy`` is the folder ``skillpath export`` wrote from ``source``
         (the locks are read at the first name clash of the merge, once)."""
         if self.exports is None:
-            from skillpath.export import export_records
+            from skillpath.locks import export_records
 
             try:
                 self.exports = export_records(self.ctx)

@@ -14,9 +14,11 @@ Earlier versions wrote export entries into ``skills-lock.json``; :func:`legacy_e
 finds them and :func:`drop_legacy_export_entries` removes them once ``export`` has
 moved them into its own lock.
 
-This module is the bottom of the lock code: the file names and :func:`read_lock`
-live here, and :mod:`skillpath.provenance` and :mod:`skillpath.export` import
-them (never the reverse).
+This module is the bottom of the lock code: the file names, their paths and
+:func:`read_lock` live here, and :mod:`skillpath.provenance` and :mod:`skillpath.export`
+import them (never the reverse). What a load's merge reads of the locks
+(:func:`install_lock_names`, :func:`export_records`) is here too, so a name clash no
+lock speaks of does not load the export module.
 """
 
 from __future__ import annotations
@@ -126,3 +128,61 @@ def drop_legacy_export_entries(ctx: SkillContext, names: Iterable[str]) -> None:
         out.setdefault(key, value)
     text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     write_atomic(path, text.encode("utf-8"), parents=False)
+
+
+def lock_path(ctx: SkillContext, *, user: bool = False) -> Path:
+    """The export lock of the project (``.skillpath/export-lock.json``) or of the user scope."""
+    return ctx.skillpath_home / USER_LOCK_FILE if user else ctx.project_root / EXPORT_LOCK_FILE
+
+
+def global_lock_path(ctx: SkillContext) -> Path:
+    """``npx skills``' global lock: ``$XDG_STATE_HOME/skills/.skill-lock.json`` when
+    that is set, else ``~/.agents/.skill-lock.json``."""
+    state = ctx.env_dir("XDG_STATE_HOME")
+    if state is not None:
+        return state / "skills" / ".skill-lock.json"
+    return ctx.home / ".agents" / ".skill-lock.json"
+
+
+def install_lock_names(ctx: SkillContext, level: str) -> frozenset[str]:
+    """The skills the install lock of ``level`` names: the project's ``skills-lock.json``
+    (``skillpath add``, ``npx skills add``), or ``npx skills``' global lock for ``user``;
+    empty for other levels or an unusable lock."""
+    if level == "project":
+        path, area = ctx.project_root / LOCK_FILE, ctx.project_root
+    elif level == "user":
+        path, area = global_lock_path(ctx), None
+    else:
+        return frozenset()
+    skills = read_lock(path, area=area).get("skills")
+    return frozenset(skills) if isinstance(skills, dict) else frozenset()
+
+
+def export_records(ctx: SkillContext) -> dict[str, tuple[str, str, frozenset[Path]]]:
+    """What the project's and the user's locks say ``export`` wrote: skill name ->
+    (source, provider, the folders of its copies). Unreadable locks count as empty."""
+    out: dict[str, tuple[str, str, frozenset[Path]]] = {}
+    for user in (True, False):  # the project's entry wins over the user's
+        path = lock_path(ctx, user=user)
+        if not path.is_file():
+            continue
+        entries = read_lock(path).get("skills", {})
+        if not isinstance(entries, dict):
+            continue
+        for name, entry in entries.items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("skillpath"), dict):
+                continue
+            mine = entry["skillpath"]
+            targets = mine.get("targets") if isinstance(mine.get("targets"), dict) else {}
+            folders = set()
+            for target in targets.values():
+                where = target.get("path") if isinstance(target, dict) else None
+                if isinstance(where, str) and where:
+                    folder = Path(where)
+                    folders.add(folder if folder.is_absolute() else ctx.project_root / folder)
+            out[str(name)] = (
+                str(entry.get("source", "")),
+                str(mine.get("provider", "")),
+                frozenset(folders),
+            )
+    return out
