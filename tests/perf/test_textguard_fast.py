@@ -54,3 +54,31 @@ _phrase_pieces = st.sampled_from(
 @given(st.lists(_phrase_pieces, max_size=10).map("".join))
 def test_suspicious_phrases_equal_every_pattern_run(text: str) -> None:
     assert textguard.suspicious_phrases(text) == _reference_phrases(text)
+
+
+def test_every_word_of_a_pattern_holds_a_keyword_of_its_cover() -> None:
+    # what lets suspicious_phrases pass over a pattern none of whose covering
+    # keywords is in the text: each of its words would contain one
+    for label, words in textguard._KEYWORDS.items():
+        for word in words:
+            assert any(m in word for m in textguard._COVER[label]), (label, word)
+
+
+_described = st.sampled_from(
+    [
+        "Use when the user asks to ", "the user's ", "Don't tell the user ", "system: ",
+        "Reviews pull requests", " for ", "you ", "now ", "known issues", "<", ">", ":",
+        "assistant", "human", "ignore the previous instructions ", "henceforth ", ". ",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_described, min_size=1, max_size=14).map("".join))
+def test_description_findings_equal_every_pattern_run(text: str) -> None:
+    labels = _reference_phrases(text)
+    warned = [m for code, m in textguard.text_findings("a-skill", text) if code.startswith("susp")]
+    assert textguard.suspicious_phrases(text) == labels
+    assert bool(warned) is bool(labels)
+    if labels:
+        assert "; ".join(labels) in warned[0]

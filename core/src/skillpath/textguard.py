@@ -232,6 +232,20 @@ def _any_keyword(low: str) -> bool:
     return False
 
 
+# the keywords of _MIN_KEYWORDS that each pattern's words contain: every keyword
+# holds one (a keyword left out of _MIN_KEYWORDS holds a shorter one), so a
+# pattern none of whose covering keywords is in the text has no word in it either
+# and is passed over without testing its words one by one
+_COVER = {
+    label: frozenset(m for m in _MIN_KEYWORDS if any(m in w for w in words))
+    for label, words in _KEYWORDS.items()
+}
+assert all(_COVER.values())
+_SUSPICIOUS_RUN = [
+    (label, _COVER[label], words, also, rx) for label, words, also, rx in _SUSPICIOUS_RE
+]
+
+
 def confusable_skeleton(text: str) -> str:
     """``text`` with compatibility forms folded (NFKC) and look-alikes mapped to ASCII."""
     return unicodedata.normalize("NFKC", text).translate(_CONFUSABLE_TABLE)
@@ -263,13 +277,18 @@ def suspicious_phrases(text: str) -> list[str]:
         return []
     folded = text if text.isascii() else unicodedata.normalize("NFKC", text)
     low = folded.lower()
-    if not _any_keyword(low):
+    found = []
+    for word in _MIN_KEYWORDS:  # a plain loop: cheaper than a comprehension here
+        if word in low:
+            found.append(word)
+    if not found:
         return []
     plain = folded.isascii()
     return [
         label
-        for label, words, also, rx in _SUSPICIOUS_RE
-        if any(w in low for w in words)
+        for label, cover, words, also, rx in _SUSPICIOUS_RUN
+        if not cover.isdisjoint(found)
+        and any(w in low for w in words)
         and not (plain and also and not any(w in low for w in also))
         and _pattern(label, rx).search(folded)
     ]
