@@ -574,16 +574,7 @@ def _folder_link_key(path: str, linked_folder: str, parents: dict[str, str]) -> 
         if real_parent is None:
             real_parent = parents[parent] = os.path.realpath(parent)
         real = realpath_cached(os.path.join(real_parent, target), parents, 1)
-    return (
-        lst.st_size,
-        lst.st_mtime_ns,
-        lst.st_ino,
-        lst.st_dev,
-        lst.st_ctime_ns,
-        None,
-        (target, real),
-        (lst.st_dev, lst.st_ino),
-    )
+    return _key(lst, None, (target, real), (lst.st_dev, lst.st_ino))
 
 
 def _entry_unchanged(entry: Entry) -> bool:
@@ -622,6 +613,13 @@ def file_key(
             folder = (os.readlink(linked_folder), realpath(linked_folder))
     except OSError:
         return None
+    return _key(lst, target, folder, file_id)
+
+
+def _key(
+    lst: os.stat_result, target: Any, folder: Any, file_id: tuple[int, int]
+) -> tuple[Any, ...]:
+    """The index key of a ``SKILL.md`` whose ``lstat`` is ``lst`` (:func:`file_key`)."""
     return (
         lst.st_size,
         lst.st_mtime_ns,
