@@ -102,15 +102,9 @@ def _type_checking(node: ast.If) -> bool:
 
 def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
     """Every import statement run at some point: all but those under ``if TYPE_CHECKING``."""
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and _type_checking(node):
-            stack.extend(node.orelse)
-            continue
+    for node in _runs(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _runs(tree: ast.AST) -> Iterator[ast.AST]:
