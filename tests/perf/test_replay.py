@@ -375,6 +375,52 @@ def test_a_recent_observation_stops_the_recording_at_once(tmp_path: Path) -> Non
     )
 
 
+def test_a_project_under_a_busy_sticky_folder_is_replayed(tmp_path: Path) -> None:
+    """A project outside any repository and home, below a sticky folder (``/tmp``):
+    other users' new files there do not stop the replay (only the entries the
+    project area reads from the folder are looked up), and an entry created
+    there afterwards is seen."""
+    p = Project(tmp_path)
+    sticky = tmp_path / "shared-tmp"
+    p.project = sticky / "proj"
+    p.fill_mixed()
+    os.chmod(sticky, 0o1777)
+    window_ms = 1000
+    p.env["SKILLPATH_INDEX_RACY_MS"] = str(window_ms)
+    p.fresh("list", "--json")  # bytecode written now cannot make the first run racy
+    time.sleep(window_ms / 1000 + 0.2)  # the tree is older than the racy window
+    first = recorded(p)
+    assert {"claude-0", "agents-5"} <= set(names(first))
+    for i in range(3):
+        # someone else's temporary file: the folder's mtime moves, inside the window
+        scratch = sticky / f"tmp{i}.XXXX"
+        scratch.write_text("scratch\n")
+        if os.geteuid() == 0:
+            os.chown(scratch, 54321, 54321)
+        assert time.time_ns() - sticky.stat().st_mtime_ns < window_ms * 1_000_000
+        assert replayed(p) == first
+    # a new skills folder in the sticky folder is not served stale
+    planted = sticky / ".claude" / "skills" / "planted-x"
+    planted.mkdir(parents=True)
+    (planted / "SKILL.md").write_text(skill_md("Planted."))
+    if os.geteuid() == 0:
+        os.chown(sticky / ".claude", 54321, 54321)  # another user's: refused, and said so
+    out = p.run("list", "--json")
+    assert out.returncode == 0, out.stderr
+    assert p.decisions()[0].startswith(f"miss: {sticky / '.claude'}"), p.decisions()
+    assert out.stdout == p.fresh("list", "--json")
+    if os.geteuid() == 0:
+        assert "planted-x" not in names(out.stdout)
+        (diag,) = [
+            d
+            for d in json.loads(out.stdout)["diagnostics"]
+            if d["code"] == "unsafe-project-dir" and d["path"] == str(sticky)
+        ]
+        assert "sticky, and its .claude is owned by uid 54321" in diag["message"]
+    else:
+        assert "planted-x" in names(out.stdout)  # the user's own: loaded
+
+
 @pytest.mark.parametrize(
     "damage",
     [

@@ -232,3 +232,124 @@ def test_unsafe_dir_reason(tmp_path: Path) -> None:
     assert reason is not None and "0o777" in reason
     os.chmod(mine, stat.S_ISVTX | 0o777)
     assert unsafe_dir_reason(mine) is None  # sticky, and holds nothing of anyone else
+
+
+# -- 4c: a sticky ancestor is judged by the entries read from it ---------------
+#
+# A sticky world-writable folder (``/tmp``) lets anyone create entries but not
+# replace another user's. Only the names the project area reads from it
+# (skillpath.context.PROJECT_AREA_ENTRIES, and a caller's own) are looked up,
+# so a busy /tmp does not change the answer; a planted one is still refused.
+
+
+def _sticky_diag(res: Any, shared: Path, entry: str, what: str) -> None:
+    (diag,) = _unsafe(res, shared)
+    assert f"writable by others (mode 0o1777), sticky, and its {entry} {what}" in diag.message
+    assert diag.message.startswith("project skills, settings and context not loaded from here (")
+
+
+@needs_root
+@pytest.mark.parametrize("entry", [".claude", ".agents", ".agent", "AGENTS.md", ".skillpath"])
+def test_another_users_entry_in_a_sticky_ancestor_is_refused(
+    isolated_env: Env, tmp_path: Path, entry: str
+) -> None:
+    shared, work = _workdir(isolated_env, tmp_path, 0o1777)
+    (shared / ".agent" / "skills" / "planted-agent").mkdir(parents=True)
+    (shared / ".agent" / "skills" / "planted-agent" / "SKILL.md").write_text(
+        "---\ndescription: Planted.\n---\n!`id`\n"
+    )
+    assert "planted-agent" in _planted_names(load_skills(work))  # all ours: kept
+    os.chown(shared / entry, OTHER_UID, OTHER_UID, follow_symlinks=False)
+    res = load_skills(work)
+    assert _planted_names(res) == []  # the whole folder, not just the planted entry
+    _sticky_diag(res, shared, entry, f"is owned by uid {OTHER_UID}")
+    diags: list[Any] = []
+    assert discover_context_files(work, home=isolated_env.home, diagnostics=diags) == []
+    assert [d.path for d in diags if d.code == "unsafe-project-dir"] == [shared / "AGENTS.md"]
+    ctx, _ = make_context(work)
+    assert shared not in ctx.walk_up() and shared not in ctx.walk_up(entries=())
+
+
+def test_an_entry_others_may_write_in_a_sticky_ancestor_is_refused(
+    isolated_env: Env, tmp_path: Path
+) -> None:
+    shared, work = _workdir(isolated_env, tmp_path, 0o1777)
+    os.chmod(shared / ".claude", 0o777)
+    res = load_skills(work)
+    assert _planted_names(res) == []
+    _sticky_diag(res, shared, ".claude", "is writable by others")
+
+
+@needs_root
+def test_a_symlink_entry_of_another_user_in_a_sticky_ancestor_is_refused(
+    isolated_env: Env, tmp_path: Path
+) -> None:
+    shared, work = _workdir(isolated_env, tmp_path, 0o1777)
+    elsewhere = tmp_path / "elsewhere"
+    (shared / ".claude").rename(elsewhere)  # a folder of ours, with skills
+    os.symlink(elsewhere, shared / ".claude")
+    assert not _unsafe(load_skills(work), shared)  # our own link: the folder still counts
+    os.chown(shared / ".claude", OTHER_UID, OTHER_UID, follow_symlinks=False)
+    res = load_skills(work)
+    assert _planted_names(res) == []
+    _sticky_diag(res, shared, ".claude", f"is owned by uid {OTHER_UID}")
+
+
+@needs_root
+def test_other_users_unrelated_entries_in_a_sticky_ancestor_do_not_count(
+    isolated_env: Env, tmp_path: Path
+) -> None:
+    shared, work = _workdir(isolated_env, tmp_path, 0o1777)
+    for name in (".X0-lock", ".cache-of-someone", "build.log"):
+        (shared / name).write_text("theirs\n")
+        os.chown(shared / name, OTHER_UID, OTHER_UID)
+    res = load_skills(work)
+    assert "planted-claude" in _planted_names(res)  # our own entries: kept
+    assert not _unsafe(res, shared)
+    from skillpath.context import unsafe_dir_reason
+
+    # a caller that does not say what it reads still gets the listing's answer
+    assert "its .X0-lock is owned by uid" in (unsafe_dir_reason(shared) or "")
+    assert unsafe_dir_reason(shared, ()) is None
+    # a third-party provider names its own folder; the project area's are always checked
+    (shared / ".cursor").mkdir()
+    os.chown(shared / ".cursor", OTHER_UID, OTHER_UID)
+    assert unsafe_dir_reason(shared, ()) is None
+    assert "its .cursor is owned by uid" in (unsafe_dir_reason(shared, (".cursor",)) or "")
+    assert "its .cursor is owned by uid" in (unsafe_dir_reason(shared, [".cursor/skills"]) or "")
+    ctx, _ = make_context(work)
+    assert shared in ctx.walk_up(entries=(".claude",))
+    assert shared not in ctx.walk_up(entries=(".cursor",))
+    for name in ("pyproject.toml", ".venv", ".git"):  # read by the libraries provider, the repo
+        (shared / name).write_text("theirs\n")
+        os.chown(shared / name, OTHER_UID, OTHER_UID)
+        assert f"its {name} is owned by uid" in (unsafe_dir_reason(shared, ()) or "")
+        (shared / name).unlink()
+
+
+def test_a_sticky_ancestor_is_not_listed(
+    isolated_env: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its entries are looked up by name, so the load does not depend on its listing."""
+    shared, work = _workdir(isolated_env, tmp_path, 0o1777)
+    for var in ("CLAUDE_POLICY_DIR", "CLAUDE_MANAGED_DIR", "CODEX_ADMIN_DIR"):
+        # missing roots have their parent listed (near-miss names): not tmp_path here
+        monkeypatch.setenv(f"SKILLPATH_{var}", str(tmp_path / "etc" / var.lower()))
+    listed: list[str] = []
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def scandir(path: Any = ".") -> Any:
+        listed.append(os.path.abspath(os.fspath(path)))
+        return real_scandir(path)
+
+    def listdir(path: Any = ".") -> Any:
+        listed.append(os.path.abspath(os.fspath(path)))
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    res = load_skills(work)
+    discover_context_files(work, home=isolated_env.home)
+    assert "planted-claude" in _planted_names(res)
+    above = {str(shared), *map(str, shared.parents)}
+    assert sorted(above & set(listed)) == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from skillpath.plugins import PluginHost
 
 __all__ = [
+    "PROJECT_AREA_ENTRIES",
     "PROJECT_ENTRIES",
     "SkillContext",
     "find_repo_root",
@@ -38,10 +39,16 @@ PROJECT_ENTRIES = (
     ".opencode",
     ".github",
     "AGENTS.md",
+    ".agent",
 )
+#: Every entry the project-area code reads from a directory: those above, the
+#: ``.git`` that marks a repository, and the ``pyproject.toml``, ``.venv`` and
+#: ``skills-lock.json`` of the libraries provider and the provenance lookup. A
+#: sticky directory is judged by these (and the caller's own entries).
+PROJECT_AREA_ENTRIES = (*PROJECT_ENTRIES, ".git", "pyproject.toml", ".venv", "skills-lock.json")
 
 
-def unsafe_dir_reason(directory: Path | str) -> str | None:
+def unsafe_dir_reason(directory: Path | str, entries: Iterable[str] | None = None) -> str | None:
     """Why ``directory`` must not supply project skills, settings or context (``None``: it may).
 
     Unsafe, as git's ``safe.directory`` rule has it: a directory owned by
@@ -49,10 +56,20 @@ def unsafe_dir_reason(directory: Path | str) -> str | None:
     or one that other users can write to — world-writable, or group-writable
     for a group other than the user's private one — where they could plant a
     ``.claude`` folder. A sticky directory (like ``/tmp``) is safe only when
-    every hidden entry and ``AGENTS.md`` in it belongs to the user (or root)
-    and is not writable by others. A directory that cannot be inspected is
-    not reported (there is nothing to load from it). Always ``None`` where
-    there are no uids (Windows).
+    the entries read from it belong to the user (or root) and are not
+    writable by others (a symbolic link counts by its own owner).
+
+    With ``entries`` (what the caller reads from ``directory`` besides
+    :data:`PROJECT_AREA_ENTRIES`, say ``(".cursor",)``; of ``.cursor/skills``
+    the first part counts; ``()`` for none), a sticky directory is judged by
+    those names and :data:`PROJECT_AREA_ENTRIES`, each looked up with
+    ``lstat``: the answer does not change when other users add or remove
+    unrelated files (a busy ``/tmp``), and neither does a replayed
+    ``skillpath list`` that depends on it. Without ``entries``, every hidden
+    entry and ``AGENTS.md`` of a sticky directory counts (it is listed), for
+    callers that do not say what they read. A directory that cannot be
+    inspected is not reported (there is nothing to load from it). Always
+    ``None`` where there are no uids (Windows).
     """
     if not hasattr(os, "geteuid"):
         return None
@@ -68,11 +85,20 @@ def unsafe_dir_reason(directory: Path | str) -> str | None:
         return None
     if not st.st_mode & stat.S_ISVTX:
         return writable
-    try:
-        with os.scandir(directory) as it:
-            names = sorted(e.name for e in it if e.name.startswith(".") or e.name == "AGENTS.md")
-    except OSError as exc:
-        return f"{writable}, sticky, and cannot be listed ({exc.strerror})"
+    if entries is not None:
+        # only the names read from here: a listing would make the answer (and a
+        # replayed run that depends on it) change with every new temporary file
+        names = sorted(
+            {*PROJECT_AREA_ENTRIES, *(e.split("/", 1)[0] for e in entries)} - {"", ".", ".."}
+        )
+    else:
+        try:
+            with os.scandir(directory) as it:
+                names = sorted(
+                    e.name for e in it if e.name.startswith(".") or e.name == "AGENTS.md"
+                )
+        except OSError as exc:
+            return f"{writable}, sticky, and cannot be listed ({exc.strerror})"
     for name in names:
         try:
             est = os.lstat(os.path.join(directory, name))
@@ -90,7 +116,7 @@ def unsafe_dir_diagnostics(dirs: list[Path]) -> list[Diagnostic]:
     holds one of :data:`PROJECT_ENTRIES` (an empty unsafe directory is not news)."""
     out: list[Diagnostic] = []
     for folder in dirs:
-        why = unsafe_dir_reason(folder)
+        why = unsafe_dir_reason(folder, ())
         if why is None:
             continue
         held = [n for n in PROJECT_ENTRIES if os.path.lexists(os.path.join(folder, n))]
@@ -188,15 +214,23 @@ class SkillContext:
         override = self.env.get("SKILLPATH_HOME")
         return Path(override).expanduser() if override else self.home / ".skillpath"
 
-    def walk_up(self, *, skip_home: bool = False) -> list[Path]:
+    def walk_up(
+        self, *, skip_home: bool = False, entries: Iterable[str] | None = None
+    ) -> list[Path]:
         """Project directories from ``cwd`` up to the boundary, nearest first.
 
         See :func:`walk_up_dirs`; directories other users can write to or own
         (:func:`unsafe_dir_reason`) are left out — :func:`make_context`
-        reports them (``unsafe-project-dir``).
+        reports them (``unsafe-project-dir``). ``entries`` names what the
+        caller reads from each directory (``(".cursor",)``): a sticky
+        directory such as ``/tmp`` is then judged by those names and
+        :data:`PROJECT_AREA_ENTRIES` alone, so a replayed ``skillpath list``
+        does not depend on the rest of its listing. Without it, every hidden
+        entry and ``AGENTS.md`` of a sticky directory counts.
         """
         dirs = walk_up_dirs(self.cwd, self.home, self.repo_root, skip_home=skip_home)
-        return [d for d in dirs if unsafe_dir_reason(d) is None]
+        names = None if entries is None else tuple(entries)
+        return [d for d in dirs if unsafe_dir_reason(d, names) is None]
 
     def expand(self, value: str) -> Path:
         """Expand ``~`` (against :attr:`home`); resolve relative paths against the project root."""
@@ -266,7 +300,7 @@ def make_context(
         sw_home_env = env_map.get("SKILLPATH_HOME")
         sw_home = Path(sw_home_env).expanduser() if sw_home_env else home_path / ".skillpath"
         project: Path | None = repo_root if repo_root is not None else cwd_path
-        if project is not None and unsafe_dir_reason(project) is not None:
+        if project is not None and unsafe_dir_reason(project, ()) is not None:
             project = None  # its config could be anyone's (reported below)
         merged, diags = load_settings(sw_home, project, settings, home=home_path)
         if any(section not in SCHEMA for section in merged.data):

@@ -137,7 +137,7 @@ def discover_context_files(
     for depth, folder in enumerate(context_dirs(cwd_path, home_path, repo)):
         if folder.name.startswith("."):
             continue
-        why = unsafe_dir_reason(folder)
+        why = unsafe_dir_reason(folder, names)
         if why is not None:
             # other users could have planted it (git's safe.directory rule)
             for name in names:

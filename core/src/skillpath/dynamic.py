@@ -54,6 +54,8 @@ NESTED_ROOTS: tuple[tuple[str, str, int, bool], ...] = (
     (".agents/skills", "agents", 70, False),
     (".agent/skills", "agents", 70, False),
 )
+#: The entries of a directory those roots are read through.
+_NESTED_ENTRIES = tuple(dict.fromkeys(rel.split("/", 1)[0] for rel, *_ in NESTED_ROOTS))
 
 
 @attrs.define(eq=False)
@@ -205,7 +207,7 @@ def discover_dirs_for_paths(
             if key in state.examined:
                 continue
             state.examined.add(key)
-            if unsafe_dir_reason(folder) is not None:
+            if unsafe_dir_reason(folder, _NESTED_ENTRIES) is not None:
                 continue  # other users could have planted its skills
             for order, (rel, provider, priority, require) in enumerate(NESTED_ROOTS):
                 root = folder / rel

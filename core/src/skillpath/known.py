@@ -145,7 +145,7 @@ def missing_provider_diagnostics(
     missing = [k for k in KNOWN_PROVIDERS if k.provider not in installed]
     if not missing:
         return out
-    folders = ctx.walk_up(skip_home=True)
+    folders = ctx.walk_up(skip_home=True, entries=[r for k in missing for r in k.project])
     for known in missing:
         candidates = [(f / rel, rel in known.commands) for f in folders for rel in known.project]
         candidates += [(ctx.home / rel, rel in known.commands) for rel in known.user]

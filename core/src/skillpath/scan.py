@@ -921,7 +921,7 @@ class Discovery:
     Example::
 
         d = Discovery("native", 100)
-        for folder in ctx.walk_up():
+        for folder in ctx.walk_up(entries=(".skillpath",)):
             d.scan(folder / ".skillpath" / "skills", "project", require_description=True)
         return d.result()
     """

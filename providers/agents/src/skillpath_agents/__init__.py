@@ -32,7 +32,7 @@ DIR_NAMES = (".agents", ".agent")
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Project skills nearest first (``.agents`` before ``.agent``), then the user's."""
     d = Discovery(PROVIDER_ID, PRIORITY)
-    places = [(folder, "project") for folder in ctx.walk_up(skip_home=True)]
+    places = [(folder, "project") for folder in ctx.walk_up(skip_home=True, entries=DIR_NAMES)]
     places.append((ctx.home, "user"))
     for folder, level in places:
         for name in DIR_NAMES:

@@ -125,7 +125,7 @@ def _readable(ctx: SkillContext, file: SettingsFile, d: Discovery) -> bool:
     if file.scope not in ("project", "local"):
         return True
     project = file.path.parent.parent
-    if (why := unsafe_dir_reason(project)) is not None:
+    if (why := unsafe_dir_reason(project, (".claude",))) is not None:
         if os.path.lexists(file.path):
             d.diagnostic(
                 "warning",

@@ -237,7 +237,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     user_skills = config / "skills"
     d.scan(policy_dir(ctx), "managed")
     d.scan(user_skills, "user")
-    projects = [folder / ".claude" for folder in ctx.walk_up(skip_home=True)]
+    projects = [folder / ".claude" for folder in ctx.walk_up(skip_home=True, entries=(".claude",))]
     projects = [p for p in projects if p != config]
     for project in projects:
         d.scan(project / "skills", "project")

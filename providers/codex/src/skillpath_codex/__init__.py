@@ -105,7 +105,7 @@ def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
     not already scanned are reported, nearest first. The message names up to
     :data:`MAX_NAMES_SHOWN` skills held there.
     """
-    for folder in ctx.walk_up(skip_home=True)[1:]:
+    for folder in ctx.walk_up(skip_home=True, entries=(".codex",))[1:]:
         above = folder / ".codex" / "skills"
         if above in scanned or not above.is_dir():
             continue
@@ -210,7 +210,7 @@ def project_dirs(ctx: SkillContext) -> list[Path]:
         dirs = [ctx.cwd] if ctx.cwd != ctx.home else []
     else:
         dirs = walk_up_dirs(ctx.cwd, ctx.home, ctx.repo_root, skip_home=True)
-    return [d for d in dirs if unsafe_dir_reason(d) is None]
+    return [d for d in dirs if unsafe_dir_reason(d, (".codex",)) is None]
 
 
 @hookimpl

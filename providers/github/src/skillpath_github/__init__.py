@@ -40,7 +40,11 @@ def project_dirs(ctx: SkillContext) -> list[Path]:
     root = ctx.repo_root
     if root is not None and root != ctx.cwd:
         bases.append(root)
-    return [base / ".github" / "skills" for base in bases if unsafe_dir_reason(base) is None]
+    return [
+        base / ".github" / "skills"
+        for base in bases
+        if unsafe_dir_reason(base, (".github",)) is None
+    ]
 
 
 def user_dir(ctx: SkillContext) -> Path:

@@ -356,7 +356,7 @@ def _poetry_env(ctx: SkillContext) -> Path | None:
     import hashlib
     import tomllib
 
-    for folder in ctx.walk_up():
+    for folder in ctx.walk_up(entries=("pyproject.toml",)):
         pyproject = folder / "pyproject.toml"
         try:
             data = tomllib.loads(_read_small(os.fspath(pyproject), 1 << 20))
@@ -395,7 +395,7 @@ def project_environment(ctx: SkillContext) -> tuple[Path | None, str]:
         path = path if path.is_absolute() else root / path
         if _is_env(path):
             return path, "UV_PROJECT_ENVIRONMENT"
-    for folder in ctx.walk_up():
+    for folder in ctx.walk_up(entries=(".venv",)):
         if _is_env(folder / ".venv"):
             return folder / ".venv", ".venv"
     active = ctx.env.get("VIRTUAL_ENV")

@@ -16,7 +16,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Project skills nearest first, then the user's; a description is required."""
     d = Discovery(PROVIDER_ID, PRIORITY)
     user_root = ctx.skillpath_home / "skills"
-    for folder in ctx.walk_up():
+    for folder in ctx.walk_up(entries=(".skillpath",)):
         root = folder / ".skillpath" / "skills"
         if root == user_root:
             continue

@@ -43,7 +43,7 @@ def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     user = config_dir(ctx)
     for name in DIR_NAMES:
         d.scan(user / name, "user")
-    for folder in ctx.walk_up(skip_home=True):
+    for folder in ctx.walk_up(skip_home=True, entries=(".opencode",)):
         project = folder / ".opencode"
         if project == user:
             continue

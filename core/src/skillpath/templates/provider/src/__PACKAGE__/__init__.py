@@ -27,7 +27,8 @@ PRIORITY = __PRIORITY__
 def discover_skills(ctx: SkillContext) -> DiscoveryResult:
     """Project skills nearest first (home skipped), then the user's."""
     d = Discovery(PROVIDER_ID, PRIORITY)
-    for folder in ctx.walk_up(skip_home=True):
+    # name what is read from each folder: a sticky one (/tmp) is judged by it alone
+    for folder in ctx.walk_up(skip_home=True, entries=(".__PROVIDER_ID__",)):
         d.scan(folder / ".__PROVIDER_ID__" / "skills", "project")
     d.scan(ctx.home / ".__PROVIDER_ID__" / "skills", "user")
     return d.result()
