@@ -247,3 +247,61 @@ def test_mcp_resources_never_name_or_serve_a_refused_entry(named: Env) -> None:
     assert all(_refused(m) for m in got["refused"]), got["refused"]
     assert got["legit"] == [f"Fine: {LEGIT_NAMES[0]}\n"] * len(CASES)
     assert _hidden(got) == []
+
+
+def test_add_from_a_folder_copies_no_refused_name(named: Env) -> None:
+    """``skillpath add`` of a folder holding refused names copies the rest, with an
+    ``add-name-refused`` warning (the name escaped) for each entry left out."""
+    env = named
+    source = env.project / ".agents" / "skills"
+    for name, _sev, rel in CASES[:3] + CASES[5:6]:
+        res = CliRunner().invoke(
+            main,
+            ["add", str(source / name), "--cwd", str(env.home), "--agent", "claude", "--json"],
+        )
+        assert res.exit_code == 0, res.output
+        report = json.loads(res.stdout)
+        copied = env.home / ".agents" / "skills" / name
+        names = sorted(p.relative_to(copied).as_posix() for p in copied.rglob("*"))
+        assert not any(name_refusal(part) for n in names for part in n.split("/")), names
+        assert "scripts/ok.sh" in names and "SKILL.md" in names
+        assert all(legit in names for legit in LEGIT_NAMES), names
+        refused = [d for d in report["diagnostics"] if d["code"] == "add-name-refused"]
+        assert len(refused) == 1, report["diagnostics"]
+        shown = escape_controls(refused_entry(rel), keep="", invisible=True)
+        assert f"'{shown}' is not copied" in refused[0]["message"]
+        assert _hidden(refused[0]["message"]) == []
+
+
+def test_a_pack_member_with_a_refused_name_is_neither_listed_nor_written(
+    isolated_env: Env,
+) -> None:
+    """A bundled skill (the pack path) whose files hold refused names: a
+    ``pack-member-refused`` error each, and the extracted tree holds only the rest."""
+    from skillpath import PluginHost, load_skills
+    from skillpath.bundled import BundledSkill, clear_bundled_skills, register_bundled_skill
+    from skillpath.extract import materialize
+
+    files = {rel.partition(":")[0]: "hidden\n" for _f, _s, rel in HOSTILE_NAMES}
+    files["references/ok.md"] = "fine\n"
+    clear_bundled_skills()
+    try:
+        register_bundled_skill(BundledSkill("packed", "Packed.", body="x", files=files))
+        res = load_skills(
+            isolated_env.project,
+            home=isolated_env.home,
+            env=isolated_env.env,
+            host=PluginHost.create(autoload=False, env={}),
+        )
+        skill = res.get("packed")
+        assert skill is not None and skill.base_dir is not None
+        refused = [d for d in res.diagnostics if d.code == "pack-member-refused"]
+        assert len(refused) == len(HOSTILE_NAMES)
+        assert all(_hidden(d.message) == [] for d in refused)
+        materialize(skill)
+        written = sorted(
+            p.relative_to(skill.base_dir).as_posix() for p in skill.base_dir.rglob("*")
+        )
+        assert written == ["SKILL.md", "references", "references/ok.md"]
+    finally:
+        clear_bundled_skills()

@@ -62,6 +62,7 @@ from skillpath.safety import (
     read_bounded,
     resolve_inside,
 )
+from skillpath.textguard import escape_controls, name_refusal
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -277,12 +278,19 @@ def make_tree(
 def check_member(rel: str) -> str:
     """A member path normalised by :func:`~skillpath.safety.check_relative`.
 
-    Also refuses the reserved manifest name at any level. Raises
+    Also refuses the reserved manifest name at any level, and names holding
+    invisible characters (:func:`skillpath.textguard.name_refusal`: such a file is
+    never listed or read, so it is not written either). Raises
     :class:`~skillpath.safety.ContainmentError`.
     """
     clean = check_relative(rel)
     if MANIFEST in clean.parts:
         raise ContainmentError(f"{rel!r} uses the reserved name {MANIFEST!r}")
+    for part in clean.parts:
+        why = name_refusal(part)
+        if why is not None:
+            shown = escape_controls(str(clean), keep="", invisible=True)
+            raise ContainmentError(f"'{shown}' is refused: its name holds {why}")
     return str(clean)
 
 

@@ -43,6 +43,7 @@ import attrs
 
 from skillpath.errors import SkillpathError
 from skillpath.model import Diagnostic
+from skillpath.textguard import escape_controls, name_refusal
 
 __all__ = [
     "MAX_ARCHIVE_BYTES",
@@ -436,13 +437,17 @@ def discover(root: Path, subpath: str | None = None) -> tuple[list[Found], list[
 def skill_folder_files(folder: Path, diags: list[Diagnostic]) -> dict[str, bytes]:
     """The files of a skill folder as ``{relative path: bytes}``: regular files only
     (links are left out, with a warning), not in ``.git`` or ``node_modules``, at most
-    :data:`MAX_SKILL_BYTES` in all. :raises SkillpathError: past the cap."""
+    :data:`MAX_SKILL_BYTES` in all. Files and folders whose names hold invisible
+    characters (:func:`skillpath.textguard.name_refusal`) are not copied, with an
+    ``add-name-refused`` warning each. :raises SkillpathError: past the cap."""
     files: dict[str, bytes] = {}
     total = 0
     for here, dirs, names in os.walk(folder, followlinks=False):
         kept = []
         for d in sorted(dirs):
             if d in (".git", "node_modules"):
+                continue
+            if _name_refused(folder, Path(here, d), diags):
                 continue
             if Path(here, d).is_symlink():
                 diags.append(
@@ -453,6 +458,8 @@ def skill_folder_files(folder: Path, diags: list[Diagnostic]) -> dict[str, bytes
         dirs[:] = kept
         for name in sorted(names):
             full = Path(here, name)
+            if _name_refused(folder, full, diags):
+                continue
             if full.is_symlink() or not full.is_file():
                 diags.append(
                     Diagnostic(
@@ -468,6 +475,24 @@ def skill_folder_files(folder: Path, diags: list[Diagnostic]) -> dict[str, bytes
                 raise SkillpathError(f"{folder}: more than {MAX_SKILL_BYTES} bytes")
             files[full.relative_to(folder).as_posix()] = data
     return files
+
+
+def _name_refused(folder: Path, full: Path, diags: list[Diagnostic]) -> bool:
+    """Whether ``full``'s own name is refused (an ``add-name-refused`` warning, the
+    path shown with its invisible characters escaped)."""
+    why = name_refusal(full.name)
+    if why is None:
+        return False
+    shown = escape_controls(full.relative_to(folder).as_posix(), keep="", invisible=True)
+    diags.append(
+        Diagnostic(
+            "warning",
+            "add-name-refused",
+            f"'{shown}' is not copied: its name holds {why}",
+            full.parent,
+        )
+    )
+    return True
 
 
 def remove_tree(path: Path) -> None:
