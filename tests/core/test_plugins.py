@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,76 @@ def test_filter_chain_follows_registration_wrappers_slowness_and_strict(
     host.strict = True
     with pytest.raises(PluginError):
         host.filter(base, ctx, [])
+
+
+def _hooks_found(pm: Any) -> dict[str, list[tuple[str, Any, tuple[Any, ...]]]]:
+    return {
+        name: [
+            (i.plugin_name, i.function, tuple(sorted(i.opts.items())))
+            for i in getattr(pm.hook, name).get_hookimpls()
+        ]
+        for name in dir(pm.hook)
+        if not name.startswith("_")
+    }
+
+
+def test_module_hooks_found_as_pluggy_finds_them() -> None:
+    """The host's manager reads a module plugin's functions from its ``__dict__``:
+    the hooks found are pluggy's own, for every installed plugin and for the corner
+    cases (wrapped methods, a name only ``__getattr__`` gives, a marker that is not a
+    dict, a property-like object, names the module type defines)."""
+    import types
+
+    import pluggy
+    from skillpath import hookimpl, hookspecs
+    from skillpath.plugins import PluginHost
+
+    odd = types.ModuleType("odd_plugin")
+    exec(  # a module written here, for the test
+        textwrap.dedent(
+            """
+            from skillpath import hookimpl
+
+            @hookimpl
+            def _schema():
+                return {}
+
+            settings_schema = staticmethod(_schema)  # a wrapped function in the module
+
+            @hookimpl(tryfirst=True)
+            def discover_skills(ctx):
+                return None
+
+            def rank_skills(ctx, skills):  # not marked
+                return None
+
+            def filter_skill(skill, ctx):
+                return None
+
+            filter_skill.skillpath_impl = "not a dict"
+            __annotations__ = {"x": int}
+
+            def __getattr__(name):
+                raise AttributeError(name)
+            """
+        ),
+        odd.__dict__,
+    )
+    assert hookimpl  # the marker the module uses
+    host = PluginHost.create(env={"PATH": os.environ.get("PATH", "")})
+    plugins = [(n, p) for n, p in host.pm.list_name_plugin() if p is not None]
+    plugins.append(("odd", odd))
+    found = []
+    for manager in (type(host.pm), pluggy.PluginManager):
+        pm = manager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        for name, plugin in plugins:
+            pm.register(plugin, name=name)
+        found.append(_hooks_found(pm))
+    assert type(host.pm) is not pluggy.PluginManager
+    assert found[0] == found[1]
+    assert [i[0] for i in found[0]["discover_skills"]].count("odd") == 1
+    assert "odd" not in [i[0] for i in found[0].get("filter_skill", [])]
+    assert "odd" not in [i[0] for i in found[0].get("rank_skills", [])]
+    assert [i[0] for i in found[0]["settings_schema"]].count("odd") == 1
+    assert len(plugins) > 10  # the built-ins and the installed providers

@@ -113,3 +113,66 @@ def test_real_plugin_group_matches_importlib_metadata() -> None:
         for e in importlib_metadata.entry_points(group="skillpath")
     )
     assert ours == theirs and ours
+
+
+def test_one_fingerprint_looks_at_sys_path_once_per_block(monkeypatch: Any) -> None:
+    from skillpath.cache import entrypoints
+
+    taken: list[tuple[Any, ...]] = []
+    real = entrypoints._fingerprint
+
+    def counting() -> tuple[Any, ...]:
+        taken.append(real())
+        return taken[-1]
+
+    monkeypatch.setattr(entrypoints, "_fingerprint", counting)
+    outside = [e.name for e in entrypoints.entry_points("skillpath")]
+    entrypoints.entry_points("skillpath.packs")
+    assert len(taken) == 2  # no load and no block: each call looks again
+    with entrypoints.one_fingerprint():
+        inside = [e.name for e in entrypoints.entry_points("skillpath")]
+        entrypoints.entry_points("skillpath.packs")
+        entrypoints.entry_points("skillpath")
+    assert len(taken) == 3 and inside == outside and inside
+    with entrypoints.one_fingerprint():  # a new block looks again (an install in between)
+        entrypoints.entry_points("skillpath")
+    assert len(taken) == 4
+
+
+def test_a_command_line_list_looks_at_sys_path_once(tmp_path: Path) -> None:
+    """The plugin host, the packs provider and the check for missing providers share
+    one fingerprint in ``skillpath list``, with the discovery index on or off."""
+    script = tmp_path / "count.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            from skillpath.cache import entrypoints
+            from skillpath.cli._listrun import run_list
+            taken = []
+            real = entrypoints._fingerprint
+            entrypoints._fingerprint = lambda: taken.append(1) or real()
+            run_list(False, (), (), False, None, True)
+            print(len(taken), file=sys.stderr)
+            """
+        )
+    )
+    (tmp_path / "home").mkdir()
+    (tmp_path / "proj").mkdir()
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "SKILLPATH_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    for extra in ({"SKILLPATH_NO_INDEX": "1"}, {}):
+        proc = subprocess.run(
+            [sys.executable, str(script)],
+            env={**env, **extra},
+            cwd=tmp_path / "proj",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["diagnostics"] is not None
+        assert proc.stderr.strip().splitlines()[-1] == "1", proc.stderr

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import shutil
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -85,6 +84,8 @@ def _discard(path: Path) -> None:
     if path.is_symlink():
         path.unlink()
     elif path.is_dir():
+        import shutil  # a folder to discard: rare (a failed or replaced write)
+
         shutil.rmtree(path, ignore_errors=True)
 
 

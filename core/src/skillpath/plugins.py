@@ -47,6 +47,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -255,6 +256,41 @@ class PluginRecord:
         return attrs.asdict(self)
 
 
+class _Manager(pluggy.PluginManager):
+    """pluggy's manager, finding a module plugin's hooks without ``getattr_static``.
+
+    ``register`` looks at every name ``dir(plugin)`` gives, and pluggy's own look
+    (:func:`inspect.getattr_static`, so that no property runs) costs about as much
+    as the rest of registering: a provider module has a hundred names or more. In a
+    plain module's own ``__dict__`` a value is what ``getattr_static`` would return,
+    so a plain function there is read directly; anything else (a ``staticmethod``,
+    ``classmethod`` or bound method, a name not in ``__dict__``, a name the module
+    type itself defines, a class or instance plugin) goes to pluggy's look. The same
+    hooks are found either way."""
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        if type(plugin) is types.ModuleType and name not in _MODULE_TYPE_NAMES:
+            value = plugin.__dict__.get(name, _ABSENT)
+            if type(value) is types.FunctionType:
+                opts = getattr(value, self._impl_attr, None)
+                return opts if isinstance(opts, dict) else None
+            if value is not _ABSENT and not isinstance(
+                value, (staticmethod, classmethod, types.MethodType)
+            ):
+                return None  # not a function: never a hook (as pluggy decides)
+        return super().parse_hookimpl_opts(plugin, name)
+
+    @property
+    def _impl_attr(self) -> str:
+        return self.project_name + "_impl"
+
+
+_ABSENT = object()
+#: What the module type defines (``__dict__``, ``__class__``, ``__annotations__`` …):
+#: such a name may not be read from a module's ``__dict__`` as ``getattr_static`` reads it.
+_MODULE_TYPE_NAMES = frozenset(dir(types.ModuleType))
+
+
 def _env_list(env: Mapping[str, str], key: str) -> list[str]:
     return [p.strip() for p in env.get(key, "").split(",") if p.strip()]
 
@@ -317,7 +353,7 @@ class PluginHost:
             strict = env.get("SKILLPATH_STRICT", "").lower() in _TRUE
         if autoload is None:
             autoload = env.get("SKILLPATH_NO_AUTOLOAD", "").lower() not in _TRUE
-        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm = _Manager(hookspecs.PROJECT_NAME)
         pm.add_hookspecs(hookspecs)
         host = cls(pm=pm, strict=strict, slow_seconds=_slow_seconds(env))
         block = set(_env_list(env, "SKILLPATH_DISABLE_PLUGINS")) | set(blocked)

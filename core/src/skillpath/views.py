@@ -61,7 +61,6 @@ import fnmatch
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -803,6 +802,8 @@ def _codex_parse(path: Path, raw: bytes) -> tuple[str, str] | str:
 
 def _codex_config(codex_home: Path) -> dict[str, Any]:
     """``$CODEX_HOME/config.toml`` (empty when missing or unreadable)."""
+    import tomllib  # only for a codex view, not for the provider's walk
+
     try:
         return tomllib.loads((codex_home / "config.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):

@@ -438,3 +438,37 @@ def test_a_pack_skill_still_beats_managed_and_fills_in_missing_names(world: Worl
     res = load_skills(world.project, home=world.home, env=world.env)
     review = res.get("code-review")
     assert review is not None and review.source.provider == "packs"
+
+
+def test_package_files_is_what_importlib_resources_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package on disk is its folder, read without ``importlib.resources``; a zipped
+    package and a namespace package go through ``files`` itself; a module that is not a
+    package fails as ``files`` fails."""
+    from skillpath_packs import _package_files
+
+    disk = tmp_path / "disk"
+    (disk / "pf_disk" / "one").mkdir(parents=True)
+    (disk / "pf_disk" / "__init__.py").write_text("")
+    (disk / "pf_ns" / "two").mkdir(parents=True)
+    (disk / "pf_plain.py").write_text("")
+    archive = tmp_path / "zipped.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("pf_zip/__init__.py", "")
+        zf.writestr("pf_zip/three/SKILL.md", "---\ndescription: d\n---\n")
+    monkeypatch.syspath_prepend(str(archive))
+    monkeypatch.syspath_prepend(str(disk))
+    for name in ("pf_disk", "pf_ns", "pf_zip"):
+        ours, theirs = _package_files(name), resources.files(name)
+        assert type(ours) is type(theirs) and str(ours) == str(theirs)
+        assert sorted(c.name for c in ours.iterdir()) == sorted(c.name for c in theirs.iterdir())
+    assert isinstance(_package_files("pf_disk"), Path)
+    assert _package_files("pf_disk") == (disk / "pf_disk")
+    with pytest.raises(Exception) as ours_error:
+        _package_files("pf_plain")
+    with pytest.raises(Exception) as theirs_error:
+        resources.files("pf_plain")
+    assert type(ours_error.value) is type(theirs_error.value)
+    with pytest.raises(ModuleNotFoundError):
+        _package_files("pf_missing")

@@ -15,7 +15,8 @@ the code that gets imported, with or without ``--no-index``);
 ``SKILLPATH_NO_ENTRY_POINT_CACHE=1`` turns the persistent part off (the
 discovery index has its own switch). Within one :func:`skillpath.load_skills`
 the fingerprint is taken once, for every provider that asks (a session's
-refresh otherwise paid it for each).
+refresh otherwise paid it for each); a command line that creates its plugin host
+and loads once takes it once for both (:func:`one_fingerprint`).
 
 The objects returned have what callers use of ``importlib_metadata.EntryPoint``:
 ``name``, ``value``, ``group``, ``module``, ``attr``, ``load()`` and ``dist``
@@ -25,6 +26,7 @@ The objects returned have what callers use of ``importlib_metadata.EntryPoint``:
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import importlib
 import marshal
@@ -33,14 +35,14 @@ import re
 import stat
 import sys
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from skillpath import _env
 from skillpath.cache import files as _cachefile
 
-__all__ = ["CachedEntryPoint", "entry_points"]
+__all__ = ["CachedEntryPoint", "entry_points", "one_fingerprint"]
 
 FORMAT = 2
 _MAGIC = _cachefile.magic(b"SWEPC", FORMAT)
@@ -48,6 +50,10 @@ _PREFIX = "skillpath"
 _VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
 
 _MEMO: dict[Any, dict[str, list[tuple[str, str, str | None, str | None]]]] = {}
+#: The fingerprint kept inside :func:`one_fingerprint` (a one-item list once taken).
+_PINNED: contextvars.ContextVar[list[tuple[Any, ...]] | None] = contextvars.ContextVar(
+    "skillpath_entry_points_fingerprint", default=None
+)
 
 
 class _Dist:
@@ -127,9 +133,33 @@ def _fingerprint() -> tuple[Any, ...]:
     return tuple(out)
 
 
+@contextlib.contextmanager
+def one_fingerprint() -> Iterator[None]:
+    """Inside the block, :func:`_fingerprint` is taken at most once (by the first
+    :func:`entry_points` call) and kept for every later one.
+
+    For a caller that creates a plugin host and runs one load in it, as a command
+    line does: the plugin host's entry points and the providers' (``skillpath.packs``,
+    the check for missing providers) then come from one look at ``sys.path``, with
+    the discovery index on or off. A distribution installed while the block runs is
+    seen by the next block.
+    """
+    token = _PINNED.set([])
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
+
+
 def _load_fingerprint() -> tuple[Any, ...]:
     """:func:`_fingerprint`, taken once per load: the load in progress (its discovery
-    index) keeps it for every provider that asks in the same load."""
+    index) keeps it for every provider that asks in the same load, and so does an
+    enclosing :func:`one_fingerprint`."""
+    pinned = _PINNED.get()
+    if pinned is not None:
+        if not pinned:
+            pinned.append(_fingerprint())
+        return pinned[0]
     index_module = sys.modules.get("skillpath.cache.index")  # not loaded: no load runs
     idx = index_module.current() if index_module is not None else None
     if idx is None:

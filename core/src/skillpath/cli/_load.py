@@ -7,6 +7,7 @@ from pathlib import Path
 
 import attrs
 
+from skillpath.cache.entrypoints import one_fingerprint
 from skillpath.cli._common import check_cwd
 from skillpath.context import SkillContext, make_context
 from skillpath.loader import load_skills
@@ -38,12 +39,15 @@ def load(cwd: Path | None) -> tuple[LoadResult, SkillContext]:
     process doing one load, whose thousands of objects hold almost no reference
     cycles, so the collector would only walk them again and again (``load_skills``
     itself, a library call, leaves the collector as the host process set it).
+    The plugin host and the load look at the installed entry points once between
+    them (:func:`skillpath.cache.entrypoints.one_fingerprint`).
     """
     ctx, diags = project_context(cwd)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        result = load_skills(ctx=ctx, host=host_for(ctx))
+        with one_fingerprint():
+            result = load_skills(ctx=ctx, host=host_for(ctx))
     finally:
         if was_enabled:
             gc.enable()

@@ -46,7 +46,6 @@ from skillpath import (
 from skillpath.cache.changes import kept_while_unchanged
 from skillpath.context import unsafe_dir_reason, walk_up_dirs
 from skillpath.safety import outside_area, project_area
-from skillpath.views import codex_skill_files
 
 __all__ = [
     "ADMIN_DIR",
@@ -137,6 +136,9 @@ def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:
     them otherwise)."""
 
     def walk() -> tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]]:
+        # the agent views are imported only when a root is there to walk
+        from skillpath.views import codex_skill_files
+
         seen: list[str] = []
         files = codex_skill_files(root, seen)
         top = os.fspath(root)

@@ -60,7 +60,6 @@ name order; the first skill of a name wins.
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import sys
@@ -164,6 +163,8 @@ def _record_files(site: str, info: str) -> frozenset[str] | None:
     text = _read_small(os.path.join(site, info, "RECORD"), 1 << 24)
     if not text:
         return None
+    import csv  # only for a distribution with a RECORD to read
+
     files: set[str] = set()
     for row in csv.reader(text.splitlines()):
         if row and row[0]:

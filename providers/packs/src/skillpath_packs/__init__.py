@@ -329,12 +329,34 @@ def _skill_from_member(
     return skill
 
 
-def _load_package(pc: _Ctx) -> Pack | None:
+def _package_files(module: str) -> Any:
+    """``importlib.resources.files(module)``: for a package imported from its folder
+    on disk, the folder itself (the ``pathlib.Path`` ``files`` returns for it) without
+    importing ``importlib.resources``, which brings ``zipfile``, ``tempfile``,
+    ``shutil`` and the compression modules; any other package (zipped, a namespace,
+    an unusual loader) goes through ``files``."""
+    import importlib
+    import importlib.machinery
+
+    package = importlib.import_module(module)
+    spec = getattr(package, "__spec__", None)
+    loader = getattr(spec, "loader", None)
+    if (
+        type(loader) is importlib.machinery.SourceFileLoader
+        and spec is not None
+        and spec.submodule_search_locations is not None
+        and loader.name == spec.name
+    ):
+        return Path(loader.path).parent  # what its resource reader (FileReader) answers
     from importlib import resources
 
+    return resources.files(module)
+
+
+def _load_package(pc: _Ctx) -> Pack | None:
     module = pc.ep.module
     try:
-        root = resources.files(module)
+        root = _package_files(module)
     except Exception as exc:  # noqa: BLE001 - an installed pack may be broken in any way
         pc.diag("error", "pack-unloadable", f"cannot import package {module!r}: {exc!r}")
         return None
