@@ -277,6 +277,86 @@ def test_plugin_filter_veto_is_recorded(isolated_env: Env) -> None:
     assert reasons["drop2"][0] == "vetoed" and "test-provider-1" in reasons["drop2"][1]
 
 
+_SOURCE_SWITCHES = (
+    "enable_codex_user",
+    "enable_libraries",
+    "enable_claude_user",
+    "enable_claude_project",
+    "enable_native_user",
+    "enable_native_project",
+    "enable_agents_user",
+    "enable_agents_project",
+)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"skills.ignored": ["b*"]},
+        {"skills.include": ["alpha*"]},
+        {"skills.disabled_extensions": ["skill:alpha-native-u"]},
+        *({f"skills.{key}": False} for key in _SOURCE_SWITCHES),
+    ],
+)
+def test_core_filter_leaves_the_chain_only_when_it_vetoes_nothing(
+    isolated_env: Env, settings: dict[str, Any]
+) -> None:
+    """Under the defaults the core filter is left out of a load's chain, a plugin's
+    filter still sees every skill, and the result is the one of the whole chain."""
+    from skillpath import filters
+    from skillpath.context import make_context
+    from skillpath.loader import merge_results
+
+    seen: list[str] = []
+
+    class Watcher:
+        @hookimpl
+        def filter_skill(self, skill: Any) -> Any:
+            seen.append(skill.name)
+            return None
+
+    providers = [
+        DirProvider(
+            pid,
+            50,
+            [
+                (isolated_env.project / pid / "u", "user"),
+                (isolated_env.project / pid / "p", "project"),
+            ],
+        )
+        for pid in ("native", "claude", "codex", "agents", "opencode", "libraries")
+    ]
+    names = []
+    for pid in ("native", "claude", "codex", "agents", "opencode", "libraries"):
+        for lvl in ("u", "p"):
+            for base in ("alpha", "beta"):
+                names.append(f"{base}-{pid}-{lvl}")
+                isolated_env.skill(f"{pid}/{lvl}", names[-1], "x")
+    host = host_with(*providers, Watcher())
+    ctx, _ = make_context(
+        isolated_env.project, home=isolated_env.home, env=isolated_env.env, settings=settings
+    )
+    chain = host.filter_chain(ctx)
+    functions = [entry[1] for entry in chain]
+    assert (filters.filter_skill in functions) is not filters.idle(ctx)
+    assert filters.idle(ctx) is (not settings)
+    assert len(functions) == len(host.pm.hook.filter_skill.get_hookimpls()) - (not settings)
+    results, _ = host.discover(ctx)
+    merged = merge_results(results, ctx, host)
+    # the plugin's filter saw every skill the core's filter (run first) let through
+    vetoed = {s.skill.name for s in merged.skipped}
+    assert sorted(seen) == sorted(n for n in names if n not in vetoed)
+    # the same verdicts as the whole chain, skill by skill
+    for result in results:
+        for skill in result.skills:
+            assert host.filter(skill, ctx, [], chain=chain) == host.filter(skill, ctx, [])
+    if settings:
+        assert merged.skipped
+    else:
+        assert not merged.skipped and sorted(merged.names) == sorted(names)
+
+
 def test_disabling_a_source_lets_the_next_copy_through(isolated_env: Env) -> None:
     isolated_env.skill("hi", "same", "hi copy")
     isolated_env.skill("lo", "same", "lo copy")

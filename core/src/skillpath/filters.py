@@ -27,7 +27,7 @@ from skillpath.model import Skill, Veto
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
 
-__all__ = ["filter_skill", "source_enabled"]
+__all__ = ["filter_skill", "idle", "source_enabled"]
 
 #: What the hooks here depend on (:func:`skillpath.depends_on`): only files, so
 #: an unchanged ``skillpath list`` may be replayed.
@@ -81,6 +81,18 @@ class _Rules:
 
 
 _LAST: list[_Rules] = []
+#: The switches that turn a source off (see :func:`source_enabled`): with all of
+#: them on, every provider and level is enabled.
+_SOURCE_KEYS = (
+    "enable_codex_user",
+    "enable_libraries",
+    "enable_claude_user",
+    "enable_claude_project",
+    "enable_native_user",
+    "enable_native_project",
+    "enable_agents_user",
+    "enable_agents_project",
+)
 
 
 def _rules(section: Mapping[str, Any]) -> _Rules:
@@ -92,6 +104,21 @@ def _rules(section: Mapping[str, Any]) -> _Rules:
     rules = _Rules(section)
     _LAST[:] = [rules]
     return rules
+
+
+def idle(ctx: SkillContext) -> bool:
+    """Whether :func:`filter_skill` vetoes no skill at all under ``ctx``'s settings.
+
+    True when ``disabled_extensions``, ``ignored`` and ``include`` are empty and
+    every source switch is on (the defaults): then :func:`filter_skill` returns
+    ``None`` for every skill, and a load may leave it out of its filter chain
+    (:meth:`skillpath.plugins.PluginHost.filter_chain`).
+    """
+    rules = _rules(ctx.settings.skills)
+    if rules.disabled or rules.ignored or rules.include:
+        return False
+    section = rules.section
+    return all(section[key] for key in _SOURCE_KEYS)
 
 
 @hookimpl

@@ -53,7 +53,7 @@ from skillpath.model import (
     Skipped,
     sort_key,
 )
-from skillpath.plugins import PluginHost, argument_only, get_plugin_host
+from skillpath.plugins import FilterEntry, PluginHost, argument_only, get_plugin_host
 from skillpath.scan import scan_skills_dir
 from skillpath.trust import apply_trust
 
@@ -344,6 +344,8 @@ class _Merger:
     exports: dict[str, Any] | None = None
     # the skills each level's install lock names (read at its first name clash)
     installs: dict[str, frozenset[str]] = attrs.field(factory=dict)
+    # the filter chain of this merge's context (PluginHost.filter_chain); None: all
+    chain: list[FilterEntry] | None = None
 
     def _installed(self, copy: Skill, other: Skill) -> bool:
         """Whether ``copy`` and ``other`` are two folders of one ``skillpath add`` (or
@@ -377,11 +379,21 @@ class _Merger:
 
         return is_exported_copy(copy, source, self.exports)
 
-    def offer(self, skill: Skill) -> bool:
-        verdict = self.host.filter(skill, self.ctx, self.diags, reported=self.failed_filters)
-        if verdict is not None:
-            self.skipped.append(Skipped(skill, verdict[0], verdict[1]))
+    def vetoed(self, skill: Skill) -> bool:
+        """Run the filter chain on ``skill``; a vetoed one goes to ``skipped``."""
+        if self.chain is not None and not self.chain:
+            return False  # no filter to run under this context
+        verdict = self.host.filter(
+            skill, self.ctx, self.diags, reported=self.failed_filters, chain=self.chain
+        )
+        if verdict is None:
             return False
+        self.skipped.append(Skipped(skill, verdict[0], verdict[1]))
+        return True
+
+    def place(self, skill: Skill) -> bool:
+        """Keep ``skill`` (which passed the filters) unless an earlier skill has its
+        file or its name; a loser is recorded in ``shadowed``."""
         if skill.file_id is not None:
             first = self.by_file.get(skill.file_id)
             if first is not None:
@@ -459,22 +471,35 @@ def merge_results(
     already loaded (they win every clash), which is how skills found later in a
     session join the same rules.
     """
-    merger = _Merger(host, ctx)
+    chain = host.filter_chain(ctx)
+    merger = _Merger(host, ctx, chain=chain)
+    by_name, by_file = merger.by_name, merger.by_file
     for skill in existing:
-        merger.by_name[skill.name] = skill
+        by_name[skill.name] = skill
         if skill.file_id is not None:
-            merger.by_file[skill.file_id] = skill
+            by_file[skill.file_id] = skill
     diags: list[Diagnostic] = []
     roots: list[RootScan] = []
     inputs: set[Path] = set()
     offered: list[Skill] = []
+    vetoed, place = merger.vetoed, merger.place
     for result in results:
         diags.extend(result.diagnostics)
         roots.extend(result.roots)
         inputs.update(result.inputs)
         offered.extend(result.skills)
         for skill in result.skills:
-            merger.offer(skill)
+            if chain and vetoed(skill):
+                continue
+            # the usual skill, a new file of a new name: kept here (place() does the rest)
+            file_id = skill.file_id
+            name = skill.name
+            if name in by_name or (file_id is not None and file_id in by_file):
+                place(skill)
+                continue
+            by_name[name] = skill
+            if file_id is not None:
+                by_file[file_id] = skill
     if any(d.code in _NESTED_CODES for d in diags):
         # the paths are hashed only when a nested-skill note may have to go
         found = {s.path for s in offered if s.path is not None}

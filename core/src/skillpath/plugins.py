@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 import pluggy
 
+from skillpath import filters as _filters
 from skillpath import hookspecs
 from skillpath.errors import PluginError, PromptError, ResolveError
 from skillpath.hookspecs import step
@@ -131,6 +132,10 @@ REPLAYED_HOOKS = ("discover_skills", "filter_skill", "transform_prompt")
 #: of them keeps the run from being recorded.
 _LIST_HOOKS = frozenset({"discover_skills", "filter_skill"})
 _DEPENDS_ATTR = "skillpath_depends_on"
+
+#: One step of the ``filter_skill`` chain: ``(implementation, function, argument
+#: names or None for the usual (skill, ctx), is-a-wrapper)``.
+FilterEntry = tuple[pluggy.HookImpl, Any, tuple[str, ...] | None, bool]
 
 _T = TypeVar("_T")
 
@@ -706,6 +711,7 @@ class PluginHost:
         diags: list[Diagnostic],
         *,
         reported: set[str] | None = None,
+        chain: Sequence[FilterEntry] | None = None,
     ) -> tuple[str, str] | None:
         """Run the veto chain; ``(reason, detail)`` of the first veto, or ``None``.
 
@@ -713,18 +719,23 @@ class PluginHost:
         skill with reason ``filter-error`` (strict mode raises ``PluginError``).
         Its failure is reported once per plugin: ``reported`` holds the plugins
         already reported during this load (the loader passes one set per load);
-        without it, ``diags`` is searched.
+        without it, ``diags`` is searched. ``chain`` is what :meth:`filter_chain`
+        gave for this load's context (default: every implementation).
         """
         # the loop runs once per skill: the chain is precomputed (see
         # _filter_chain) and each call is inlined; same checks as ``_call``
-        kwargs = {"skill": skill, "ctx": ctx}
         pair = (skill, ctx)
         perf_counter = time.perf_counter
-        for impl, function, argnames, wrapper in self._filter_chain():
+        for impl, function, argnames, wrapper in self._filter_chain() if chain is None else chain:
             if wrapper:
-                self._call(impl, "filter_skill", kwargs, diags)  # reports the wrapper
+                # reports the wrapper
+                self._call(impl, "filter_skill", {"skill": skill, "ctx": ctx}, diags)
                 continue
-            args = pair if argnames is None else [kwargs[a] for a in argnames]
+            if argnames is None:
+                args: Sequence[Any] = pair
+            else:
+                kwargs = {"skill": skill, "ctx": ctx}
+                args = [kwargs[a] for a in argnames]
             start = perf_counter()
             try:
                 res = function(*args)
@@ -780,7 +791,23 @@ class PluginHost:
             )
         )
 
-    def _filter_chain(self) -> list[tuple[pluggy.HookImpl, Any, tuple[str, ...] | None, bool]]:
+    def filter_chain(self, ctx: SkillContext) -> list[FilterEntry]:
+        """The ``filter_skill`` implementations one load under ``ctx`` runs on each
+        skill (pass it to :meth:`filter` as ``chain``), in the order :meth:`filter`
+        calls them.
+
+        That is every implementation, but the core's own filter
+        (:func:`skillpath.filters.filter_skill`) when ``ctx``'s settings give it
+        nothing to veto (:func:`skillpath.filters.idle`: the defaults). A
+        plugin's filter is always in the chain and sees every skill.
+        """
+        chain = self._filter_chain()
+        core = _filters.filter_skill
+        if any(entry[1] is core for entry in chain) and _filters.idle(ctx):
+            return [entry for entry in chain if entry[1] is not core]
+        return chain
+
+    def _filter_chain(self) -> list[FilterEntry]:
         # called once per skill: the sorted chain is cached until the registered
         # implementations change; each entry is (impl, function, argnames or
         # None for the usual ``(skill, ctx)``, is-a-wrapper)
