@@ -165,9 +165,10 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "high",
         "downloads a script and pipes it straight into an interpreter",
         _rx(
-            r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|invoke-restmethod|irm)\b[^|\n]*\|\s*(?:"
-            + _SHELLS
-            + r"|iex\b|invoke-expression\b)"
+            # something after the command word (a URL, a variable, an option): ``curl |
+            # sh`` and ``curl|bash`` alone name the practice, they download nothing
+            r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|invoke-restmethod|irm)\b\s*[^|\s]"
+            r"[^|\n]*\|\s*(?:" + _SHELLS + r"|iex\b|invoke-expression\b)"
         ),
     ),
     (
@@ -255,6 +256,9 @@ _IMPERATIVE = re.compile(
     r"must|should|to))\s*$",
     re.IGNORECASE,
 )
+#: "payloads designed to leak the system prompt": the purpose of something described,
+#: not an order (the "to" of :data:`_IMPERATIVE` led by a participle)
+_PURPOSE = re.compile(r"\b(?:designed|intended|meant|crafted|built|used)\s+to\s*$", re.IGNORECASE)
 _CODE_FENCE = re.compile(r"^\s*(?:```|~~~)")
 _SECRETS = _rx(
     r"\bos\.environ\b|\bos\.getenv\b|process\.env\b|\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|"
@@ -337,6 +341,28 @@ def _quoted(line: str, start: int, end: int) -> bool:
     return False
 
 
+_PRINT = re.compile(r"""^\s*(?:echo|printf)\s+(?:-[a-zA-Z]+\s+)*(["'])""")
+
+
+def _printed(line: str, start: int) -> bool:
+    """The match at ``start`` sits in the one quoted argument of an ``echo``/``printf``
+    that prints to the terminal (``echo "  retrieve with: security find-generic-password
+    …"``): a hint shown to the user, unless a command substitution before it (``$(``, a
+    backtick) would run it or the line pipes or writes what it prints somewhere."""
+    m = _PRINT.match(line)
+    if m is None or start < m.end():
+        return False
+    quote = m.group(1)
+    closing = [i for i in range(m.end(), len(line)) if line[i] == quote and line[i - 1] != "\\"]
+    if not closing or closing[0] < start:
+        return False  # the quoted argument closed before the match, or never
+    tail = line[closing[0] + 1 :].strip()
+    if tail not in ("", ">&2", "1>&2") and not tail.startswith("#"):
+        return False  # "echo 'cat ~/.netrc' | sh", "> run.sh"
+    head = line[m.end() : start]
+    return quote == "'" or not re.search(r"(?<!\\)(?:\$\(|`)", head)
+
+
 def _severity(
     fid: str, base: str, line: str, m: re.Match[str], script: bool, secrets: bool
 ) -> tuple[str, str]:
@@ -365,11 +391,15 @@ def _severity(
     if fid == "credential-read":
         if not script and line.lstrip().startswith(("|", ">")):
             return "medium", " (in a table or a quote: an example)"
+        if script and _printed(line, m.start()):
+            return "medium", " (in text the script prints, not a command it runs)"
         if script or _READ_VERB.search(line):
             return "high", ""
         return "medium", " (named, not read here)"
     if fid == "outbound-sink":
-        if secrets and script:
+        # a commented-out request (``// await fetch('https://hooks.slack.com/…')``) sends
+        # nothing, whatever else the file reads
+        if secrets and script and not line.lstrip().startswith(_COMMENTS):
             return "high", ", in a file that also reads secrets"
         return base, ""
     return base, ""
@@ -687,7 +717,9 @@ def scan_text(
                 quoted = _quoted(line, start, end)
                 # "responses that repeat system prompt content", "requests share system
                 # prompt": prose about prompts, not an order to reveal one
-                prose = label == "system prompt" and not _IMPERATIVE.search(line[:start])
+                prose = label == "system prompt" and (
+                    not _IMPERATIVE.search(line[:start]) or bool(_PURPOSE.search(line[:start]))
+                )
                 reason = (
                     f"instructions aimed at the agent's own controls ({label})"
                     if pid == "agent-override"
