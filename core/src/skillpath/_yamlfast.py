@@ -200,35 +200,47 @@ def _block_scalar(
     style: str, lines: list[str], i: int, at_end: bool, parent: int
 ) -> tuple[str, int]:
     """Lines ``i..`` that belong to a block scalar whose key is indented by
-    ``parent`` spaces; returns (value, next index)."""
-    j = i
+    ``parent`` spaces; returns (value, next index).
+
+    One pass over the lines: the scalar ends at the first line indented by
+    ``parent`` spaces or fewer; blank lines end it too when no line of it
+    follows them (one does: blank lines inside change folding, and fall back).
+    """
     n = len(lines)
-    while j < n and (not lines[j] or _indent(lines[j]) > parent):
-        j += 1
-    body = lines[i:j]
-    if any(line and not line.strip(" ") for line in body):
-        raise _Fallback  # spaces-only lines may carry content
-    while body and not body[-1]:
-        body.pop()
-    if not body:
-        raise _Fallback
-    width = _indent(body[0])
-    if width <= parent:
-        raise _Fallback
-    content = []
-    for line in body:
-        if not line.strip(" "):
-            raise _Fallback  # blank lines inside change folding
-        ind = _indent(line)
-        if ind < width or (ind > width and style[0] == ">"):
+    folded = style[0] == ">"
+    width = -1
+    content: list[str] = []
+    j = i
+    while j < n:
+        line = lines[j]
+        if not line:
+            k = j + 1
+            while k < n and not lines[k]:
+                k += 1
+            if k < n and _indent(lines[k]) > parent:
+                raise _Fallback  # blank lines inside (or before) the scalar
+            j = k
+            break
+        body = line.lstrip(" ")
+        ind = len(line) - len(body)
+        if ind <= parent:
+            break
+        if not body:
+            raise _Fallback  # spaces-only lines may carry content
+        if width < 0:
+            width = ind
+        elif ind < width or (ind > width and folded):
             raise _Fallback
-        if style[0] == ">" and line.endswith(" "):
+        if folded and line[-1] == " ":
             raise _Fallback
         content.append(line[width:])
+        j += 1
+    if not content:
+        raise _Fallback
     if j >= n and not at_end:
         raise _Fallback  # no final line break: chomping differs
-    text = ("\n" if style[0] == "|" else " ").join(content)
-    if not style.endswith("-"):
+    text = ("\n" if not folded else " ").join(content)
+    if style[-1] != "-":
         text += "\n"
     return text, j
 
