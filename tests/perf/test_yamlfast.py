@@ -105,6 +105,12 @@ CASES = [
         "n: 0o17\nrun: ./x.sh\nv: [1, 2.5, -3, .5, 1_000]\n",
         {"n": "0o17", "run": "./x.sh", "v": [1, 2.5, -3, 0.5, 1000]},
     ),
+    # block scalars: blank lines after the last line end it, before the next key
+    # or the end of the text
+    ("description: >-\n  a\n  b\n\nname: x\n", {"description": "a b", "name": "x"}),
+    ("description: |\n  a\n\n\n", {"description": "a\n"}),
+    ("m:\n  d: |\n    x\n\n  e: y\n", {"m": {"d": "x\n", "e": "y"}}),
+    ("description: |-\n  a\n    b\n  c\nname: x\n", {"description": "a\n  b\nc", "name": "x"}),
 ]
 
 DECLINED = [
@@ -130,6 +136,15 @@ DECLINED = [
     "m: {a: b}\n",
     "x:\tvalue\n",
     "description: >\n  a\n\n  b\n",
+    "description: |\n\n  a\n",  # a blank line before the first
+    "description: |\n  a\n\n\n  b\n",
+    "description: >\n  a\n   \n",  # a spaces-only line
+    "description: |\n  a\n \nname: x\n",
+    "description: |-\n  a\n  b",  # no final line break
+    "description: |\n  a\n b\n",  # less indented than the first line
+    "description: >\n  a\n    b\n",  # more indented, folded
+    "description: >\n  a \n",  # a trailing space, folded
+    "description: |\nname: x\n",  # empty
     "on: x\n",
     "  indented: x\n",
     "line\u2028sep: x\n",

@@ -49,9 +49,9 @@ def open_regular(path: Path | str, *, follow: bool = True) -> tuple[int, os.stat
     fd = os.open(os.fspath(path), flags)
     try:
         st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
         if not stat.S_ISREG(st.st_mode):
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", os.fspath(path))
             raise OSError(
                 errno.EINVAL, f"not a regular file ({_kind(st.st_mode)})", os.fspath(path)
             )

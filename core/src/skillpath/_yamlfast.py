@@ -53,6 +53,7 @@ _BLOCK_STYLES = frozenset({"|", "|-", ">", ">-"})
 _RISKY_FIRST = frozenset("-+0123456789.<~=!&*?:,[]{}#|>'\"%@`")
 _FLOW_BAD = frozenset(",[]{}:#")
 _DIGITS = frozenset("0123456789")
+_ASCII_OK = b"\n" + bytes(range(0x20, 0x7F))  # the line break and printable ASCII
 _MAX_NODES = 20_000
 _MAX_DEPTH = 32  # nesting deeper than this goes to pyyaml (and its limits)
 
@@ -142,12 +143,8 @@ def _number(value: str) -> Any:
 
 def _plain(value: str, *, flow: bool = False) -> Any:
     """A plain scalar as pyyaml resolves it (string, bool, null, int or float)."""
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    if value in _NULL:
-        return None
+    if value in _SPECIAL:
+        return True if value in _TRUE else False if value in _FALSE else None
     first = value[0]
     # a digit, a dot, or a sign before a digit: pyyaml's float and int patterns
     # are tried (``./run.sh`` is text, ``.5`` a number, ``.inf`` falls back)
@@ -200,35 +197,47 @@ def _block_scalar(
     style: str, lines: list[str], i: int, at_end: bool, parent: int
 ) -> tuple[str, int]:
     """Lines ``i..`` that belong to a block scalar whose key is indented by
-    ``parent`` spaces; returns (value, next index)."""
-    j = i
+    ``parent`` spaces; returns (value, next index).
+
+    One pass over the lines: the scalar ends at the first line indented by
+    ``parent`` spaces or fewer; blank lines end it too when no line of it
+    follows them (one does: blank lines inside change folding, and fall back).
+    """
     n = len(lines)
-    while j < n and (not lines[j] or _indent(lines[j]) > parent):
-        j += 1
-    body = lines[i:j]
-    if any(line and not line.strip(" ") for line in body):
-        raise _Fallback  # spaces-only lines may carry content
-    while body and not body[-1]:
-        body.pop()
-    if not body:
-        raise _Fallback
-    width = _indent(body[0])
-    if width <= parent:
-        raise _Fallback
-    content = []
-    for line in body:
-        if not line.strip(" "):
-            raise _Fallback  # blank lines inside change folding
-        ind = _indent(line)
-        if ind < width or (ind > width and style[0] == ">"):
+    folded = style[0] == ">"
+    width = -1
+    content: list[str] = []
+    j = i
+    while j < n:
+        line = lines[j]
+        if not line:
+            k = j + 1
+            while k < n and not lines[k]:
+                k += 1
+            if k < n and _indent(lines[k]) > parent:
+                raise _Fallback  # blank lines inside (or before) the scalar
+            j = k
+            break
+        body = line.lstrip(" ")
+        ind = len(line) - len(body)
+        if ind <= parent:
+            break
+        if not body:
+            raise _Fallback  # spaces-only lines may carry content
+        if width < 0:
+            width = ind
+        elif ind < width or (ind > width and folded):
             raise _Fallback
-        if style[0] == ">" and line.endswith(" "):
+        if folded and line[-1] == " ":
             raise _Fallback
         content.append(line[width:])
+        j += 1
+    if not content:
+        raise _Fallback
     if j >= n and not at_end:
         raise _Fallback  # no final line break: chomping differs
-    text = ("\n" if style[0] == "|" else " ").join(content)
-    if not style.endswith("-"):
+    text = ("\n" if not folded else " ").join(content)
+    if style[-1] != "-":
         text += "\n"
     return text, j
 
@@ -400,9 +409,9 @@ def parse_simple(text: str) -> dict[str, Any] | None:
     global _unusual
     lines = text.split("\n")
     if text.isascii():
-        # printable ASCII is exactly \x20-\x7e: with the line breaks taken out,
-        # one C pass says whether any character is outside [\x0a\x20-\x7e]
-        if not "".join(lines).isprintable():
+        # printable ASCII is exactly \x20-\x7e: deleting [\x0a\x20-\x7e] from the
+        # bytes leaves nothing (one table-driven C pass, no joined copy of the text)
+        if text.encode("ascii").translate(None, _ASCII_OK):
             return None
     else:
         if _unusual is None:

@@ -595,7 +595,7 @@ def frontmatter_values(
     extra: dict[str, Any] = {}
     written: dict[str, str] = {}  # field -> the key as the file spells it
     for key, value in data.items():
-        norm = normalize_key(key)
+        norm = _NORMALIZED.get(key) or normalize_key(key)  # nearly always known
         if norm not in _FIELDS:
             extra[key] = value
             continue
@@ -709,7 +709,7 @@ def _read_head_linked(
     """
     linked = not _NOFOLLOW
     try:
-        fd, st = _open_regular_stat(path, _NOFOLLOW)
+        fd, st = open_regular(path, follow=not _NOFOLLOW)
     except OSError as exc:
         if not _NOFOLLOW or exc.errno not in (errno.ELOOP, errno.EMLINK):
             raise
@@ -718,7 +718,7 @@ def _read_head_linked(
             folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
             if not real.startswith(folder.rstrip(os.sep) + os.sep) and os.path.exists(real):
                 raise LinkedOutside(errno.EPERM, f"a symlink to {real}", os.fspath(path)) from None
-        fd, st = _open_regular_stat(path)  # a symlink (a loop raises again)
+        fd, st = open_regular(path)  # a symlink (a loop raises again)
         linked = True
     try:
         if not _NOFOLLOW:
@@ -746,8 +746,10 @@ def _read_whole_fd(fd: int, st: os.stat_result, limit: int) -> bytes:
 def _read_head_fd(fd: int, st: os.stat_result) -> bytes:
     """The head of the open file ``fd`` (see :func:`read_head`)."""
     data = os.read(fd, _HEAD_CHUNK)
+    if st.st_size <= len(data) < _HEAD_CHUNK:
+        return data  # the whole file, in one read: no fence to look for first
     if not data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
-        return data if len(data) >= st.st_size else _trim_partial_utf8(data)
+        return _trim_partial_utf8(data)
     limit = MAX_FRONTMATTER_BYTES + _HEAD_CHUNK
     while len(data) < limit:
         if _find_fence(data, data.find(b"\n") + 1 if b"\n" in data else len(data)):
