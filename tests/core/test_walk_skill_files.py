@@ -110,7 +110,7 @@ def test_hidden_entries_and_no_links(tmp_path: Path) -> None:
         "loop",
         "outdir",
     ]
-    assert SKIP_FOLDERS == {".git", "__pycache__", "node_modules"}
+    assert {".git", "__pycache__", "node_modules"} == SKIP_FOLDERS
     assert "node_modules/pkg/index.js" in _rels(walk_skill_files(base, skip={".git"}))
 
 
@@ -137,7 +137,8 @@ def test_listing_one_folder(tmp_path: Path) -> None:
     ]
     assert walk_skill_files(base, under="outdir") == SkillWalk()  # leaves the folder
     assert walk_skill_files(base, under="nope") == SkillWalk()
-    assert walk_skill_files(tmp_path / "missing") == SkillWalk()
+    missing = walk_skill_files(tmp_path / "missing")  # tried, so a watcher sees it come
+    assert missing == SkillWalk(folders=(tmp_path / "missing",))
 
 
 def test_bounds(tmp_path: Path) -> None:

@@ -106,7 +106,8 @@ class SkillWalk:
     the entries whose names are refused; ``links`` the symbolic links left out (their
     target leaves the skill's folder, is not a file or folder, or links are not
     followed); ``too_large`` the files over ``max_bytes``; ``folders`` the folders
-    listed (the start first); ``truncated`` is true when ``max_files`` or
+    the walk listed or tried to (the start first: a watcher of them sees a missing
+    folder appear); ``truncated`` is true when ``max_files`` or
     ``max_depth`` left something out.
     """
 
@@ -160,17 +161,21 @@ def walk_skill_files(
 
     root = os.fspath(base)
     real_base = os.path.realpath(root)
-    start = os.path.join(root, *under.split("/")) if under.strip("/") else root
     entries: list[WalkEntry] = []
     refused: list[WalkRefusal] = []
     links: list[WalkEntry] = []
     too_large: list[WalkEntry] = []
     listed: list[Path] = []
     truncated = False
-    real_start = os.path.realpath(start)
-    if not _inside(real_start, real_base) or not os.path.isdir(start):
-        return SkillWalk()
-    prefix = os.path.relpath(start, root).replace(os.sep, "/")
+    parts = [p for p in under.split("/") if p and p != "."]
+    if parts:  # a sub-folder: it must stay inside base
+        start = os.path.join(root, *parts)
+        real_start = os.path.realpath(start)
+        if not _inside(real_start, real_base) or not os.path.isdir(start):
+            return SkillWalk()
+        prefix = os.path.relpath(start, root).replace(os.sep, "/")
+    else:
+        start, real_start, prefix = root, real_base, "."
     # a stack of (folder, rel prefix, depth, real folder, the real paths of it and its
     # parents: a link back to one of them is not entered); each folder's sub-folders
     # are pushed in reverse, so the first by name is walked first (os.walk's order)
