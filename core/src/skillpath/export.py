@@ -543,11 +543,14 @@ def _link_refusal(skill: Skill, ctx: SkillContext, policy: ShellPolicy) -> str |
     except OSError as exc:
         if not isinstance(exc, FileNotFoundError):
             siblings[CODEX_METADATA] = b"\0"  # unreadable: not vouched for, never linked
-    from skillpath.contentscan import read_text, walk_folder
+    from skillpath.contentscan import read_text
+    from skillpath.resources import walk_skill_files
     from skillpath.textguard import count_invisible
 
+    # the files a copy would hold (and strip): the walk of plugin_writer's copy
+    walk = walk_skill_files(skill.base_dir, hidden=True, follow_links=False)
     if count_invisible(text) or any(
-        count_invisible(read_text(p) or "") for p in walk_folder(skill.base_dir)[1]
+        count_invisible(read_text(e.path) or "") for e in walk.entries if e.rel != "SKILL.md"
     ):
         return (
             f"skill {skill.name!r} holds invisible characters, which a copy leaves out "

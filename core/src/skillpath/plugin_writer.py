@@ -75,9 +75,10 @@ from skillpath.frontmatter import strip_frontmatter
 from skillpath.model import Diagnostic, Skill, sort_key
 from skillpath.ownership import FolderRefused, claim_folder, exclusive, lock_wait
 from skillpath.powers import neutralise_shell, power_fields, strip_file_powers
+from skillpath.resources import MAX_WALK_DEPTH, SKIP_FOLDERS, walk_skill_files
 from skillpath.safety import describe_oserror, read_bounded
 from skillpath.shell import ShellPolicy
-from skillpath.textguard import escape_controls, name_refusal
+from skillpath.textguard import escape_controls
 
 __all__ = [
     "LOCK_FILE",
@@ -103,7 +104,6 @@ MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 LOCK_FILE = ".skillpath-export.lock"
 _MANIFEST_FORMAT = 1
 _NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
-_SKIP_DIRS = {"__pycache__", ".git"}
 _VARIABLE = re.compile(r"(?<!\\)\$\{(SKILL_DIR|SESSION_ID|PROJECT_DIR)\}")
 #: ``${SKILL_DIR}``, ``${SESSION_ID}``, ``${PROJECT_DIR}`` (group 1: the name).
 VARIABLE_RE = _VARIABLE
@@ -228,72 +228,72 @@ def _exported_siblings(
 
 
 def _sibling_files(skill: Skill, diags: list[Diagnostic]) -> dict[str, bytes]:
-    """The other files of a skill's folder (relative POSIX path -> bytes), links skipped,
-    and the files and folders whose names are refused (an ``export-name-refused``
-    warning each; :func:`skillpath.textguard.name_refusal`)."""
+    """The other files of a skill's folder (relative POSIX path -> bytes), as
+    :func:`skillpath.resources.walk_skill_files` finds them with dot files kept and
+    links never followed: each link, refused name
+    (:func:`skillpath.textguard.name_refusal`), file over :data:`MAX_FILE_BYTES` and
+    unreadable file is named by a warning, and so is a folder with more files than
+    :data:`~skillpath.resources.MAX_WALK_FILES`."""
     base = skill.base_dir
     if skill.source.loaded_from == "mcp" or base is None or not _is_skill_folder(skill):
         return {}
     if not base.is_dir():
         return {}
-    files: dict[str, bytes] = {}
-    for top, dirs, names in os.walk(base, followlinks=False):
-        linked = [d for d in dirs if (Path(top) / d).is_symlink()]
-        refused = [d for d in dirs if d not in linked and name_refusal(d) is not None]
-        dirs[:] = sorted(
-            d for d in dirs if d not in _SKIP_DIRS and d not in linked and d not in refused
+    walk = walk_skill_files(base, hidden=True, follow_links=False, max_bytes=MAX_FILE_BYTES)
+    for refusal in walk.refused:
+        shown = escape_controls(refusal.rel, keep="", invisible=True)
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-name-refused",
+                f"skill {skill.name!r}: '{shown}' is not copied: its name holds {refusal.reason}",
+                path=refusal.path.parent,
+            )
         )
-        for name in sorted(names + linked + refused):
-            full = Path(top) / name
-            rel = full.relative_to(base).as_posix()
-            why = name_refusal(name)
-            if why is not None:
-                shown = escape_controls(rel, keep="", invisible=True)
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "export-name-refused",
-                        f"skill {skill.name!r}: '{shown}' is not copied: its name holds {why}",
-                        path=Path(top),
-                    )
+    for link in walk.links:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-symlink-skipped",
+                f"skill {skill.name!r}: symbolic link {link.rel!r} is not copied",
+                path=link.path,
+            )
+        )
+    for big in walk.too_large:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-file-too-large",
+                f"skill {skill.name!r}: {big.rel!r} is larger than "
+                f"{MAX_FILE_BYTES} bytes and is not copied",
+                path=big.path,
+            )
+        )
+    if walk.truncated:
+        diags.append(
+            Diagnostic(
+                "warning",
+                "export-files-truncated",
+                f"skill {skill.name!r}: only the first {len(walk.entries)} files "
+                f"(at most {MAX_WALK_DEPTH} folders deep) are copied",
+                path=base,
+            )
+        )
+    files: dict[str, bytes] = {}
+    for entry in walk.entries:
+        if entry.rel == "SKILL.md" or entry.rel.endswith(_SKIP_SUFFIXES):
+            continue
+        try:
+            files[entry.rel] = read_bounded(entry.path, MAX_FILE_BYTES, follow=False)
+        except OSError as exc:
+            diags.append(
+                Diagnostic(
+                    "warning",
+                    "export-file-unreadable",
+                    f"skill {skill.name!r}: cannot read {entry.rel!r}: {exc.strerror or exc}",
+                    path=entry.path,
                 )
-                continue
-            if name.endswith(_SKIP_SUFFIXES) or rel == "SKILL.md":
-                continue
-            if full.is_symlink():
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "export-symlink-skipped",
-                        f"skill {skill.name!r}: symbolic link {rel!r} is not copied",
-                        path=full,
-                    )
-                )
-                continue
-            try:
-                if not full.is_file():
-                    continue
-                if full.stat().st_size > MAX_FILE_BYTES:
-                    diags.append(
-                        Diagnostic(
-                            "warning",
-                            "export-file-too-large",
-                            f"skill {skill.name!r}: {rel!r} is larger than "
-                            f"{MAX_FILE_BYTES} bytes and is not copied",
-                            path=full,
-                        )
-                    )
-                    continue
-                files[rel] = full.read_bytes()
-            except OSError as exc:
-                diags.append(
-                    Diagnostic(
-                        "warning",
-                        "export-file-unreadable",
-                        f"skill {skill.name!r}: cannot read {rel!r}: {exc.strerror or exc}",
-                        path=full,
-                    )
-                )
+            )
     return files
 
 
@@ -465,7 +465,7 @@ def _stamp(skill: Skill, policy: ShellPolicy, racy_ns: int) -> str | None:
                                 est.st_ctime_ns,
                             )
                         )
-                        if entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_DIRS:
+                        if entry.is_dir(follow_symlinks=False) and entry.name not in SKIP_FOLDERS:
                             pending.append(entry.path)
     except OSError:
         return None

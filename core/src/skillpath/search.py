@@ -58,7 +58,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillpath.textguard import name_refusal, strip_invisible
+from skillpath.resources import walk_skill_files
+from skillpath.textguard import strip_invisible
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
@@ -237,29 +238,14 @@ def _identity(skill: Skill) -> tuple[str, str, str, str]:
 
 
 def _resources(base_dir: Path | None) -> str:
-    """File names under ``base_dir`` (links not followed, dot entries and refused names
-    skipped: :func:`skillpath.textguard.name_refusal`), bounded."""
+    """File names under ``base_dir`` but its ``SKILL.md`` files, as
+    :func:`skillpath.resources.walk_skill_files` finds them (dot entries, refused names
+    and links leaving the folder left out), bounded."""
     if base_dir is None:
         return ""
-    names: list[str] = []
-    try:
-        walker = os.walk(base_dir, followlinks=False)
-        for dirpath, dirnames, filenames in walker:
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if not d.startswith(".") and d != "__pycache__" and name_refusal(d) is None
-            )
-            for fname in sorted(filenames):
-                if fname.startswith(".") or fname == "SKILL.md" or name_refusal(fname) is not None:
-                    continue
-                rel = os.path.relpath(os.path.join(dirpath, fname), base_dir)
-                names.append(rel.replace(os.sep, "/"))
-                if len(names) >= RESOURCE_LIMIT:
-                    return " ".join(names)
-    except OSError:
-        pass
-    return " ".join(names)
+    walk = walk_skill_files(base_dir)
+    names = [e.rel for e in walk.entries if e.path.name != "SKILL.md"]
+    return " ".join(names[:RESOURCE_LIMIT])
 
 
 def _row(skill: Skill) -> tuple[str, ...]:

@@ -22,10 +22,12 @@ Rules:
   (one entry per line, sub-directories with a trailing ``/``, dot entries
   left out); files must be regular, at most :data:`MAX_READ_BYTES` and not
   binary;
-* a file or folder whose name holds invisible characters
-  (:func:`skillpath.textguard.name_refusal`: tag characters, bidi controls,
-  zero-width characters, line breaks …) is left out of listings, and a path
-  through one is refused (the content checks report it as
+* a listing follows :func:`skillpath.resources.walk_skill_files`' rules: a
+  symbolic link whose target leaves the skill's folder, special files,
+  ``__pycache__``/``node_modules`` and a file or folder whose name holds invisible
+  characters (:func:`skillpath.textguard.name_refusal`: tag characters, bidi
+  controls, zero-width characters, line breaks …) are left out; a path through a
+  refused name is refused (the content checks report it as
   ``invisible-file-name``);
 * content type: ``text/markdown`` for ``.md``/``.markdown``/``.mdx``,
   ``application/json`` for ``.json``, else ``text/plain``;
@@ -49,7 +51,7 @@ from urllib.parse import unquote
 
 from skillpath.errors import ResolveError
 from skillpath.hookspecs import hookimpl
-from skillpath.resources import Resource
+from skillpath.resources import MAX_WALK_FILES, Resource, walk_skill_files
 from skillpath.safety import read_bounded, resolve_inside
 from skillpath.suggest import by_folder, echo_name, folder_matches, unknown_skill_message
 from skillpath.textguard import escape_controls, name_refusal
@@ -127,21 +129,18 @@ def _decode(part: str, what: str) -> str:
         raise ResolveError(f"{what} is not valid UTF-8 after percent-decoding") from exc
 
 
-def _listing(path: Path) -> str:
-    try:
-        with os.scandir(path) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        raise ResolveError(f"Cannot list directory {path}: {exc.strerror or exc}") from exc
-    lines = []
-    for e in entries:
-        if e.name.startswith(".") or name_refusal(e.name) is not None:
-            continue
-        try:
-            is_dir = e.is_dir()
-        except OSError:
-            is_dir = False
-        lines.append(e.name + "/" if is_dir else e.name)
+def _listing(path: Path, base: Path | None) -> str:
+    """The entries of folder ``path`` (a real path inside skill folder ``base``) under
+    :func:`skillpath.resources.walk_skill_files`' rules, folders with a trailing ``/``."""
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise ResolveError(f"Cannot list directory {path}: Permission denied")
+    real = os.path.realpath(base if base is not None else path)
+    under = os.path.relpath(path, real).replace(os.sep, "/")
+    walk = walk_skill_files(real, under="" if under == "." else under, max_depth=0, folders=True)
+    cut = len(under) + 1 if under != "." else 0
+    lines = [e.rel[cut:] + "/" if e.is_dir else e.rel[cut:] for e in walk.entries]
+    if walk.truncated:
+        lines.append(f"(more entries not listed: at most {MAX_WALK_FILES})")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -149,7 +148,7 @@ def _read(url: str, path: Path, skill: Skill) -> Resource:
     # os.path.isdir answers False for a path the system refuses (a name over
     # 255 bytes): reading it then says why, as a ResolveError
     if os.path.isdir(path):
-        return Resource(url, _listing(path), "text/plain", path, skill.name, True)
+        return Resource(url, _listing(path, skill.base_dir), "text/plain", path, skill.name, True)
     try:
         content = read_text_file(path)
     except FileNotFoundError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -23,7 +22,7 @@ from skillpath.cli._load import load
 from skillpath.cli.completion import complete_skill_names
 from skillpath.doctor import build_report, describe, explain
 from skillpath.model import LoadResult, Skill
-from skillpath.textguard import name_refusal
+from skillpath.resources import walk_skill_files
 
 __all__ = ["MAX_RESOURCES", "resources", "show_cmd", "skill_details"]
 
@@ -41,33 +40,22 @@ def _json_value(value: Any) -> Any:
 
 
 def resources(base_dir: Path | None) -> tuple[list[dict[str, Any]], bool]:
-    """Files in the skill folder (relative path and size), sorted; dot entries skipped,
-    and so are the files and folders whose names are refused
-    (:func:`skillpath.textguard.name_refusal`; the findings name them).
-
-    Symlinks are listed but not followed. Returns ``(files, truncated)``.
+    """Files in the skill folder (relative path and size), sorted, as
+    :func:`skillpath.resources.walk_skill_files` finds them: dot entries, refused names
+    (:func:`skillpath.textguard.name_refusal`; the findings name them) and links
+    leaving the folder left out. Returns ``(files, truncated)``.
     """
     if base_dir is None or not base_dir.is_dir():
         return [], False
+    walk = walk_skill_files(base_dir, max_files=MAX_RESOURCES)
     out: list[dict[str, Any]] = []
-    for dirpath, dirnames, filenames in os.walk(base_dir, followlinks=False):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not d.startswith(".") and d != "__pycache__" and name_refusal(d) is None
-        )
-        for fname in sorted(filenames):
-            if fname.startswith(".") or name_refusal(fname) is not None:
-                continue
-            full = Path(dirpath, fname)
-            try:
-                size: int | None = full.lstat().st_size
-            except OSError:
-                size = None
-            out.append({"path": full.relative_to(base_dir).as_posix(), "size": size})
-            if len(out) >= MAX_RESOURCES:
-                return sorted(out, key=lambda r: r["path"]), True
-    return sorted(out, key=lambda r: r["path"]), False
+    for entry in walk.entries:
+        try:
+            size: int | None = entry.path.lstat().st_size
+        except OSError:
+            size = None
+        out.append({"path": entry.rel, "size": size})
+    return sorted(out, key=lambda r: r["path"]), walk.truncated
 
 
 def skill_details(skill: Skill, result: LoadResult) -> dict[str, Any]:

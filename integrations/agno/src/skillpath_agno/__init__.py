@@ -42,7 +42,7 @@ from skillpath import SkillSession
 from skillpath.adapters import with_files_hint
 from skillpath.agent import SEARCH_TOOL_NAME, AgentSkills, paths_in_arguments
 from skillpath.model import Skill
-from skillpath.textguard import name_refusal
+from skillpath.resources import walk_skill_files
 
 __all__ = [
     "TOOL_NAME",
@@ -94,19 +94,14 @@ def skills_for(
 
 
 def _files(base: str | None, sub: str) -> list[str]:
-    """The regular files directly in ``<base>/<sub>`` (sorted; none when absent), less
-    those whose names skillpath refuses (:func:`skillpath.textguard.name_refusal`)."""
+    """The names of the regular files directly in ``<base>/<sub>`` (sorted; none when
+    absent), as :func:`skillpath.resources.walk_skill_files` finds them: dot entries,
+    refused names (:func:`skillpath.textguard.name_refusal`) and links leaving the
+    skill's folder left out."""
     if base is None:
         return []
-    try:
-        with os.scandir(os.path.join(base, sub)) as it:
-            return sorted(
-                e.name
-                for e in it
-                if not e.name.startswith(".") and name_refusal(e.name) is None and e.is_file()
-            )
-    except OSError:
-        return []
+    walk = walk_skill_files(base, under=sub, max_depth=0)
+    return [e.path.name for e in walk.entries]
 
 
 class SkillpathSkill(AgnoSkill):

@@ -34,7 +34,7 @@ from pydantic import PrivateAttr
 from skillpath.agent import AgentSkills, unknown_for_model
 from skillpath.contentscan import strip_invisible
 from skillpath.errors import SkillpathError
-from skillpath.textguard import name_refusal
+from skillpath.resources import walk_skill_files
 
 __all__ = ["SkillpathLazySkillSource", "registered"]
 
@@ -159,7 +159,8 @@ class SkillpathLazySkillSource(LazySkillSource):
         copied = 0
         skipped: list[str] = []
         if base is not None and os.path.isdir(base):
-            for rel_file in _files(base):
+            files, skipped = _files(base)
+            for rel_file in files:
                 if rel_file == "SKILL.md":
                     continue
                 try:
@@ -190,19 +191,11 @@ def _without_invisible(data: bytes) -> bytes:
     return clean.encode("utf-8") if removed else data
 
 
-def _files(base: Path) -> list[str]:
-    """Regular files below ``base`` (no symlinked folders followed), relative, sorted;
-    the files and folders whose names skillpath refuses are left out
-    (:func:`skillpath.textguard.name_refusal`: never copied, never named)."""
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(base):
-        dirnames[:] = sorted(
-            d for d in dirnames if not d.startswith(".") and name_refusal(d) is None
-        )
-        for fn in sorted(filenames):
-            if name_refusal(fn) is not None:
-                continue
-            out.append(Path(os.path.relpath(os.path.join(dirpath, fn), base)).as_posix())
-            if len(out) >= MAX_FILES:
-                return out
-    return out
+def _files(base: Path) -> tuple[list[str], list[str]]:
+    """The files below ``base`` to copy, relative, as
+    :func:`skillpath.resources.walk_skill_files` finds them (at most :data:`MAX_FILES`;
+    dot entries and refused names — :func:`skillpath.textguard.name_refusal`: never
+    copied, never named — left out), and the links left out because they leave the
+    skill's folder (reported as skipped)."""
+    walk = walk_skill_files(base, max_files=MAX_FILES)
+    return [e.rel for e in walk.entries], [e.rel for e in walk.links]

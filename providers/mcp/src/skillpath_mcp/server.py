@@ -61,7 +61,6 @@ caller opts in (``serve(..., shell=True)``, ``skillpath serve --allow-shell``).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import gc
 import hashlib
@@ -74,7 +73,7 @@ import stat
 import sys
 import threading
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -103,10 +102,10 @@ from skillpath.cache.changes import (
 )
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.model import Skill
+from skillpath.resources import walk_skill_files
 from skillpath.safety import (
     ContainmentError,
     describe_oserror,
-    is_inside,
     read_bounded,
     resolve_inside,
 )
@@ -114,7 +113,7 @@ from skillpath.search import SEARCH_TOOL_NAME, run_search_tool, search_tool_sche
 from skillpath.session import SkillSession
 from skillpath.settings import settings_paths
 from skillpath.shell import stop_commands
-from skillpath.textguard import name_refusal, strip_invisible
+from skillpath.textguard import strip_invisible
 from skillpath.urls import MAX_READ_BYTES, mime_type_for
 
 from skillpath_mcp._guard import (
@@ -229,46 +228,14 @@ class _Digests:
 
 
 def _walk(base: Path) -> tuple[list[tuple[str, Path]], list[str]]:
-    """``(relative posix path, path)`` of the regular files below ``base`` (bounded,
-    sorted), and the folders that were listed to find them.
-
-    Dot entries are skipped, and so are the files and folders whose names the
-    resolver refuses (:func:`skillpath.textguard.name_refusal`); symlinks are
-    followed only when they stay inside ``base`` (the resolver's containment rule).
-    """
-    out: list[tuple[str, Path]] = []
-    folders: list[str] = []
-    queue: collections.deque[tuple[Path, PurePosixPath, int]] = collections.deque(
-        [(base, PurePosixPath(), 0)]
-    )
-    while queue and len(out) < MAX_FILES_PER_SKILL:
-        folder, rel, depth = queue.popleft()
-        folders.append(str(folder))
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
-        for e in entries:
-            if e.name.startswith(".") or name_refusal(e.name) is not None:
-                continue
-            path = Path(e.path)
-            if e.is_symlink() and not is_inside(path, base):
-                continue
-            try:
-                if e.is_dir():
-                    if depth + 1 <= MAX_DEPTH:
-                        queue.append((path, rel / e.name, depth + 1))
-                    continue
-                if not e.is_file():
-                    continue
-            except OSError:
-                continue
-            out.append((str(rel / e.name), path))
-            if len(out) >= MAX_FILES_PER_SKILL:
-                break
+    """``(relative posix path, path)`` of the regular files below ``base``, ``SKILL.md``
+    first, and the folders that were listed to find them: the files
+    :func:`skillpath.resources.walk_skill_files` finds (bounded; dot entries, refused
+    names and links leaving ``base`` left out: the resolver's rules)."""
+    walk = walk_skill_files(base, max_files=MAX_FILES_PER_SKILL, max_depth=MAX_DEPTH)
+    out = [(e.rel, e.path) for e in walk.entries]
     out.sort(key=lambda item: (item[0] != _SKILL_FILE, item[0]))
-    return out, folders
+    return out, [str(f) for f in walk.folders]
 
 
 def _prompt(skill: Skill, session: SkillSession) -> types.Prompt:
