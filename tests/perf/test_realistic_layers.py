@@ -285,3 +285,114 @@ def test_a_folder_link_is_checked_with_one_readlink_and_the_same_key(
             want = memo.file_key(skill_md, linked, real)
             assert memo._folder_link_key(skill_md, linked, parents) == want, linked
     assert len(links) > 5
+
+
+def _pack(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An installed pack of one skill (a package on ``sys.path`` with its entry point beside
+    the real ones): its folder, whose files a test edits as a pack's files change."""
+    import skillpath.plugins
+    from skillpath.cache.entrypoints import CachedEntryPoint, _Dist
+
+    package = tmp / "site" / "refresh_pack"
+    (package / "pack-notes").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "pack-notes" / "SKILL.md").write_text(
+        "---\nname: pack-notes\ndescription: Notes from a pack.\n---\nPack body.\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp / "site"))
+    real = skillpath.plugins.entry_points
+
+    def entry_points(group: str, env: Any = None) -> list[Any]:
+        found = list(real(group, env))
+        if group == "skillpath.packs":
+            found.append(
+                CachedEntryPoint(group, "refresh", "refresh_pack", _Dist("refresh-pack", "1.0"))
+            )
+        return found
+
+    monkeypatch.setattr(skillpath.plugins, "entry_points", entry_points)
+    return package / "pack-notes"
+
+
+def test_refresh_after_each_kind_of_edit_gives_a_fresh_load(
+    corpus: tuple[dict[str, Any], dict[str, str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever a refresh spares (the kept merge and its patch, the kept trust judgement,
+    the watched roots and their links), it gives what a fresh load gives, over a sequence
+    of edits: a plain folder, a skill shadowed by its symlinked copy in another root, a
+    quarantined third-party skill whose content changes after it was approved, and a pack."""
+    from skillpath.context import make_context
+    from skillpath.trust import content_digest, record_approval
+
+    manifest, env = corpus
+    project, home = manifest["project"], manifest["home"]
+    pack_folder = _pack(tmp_path, monkeypatch)
+    # the home's skills are third party here: quarantined until approved
+    settings = {"trust": {"sources": {"user": "third-party"}}}
+
+    def fresh() -> str:
+        return _text(load_skills(project, home=home, env={**env, **PLAIN}, settings=settings))
+
+    ctx, _ = make_context(project, home=home, env=env, settings=settings)
+    quarantined = [s.skill for s in load_skills(ctx=ctx).skipped if s.reason == "quarantined"]
+    assert len(quarantined) > 50
+    for skill in quarantined[1:]:  # every one approved but the first
+        record_approval(ctx, skill)
+    session = SkillSession.open(project, home=home, env=env, settings=settings)
+    assert _text(session.result) == fresh()
+    assert [s.skill.name for s in session.result.skipped if s.reason == "quarantined"] == [
+        quarantined[0].name
+    ]
+    listed = (*session.result.skills, *session.result.conditional)
+    assert [s.description for s in listed if s.name == "pack-notes"] == ["Notes from a pack."]
+
+    def edit(path: Path, text: str) -> None:
+        path.write_text(path.read_text().replace("\ndescription:", f"\ndescription: {text}", 1))
+
+    def refreshed() -> str:
+        session.refresh()
+        got = _text(session.result)
+        assert got == fresh()
+        return got
+
+    # 1. a plain folder
+    plain_folder = next(
+        p for p in sorted(Path(project, ".claude", "skills").iterdir()) if not p.is_symlink()
+    )
+    edit(plain_folder / "SKILL.md", "Plain edit.")
+    refreshed()
+    # 2. a skill reached twice: its folder in one root, a symlink to it in another
+    roots = [Path(r) for r in manifest["roots"]]
+    link = next(
+        p
+        for r in roots
+        if r.is_dir()
+        for p in sorted(r.iterdir())
+        if p.is_symlink() and any(p.resolve().parent == o for o in roots if o != r)
+    )
+    before = refreshed()
+    edit(link.resolve() / "SKILL.md", "Shadowing edit.")
+    assert refreshed() != before
+    # 3. third-party skills: one approved now, one whose content changes after its approval
+    record_approval(ctx, quarantined[0])
+    refreshed()
+    assert session.get(quarantined[0].name) is not None
+    assert not any(s.reason == "quarantined" for s in session.result.skipped)
+    held = quarantined[1]
+    assert held.base_dir is not None
+    approved = content_digest(held)
+    # a file beside its SKILL.md: the skill object is the same, its digest is not
+    (held.base_dir / "notes.txt").write_text("A file added after the approval.\n")
+    assert content_digest(held) != approved
+    refreshed()
+    assert session.get(held.name) is None and session.held_back(held.name) is not None
+    # 4. a pack's skill changes
+    edit(pack_folder / "SKILL.md", "Pack edit.")
+    refreshed()
+    assert session.get("pack-notes").description.startswith("Pack edit.")  # type: ignore[union-attr]
+    # and once more with nothing changed, then a second edit of the shadowing kind
+    refreshed()
+    edit(link.resolve() / "SKILL.md", "Second shadowing edit.")
+    refreshed()

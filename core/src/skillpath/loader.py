@@ -599,5 +599,5 @@ def load_skills(
             )
     # trust tiers and quarantine (skillpath.trust): after the merge, so a reused merge
     # is judged against the approvals as they are now
-    merged = apply_trust(merged, ctx)
+    merged = apply_trust(merged, ctx, keep=reuse)
     return attrs.evolve(merged, diagnostics=tuple(diags) + merged.diagnostics)

@@ -51,10 +51,12 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import itertools
 import json
+import operator
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -513,10 +515,25 @@ class _Judge:
 _PLAIN_KINDS = frozenset({"user", "project", "custom", "managed"})
 
 
-def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
+#: The last judgement of :func:`apply_trust` with ``keep=True``: ``(policy, skills,
+#: conditional, positions)``, the skills and conditional skills it was given and, for
+#: each of the two, the positions of the skills that were judged one by one (every
+#: other skill was listed as it is by its plain source); ``None``: none kept.
+_LAST: list[tuple[Any, ...] | None] = [None]
+
+
+def apply_trust(result: LoadResult, ctx: SkillContext, *, keep: bool = False) -> LoadResult:
     """``result`` with each skill judged by its tier: skills held back move to
     ``skipped`` (reasons :data:`REASONS`) with an ``info`` diagnostic each, and every
-    skill outside the hand-written tier carries ``source.detail["trust"]``."""
+    skill outside the hand-written tier carries ``source.detail["trust"]``.
+
+    ``keep`` (a load with the in-process reuse on): the judgement is kept for the
+    next call, which, under the same policy and with no skill added by ``skillpath
+    add``, judges again only the skills that are not the very same objects in the
+    same places and those that were judged one by one (their approvals and contents
+    are looked at again); the others were listed as they are for their source alone,
+    and still are. The result is the same as without it.
+    """
     policy = TrustPolicy.from_settings(ctx.settings)
     diags: list[Diagnostic] = []
     judge = _Judge(ctx, policy, diags)
@@ -528,23 +545,45 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
     # decided once, for every skill with no source detail (none can be an added one)
     plain: dict[tuple[str, str, str], bool] = {}
 
-    def sift(skills: Sequence[Skill]) -> tuple[Skill, ...]:
+    def as_is(skill: Skill) -> bool:
+        """Whether ``skill``'s plain source lists it as it is (no judgement needed)."""
+        src = skill.source
+        if added or src.detail:
+            return False
+        key = (src.provider, src.level, src.loaded_from)
+        found = plain.get(key)
+        if found is None:
+            kind, _ident = source_of(skill)
+            rules = policy.policy[policy.tier_of(kind, _ident, skill.name)]
+            found = plain[key] = kind in _PLAIN_KINDS and (
+                rules.listed == "yes" and rules.block == "none"
+            )
+        return found
+
+    last = _LAST[0]
+    _LAST[0] = None
+    if keep and not added and last is not None and last[0] == policy:
+        positions = _judged_again(last, result, as_is, judge)
+        if positions is not None:
+            _LAST[0] = (policy, result.skills, result.conditional, positions)
+            return result
+        # something is held back or marked now: judged in full below (by the same
+        # judge: the approvals it read are the ones a full judgement reads)
+
+    def sift(skills: Sequence[Skill], judged: list[int]) -> tuple[Skill, ...]:
         nonlocal changed
         kept: list[Skill] = []
-        for skill in skills:
+        for i, skill in enumerate(skills):
             src = skill.source
             if not added and not src.detail:
                 key = (src.provider, src.level, src.loaded_from)
-                as_is = plain.get(key)
-                if as_is is None:
-                    kind, _ident = source_of(skill)
-                    rules = policy.policy[policy.tier_of(kind, _ident, skill.name)]
-                    as_is = plain[key] = kind in _PLAIN_KINDS and (
-                        rules.listed == "yes" and rules.block == "none"
-                    )
-                if as_is:
+                found = plain.get(key)
+                if found is None:
+                    found = as_is(skill)
+                if found:
                     kept.append(skill)
                     continue
+            judged.append(i)
             now, held = judge.judge(skill)
             if now is not skill:
                 changed = True
@@ -570,8 +609,17 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
             )
         return tuple(kept)
 
-    active = sift(result.skills)
-    conditional = sift(result.conditional)
+    judged_active: list[int] = []
+    judged_conditional: list[int] = []
+    active = sift(result.skills, judged_active)
+    conditional = sift(result.conditional, judged_conditional)
+    if keep and not added:
+        _LAST[0] = (
+            policy,
+            result.skills,
+            result.conditional,
+            (tuple(judged_active), tuple(judged_conditional)),
+        )
     if not changed:
         return result
     return attrs.evolve(
@@ -581,6 +629,38 @@ def apply_trust(result: LoadResult, ctx: SkillContext) -> LoadResult:
         skipped=result.skipped + tuple(skipped),
         diagnostics=result.diagnostics + tuple(diags),
     )
+
+
+def _judged_again(
+    last: tuple[Any, ...],
+    result: LoadResult,
+    as_is: Callable[[Skill], bool],
+    judge: _Judge,
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The positions judged one by one when every skill of ``result`` is kept as it is,
+    judging again only what :func:`apply_trust` must (see ``keep``); ``None`` when
+    the skills are not as many as last time, or one is held back or marked now."""
+    _policy, old_skills, old_conditional, old_positions = last
+    out: list[tuple[int, ...]] = []
+    for old, new, judged in (
+        (old_skills, result.skills, old_positions[0]),
+        (old_conditional, result.conditional, old_positions[1]),
+    ):
+        if len(old) != len(new):
+            return None
+        # the very same objects in the same places are found in C
+        moved = itertools.compress(range(len(new)), map(operator.is_not, old, new))
+        positions: list[int] = []
+        for i in sorted({*moved, *judged}):
+            skill = new[i]
+            if as_is(skill):
+                continue
+            positions.append(i)
+            now, held = judge.judge(skill)
+            if now is not skill or held is not None:
+                return None
+        out.append(tuple(positions))
+    return out[0], out[1]
 
 
 def held_back(result: LoadResult, name: str) -> Skipped | None:

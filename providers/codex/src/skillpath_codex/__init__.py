@@ -128,14 +128,15 @@ def skills_above(ctx: SkillContext, d: Discovery, scanned: set[Path]) -> None:
         )
 
 
-def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """The ``SKILL.md`` files of :func:`~skillpath.views.codex_skill_files` below the first
     level of ``root`` (the first level is the core scanner's), in its order, and every
     path the walk depends on but ``root`` (each folder it listed, each link it met); the
     walk is done again only when one of those changed (a session's refresh lists none of
-    them otherwise)."""
+    them otherwise). The folders are kept as paths: a refresh declares each as an input
+    again without making a path object of each (hundreds in a large root)."""
 
-    def walk() -> tuple[tuple[tuple[Path, ...], tuple[str, ...]], list[str]]:
+    def walk() -> tuple[tuple[tuple[Path, ...], tuple[Path, ...]], list[str]]:
         # the agent views are imported only when a root is there to walk
         from skillpath.views import codex_skill_files
 
@@ -143,7 +144,7 @@ def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:
         files = codex_skill_files(root, seen)
         top = os.fspath(root)
         nested = tuple(f for f in files if len(f.relative_to(root).parts) > 2)
-        return (nested, tuple(p for p in seen if p != top)), seen
+        return (nested, tuple(Path(p) for p in seen if p != top)), seen
 
     return kept_while_unchanged((PROVIDER_ID, "nested", os.fspath(root)), walk)
 
@@ -160,8 +161,7 @@ def nested_skills(d: Discovery, root: Path, level: str) -> None:
     area = project_area(root) if level == "project" else None
     loaded: set[Path] = set()
     files, folders = _nested_files(root)
-    for folder in folders:
-        d.input(folder)
+    d.inputs.extend(folders)  # as d.input(folder) for each: they are paths already
     for skill_md in files:
         d.input(skill_md)
         rel = skill_md.relative_to(root)
