@@ -551,6 +551,7 @@ def _stat_rows(
 #: ``(mode, size, mtime_ns, ctime_ns, inode, device)`` of a ``SKILL.md``, packed: the key
 #: of its rows in :class:`FileRowsStore` (the rows depend on its content only).
 _SIG = struct.Struct("<IqqqQQ")
+_pack = _SIG.pack
 
 
 class FileRowsStore:
@@ -569,7 +570,8 @@ class FileRowsStore:
         if isinstance(loaded, tuple) and len(loaded) == 2:
             clean, rows = loaded
             if isinstance(clean, (set, frozenset)) and isinstance(rows, dict):
-                self.clean, self.rows = set(clean), rows
+                # marshal made the set: no copy of its ten thousand keys
+                self.clean, self.rows = clean if type(clean) is set else set(clean), rows
 
     def get(self, key: bytes) -> tuple[Row, ...] | None:
         """The rows kept for ``key`` (``()``: none), or ``None`` when it was never seen."""
@@ -689,16 +691,17 @@ def kept_file_rows(st: os.stat_result) -> tuple[Row, ...] | None:
     """The rows :func:`file_rows` keeps for a ``SKILL.md`` of ``st`` in the store of
     the current load without the index, or ``None`` (no such load, or not kept):
     what lets the scan read only the head of a file whose findings are known."""
+    # called for every SKILL.md such a load reads: one key and one set (or dict)
+    # lookup, nothing else (no method call, no copy)
     kept = _LOAD_STORE.get()
     if kept is None:
         return None
     try:
-        key = _SIG.pack(
-            st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev
-        )
+        key = _pack(st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
     except struct.error:
         return None
-    return kept[0].get(key)
+    store = kept[0]
+    return () if key in store.clean else store.rows.get(key)
 
 
 _LOAD_STORE: contextvars.ContextVar[tuple[FileRowsStore, int] | None] = contextvars.ContextVar(
@@ -797,7 +800,10 @@ def findings_for_all(
         # depends on no file but the skills'. After a load without the index, they
         # are kept in the store that load read (already open)
         kept = None if store is not None else _open_rows_store(env, home)
-        out_rows = [_file_only(s, store, window, kept) for s in skills]
+        # nearly every skill came with none: no call, no object for it
+        out_rows = [
+            () if s.file_findings == () else _file_only(s, store, window, kept) for s in skills
+        ]
         if kept is not None and kept.dirty:
             kept.flush()
         return out_rows
