@@ -104,6 +104,10 @@ MAX_REMEMBERED = 1024
 #: session's :attr:`~SkillSession.diagnostics`; a repeat of one already kept is
 #: not added again, and past this many one ``diagnostics-dropped`` warning says so.
 MAX_REQUEST_DIAGNOSTICS = 256
+#: Distinct ``content-<id>`` warnings (the findings of invoked skills) a session's
+#: :attr:`~SkillSession.diagnostics` keeps, apart from the requests' problems: a
+#: caller that makes many requests fail cannot crowd a hostile skill's findings out.
+MAX_FINDING_DIAGNOSTICS = 4096
 
 
 def _rebuilt_in_place(
@@ -145,6 +149,7 @@ class SkillSession:
     _loaded: dict[tuple[Any, ...], str] = attrs.field(factory=dict, init=False)
     _lock: threading.RLock = attrs.field(factory=threading.RLock, init=False)
     _request_diagnostics: set[Diagnostic] = attrs.field(factory=set, init=False)
+    _finding_diagnostics: set[Diagnostic] = attrs.field(factory=set, init=False)
     _stamps: FileStamps = attrs.field(default=None, init=False)
     _activator: PathActivator = attrs.field(
         default=attrs.Factory(lambda self: PathActivator.of(self.result.conditional), True),
@@ -410,22 +415,25 @@ class SkillSession:
         finally:
             self._keep(fresh)
 
-    def _keep(self, fresh: Iterable[Diagnostic]) -> None:
+    def _keep(self, fresh: Iterable[Diagnostic], *, findings: bool = False) -> None:
         """Add a request's diagnostics to :attr:`diagnostics`, bounded: a long-running
         server answering the same bad request a million times keeps one diagnostic
-        for it (see :data:`MAX_REQUEST_DIAGNOSTICS`)."""
+        for it (see :data:`MAX_REQUEST_DIAGNOSTICS`). ``findings``: the content
+        findings of a skill, counted apart (:data:`MAX_FINDING_DIAGNOSTICS`)."""
+        kind = "content findings of invoked skills" if findings else "problems came from requests"
         with self._lock:
-            kept = self._request_diagnostics
+            kept = self._finding_diagnostics if findings else self._request_diagnostics
+            bound = MAX_FINDING_DIAGNOSTICS if findings else MAX_REQUEST_DIAGNOSTICS
             for diag in fresh:
                 if diag in kept:
                     continue
-                if len(kept) >= MAX_REQUEST_DIAGNOSTICS:
-                    if len(kept) == MAX_REQUEST_DIAGNOSTICS:
+                if len(kept) >= bound:
+                    if len(kept) == bound:
                         dropped = Diagnostic(
                             "warning",
                             "diagnostics-dropped",
-                            f"more than {MAX_REQUEST_DIAGNOSTICS} distinct problems came "
-                            "from requests in this session; later ones are not kept",
+                            f"more than {bound} distinct {kind} "
+                            "in this session; later ones are not kept",
                         )
                         kept.add(dropped)
                         self.diagnostics.append(dropped)
@@ -634,7 +642,7 @@ class SkillSession:
             source=source,
         )
         self._keep(rendered.diagnostics)
-        self._keep(self._findings(skill))
+        self._keep(self._findings(skill), findings=True)
         if trigger in _RECORD_TRIGGERS and not volatile:
             with self._lock:
                 self._loaded.pop(key, None)
