@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillpath.cache.reuse import TRUST_KEPT
 from skillpath.model import Diagnostic, LoadResult, Skill, Skipped
 
 if TYPE_CHECKING:
@@ -519,7 +520,7 @@ _PLAIN_KINDS = frozenset({"user", "project", "custom", "managed"})
 #: conditional, positions)``, the skills and conditional skills it was given and, for
 #: each of the two, the positions of the skills that were judged one by one (every
 #: other skill was listed as it is by its plain source); ``None``: none kept.
-_LAST: list[tuple[Any, ...] | None] = [None]
+_LAST: list[tuple[Any, ...] | None] = TRUST_KEPT  # let go by skillpath.cache.reuse.clear
 
 
 def apply_trust(result: LoadResult, ctx: SkillContext, *, keep: bool = False) -> LoadResult:

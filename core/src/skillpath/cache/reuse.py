@@ -117,10 +117,18 @@ def enabled(env: Mapping[str, str]) -> bool:
     return not _env.flag(env, "SKILLPATH_NO_REUSE")
 
 
+#: What the trust step of the last load with the reuse on kept of its judgement
+#: (:func:`skillpath.trust.apply_trust` with ``keep``): one slot, let go by
+#: :func:`clear` with the kept scans and merges, so nothing it holds outlives them.
+TRUST_KEPT: list[Any] = [None]
+
+
 def clear() -> None:
-    """Forget every kept root and merge (and stop watching)."""
+    """Forget every kept root and merge, and the trust step's kept judgement (and stop
+    watching)."""
     global _entries_total
     with _LOCK:
+        TRUST_KEPT[0] = None
         for key in list(_ROUTES):
             _unroute(key)
         _SCANS.clear()
