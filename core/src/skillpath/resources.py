@@ -119,10 +119,6 @@ class SkillWalk:
     truncated: bool = False
 
 
-def _inside(real: str, real_base: str) -> bool:
-    return real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)
-
-
 def walk_skill_files(
     base: str | os.PathLike[str],
     *,
@@ -157,6 +153,7 @@ def walk_skill_files(
     :param skip: folder names never listed or entered.
     :returns: the :class:`SkillWalk`.
     """
+    from skillpath.safety import real_inside
     from skillpath.textguard import name_refusal
 
     root = os.fspath(base)
@@ -171,7 +168,7 @@ def walk_skill_files(
     if parts:  # a sub-folder: it must stay inside base
         start = os.path.join(root, *parts)
         real_start = os.path.realpath(start)
-        if not _inside(real_start, real_base) or not os.path.isdir(start):
+        if not real_inside(real_start, real_base) or not os.path.isdir(start):
             return SkillWalk()
         prefix = os.path.relpath(start, root).replace(os.sep, "/")
     else:
@@ -209,7 +206,7 @@ def walk_skill_files(
             target = e.path
             if is_link:
                 real = os.path.realpath(e.path)
-                if not follow_links or not _inside(real, real_base):
+                if not follow_links or not real_inside(real, real_base):
                     links.append(WalkEntry(rel, Path(e.path), is_dir, True))
                     continue
                 target = real

@@ -171,8 +171,12 @@ def check_relative(rel: str) -> PurePosixPath:
 
 def is_inside(path: Path | str, base: Path | str) -> bool:
     """``path`` is ``base`` or below it, comparing real (symlink-resolved) paths."""
-    real = os.path.realpath(path)
-    real_base = os.path.realpath(base)
+    return real_inside(os.path.realpath(path), os.path.realpath(base))
+
+
+def real_inside(real: str, real_base: str) -> bool:
+    """:func:`is_inside` for paths already resolved (``os.path.realpath``): ``real`` is
+    ``real_base`` or below it."""
     return real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)
 
 
