@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import attrs
 import pytest
+from skillpath import extract
 from skillpath.extract import (
     MANIFEST,
     ExtractionError,
@@ -68,7 +70,7 @@ def test_cache_root_is_platformdirs_without_importing_it(
     xdg: str | None, home: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import platformdirs
-    from skillpath import extract
+    from skillpath.cache import files
 
     monkeypatch.delenv("SKILLPATH_CACHE_DIR", raising=False)
     for var, value in (("XDG_CACHE_HOME", xdg), ("HOME", home)):
@@ -76,13 +78,38 @@ def test_cache_root_is_platformdirs_without_importing_it(
             monkeypatch.delenv(var, raising=False)
         else:
             monkeypatch.setenv(var, value)
-    plain = extract._linux_cache_dir()
-    if plain is not None:  # where it answers, it answers what platformdirs answers
+    plain = files._xdg_cache_dir(os.environ, None)
+    usual = xdg is None or xdg == "" or os.path.isabs(xdg)  # platformdirs uses a relative one
+    if plain is not None and usual:  # where it answers, it answers what platformdirs answers
         assert plain == platformdirs.user_cache_dir("skillpath", appauthor=False)
+    if usual:
+        assert files.cache_root() == platformdirs.user_cache_dir("skillpath", appauthor=False)
+    if xdg and not os.path.isabs(xdg) and home == "/home/u" and plain is not None:
+        assert plain == "/home/u/.cache/skillpath"  # a relative XDG_CACHE_HOME is ignored
     if sys.platform.startswith("linux") and xdg == "/x/cache":
         assert plain == "/x/cache/skillpath"
     if sys.platform.startswith("linux") and xdg is None and home == "/home/u":
         assert plain == "/home/u/.cache/skillpath"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG layout")
+def test_cache_root_follows_the_environment_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load with its own environment (a host, a test) never lands in the process's
+    user cache: the pack trees follow the ``env`` mapping, as the index does."""
+    from skillpath.cache import files
+
+    monkeypatch.delenv("SKILLPATH_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "process-cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "process-home"))
+    given = {"XDG_CACHE_HOME": str(tmp_path / "given-cache"), "HOME": str(tmp_path / "h")}
+    assert extract.cache_root(given) == tmp_path / "given-cache" / "skillpath"
+    assert extract.cache_root({"HOME": str(tmp_path / "h")}) == tmp_path / "h/.cache/skillpath"
+    assert files.cache_root(given) == str(extract.cache_root(given))
+    tree = make_tree("packs", "acme-1.0", members(), label="t", env=given)
+    assert tree.target.parent == tmp_path / "given-cache" / "skillpath" / "packs"
+    assert extract.cache_root() == tmp_path / "process-cache" / "skillpath"
 
 
 def test_target_is_deterministic_and_keyed_by_content(env: dict[str, str]) -> None:

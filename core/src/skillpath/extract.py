@@ -45,7 +45,6 @@ import contextlib
 import os
 import re
 import stat
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -53,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillpath.cache.files import cache_root as _cache_root
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.hookspecs import hookimpl, step
 from skillpath.safety import (
@@ -187,45 +187,9 @@ class LazyTree:
 
 
 def cache_root(env: Mapping[str, str] | None = None) -> Path:
-    """``$SKILLPATH_CACHE_DIR``, else ``platformdirs.user_cache_dir("skillpath")``."""
-    env = os.environ if env is None else env
-    override = env.get("SKILLPATH_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    plain = _linux_cache_dir()
-    if plain is not None:
-        return Path(plain)
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("skillpath", appauthor=False))
-
-
-def _linux_cache_dir() -> str | None:
-    """``platformdirs.user_cache_dir("skillpath", appauthor=False)`` on Linux in the two
-    usual cases, computed as platformdirs computes it, without importing it (and the
-    ``tempfile`` and ``shutil`` it imports; every ``list`` asks, for the packs'
-    trees): ``$XDG_CACHE_HOME/skillpath`` when that is an absolute path, else
-    ``~/.cache/skillpath`` when ``XDG_CACHE_HOME`` is unset or empty and ``HOME`` is
-    an absolute path. ``None`` in every other case (Android, another system, a
-    relative or blank variable): then platformdirs decides.
-    """
-    environ = os.environ
-    if (
-        not sys.platform.startswith("linux")
-        or hasattr(sys, "getandroidapilevel")
-        or "ANDROID_DATA" in environ
-        or "ANDROID_ROOT" in environ
-    ):
-        return None
-    xdg = environ.get("XDG_CACHE_HOME", "")
-    if xdg:
-        if os.path.isabs(xdg) and xdg.strip() == xdg:
-            return os.path.join(xdg, "skillpath")
-        return None
-    home = environ.get("HOME", "")
-    if not os.path.isabs(home) or home.strip() != home:
-        return None
-    return os.path.join(os.path.expanduser("~/.cache"), "skillpath")
+    """The user cache directory of skillpath, from ``env`` (default: the process
+    environment): :func:`skillpath.cache.files.cache_root` as a path."""
+    return Path(_cache_root(env))
 
 
 def _safe_key(key: str) -> str:

@@ -152,27 +152,55 @@ def read_cache(path: str, limit: int) -> bytes | None:
 
 
 def cache_root(env: Mapping[str, str] | None = None, home: str | None = None) -> str:
-    """The user cache directory of skillpath (index, entry points, snapshots).
+    """The user cache directory of skillpath (index, entry points, snapshots, the
+    unpacked trees of skill packs, the caches of providers).
 
-    ``$SKILLPATH_CACHE_DIR``, else on Linux and other XDG systems
-    ``$XDG_CACHE_HOME/skillpath`` or ``~/.cache/skillpath`` (computed from
-    ``env`` and ``home``, so a host or test with its own environment gets its
-    own cache), else ``platformdirs.user_cache_dir("skillpath")``.
+    ``$SKILLPATH_CACHE_DIR``, else what ``platformdirs.user_cache_dir("skillpath")``
+    gives, computed from ``env`` (and ``home``, which overrides its ``HOME``) rather
+    than from the process environment, so a host or test that loads with its own
+    environment gets its own cache and never writes into the user's: on Linux and
+    other XDG systems ``$XDG_CACHE_HOME/skillpath`` when that is an absolute path
+    (a relative one is ignored, as the XDG specification asks), else
+    ``$HOME/.cache/skillpath``. Where that rule does not decide (macOS, Windows,
+    Android, no absolute ``HOME``), platformdirs does, from the process
+    environment.
     """
     env = os.environ if env is None else env
     override = env.get("SKILLPATH_CACHE_DIR")
     if override:
         return os.path.expanduser(override)
-    if sys.platform != "darwin" and os.name == "posix":
-        xdg = env.get("XDG_CACHE_HOME", "").strip()
-        if xdg:
-            return os.path.join(os.path.expanduser(xdg), "skillpath")
-        if home is None:
-            home = env.get("HOME") or os.path.expanduser("~")
-        return os.path.join(home, ".cache", "skillpath")
+    plain = _xdg_cache_dir(env, home)
+    if plain is not None:
+        return plain
     import platformdirs
 
     return str(platformdirs.user_cache_dir("skillpath", appauthor=False))
+
+
+def _xdg_cache_dir(env: Mapping[str, str], home: str | None) -> str | None:
+    """``platformdirs.user_cache_dir("skillpath", appauthor=False)`` on XDG systems,
+    computed as platformdirs computes it but from ``env`` and without importing it
+    (nor the ``tempfile`` and ``shutil`` it imports), except that a relative
+    ``XDG_CACHE_HOME`` is ignored; ``None`` where it cannot decide."""
+    if (
+        sys.platform == "darwin"
+        or os.name != "posix"
+        or hasattr(sys, "getandroidapilevel")
+        or "ANDROID_DATA" in env
+        or "ANDROID_ROOT" in env
+    ):
+        return None
+    xdg = env.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg) and xdg.strip() == xdg:
+        return os.path.join(xdg, "skillpath")
+    # a relative or blank XDG_CACHE_HOME is ignored, as the XDG base directory
+    # specification asks (platformdirs would use a relative one: a cache in the
+    # current directory, which may be a cloned repository)
+    if home is None:
+        home = env.get("HOME", "")
+    if not os.path.isabs(home) or home.strip() != home:
+        return None
+    return os.path.join(home, ".cache", "skillpath")
 
 
 def racy_window_ns(env: Mapping[str, str]) -> int:
