@@ -90,10 +90,10 @@ __all__ = [
     "resource_findings",
     "scan_skill",
     "scan_text",
+    "skill_text_files",
     "sort_findings",
     "strip_invisible",
     "to_sarif",
-    "walk_folder",
 ]
 
 #: Text files of one skill folder that are read (besides ``SKILL.md``).
@@ -762,46 +762,34 @@ def read_text(path: Path) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def walk_folder(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
+def skill_text_files(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
     """``(folders, files, others)`` of skill folder ``base`` as :func:`scan_skill` reads
-    it: the folders walked (``base`` first; hidden ones, ``node_modules`` and
-    ``__pycache__`` skipped, links never followed), the text files besides
-    ``SKILL.md`` (by suffix, or executable; at most :data:`MAX_FILES`, in a stable
-    order) and the other entries of those folders (not read: links, other files,
-    and the files and folders whose names are refused — see :func:`name_findings` —
-    which are neither read nor walked)."""
-    found: list[Path] = []
-    folders: list[Path] = []
+    it, on the shared walk (:func:`skillpath.resources.walk_skill_files`: bounded,
+    contained, in its fixed order) as ``export`` copies the folder: dot entries kept
+    (:data:`skillpath.resources.SKIP_FOLDERS` left out), links never followed.
+
+    ``folders`` are the folders walked (``base`` first); ``files`` the text files
+    besides ``SKILL.md`` (by suffix, or executable; at most :data:`MAX_FILES`, in
+    walk order); ``others`` the entries not read: other files, links, and the files
+    and folders whose names are refused (see :func:`name_findings`), which are
+    neither read nor walked."""
+    from skillpath.resources import walk_skill_files
+
+    walk = walk_skill_files(base, hidden=True, follow_links=False)
+    files: list[Path] = []
     others: list[Path] = []
-    try:
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            folders.append(Path(dirpath))
-            kept = []
-            for d in sorted(dirnames):
-                if d.startswith(".") or d in ("node_modules", "__pycache__"):
-                    continue
-                if name_refusal(d) is not None:
-                    others.append(Path(dirpath, d))
-                    continue
-                kept.append(d)
-            dirnames[:] = kept
-            for fname in sorted(filenames):
-                if fname == "SKILL.md" and dirpath == str(base):
-                    continue
-                full = Path(dirpath, fname)
-                if (
-                    name_refusal(fname) is not None
-                    or full.is_symlink()
-                    or (full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK))
-                ):
-                    others.append(full)
-                    continue
-                found.append(full)
-                if len(found) >= MAX_FILES:
-                    return folders, found, others
-    except OSError:
-        pass
-    return folders, found, others
+    for entry in walk.entries:
+        if entry.rel == "SKILL.md":
+            continue
+        path = entry.path
+        if path.suffix.lower() in _TEXT_SUFFIXES or os.access(path, os.X_OK):
+            if len(files) < MAX_FILES:  # past the bound: neither read nor signed
+                files.append(path)
+        else:
+            others.append(path)
+    others.extend(link.path for link in walk.links)
+    others.extend(refusal.path for refusal in walk.refused)
+    return list(walk.folders), files, others
 
 
 _LOUD = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f-\x9f]")
@@ -809,7 +797,7 @@ _LOUD = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x00-\x1f\x7
 
 def name_findings(base: Path, entries: Iterable[Path]) -> list[ContentFinding]:
     """An ``invisible-file-name`` finding for each of ``entries`` (paths below skill
-    folder ``base``, such as the ``others`` of :func:`walk_folder`) whose name is
+    folder ``base``, such as the ``others`` of :func:`skill_text_files`) whose name is
     refused (:func:`skillpath.textguard.name_refusal`), in the order given.
 
     The finding's path and excerpt show the entry with its invisible characters
@@ -894,7 +882,7 @@ def resource_findings(skill: Skill) -> list[ContentFinding]:
     (what :func:`scan_skill` adds with ``resources``), in file order."""
     out: list[ContentFinding] = []
     if skill.base_dir is not None and skill.path is not None:
-        _folders, files, others = walk_folder(skill.base_dir)
+        _folders, files, others = skill_text_files(skill.base_dir)
         for path in files:
             out.extend(_file_findings(path, script=is_script(path)))
         out.extend(name_findings(skill.base_dir, others))
