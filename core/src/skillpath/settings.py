@@ -35,6 +35,7 @@ from typing import Any
 
 import attrs
 
+from skillpath._lazyre import lazy_pattern
 from skillpath.model import Diagnostic
 from skillpath.safety import (
     MAX_CONFIG_BYTES,
@@ -398,7 +399,7 @@ def settings_paths(home_dir: Path, project_root: Path | None) -> list[tuple[str,
     return out
 
 
-_HEADER_RE = re.compile(r"\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(?:#.*)?$")
+_HEADER_RE = lazy_pattern(r"\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(?:#.*)?$")
 
 
 def _toml_name(raw: str) -> str:
