@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -544,9 +544,9 @@ def _check_value(
     return True, value
 
 
-@attrs.frozen
-class _Layer:
-    """One source of settings, as :func:`_merge_layer` applies it."""
+class _Layer(NamedTuple):
+    """One source of settings, as :func:`_merge_layer` applies it (a plain record: an
+    attrs class costs its compiled methods in every process that reads settings)."""
 
     name: str  # user, project or arguments
     data: Mapping[str, Any]

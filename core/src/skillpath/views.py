@@ -62,7 +62,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -950,8 +950,7 @@ def _codex_table_cost(root_lines: list[str]) -> int:
     return max(0, aliased - absolute)
 
 
-@attrs.frozen
-class _CodexBudget:
+class _CodexBudget(NamedTuple):
     """Codex's listing budget in tokens, where it comes from, and whether the model's
     metadata asks for the how-to text."""
 
