@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 
+from skillpath._lazyre import lazy_pattern
+
 __all__ = ["split_words"]
 
 # One alternative per lexical item; every character is matched by one of them.
-_ITEM = re.compile(
+_ITEM = lazy_pattern(
     r"""
       (?P<ws>[ \t\r\n]+)
     | (?P<plain>[^ \t\r\n\\'"]+)
@@ -26,7 +28,7 @@ _ITEM = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 # Inside double quotes a backslash escapes only ``"`` and ``\`` (it is kept otherwise).
-_DQ_ESCAPE = re.compile(r'\\(["\\])')
+_DQ_ESCAPE = lazy_pattern(r'\\(["\\])')
 
 
 def _unescape_double(body: str) -> str:

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from skillpath._lazyre import lazy_pattern
 from skillpath.safety import read_bounded
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "JSONLimitError", "read_json_bounded"]
@@ -27,8 +28,8 @@ DEFAULT_MAX_BYTES = 8 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 64
 
 # A JSON string (escapes included): its brackets are not structure.
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
+_STRING = lazy_pattern(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = lazy_pattern(r"[\[\]{}]")
 
 
 class JSONLimitError(ValueError):

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -52,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillpath._lazyre import lazy_pattern
 from skillpath.cache.files import cache_root as _cache_root
 from skillpath.errors import PromptError, ResolveError, SkillpathError
 from skillpath.hookspecs import hookimpl, step
@@ -116,7 +116,7 @@ PRUNE_AFTER_SECONDS = 24 * 3600
 #: How often (seconds) one kind of tree is pruned at most.
 PRUNE_EVERY_SECONDS = 3600
 
-_SAFE_KEY = re.compile(r"[^A-Za-z0-9._-]+")
+_SAFE_KEY = lazy_pattern(r"[^A-Za-z0-9._-]+")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 

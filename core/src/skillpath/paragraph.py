@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import re
+from skillpath._lazyre import lazy_pattern
 
 __all__ = ["first_paragraph", "has_text"]
 
-_RULE_OR_UNDERLINE = re.compile(r"(?:[-*_]\s*){3,}|=+|-+")
+_RULE_OR_UNDERLINE = lazy_pattern(r"(?:[-*_]\s*){3,}|=+|-+")
 
 
 def has_text(value: str) -> bool:

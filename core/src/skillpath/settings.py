@@ -31,10 +31,11 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
+from skillpath._lazyre import lazy_pattern
 from skillpath.model import Diagnostic
 from skillpath.safety import (
     MAX_CONFIG_BYTES,
@@ -398,7 +399,7 @@ def settings_paths(home_dir: Path, project_root: Path | None) -> list[tuple[str,
     return out
 
 
-_HEADER_RE = re.compile(r"\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(?:#.*)?$")
+_HEADER_RE = lazy_pattern(r"\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(?:#.*)?$")
 
 
 def _toml_name(raw: str) -> str:
@@ -543,9 +544,9 @@ def _check_value(
     return True, value
 
 
-@attrs.frozen
-class _Layer:
-    """One source of settings, as :func:`_merge_layer` applies it."""
+class _Layer(NamedTuple):
+    """One source of settings, as :func:`_merge_layer` applies it (a plain record: an
+    attrs class costs its compiled methods in every process that reads settings)."""
 
     name: str  # user, project or arguments
     data: Mapping[str, Any]

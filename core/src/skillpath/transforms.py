@@ -49,6 +49,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from skillpath._lazyre import lazy_pattern
 from skillpath._split import split_words
 from skillpath.errors import PromptError
 from skillpath.frontmatter import strip_frontmatter
@@ -76,7 +77,7 @@ __all__ = [
     "substitute_variables",
 ]
 
-_NAMED_OK = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_NAMED_OK = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _VARIABLES = {
     "SKILL_DIR": "skill_dir",
     "CLAUDE_SKILL_DIR": "skill_dir",
@@ -87,7 +88,7 @@ _VARIABLES = {
     # a Claude Code plugin's skills and commands: the plugin's root folder
     "CLAUDE_PLUGIN_ROOT": "plugin_root",
 }
-_VAR_RE = re.compile(
+_VAR_RE = lazy_pattern(
     r"(?P<esc>\\)?\$\{(?P<var>" + "|".join(sorted(_VARIABLES, key=lambda v: -len(v))) + r")\}"
 )
 

@@ -51,14 +51,13 @@ from urllib.parse import unquote
 
 from skillpath.errors import ResolveError
 from skillpath.hookspecs import hookimpl
-from skillpath.resources import MAX_WALK_FILES, Resource, walk_skill_files
 from skillpath.safety import read_bounded, resolve_inside
-from skillpath.suggest import by_folder, echo_name, folder_matches, unknown_skill_message
 from skillpath.textguard import escape_controls, name_refusal
 
 if TYPE_CHECKING:
     from skillpath.context import SkillContext
     from skillpath.model import Skill
+    from skillpath.resources import Resource
 
 __all__ = [
     "INDEX_DESCRIPTION",
@@ -113,11 +112,19 @@ class UnknownSkillURLError(ResolveError):
         self.name = name
 
 
+# resources and suggest are imported when a URL is resolved, not when the plugin is
+# registered: a listing never resolves one
+
+
 def _echo(text: str) -> str:
+    from skillpath.suggest import echo_name
+
     return echo_name(text)
 
 
 def _unknown(name: str, skills: Mapping[str, Skill]) -> UnknownSkillURLError:
+    from skillpath.suggest import folder_matches, unknown_skill_message
+
     first = folder_matches(name, skills.values())
     return UnknownSkillURLError(unknown_skill_message(name, skills, first=first), name)
 
@@ -134,6 +141,8 @@ def _listing(path: Path, base: Path | None) -> str:
     :func:`skillpath.resources.walk_skill_files`' rules, folders with a trailing ``/``."""
     if not os.access(path, os.R_OK | os.X_OK):
         raise ResolveError(f"Cannot list directory {path}: Permission denied")
+    from skillpath.resources import MAX_WALK_FILES, walk_skill_files
+
     real = os.path.realpath(base if base is not None else path)
     under = os.path.relpath(path, real).replace(os.sep, "/")
     walk = walk_skill_files(real, under="" if under == "." else under, max_depth=0, folders=True)
@@ -145,6 +154,8 @@ def _listing(path: Path, base: Path | None) -> str:
 
 
 def _read(url: str, path: Path, skill: Skill) -> Resource:
+    from skillpath.resources import Resource
+
     # os.path.isdir answers False for a path the system refuses (a name over
     # 255 bytes): reading it then says why, as a ResolveError
     if os.path.isdir(path):
@@ -173,6 +184,7 @@ def skill_index(url: str, skills: Mapping[str, Skill]) -> Resource:
     """
     from skillpath.listing import neutralise, shorten
     from skillpath.model import sort_key
+    from skillpath.resources import Resource
 
     visible = sorted((s for s in skills.values() if not s.hidden), key=sort_key)
     lines = [f"# Skills ({len(visible)}); read skill://<name> for one\n"]
@@ -201,6 +213,8 @@ def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
     name = _decode(raw_name, "skill name")
     skill = skills.get(name)
     if skill is None:
+        from skillpath.suggest import by_folder
+
         skill = by_folder(name, skills.values())  # the folder name of a skill named otherwise
     if skill is None:
         raise _unknown(name, skills)
@@ -227,7 +241,7 @@ def resolve_skill_url(url: str, skills: Mapping[str, Skill]) -> Resource:
     if refused is not None:
         shown = escape_controls(rel, keep="", invisible=True)
         raise ResolveError(
-            f"'{shown}' is refused: its name holds {refused} (skill {echo_name(skill.name)})"
+            f"'{shown}' is refused: its name holds {refused} (skill {_echo(skill.name)})"
         )
     return _read(url, path, skill)
 

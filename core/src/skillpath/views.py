@@ -60,13 +60,13 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
+from skillpath._lazyre import lazy_pattern
 from skillpath.claude_plugins import (
     command_files,
     config_dir,
@@ -380,7 +380,7 @@ def _up(cwd: Path, stop: Path | None) -> list[Path]:
     return out
 
 
-_LINE = re.compile(r"^([A-Za-z0-9_-]+)\s*:\s*(.*)$")
+_LINE = lazy_pattern(r"^([A-Za-z0-9_-]+)\s*:\s*(.*)$")
 
 
 def _line_parse(text: str) -> dict[str, Any]:
@@ -950,8 +950,7 @@ def _codex_table_cost(root_lines: list[str]) -> int:
     return max(0, aliased - absolute)
 
 
-@attrs.frozen
-class _CodexBudget:
+class _CodexBudget(NamedTuple):
     """Codex's listing budget in tokens, where it comes from, and whether the model's
     metadata asks for the how-to text."""
 
@@ -1067,7 +1066,7 @@ def _js_type(value: Any) -> str:
     return "mapping" if isinstance(value, dict) else type(value).__name__
 
 
-_COLON_VALUE = re.compile(r"^([A-Za-z0-9_-]+):\s+([^\"'\s].*:\s.*)$")
+_COLON_VALUE = lazy_pattern(r"^([A-Za-z0-9_-]+):\s+([^\"'\s].*:\s.*)$")
 
 
 def _quote_colons(line: str) -> str:

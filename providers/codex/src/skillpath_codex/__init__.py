@@ -137,12 +137,14 @@ def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     again without making a path object of each (hundreds in a large root)."""
 
     def walk() -> tuple[tuple[tuple[Path, ...], tuple[Path, ...]], list[str]]:
+        top = os.fspath(root)
+        if not os.path.isdir(top):  # what the walk finds there: nothing, root its one input
+            return ((), ()), [top]
         # the agent views are imported only when a root is there to walk
         from skillpath.views import codex_skill_files
 
         seen: list[str] = []
         files = codex_skill_files(root, seen)
-        top = os.fspath(root)
         nested = tuple(f for f in files if len(f.relative_to(root).parts) > 2)
         return (nested, tuple(Path(p) for p in seen if p != top)), seen
 

@@ -353,20 +353,24 @@ def _is_env(path: Path) -> bool:
 
 def _poetry_env(ctx: SkillContext) -> Path | None:
     """Poetry's environment for the nearest project with ``[tool.poetry]``, in its cache."""
-    import base64
-    import hashlib
-    import tomllib
-
     for folder in ctx.walk_up(entries=("pyproject.toml",)):
         pyproject = folder / "pyproject.toml"
+        text = _read_small(os.fspath(pyproject), 1 << 20)
+        if not text:  # none here (or empty): no need to import tomllib
+            continue
+        import tomllib
+
         try:
-            data = tomllib.loads(_read_small(os.fspath(pyproject), 1 << 20))
+            data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, ValueError):
             continue
         poetry = data.get("tool", {}).get("poetry")
         if not isinstance(poetry, dict):
             continue
         name = poetry.get("name") or data.get("project", {}).get("name") or folder.name
+        import base64
+        import hashlib
+
         sanitized = re.sub(r'[ $`!*@"\\\r\n\t]', "_", str(name).lower())[:42]
         digest = hashlib.sha256(os.fspath(folder).encode()).digest()
         stem = f"{sanitized}-{base64.urlsafe_b64encode(digest).decode()[:8]}-py"
