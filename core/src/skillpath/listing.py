@@ -78,7 +78,7 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import accumulate, compress
+from itertools import accumulate, compress, repeat
 from typing import Any, Final
 
 import attrs
@@ -473,6 +473,7 @@ def _plain_entries(fmt: str, visible: list[Skill], entry_cap: int) -> list[_Entr
     if None in descriptions:
         descriptions = [d or "" for d in descriptions]
     texts = _plain_texts(descriptions)
+    del descriptions
     if texts is None:
         return None
     paths = list(map(_path_attr, visible))
@@ -487,35 +488,43 @@ def _plain_entries(fmt: str, visible: list[Skill], entry_cap: int) -> list[_Entr
         every = "".join(names) + "".join(texts) + "".join(on_disk)
         if any(map(every.__contains__, "&<>\"'")):
             return None
-        locations = [
-            str(p) if p is not None else f"skill://{raw}".strip()
-            for p, raw in zip(paths, raw_names, strict=True)
-        ]
+        locations: Iterable[str] = on_disk
+        if len(on_disk) != n:
+            locations = [
+                str(p) if p is not None else f"skill://{raw}".strip()
+                for p, raw in zip(paths, raw_names, strict=True)
+            ]
         head = len(_entry_text("agentskills", "", "", ""))
-        fixed = [head + a + b for a, b in zip(map(len, names), map(len, locations), strict=True)]
+        both = map(operator.add, map(len, names), map(len, locations))
+        fixed = list(map(head.__add__, both))
         separator = 0
     else:
         if fmt == "skills" and ("<" in "".join(names) or "<" in "".join(texts)):
             return None
-        locations = [""] * n
-        fixed = [2 + a for a in map(len, names)]
+        locations = repeat("", n)
+        fixed = list(map((2).__add__, map(len, names)))
         separator = 2
     lengths = list(map(len, texts))
-    capped = [False] * n
+    capped: Iterable[bool] = repeat(False, n)
     if 0 < entry_cap < max(lengths, default=0):
+        capped = [False] * n
         for i, length in enumerate(lengths):
             if length > entry_cap:
                 capped[i] = True
                 texts[i] = shorten(texts[i], entry_cap)
                 lengths[i] = len(texts[i])
-    full = [f + t + separator if t else f for f, t in zip(fixed, lengths, strict=True)]
+    if 0 in lengths:
+        full = [f + t + separator if t else f for f, t in zip(fixed, lengths, strict=True)]
+    else:
+        full = list(map(operator.add, fixed, map(separator.__add__, lengths)))
+    del lengths
     sources = list(map(_source_attr, visible))
     rank_of = {
         key: _source_rank(src)
         for key, src in dict(zip(map(id, sources), sources, strict=True)).items()
     }
-    ranks = list(map(rank_of.__getitem__, map(id, sources)))
-    priority = list(map(_priority_attr, visible))
+    ranks = map(rank_of.__getitem__, map(id, sources))
+    priority = map(_priority_attr, visible)
     return list(
         zip(names, texts, locations, priority, fixed, full, capped, range(n), ranks, strict=True)
     )
@@ -805,7 +814,7 @@ def render_listing(
         full = sum(map(_full_of, entries))
         if _measure(fmt, full, len(entries), 0, 0, limit, search_tool) > limit:
             described, bare, dropped = _degrade(fmt, entries, limit, search_tool)
-            named = sum(1 for e in bare if e[_DESC])
+            named = sum(map(bool, map(_desc_of, bare)))
             rest = (sum(_bare_length(fmt, e) for e in bare), len(bare), named, len(dropped))
             cap = _best_cap(fmt, described, rest, limit, search_tool) if described else None
     kept = sorted(described + bare, key=_by_index) if described is not entries else entries
