@@ -73,16 +73,18 @@ from __future__ import annotations
 import html
 import operator
 import os
+import pathlib
 import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate, compress, repeat
 from typing import Any, Final
 
 import attrs
 
 from skillpath.errors import SkillpathError
-from skillpath.model import Skill, sort_key
+from skillpath.model import Skill, SkillSource, sort_key
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -123,6 +125,13 @@ _XML_TAIL = "\n</available_skills>"
 _BLOCK_TAG = re.compile(r"<(?=\s*/?\s*skills\b)", re.IGNORECASE)
 _WHEN_JOIN = " - "
 _POSIX = os.path is posixpath
+#: Path types whose ``str`` is their ``os.fspath``.
+_PATH_TYPES = {
+    pathlib.PurePosixPath,
+    pathlib.PureWindowsPath,
+    pathlib.PosixPath,
+    pathlib.WindowsPath,
+}
 
 
 @attrs.frozen
@@ -297,7 +306,11 @@ def origin_rank(skill: Skill) -> int:
     project (on disk at level ``user``, ``project`` or ``managed``), ``1`` a
     package (skill packs, bundled skills, Claude Code plugins, MCP servers),
     ``2`` generated (auto-learned skills, provider ``managed``)."""
-    src = skill.source
+    return _source_rank(skill.source)
+
+
+def _source_rank(src: SkillSource) -> int:
+    """:func:`origin_rank` of a skill from ``src``."""
     if src.provider == "managed":
         return 2
     if (
@@ -393,6 +406,130 @@ def _abspath(path: str) -> str:
     return os.path.abspath(path)
 
 
+_name_attr = operator.attrgetter("name")
+_description_attr = operator.attrgetter("description")
+_when_attr = operator.attrgetter("frontmatter.when_to_use")
+_path_attr = operator.attrgetter("path")
+_source_attr = operator.attrgetter("source")
+_priority_attr = operator.attrgetter("priority")
+_hidden_attr = operator.attrgetter("hidden")
+
+#: The characters ``str.isprintable`` rejects in ASCII text.
+_ASCII_CONTROLS = tuple(map(chr, (*range(32), 127)))
+
+
+def _printable(text: str) -> bool:
+    """``text.isprintable()``, sooner for ASCII text (a search per control character)."""
+    if text.isascii():
+        return not any(map(text.__contains__, _ASCII_CONTROLS))
+    return text.isprintable()
+
+
+def _plain_texts(texts: list[str]) -> list[str] | None:
+    """``texts`` neutralised when every one is printable with no double space (then
+    stripping its ends is all :func:`neutralise` does), else ``None``. Checked on
+    one join; a ``|`` cannot make or hide a double space."""
+    joined = "|".join(texts)
+    if not _printable(joined) or "  " in joined:
+        return None
+    return list(map(str.strip, texts))
+
+
+def _plain_paths(paths: list[str]) -> bool:
+    """True when :func:`_abspath` and neutralising leave every one of ``paths`` as it
+    is: printable, absolute, normal, no double space, no space at either end."""
+    if not _POSIX or not paths or not _printable("".join(paths)):
+        return False
+    joined = "\x00".join(paths)  # printable, so no path holds the separator
+    return (
+        joined[:1] == "/"
+        and joined.count("\x00/") == len(paths) - 1
+        and "//" not in joined
+        and "/." not in joined
+        and "/\x00" not in joined
+        and joined[-1:] not in ("/", " ")
+        and "  " not in joined
+        and " \x00" not in joined
+    )
+
+
+def _plain_entries(fmt: str, visible: list[Skill], entry_cap: int) -> list[_Entry] | None:
+    """The entries of ``visible`` when neutralising and escaping change nothing in any
+    of them but the ends of names and descriptions (``None`` otherwise): no name
+    given twice, names, descriptions and paths neutral (:func:`_plain_texts`,
+    :func:`_plain_paths`), no ``when_to_use``, no ``<`` in the ``skills`` format,
+    nothing ``html.escape`` changes in the ``agentskills`` format. Each column is
+    then built whole, and the entries are what the loop of :func:`_make_entries`
+    makes of them, with nothing flagged and no ties.
+    """
+    n = len(visible)
+    raw_names = list(map(_name_attr, visible))
+    if len(set(raw_names)) != n:
+        return None
+    names = _plain_texts(raw_names)
+    if names is None or list(map(_when_attr, visible)).count(None) != n:
+        return None
+    descriptions = list(map(_description_attr, visible))
+    if None in descriptions:
+        descriptions = [d or "" for d in descriptions]
+    texts = _plain_texts(descriptions)
+    del descriptions
+    if texts is None:
+        return None
+    paths = list(map(_path_attr, visible))
+    kinds = set(map(type, paths))
+    kinds.discard(type(None))
+    if not kinds <= _PATH_TYPES:
+        return None
+    on_disk = list(map(str, filter(None, paths)))  # a path is never false
+    if on_disk and not _plain_paths(on_disk):
+        return None
+    if fmt == "agentskills":
+        every = "".join(names) + "".join(texts) + "".join(on_disk)
+        if any(map(every.__contains__, "&<>\"'")):
+            return None
+        locations: Iterable[str] = on_disk
+        if len(on_disk) != n:
+            locations = [
+                str(p) if p is not None else f"skill://{raw}".strip()
+                for p, raw in zip(paths, raw_names, strict=True)
+            ]
+        head = len(_entry_text("agentskills", "", "", ""))
+        both = map(operator.add, map(len, names), map(len, locations))
+        fixed = list(map(head.__add__, both))
+        separator = 0
+    else:
+        if fmt == "skills" and ("<" in "".join(names) or "<" in "".join(texts)):
+            return None
+        locations = repeat("", n)
+        fixed = list(map((2).__add__, map(len, names)))
+        separator = 2
+    lengths = list(map(len, texts))
+    capped: Iterable[bool] = repeat(False, n)
+    if 0 < entry_cap < max(lengths, default=0):
+        capped = [False] * n
+        for i, length in enumerate(lengths):
+            if length > entry_cap:
+                capped[i] = True
+                texts[i] = shorten(texts[i], entry_cap)
+                lengths[i] = len(texts[i])
+    if 0 in lengths:
+        full = [f + t + separator if t else f for f, t in zip(fixed, lengths, strict=True)]
+    else:
+        full = list(map(operator.add, fixed, map(separator.__add__, lengths)))
+    del lengths
+    sources = list(map(_source_attr, visible))
+    rank_of = {
+        key: _source_rank(src)
+        for key, src in dict(zip(map(id, sources), sources, strict=True)).items()
+    }
+    ranks = map(rank_of.__getitem__, map(id, sources))
+    priority = map(_priority_attr, visible)
+    return list(
+        zip(names, texts, locations, priority, fixed, full, capped, range(n), ranks, strict=True)
+    )
+
+
 def _make_entries(
     fmt: str, visible: list[Skill], entry_cap: int
 ) -> tuple[list[_Entry], list[str], list[int]]:
@@ -400,9 +537,13 @@ def _make_entries(
 
     Text that is printable and holds no double space only needs its ends stripped
     (what :func:`neutralise` does for it); anything else goes through
-    :func:`neutralise`. ``ties`` are the positions whose sort key equals the one
+    :func:`neutralise`. A list whose every value is already neutral is done column by
+    column (:func:`_plain_entries`). ``ties`` are the positions whose sort key equals the one
     before (the same name and path given twice).
     """
+    fast = _plain_entries(fmt, visible, entry_cap)
+    if fast is not None:
+        return fast, [], []
     entries: list[_Entry] = []
     flagged: list[str] = []
     ties: list[int] = []
@@ -457,7 +598,7 @@ def _make_entries(
             location = ""
             fixed = 2 + len(name)
             full = fixed + len(text) + 2 if text else fixed
-        rank = origin_rank(skill)
+        rank = _source_rank(skill.source)
         entries.append((name, text, location, skill.priority, fixed, full, capped, index, rank))
         if bad:
             flagged.append(raw_name)
@@ -522,6 +663,26 @@ def _keep_key(entry: _Entry) -> tuple[int, int, int]:
     return entry[_RANK], -entry[_PRIORITY], entry[_INDEX]
 
 
+_name_of = operator.itemgetter(_NAME)
+_desc_of = operator.itemgetter(_DESC)
+_fixed_of = operator.itemgetter(_FIXED)
+_full_of = operator.itemgetter(_FULL)
+
+
+def _keep_order(entries: list[_Entry]) -> list[_Entry]:
+    """``entries`` (in listing order) sorted by :func:`_keep_key`: two stable sorts on
+    one field each (higher priority first, then who wrote it), none when every
+    entry has the same rank and priority."""
+    ranks = set(map(operator.itemgetter(_RANK), entries))
+    priorities = set(map(operator.itemgetter(_PRIORITY), entries))
+    if len(ranks) <= 1 and len(priorities) <= 1:
+        return list(entries)
+    order = sorted(entries, key=operator.itemgetter(_PRIORITY), reverse=True)
+    if len(ranks) > 1:
+        order.sort(key=operator.itemgetter(_RANK))
+    return order
+
+
 #: Entries tried above the bisection's answer: the notice line's length moves by
 #: less than their shortest possible length (4 characters each), so the largest
 #: count that fits is among them even where fitting is not monotonic.
@@ -541,13 +702,12 @@ def _degrade(
     entries, so it is the largest count that fits whatever the notice's
     length does.
     """
-    order = sorted(entries, key=_keep_key)
+    order = _keep_order(entries)
     n = len(order)
-    bare = [0]
-    has_desc = [0]
-    for e in order:
-        bare.append(bare[-1] + _bare_length(fmt, e))
-        has_desc.append(has_desc[-1] + (1 if e[_DESC] else 0))
+    bare = list(accumulate(map(_fixed_of, order), initial=0))
+    if fmt == "agentskills":
+        bare = [length - i * _XML_EMPTY_DESC for i, length in enumerate(bare)]
+    has_desc = list(accumulate(map(bool, map(_desc_of, order)), initial=0))
 
     def fits_bare(kept: int) -> bool:
         return _measure(fmt, bare[kept], kept, has_desc[kept], n - kept, budget, search) <= budget
@@ -617,8 +777,11 @@ def render_listing(
         )
     limit = DEFAULT_BUDGET if budget is None else max(0, int(budget))
     cap_each = ENTRY_CAP if entry_cap is None else max(0, int(entry_cap))
-    ordered = sorted(skills, key=sort_key)
-    visible = [s for s in ordered if not s.hidden]
+    ordered = _in_order(skills)
+    hidden_flags = list(map(_hidden_attr, ordered))
+    visible = ordered
+    if any(hidden_flags):
+        visible = list(compress(ordered, map(operator.not_, hidden_flags)))
     hidden = len(ordered) - len(visible)
     if not read_tool or not visible:
         reason = "no-read-tool" if not read_tool else "no-skills"
@@ -648,10 +811,10 @@ def render_listing(
     dropped: list[_Entry] = []
     cap: int | None = None
     if limit > 0:
-        full = sum(e[_FULL] for e in entries)
+        full = sum(map(_full_of, entries))
         if _measure(fmt, full, len(entries), 0, 0, limit, search_tool) > limit:
             described, bare, dropped = _degrade(fmt, entries, limit, search_tool)
-            named = sum(1 for e in bare if e[_DESC])
+            named = sum(map(bool, map(_desc_of, bare)))
             rest = (sum(_bare_length(fmt, e) for e in bare), len(bare), named, len(dropped))
             cap = _best_cap(fmt, described, rest, limit, search_tool) if described else None
     kept = sorted(described + bare, key=_by_index) if described is not entries else entries
@@ -672,7 +835,7 @@ def render_listing(
             shortened.append(e[_NAME])
         if e[_CAPPED]:
             capped.append(e[_NAME])
-    dropped_names = tuple(e[_NAME] for e in dropped)
+    dropped_names = tuple(map(_name_of, dropped))
     if not kept:
         return _left_out(limit, len(visible), dropped_names, hidden, flagged, cap_each)
     head, tail = _frame(fmt)
@@ -698,6 +861,16 @@ def render_listing(
 
 
 _by_index = operator.itemgetter(_INDEX)
+
+
+def _in_order(skills: Iterable[Skill]) -> list[Skill]:
+    """``skills`` sorted by :func:`~skillpath.model.sort_key`: by the folded name
+    alone when no two names fold alike (then the rest of the key never decides)."""
+    items = list(skills)
+    folded = list(map(str.casefold, map(_name_attr, items)))
+    if len(set(folded)) != len(items):
+        return sorted(items, key=sort_key)
+    return list(map(items.__getitem__, sorted(range(len(items)), key=folded.__getitem__)))
 
 
 def _left_out(
