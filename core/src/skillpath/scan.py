@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import re
-import stat
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from skillpath._rootlist import _link_is_dir, _list_root
 from skillpath.cache.memo import ScanMemo, open_scan_memo
 from skillpath.frontmatter import (
     WHOLE_BYTES,
@@ -41,16 +41,14 @@ from skillpath.model import (
 )
 from skillpath.paragraph import first_paragraph, has_text
 from skillpath.safety import is_inside, outside_area, project_area
+from skillpath.survey import SKILL_FILE as _SURVEY_SKILL_FILE
 from skillpath.survey import (
-    _SURVEY_SKIP,
     Survey,
     near_miss_roots,
     note_flat_file,
     note_nested,
 )
-from skillpath.survey import SKILL_FILE as _SURVEY_SKILL_FILE
 from skillpath.survey import child_path as _child
-from skillpath.survey import describe_scan_error as _describe_oserror
 from skillpath.textguard import strip_invisible, text_findings
 
 __all__ = [
@@ -802,99 +800,6 @@ def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[P
         base_dir._str = folder  # type: ignore[attr-defined]
         path._str = skill_path  # type: ignore[attr-defined]
     return base_dir, path
-
-
-def _list_root(
-    root: str, src: SkillSource, diags: list[Diagnostic], memo: ScanMemo
-) -> tuple[tuple[str, str], ...] | None:
-    """The candidate entries of ``root`` as ``(name, kind)``, sorted; ``None`` when
-    the root is missing (silent) or unreadable (a diagnostic).
-
-    ``kind`` is ``d`` (a directory), ``l`` (a symlink, resolved on every scan),
-    ``x`` (an entry that could not be inspected, retried on every scan) or ``f``
-    (a ``*.md`` file: not a skill, reported as ``not-a-skill``).
-    """
-    cached = memo.cached_listing()
-    if cached is False:
-        return None
-    if cached is not None:
-        return cached  # type: ignore[return-value]
-    try:
-        with os.scandir(root) as it:
-            found = sorted(it, key=lambda e: e.name)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        diags.append(
-            Diagnostic(
-                "error",
-                "unreadable-root",
-                f"cannot scan skills root: {_describe_oserror(exc)}",
-                Path(root),
-                None,
-                src.provider,
-            )
-        )
-        return None
-    entries: list[tuple[str, str]] = []
-    for entry in found:
-        name = entry.name
-        if name.startswith("."):
-            if name not in _SURVEY_SKIP:
-                try:
-                    if entry.is_dir():
-                        entries.append((name, "h"))
-                except OSError:
-                    pass
-            continue
-        if entry.is_symlink():
-            entries.append((name, "l"))
-            continue
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            entries.append((name, "x"))
-            continue
-        if is_dir:
-            entries.append((name, "d"))
-        elif name[-3:].lower() == ".md":
-            entries.append((name, "f"))
-    listing = tuple(entries)
-    memo.store_listing(listing)
-    return listing
-
-
-def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -> bool:
-    """Resolve a symlinked (``l``) or uninspectable (``x``) entry; report broken ones."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        if kind == "l":
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "broken-symlink",
-                    f"skill entry skipped: dangling symlink -> {os.readlink(path)}",
-                    Path(path),
-                    None,
-                    provider,
-                )
-            )
-        return False
-    except OSError as exc:
-        link = kind == "l"
-        diags.append(
-            Diagnostic(
-                "warning" if link else "error",
-                "broken-symlink" if link else "unreadable-entry",
-                f"cannot inspect: {_describe_oserror(exc)}",
-                Path(path),
-                None,
-                provider,
-            )
-        )
-        return False
-    return stat.S_ISDIR(st.st_mode)
 
 
 def load_skills_from_dir(
