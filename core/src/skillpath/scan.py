@@ -49,7 +49,7 @@ from skillpath.survey import (
     note_nested,
 )
 from skillpath.survey import child_path as _child
-from skillpath.textguard import strip_invisible, text_findings
+from skillpath.textguard import name_refusal, strip_invisible, text_findings
 
 __all__ = [
     "SKILL_FILE",
@@ -612,6 +612,22 @@ def scan_skills_dir(
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
+        why = name_refusal(name)
+        if why is not None:
+            # a folder found only by its exact name, which reads as another (a bidi
+            # override) or as a neighbour's (a zero-width space): never entered
+            memo.partial()
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "invalid-name",
+                    f"skill folder skipped: its name holds {why}",
+                    Path(folder),
+                    None,
+                    provider,
+                )
+            )
+            continue
         if kind != "d":
             if kind != "l":
                 memo.partial()  # an entry not inspected when listed: every time
