@@ -25,7 +25,7 @@ from skillpath.frontmatter import (
     WHOLE_BYTES,
     LinkedOutside,
     _head_of,
-    _parse_frontmatter,
+    _parse_parts,
     _read_head_linked,
     frontmatter_values,
     normalize_key,
@@ -130,10 +130,11 @@ def _derive(
     source: SkillSource,
     path: Path | None,
     require_description: bool,
-    body_hint: str | None,
+    body_hint: str | bytes | None,
     diags: list[Diagnostic],
 ) -> tuple[dict[str, Any] | None, str, str]:
-    """Everything :func:`build_skill` decides, as plain data.
+    """Everything :func:`build_skill` decides, as plain data (``body_hint`` as
+    :func:`~skillpath.frontmatter._parse_parts` gives it: ``bytes`` are ASCII).
 
     Returns the :class:`Frontmatter` keyword arguments (``None`` when the skill
     is skipped), the name and the description; diagnostics go to ``diags``.
@@ -188,7 +189,9 @@ def _derive(
                 )
             )
             return None, name, ""
-        description = first_paragraph(body_hint)
+        if type(body_hint) is bytes:
+            body_hint = body_hint.decode("ascii")
+        description = first_paragraph(body_hint)  # type: ignore[arg-type]
     for code, message in text_findings(name, description):
         diags.append(Diagnostic("warning", code, message, path, None, provider))
     if not description.isascii():
@@ -354,7 +357,7 @@ def _read_record(
                 "warning", "empty-skill-file", "the file is empty", path, None, source.provider
             )
         )
-    data, body, _line, _fenced, parse_diags, _rep, _rec, unclosed = _parse_frontmatter(head, path)
+    data, body, _line, _fenced, parse_diags, _rep, _rec, unclosed = _parse_parts(head, path)
     if parse_diags:
         diags.extend(attrs.evolve(d, provider=source.provider) for d in parse_diags)
         if any(d.level == "error" for d in parse_diags):
@@ -612,7 +615,7 @@ def scan_skills_dir(
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
-        why = name_refusal(name)
+        why = None if name.isprintable() else name_refusal(name)
         if why is not None:
             # a folder found only by its exact name, which reads as another (a bidi
             # override) or as a neighbour's (a zero-width space): never entered
