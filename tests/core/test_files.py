@@ -125,9 +125,9 @@ def test_describe_oserror(exc: OSError, reason: str) -> None:
 
 
 def test_the_core_and_the_providers_share_one_describe_oserror() -> None:
-    from skillpath import scan
+    from skillpath import _rootlist
 
-    assert scan._describe_oserror is describe_oserror
+    assert _rootlist._describe_oserror is describe_oserror
     root = Path(__file__).resolve().parents[2]
     sources = [*(root / "core" / "src").rglob("*.py"), *(root / "providers").glob("*/src/**/*.py")]
     copies = [

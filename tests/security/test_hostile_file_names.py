@@ -305,3 +305,45 @@ def test_a_pack_member_with_a_refused_name_is_neither_listed_nor_written(
         assert written == ["SKILL.md", "references", "references/ok.md"]
     finally:
         clear_bundled_skills()
+
+
+@pytest.mark.parametrize(
+    "folder_name",
+    [
+        "report\u202egpj.exe",  # a bidi override: the listing reads another name
+        "deploy\u200b",  # a zero-width space: two folders that look the same
+        "\u2066safe\u2069",  # bidi isolates around a harmless-looking name
+        "tool\U000e0041\U000e0042",  # tag characters: text a model reads, a reader does not
+    ],
+)
+@pytest.mark.parametrize("with_name", [True, False])
+def test_a_skill_folder_whose_own_name_is_invisible_is_refused_by_the_scan(
+    tmp_path: Path, folder_name: str, with_name: bool
+) -> None:
+    # an attacker names the folder itself; the frontmatter name, when there is one,
+    # is clean, so nothing but the folder name gives the trick away
+    from skillpath import SkillSource, scan_skills_dir
+
+    root = tmp_path / "skills"
+    (root / "fine").mkdir(parents=True)
+    (root / "fine" / "SKILL.md").write_text(
+        "---\ndescription: A plain skill.\n---\nBody.\n", encoding="utf-8"
+    )
+    folder = root / folder_name
+    folder.mkdir()
+    head = "name: innocent\n" if with_name else ""
+    (folder / "SKILL.md").write_text(
+        f"---\n{head}description: Looks harmless.\n---\nBody.\n", encoding="utf-8"
+    )
+    link = root / f"link{folder_name}"
+    link.symlink_to(folder, target_is_directory=True)
+    res = scan_skills_dir(root, SkillSource("custom", "user", root))
+    assert [s.name for s in res.skills] == ["fine"]
+    refusals = [d for d in res.diagnostics if d.code == "invalid-name"]
+    assert sorted(str(d.path) for d in refusals) == sorted([str(folder), str(link)])
+    why = name_refusal(folder_name)
+    assert why is not None
+    for d in refusals:
+        assert d.level == "error"
+        assert why in d.message
+    assert len(res.diagnostics) == 2

@@ -292,6 +292,20 @@ _Parsed = tuple[Mapping[str, Any], str | None, int, bool, tuple[Diagnostic, ...]
 
 def _parse_frontmatter(content: bytes | str, path: Path | None) -> _Parsed:
     """:func:`parse_frontmatter`, as the tuple of the fields of its result."""
+    data, body, line, fenced, diags, repaired, recovered, unclosed = _parse_parts(content, path)
+    if type(body) is bytes:
+        body = body.decode("ascii")
+    return data, body, line, fenced, diags, repaired, recovered, unclosed  # type: ignore[return-value]
+
+
+def _parse_parts(
+    content: bytes | str, path: Path | None
+) -> tuple[
+    Mapping[str, Any], str | bytes | None, int, bool, tuple[Diagnostic, ...], bool, bool, bool
+]:
+    """:func:`_parse_frontmatter` with the body of a fenced file left undecoded when it
+    is ASCII (``bytes``: decoding cannot fail, so there is no diagnostic to give;
+    the scan decodes it only when a missing description needs its first paragraph)."""
     diags: list[Diagnostic] = []
     try:
         raw = content.encode("utf-8", "surrogatepass") if isinstance(content, str) else content
@@ -329,10 +343,10 @@ def _parse_frontmatter(content: bytes | str, path: Path | None) -> _Parsed:
         text = _decode(fm_raw, path, diags).replace("\r\n", "\n")
         mode: list[str] = []
         data = _load_mapping(text, path, diags, mode)
-        body = _decode(rest, path, diags)
+        kept: str | bytes = rest if rest.isascii() else _decode(rest, path, diags)
         return (
             data,
-            body,
+            kept,
             body_line,
             True,
             tuple(diags),
@@ -350,10 +364,12 @@ def _load_mapping(
 ) -> dict[str, Any]:
     """The frontmatter mapping of ``text``; ``mode`` gets ``repaired`` or
     ``recovered`` when a lenient path was needed."""
+    simple = parse_simple(text)
+    if simple:  # the common case: exactly what pyyaml would return
+        return simple
     if not text.strip():
         return {}
-    simple = parse_simple(text)
-    if simple is not None:  # the common case: exactly what pyyaml would return
+    if simple is not None:
         return simple
     repaired = _plainly_repaired(text)
     if repaired is not None:
@@ -570,6 +586,36 @@ def _as_list(value: Any, *, split_spaces: bool = False) -> tuple[str, ...]:
     return (str(value),)
 
 
+#: What :func:`frontmatter_values` does with the keys of a mapping, by the keys in
+#: their order (a handful of key sets recur across a corpus): see :func:`_plan`.
+_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]] = {}
+
+
+def _plan(
+    keys: tuple[str, ...],
+) -> tuple[tuple[str, ...], tuple[tuple[str, str, int], ...]]:
+    """``(extra keys, fields)`` for a mapping with ``keys``: the keys that are no field,
+    in their order, and ``(field, key, kind)`` for each field present, in the fixed
+    order (booleans, strings, lists, hooks, metadata) that decides the order of the
+    diagnostics; ``key`` is the field's last spelling in the file (the one whose
+    value stands)."""
+    extra: list[str] = []
+    written: dict[str, str] = {}  # field -> the key as the file spells it
+    for key in keys:
+        norm = _NORMALIZED.get(key) or normalize_key(key)
+        if norm not in _FIELDS:
+            extra.append(key)
+            continue
+        written[norm] = key
+    fields = tuple(
+        (fname, written[fname], _KIND[fname]) for fname in sorted(written, key=_RANK.__getitem__)
+    )
+    plan = (tuple(extra), fields)
+    if len(_PLANS) < 1024 and len(keys) <= 32 and sum(map(len, keys)) <= 1024:
+        _PLANS[keys] = plan  # bounded: a hostile corpus of odd keys keeps little
+    return plan
+
+
 def to_frontmatter(
     data: Mapping[str, Any], path: Path | None = None
 ) -> tuple[Frontmatter, list[Diagnostic]]:
@@ -591,22 +637,15 @@ def frontmatter_values(
     store it and rebuild the record without redoing the checks.
     """
     diags: list[Diagnostic] = []
-    values: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    written: dict[str, str] = {}  # field -> the key as the file spells it
-    for key, value in data.items():
-        norm = _NORMALIZED.get(key) or normalize_key(key)  # nearly always known
-        if norm not in _FIELDS:
-            extra[key] = value
-            continue
-        values[norm] = value
-        written[norm] = key
+    keys = tuple(data)
+    plan = _PLANS.get(keys)
+    if plan is None:
+        plan = _plan(keys)
+    extra_keys, fields = plan
+    extra = {key: data[key] for key in extra_keys} if extra_keys else {}
     out: dict[str, Any] = {}
-    # the fields present, in the fixed order (booleans, strings, lists, hooks,
-    # metadata) that decides the order of the diagnostics
-    for fname in sorted(values, key=_RANK.__getitem__) if len(values) > 1 else values:
-        v = values[fname]
-        kind = _KIND[fname]
+    for fname, key, kind in fields:
+        v = data[key]
         if kind == _BOOL:
             default = fname == "user_invocable"
             b = coerce_bool(v, default)
@@ -615,7 +654,7 @@ def frontmatter_values(
                     Diagnostic(
                         "warning",
                         "frontmatter-bad-value",
-                        f"'{written[fname]}' must be a boolean, got {v!r}; using {default}",
+                        f"'{key}' must be a boolean, got {v!r}; using {default}",
                         path,
                     )
                 )
@@ -634,7 +673,7 @@ def frontmatter_values(
                     Diagnostic(
                         "warning",
                         "frontmatter-bad-value",
-                        f"'{written[fname]}' must be a string, got a {type(v).__name__}; ignored",
+                        f"'{key}' must be a string, got a {type(v).__name__}; ignored",
                         path,
                     )
                 )
@@ -650,7 +689,7 @@ def frontmatter_values(
                     Diagnostic(
                         "warning",
                         "frontmatter-bad-value",
-                        f"'{written[fname]}' must be a mapping",
+                        f"'{key}' must be a mapping",
                         path,
                     )
                 )

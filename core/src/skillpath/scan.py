@@ -12,7 +12,6 @@ import contextlib
 import errno
 import os
 import re
-import stat
 import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -20,12 +19,13 @@ from typing import Any
 
 import attrs
 
+from skillpath._rootlist import _link_is_dir, _list_root
 from skillpath.cache.memo import ScanMemo, open_scan_memo
 from skillpath.frontmatter import (
     WHOLE_BYTES,
     LinkedOutside,
     _head_of,
-    _parse_frontmatter,
+    _parse_parts,
     _read_head_linked,
     frontmatter_values,
     normalize_key,
@@ -41,17 +41,15 @@ from skillpath.model import (
 )
 from skillpath.paragraph import first_paragraph, has_text
 from skillpath.safety import is_inside, outside_area, project_area
+from skillpath.survey import SKILL_FILE as _SURVEY_SKILL_FILE
 from skillpath.survey import (
-    _SURVEY_SKIP,
     Survey,
     near_miss_roots,
     note_flat_file,
     note_nested,
 )
-from skillpath.survey import SKILL_FILE as _SURVEY_SKILL_FILE
 from skillpath.survey import child_path as _child
-from skillpath.survey import describe_scan_error as _describe_oserror
-from skillpath.textguard import strip_invisible, text_findings
+from skillpath.textguard import name_refusal, strip_invisible, text_findings
 
 __all__ = [
     "SKILL_FILE",
@@ -132,10 +130,11 @@ def _derive(
     source: SkillSource,
     path: Path | None,
     require_description: bool,
-    body_hint: str | None,
+    body_hint: str | bytes | None,
     diags: list[Diagnostic],
 ) -> tuple[dict[str, Any] | None, str, str]:
-    """Everything :func:`build_skill` decides, as plain data.
+    """Everything :func:`build_skill` decides, as plain data (``body_hint`` as
+    :func:`~skillpath.frontmatter._parse_parts` gives it: ``bytes`` are ASCII).
 
     Returns the :class:`Frontmatter` keyword arguments (``None`` when the skill
     is skipped), the name and the description; diagnostics go to ``diags``.
@@ -190,7 +189,9 @@ def _derive(
                 )
             )
             return None, name, ""
-        description = first_paragraph(body_hint)
+        if type(body_hint) is bytes:
+            body_hint = body_hint.decode("ascii")
+        description = first_paragraph(body_hint)  # type: ignore[arg-type]
     for code, message in text_findings(name, description):
         diags.append(Diagnostic("warning", code, message, path, None, provider))
     if not description.isascii():
@@ -356,7 +357,7 @@ def _read_record(
                 "warning", "empty-skill-file", "the file is empty", path, None, source.provider
             )
         )
-    data, body, _line, _fenced, parse_diags, _rep, _rec, unclosed = _parse_frontmatter(head, path)
+    data, body, _line, _fenced, parse_diags, _rep, _rec, unclosed = _parse_parts(head, path)
     if parse_diags:
         diags.extend(attrs.evolve(d, provider=source.provider) for d in parse_diags)
         if any(d.level == "error" for d in parse_diags):
@@ -614,6 +615,22 @@ def scan_skills_dir(
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
+        why = None if name.isprintable() else name_refusal(name)
+        if why is not None:
+            # a folder found only by its exact name, which reads as another (a bidi
+            # override) or as a neighbour's (a zero-width space): never entered
+            memo.partial()
+            diags.append(
+                Diagnostic(
+                    "error",
+                    "invalid-name",
+                    f"skill folder skipped: its name holds {why}",
+                    Path(folder),
+                    None,
+                    provider,
+                )
+            )
+            continue
         if kind != "d":
             if kind != "l":
                 memo.partial()  # an entry not inspected when listed: every time
@@ -802,99 +819,6 @@ def _skill_paths(root: Path, name: str, folder: str, skill_path: str) -> tuple[P
         base_dir._str = folder  # type: ignore[attr-defined]
         path._str = skill_path  # type: ignore[attr-defined]
     return base_dir, path
-
-
-def _list_root(
-    root: str, src: SkillSource, diags: list[Diagnostic], memo: ScanMemo
-) -> tuple[tuple[str, str], ...] | None:
-    """The candidate entries of ``root`` as ``(name, kind)``, sorted; ``None`` when
-    the root is missing (silent) or unreadable (a diagnostic).
-
-    ``kind`` is ``d`` (a directory), ``l`` (a symlink, resolved on every scan),
-    ``x`` (an entry that could not be inspected, retried on every scan) or ``f``
-    (a ``*.md`` file: not a skill, reported as ``not-a-skill``).
-    """
-    cached = memo.cached_listing()
-    if cached is False:
-        return None
-    if cached is not None:
-        return cached  # type: ignore[return-value]
-    try:
-        with os.scandir(root) as it:
-            found = sorted(it, key=lambda e: e.name)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        diags.append(
-            Diagnostic(
-                "error",
-                "unreadable-root",
-                f"cannot scan skills root: {_describe_oserror(exc)}",
-                Path(root),
-                None,
-                src.provider,
-            )
-        )
-        return None
-    entries: list[tuple[str, str]] = []
-    for entry in found:
-        name = entry.name
-        if name.startswith("."):
-            if name not in _SURVEY_SKIP:
-                try:
-                    if entry.is_dir():
-                        entries.append((name, "h"))
-                except OSError:
-                    pass
-            continue
-        if entry.is_symlink():
-            entries.append((name, "l"))
-            continue
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            entries.append((name, "x"))
-            continue
-        if is_dir:
-            entries.append((name, "d"))
-        elif name[-3:].lower() == ".md":
-            entries.append((name, "f"))
-    listing = tuple(entries)
-    memo.store_listing(listing)
-    return listing
-
-
-def _link_is_dir(path: str, kind: str, provider: str, diags: list[Diagnostic]) -> bool:
-    """Resolve a symlinked (``l``) or uninspectable (``x``) entry; report broken ones."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        if kind == "l":
-            diags.append(
-                Diagnostic(
-                    "warning",
-                    "broken-symlink",
-                    f"skill entry skipped: dangling symlink -> {os.readlink(path)}",
-                    Path(path),
-                    None,
-                    provider,
-                )
-            )
-        return False
-    except OSError as exc:
-        link = kind == "l"
-        diags.append(
-            Diagnostic(
-                "warning" if link else "error",
-                "broken-symlink" if link else "unreadable-entry",
-                f"cannot inspect: {_describe_oserror(exc)}",
-                Path(path),
-                None,
-                provider,
-            )
-        )
-        return False
-    return stat.S_ISDIR(st.st_mode)
 
 
 def load_skills_from_dir(
