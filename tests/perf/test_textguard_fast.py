@@ -82,3 +82,36 @@ def test_description_findings_equal_every_pattern_run(text: str) -> None:
     assert bool(warned) is bool(labels)
     if labels:
         assert "; ".join(labels) in warned[0]
+
+
+def _published_texts() -> list[str]:
+    """The names, descriptions and bodies of the published skills kept as fixtures, and
+    the descriptions of the security tests' frozen texts."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1]
+    texts: list[str] = []
+    for path in sorted((here / "fixtures" / "realworld").rglob("SKILL.md")):
+        text = path.read_text(encoding="utf-8")
+        texts.append(text)
+        texts.extend(text.splitlines())
+    for path in sorted((here / "security").glob("test_textguard*.py")):
+        texts.extend(path.read_text(encoding="utf-8").splitlines())
+    return texts
+
+
+def test_the_keyword_shortcut_never_skips_a_hit_in_published_texts() -> None:
+    # the candidate patterns of a text holding one keyword are those it covers: over
+    # every line of the published skills (and each whole file), the answer is the
+    # one every pattern run gives
+    texts = _published_texts()
+    assert len(texts) > 500
+    for text in texts:
+        assert textguard.suspicious_phrases(text) == _reference_phrases(text), text
+        assert textguard.suspicious_phrases(text.lower()) == _reference_phrases(text.lower())
+
+
+def test_each_keyword_runs_every_pattern_it_covers() -> None:
+    for word in textguard._MIN_KEYWORDS:
+        expected = [r[0] for r in textguard._SUSPICIOUS_RUN if word in r[1]]
+        assert [r[0] for r in textguard._RUN_BY_KEYWORD[word]] == expected, word

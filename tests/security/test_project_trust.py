@@ -360,6 +360,23 @@ def test_trusted_section_keeps_the_users_values(isolated_env: Env) -> None:
     assert dict(settings.trusted_section("policy")) == {"deny": [], "footer": "f", "extra": 1}
 
 
+def test_trusted_section_is_resolved_once(isolated_env: Env) -> None:
+    """Asked once per skill (the scan's checks, plugins' filters): the same mapping each
+    time, and settings made from these (``attrs.evolve``) resolve their own."""
+    import attrs
+
+    _user_config(isolated_env, '[policy]\ndeny = ["x-*"]\n')
+    _project_config(isolated_env, "[policy]\ndeny = []\n")
+    sw_home = isolated_env.home / ".skillpath"
+    settings, _ = load_settings(sw_home, isolated_env.project, home=isolated_env.home)
+    first = settings.trusted_section("policy")
+    assert settings.trusted_section("policy") is first
+    assert dict(first) == {"deny": ["x-*"]}
+    other = attrs.evolve(settings, trusted_data=None)
+    assert dict(other.trusted_section("policy")) == {"deny": []}
+    assert dict(settings.trusted_section("policy")) == {"deny": ["x-*"]}
+
+
 def test_arguments_may_trust_a_project(isolated_env: Env) -> None:
     _project_config(isolated_env, '[shell]\nlevels = ["project"]\n')
     settings, diags = load_settings(

@@ -325,6 +325,11 @@ class Settings:
     _sections: dict[str, tuple[int, Mapping[str, Any]]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False, hash=False
     )
+    # trusted_section() is called once per skill too (the scan's checks, plugins'
+    # filters): memoised the same way
+    _trusted_sections: dict[str, tuple[int, Mapping[str, Any]]] = attrs.field(
+        factory=dict, init=False, eq=False, repr=False, hash=False
+    )
 
     def get(self, section: str, key: str, default: Any = None) -> Any:
         """The value of ``[section] key``, or the schema default, or ``default``."""
@@ -369,10 +374,16 @@ class Settings:
         For plugins' own sections whose keys a cloned repository must not set
         (or loosen). Settings built in code have no record: ``data`` is used.
         """
+        spec = self.spec(section)
+        cached = self._trusted_sections.get(section)
+        if cached is not None and cached[0] == len(spec):
+            return cached[1]
         source = self.data if self.trusted_data is None else self.trusted_data
-        out = {k: s.default for k, s in self.spec(section).items()}
+        out = {k: s.default for k, s in spec.items()}
         out.update(source.get(section, {}))
-        return MappingProxyType(out)
+        view = MappingProxyType(out)
+        self._trusted_sections[section] = (len(spec), view)
+        return view
 
     def spec(self, section: str) -> Mapping[str, SettingSpec]:
         """The keys of ``section``: skillpath's own, or a plugin's declared section

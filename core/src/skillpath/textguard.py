@@ -244,6 +244,10 @@ assert all(_COVER.values())
 _SUSPICIOUS_RUN = [
     (label, _COVER[label], words, also, rx) for label, words, also, rx in _SUSPICIOUS_RE
 ]
+# the patterns a text holding one keyword alone can match, in the order of
+# _SUSPICIOUS_RUN: the usual text that holds any keyword holds one ("the user"),
+# and then only the patterns it covers are looked at, not every one
+_RUN_BY_KEYWORD = {m: [r for r in _SUSPICIOUS_RUN if m in r[1]] for m in _MIN_KEYWORDS}
 
 
 def confusable_skeleton(text: str) -> str:
@@ -284,11 +288,14 @@ def suspicious_phrases(text: str) -> list[str]:
     if not found:
         return []
     plain = folded.isascii()
+    if len(found) == 1:
+        run = _RUN_BY_KEYWORD[found[0]]
+    else:
+        run = [r for r in _SUSPICIOUS_RUN if not r[1].isdisjoint(found)]
     return [
         label
-        for label, cover, words, also, rx in _SUSPICIOUS_RUN
-        if not cover.isdisjoint(found)
-        and any(w in low for w in words)
+        for label, _cover, words, also, rx in run
+        if any(w in low for w in words)
         and not (plain and also and not any(w in low for w in also))
         and _pattern(label, rx).search(folded)
     ]

@@ -138,17 +138,26 @@ def skill_entries(
         findings if findings is not None else [()] * len(skills)
     )
 
+    # the text between the values, made once (not interpolated for every skill)
+    k_base = f'{{\n{deep}"base_dir": '
+    k_description = f',\n{deep}"description": '
+    k_hidden = f",{empty}\n{deep}\"hidden\": "
+    k_level = f',\n{deep}"level": '
+    k_name = f',\n{deep}"name": '
+    k_path = f',\n{deep}"path": '
+    k_provider = f',\n{deep}"provider": '
+    k_end = f"\n{pad}}}"
+
     def text(skill: Skill) -> str:
         path, base, src = skill.path, skill.base_dir, skill.source
         return (
-            f'{{\n{deep}"base_dir": {"null" if base is None else enc(str(base))},'
-            f'\n{deep}"description": {enc(skill.description)},{empty}'
-            f'\n{deep}"hidden": {"true" if skill.hidden else "false"},'
-            f'\n{deep}"level": {enc(src.level)},'
-            f'\n{deep}"name": {enc(skill.name)},'
-            f'\n{deep}"path": {"null" if path is None else enc(str(path))},'
-            f'\n{deep}"provider": {enc(src.provider)}'
-            f"\n{pad}}}"
+            f'{k_base}{"null" if base is None else enc(str(base))}'
+            f"{k_description}{enc(skill.description)}"
+            f'{k_hidden}{"true" if skill.hidden else "false"}'
+            f"{k_level}{enc(src.level)}"
+            f"{k_name}{enc(skill.name)}"
+            f'{k_path}{"null" if path is None else enc(str(path))}'
+            f"{k_provider}{enc(src.provider)}{k_end}"
         )
 
     out: list[Any] = []

@@ -145,7 +145,11 @@ def _nested_files(root: Path) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
 
         seen: list[str] = []
         files = codex_skill_files(root, seen)
-        nested = tuple(f for f in files if len(f.relative_to(root).parts) > 2)
+        # below the first level: two separators after ``root/`` (a string test: the
+        # walk's paths all start with ``root``'s text, and a root of thousands of
+        # skills made a relative path of each)
+        cut = len(os.path.join(top, ""))
+        nested = tuple(f for f in files if os.fspath(f).count(os.sep, cut) > 1)
         return (nested, tuple(Path(p) for p in seen if p != top)), seen
 
     return kept_while_unchanged((PROVIDER_ID, "nested", os.fspath(root)), walk)
