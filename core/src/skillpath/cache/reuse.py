@@ -159,6 +159,7 @@ class RootMemo:
         "area",
         "armed",
         "entries",
+        "link_groups",
         "links",
         "listing",
         "result",
@@ -189,6 +190,11 @@ class RootMemo:
         self.armed = armed
         #: names of entries checked by ``stat`` even while armed (through a symlink)
         self.links: tuple[str, ...] = ()
+        #: those of ``links`` vouched for by the folder that holds their targets:
+        #: ``(that folder's path as the links reach it, its real path, its (st_dev,
+        #: st_ino), names)``, taken after the watches were in place (see
+        #: :func:`skillpath.cache.memo.link_groups`)
+        self.link_groups: tuple[tuple[str, str, tuple[int, int], frozenset[str]], ...] = ()
 
 
 def get(key: tuple[Any, ...]) -> RootMemo | None:
