@@ -176,3 +176,68 @@ def test_a_command_line_list_looks_at_sys_path_once(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["diagnostics"] is not None
         assert proc.stderr.strip().splitlines()[-1] == "1", proc.stderr
+
+
+def test_a_session_sees_every_distribution_change_between_refreshes(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A watching session keeps the ``sys.path`` fingerprint between refreshes while no
+    event came; an install, an edit in place, a removal and a ``sys.path`` change are
+    each seen by the next refresh, which equals a load with every layer off."""
+    import shutil
+
+    from skillpath import SkillSession, load_skills
+    from skillpath.cache import entrypoints
+    from skillpath.cache import notify as _notify
+
+    from tests.conftest import SkillTree
+
+    tree = SkillTree(tmp_path / "tree")
+    tree.skill(".claude/skills", "plain")
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    taken: list[int] = []
+    real = entrypoints._fingerprint
+
+    def counting() -> tuple[Any, ...]:
+        taken.append(1)
+        return real()
+
+    monkeypatch.setattr(entrypoints, "_fingerprint", counting)
+    off = {"SKILLPATH_NO_INDEX": "1", "SKILLPATH_NO_REUSE": "1", "SKILLPATH_NO_SNAPSHOT": "1"}
+
+    def diags(res: Any) -> list[Any]:
+        return sorted(d.to_json()["message"] for d in res.diagnostics if "probe" in d.message)
+
+    s = SkillSession.open(tree.project, home=tree.home, env=tree.env)
+
+    def same_as_fresh() -> list[Any]:
+        fresh = load_skills(tree.project, home=tree.home, env={**tree.env, **off})
+        assert diags(s.result) == diags(fresh)
+        assert [x.to_json() for x in s.result.skills] == [x.to_json() for x in fresh.skills]
+        return diags(s.result)
+
+    s.refresh()
+    before = len(taken)
+    s.refresh()
+    if _notify.notifier() is not None:
+        assert len(taken) == before  # nothing changed: sys.path not looked at again
+    assert same_as_fresh() == []
+
+    info = install(site, "probe-pack", "1.0", {"probe": "probe_pack_one"}, "skillpath.packs")
+    s.refresh()
+    assert any("probe_pack_one" in m for m in same_as_fresh())
+    (info / "entry_points.txt").write_text("[skillpath.packs]\nprobe = probe_pack_two\n")
+    s.refresh()
+    got = same_as_fresh()
+    assert any("probe_pack_two" in m for m in got) and not any("pack_one" in m for m in got)
+    shutil.rmtree(info)
+    s.refresh()
+    assert same_as_fresh() == []
+    other = tmp_path / "other"
+    other.mkdir()
+    install(other, "probe-late", "1.0", {"late": "probe_pack_late"}, "skillpath.packs")
+    monkeypatch.syspath_prepend(str(other))
+    s.refresh()
+    assert any("probe_pack_late" in m for m in same_as_fresh())

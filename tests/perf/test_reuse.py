@@ -832,3 +832,104 @@ def test_an_entry_the_index_lost_is_read_again(proj: Project) -> None:
     assert "claude-new" in res.names and "claude-3" in res.names
     assert any(index_dir.iterdir())  # written again, whole
     assert snapshot(warm(proj)) == snapshot(res)
+
+
+# -- folder links vouched for by the folder holding their targets ------------------
+
+
+def _store(p: Project, base: Path, names: tuple[str, ...], text: str) -> None:
+    for name in names:
+        (base / name).mkdir(parents=True, exist_ok=True)
+        (base / name / "SKILL.md").write_text(skill_md(f"{text} {name}."))
+
+
+def _linked_store(p: Project) -> tuple[Path, Path]:
+    """A project store and a user store, each linked into a root as ``npx skills``
+    links (relative links in the project, absolute ones in the home folder)."""
+    store = p.project / ".store" / "skills"
+    _store(p, store, ("s-a", "s-b"), "Stored")
+    root = p.project / ".agents/skills"
+    for name in ("s-a", "s-b"):
+        (root / name).symlink_to(os.path.relpath(store / name, root), True)
+    ustore = p.tmp / "ustore" / "skills"
+    _store(p, ustore, ("u-a", "u-b"), "User stored")
+    for name in ("u-a", "u-b"):
+        (p.home / ".claude/skills" / name).symlink_to(ustore / name, True)
+    return store, ustore
+
+
+def _swap_store_parent(store: Path, a: str, b: str) -> None:
+    """The store's parent renamed and a new one, same path, other skills put in place:
+    no watched folder has an event."""
+    parent = store.parent
+    parent.rename(parent.with_name(parent.name + "-old"))
+    for name in (a, b):
+        (store / name).mkdir(parents=True, exist_ok=True)
+        (store / name / "SKILL.md").write_text(skill_md(f"Swapped {name}."))
+
+
+def _store_made_a_link(store: Path) -> None:
+    """The store's parent made a symlink to a copy elsewhere (same skills, new real path)."""
+    parent = store.parent
+    other = parent.with_name(parent.name + "-v2")
+    shutil.copytree(parent, other, symlinks=True)
+    for md in other.glob("skills/*/SKILL.md"):
+        md.write_text(md.read_text().replace("tored", "tored v2"))
+    shutil.rmtree(parent)
+    parent.symlink_to(other, True)
+
+
+def _target_replaced(store: Path, a: str, _b: str) -> None:
+    """The target folder renamed away and another folder put in its place."""
+    (store / a).rename(store / f".{a}.old")
+    (store / a).mkdir()
+    (store / a / "SKILL.md").write_text(skill_md(f"Replaced {a}."))
+
+
+LINK_CHANGES = {
+    "target edited": lambda store, a, _b: (store / a / "SKILL.md").write_text(
+        skill_md("Edited through the link.")
+    ),
+    "target deleted": lambda store, _a, b: shutil.rmtree(store / b),
+    "target renamed and another put in place": _target_replaced,
+    "store parent swapped": lambda store, a, b: _swap_store_parent(store, a, b),
+    "store parent made a symlink": lambda store, _a, _b: _store_made_a_link(store),
+}
+
+
+@pytest.mark.parametrize("where", ["project", "user"])
+@pytest.mark.parametrize("change", list(LINK_CHANGES))
+def test_links_vouched_for_by_their_target_folder_are_never_stale(
+    proj: Project, change: str, where: str
+) -> None:
+    store, ustore = _linked_store(proj)
+    s = open_session(proj)
+    assert s.refresh() == ()
+    same_as_fresh(proj, s)
+    if _notify.notifier() is not None:
+        grouped = {n for m in list(_reuse._SCANS.values()) for g in m.link_groups for n in g[3]}
+        assert {"s-a", "s-b", "u-a", "u-b"} <= grouped
+    before = snapshot(s.result)
+    if where == "project":
+        LINK_CHANGES[change](store, "s-a", "s-b")
+    else:
+        LINK_CHANGES[change](ustore, "u-a", "u-b")
+    assert s.refresh() != ()
+    assert snapshot(s.result) != before
+    same_as_fresh(proj, s)
+    assert s.refresh() == ()
+    same_as_fresh(proj, s)
+
+
+def test_a_link_retargeted_in_its_root_is_seen_by_a_watching_session(proj: Project) -> None:
+    store, _ustore = _linked_store(proj)
+    _store(proj, store, ("s-c",), "Third")
+    s = open_session(proj)
+    assert s.refresh() == ()
+    link = proj.project / ".agents/skills/s-a"
+    tmp = link.with_name(".s-a.tmp")
+    tmp.symlink_to(os.path.relpath(store / "s-c", link.parent), True)
+    os.replace(tmp, link)
+    assert s.refresh() != ()
+    same_as_fresh(proj, s)
+    assert s.refresh() == ()

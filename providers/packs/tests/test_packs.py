@@ -472,3 +472,68 @@ def test_package_files_is_what_importlib_resources_answers(
     assert type(ours_error.value) is type(theirs_error.value)
     with pytest.raises(ModuleNotFoundError):
         _package_files("pf_missing")
+
+
+def test_a_session_refresh_sees_every_change_of_a_pack(world: World) -> None:
+    """A pack is kept in-process between refreshes while its files are unchanged; an
+    edit, a new skill folder (its SKILL.md written later), a new file, a deleted
+    folder and a second distribution are each seen, equal to a load with every
+    layer off."""
+    import shutil
+
+    from skillpath.cache import reuse
+
+    pkg = unique("keptpack")
+    world.dist(
+        "kept-pack",
+        "1.0",
+        {"kept": pkg},
+        {f"{pkg}/__init__.py": "", f"{pkg}/alpha/SKILL.md": skill_md("Alpha one.")},
+    )
+    env = {**world.env, "SKILLPATH_INDEX_RACY_MS": "0"}
+    off = {**env, "SKILLPATH_NO_INDEX": "1", "SKILLPATH_NO_REUSE": "1"}
+    s = SkillSession.open(world.project, home=world.home, env=env)
+
+    def same_as_fresh() -> dict[str, str]:
+        fresh = load_skills(world.project, home=world.home, env=off)
+        assert [x.to_json() for x in s.result.skills] == [x.to_json() for x in fresh.skills]
+        assert [d.to_json() for d in s.result.diagnostics] == [
+            d.to_json() for d in fresh.diagnostics
+        ]
+        mine = ("alpha", "beta", "gamma")
+        return {x.name: x.description for x in s.result.skills if x.name in mine}
+
+    assert s.refresh() == ()
+    before = reuse.stats.get("values_reused", 0)
+    assert s.refresh() == ()
+    assert reuse.stats.get("values_reused", 0) > before  # kept, not rebuilt
+    assert same_as_fresh() == {"alpha": "Alpha one."}
+    folder = world.site / pkg
+    (folder / "alpha" / "SKILL.md").write_text(skill_md("Alpha two."))
+    s.refresh()
+    assert same_as_fresh() == {"alpha": "Alpha two."}
+    (folder / "beta").mkdir()
+    s.refresh()
+    same_as_fresh()
+    (folder / "beta" / "SKILL.md").write_text(skill_md("Beta."))
+    s.refresh()
+    assert same_as_fresh() == {"alpha": "Alpha two.", "beta": "Beta."}
+    (folder / "alpha" / "notes").mkdir()
+    (folder / "alpha" / "notes" / "n.md").write_text("note\n")
+    s.refresh()
+    same_as_fresh()
+    (folder / "alpha" / "notes" / "n.md").write_text("note, longer\n")
+    s.refresh()
+    same_as_fresh()
+    shutil.rmtree(folder / "alpha")
+    s.refresh()
+    assert same_as_fresh() == {"beta": "Beta."}
+    other = unique("laterpack")
+    world.dist(
+        "later-pack",
+        "1.0",
+        {"later": other},
+        {f"{other}/__init__.py": "", f"{other}/gamma/SKILL.md": skill_md("Gamma.")},
+    )
+    s.refresh()
+    assert same_as_fresh() == {"beta": "Beta.", "gamma": "Gamma."}

@@ -166,8 +166,62 @@ def _load_fingerprint() -> tuple[Any, ...]:
         return _fingerprint()
     found: tuple[Any, ...] | None = idx.entry_points_fingerprint
     if found is None:
-        found = idx.entry_points_fingerprint = _fingerprint()
+        found = idx.entry_points_fingerprint = (
+            _watched_fingerprint() if idx.reuse else _fingerprint()
+        )
     return found
+
+
+def _path_folders() -> list[str] | None:
+    """The folders whose entries :func:`_fingerprint` lists: each folder of ``sys.path``,
+    and for an entry that does not exist the folder that would hold it; ``None`` when an
+    entry is a file (a zip file, written in place) or nothing holds a missing one."""
+    out: list[str] = []
+    for entry in sys.path:
+        where = os.path.abspath(entry or ".")
+        if os.path.isdir(where):
+            out.append(where)
+        elif os.path.lexists(where):
+            return None
+        else:
+            parent = os.path.dirname(where)
+            if not os.path.isdir(parent):
+                return None
+            out.append(parent)
+    return list(dict.fromkeys(out))
+
+
+def _metadata_folders(fingerprint: tuple[Any, ...]) -> list[str]:
+    """The metadata folders :func:`_fingerprint` read an ``entry_points.txt`` in (or
+    looked for one)."""
+    out: list[str] = []
+    for item in fingerprint:
+        if len(item) != 2 or not isinstance(item[1], tuple):
+            continue
+        where = os.path.abspath(item[0] or ".")
+        for info in item[1]:
+            path = os.path.join(where, info[0])
+            if os.path.isdir(path):
+                out.append(path)
+    return out
+
+
+def _watched_fingerprint() -> tuple[Any, ...]:
+    """:func:`_fingerprint`, kept in this process while ``sys.path`` and the working
+    folder are the same and no event came from the folders of ``sys.path`` (a
+    distribution installed or removed) or their metadata folders (an
+    ``entry_points.txt`` written): a session's refresh then lists nothing. Outside a
+    watching load (a command line) it is taken as before.
+    """
+    from skillpath.cache import reuse as _reuse
+
+    return _reuse.kept_while_watched(  # type: ignore[no-any-return]
+        "entry-points",
+        (tuple(sys.path), os.getcwd()),
+        _path_folders,
+        _fingerprint,
+        _metadata_folders,
+    )
 
 
 def _header(text: str | None, key: str) -> str | None:

@@ -34,10 +34,19 @@ from typing import Any, Protocol
 import attrs
 
 from skillpath.cache import index as _index
+from skillpath.cache import notify as _notify
 from skillpath.cache import replay as _replay
 from skillpath.cache import reuse as _reuse
 
-__all__ = ["RootReader", "ScanMemo", "file_key", "open_scan_memo", "realpath_cached"]
+__all__ = [
+    "RootReader",
+    "ScanMemo",
+    "file_key",
+    "link_groups",
+    "links_standing",
+    "open_scan_memo",
+    "realpath_cached",
+]
 
 _SEP_SKILL_FILE = os.sep + "SKILL.md"
 
@@ -162,8 +171,11 @@ class ScanMemo:
         if None not in changed:
             entries_kept = memo.entries
             parents = idx.realpaths
+            standing = links_standing(memo.link_groups)
             changed.update(
-                n for n in memo.links if not _link_unchanged(entries_kept[n], memo.area, parents)
+                n
+                for n in memo.links
+                if n not in standing and not _link_unchanged(entries_kept[n], memo.area, parents)
             )
         if not changed:
             _reuse.count("roots_reused")
@@ -179,11 +191,14 @@ class ScanMemo:
         # kept by a load that did not watch: a session's load watches it from now
         root = self._root
         routes = _watch(root, memo.entries) if _reuse.watch_requested() else None
+        # taken with the watches in place and before the check: a change after it
+        # shows in the check or in the groups on the next load
+        groups = link_groups(memo.entries) if routes is not None else ()
         if _unchanged(memo.entries, memo.area, idx.realpaths) and (
             routes is None or _root_key(root) == memo.root_key
         ):
             if routes is not None:
-                _reuse.put(key, _armed(memo), routes=routes, base=memo)
+                _reuse.put(key, _armed(memo, groups), routes=routes, base=memo)
             _reuse.count("roots_reused")
             _replay.listed(root)  # the entries are used as if listed again
             return memo.result
@@ -339,10 +354,12 @@ class ScanMemo:
         routes = None
         if keep is not None and _reuse.watch_requested():
             routes = _watch(self._root, new)
-            # a change made before the watches were in place gave no event
+            # a change made before the watches were in place gave no event (the
+            # groups are taken before the check: a later change shows in them)
             if routes is not None:
+                groups = link_groups(new)
                 if _root_key(self._root) == root_key and _unchanged(new):
-                    root_memo = _armed(root_memo)
+                    root_memo = _armed(root_memo, groups)
                 else:
                     _reuse.release(routes)
                     routes = None
@@ -365,8 +382,13 @@ def _watch(root: str, entries: Mapping[str, Entry]) -> _reuse.Routes | None:
     return _reuse.arm(root, [n for n, e in entries.items() if e[2] is not None])
 
 
-def _armed(memo: _reuse.RootMemo) -> _reuse.RootMemo:
-    """A copy of ``memo`` marked as watched (its links still checked on every load)."""
+def _armed(
+    memo: _reuse.RootMemo,
+    groups: tuple[tuple[str, str, tuple[int, int], frozenset[str]], ...] = (),
+) -> _reuse.RootMemo:
+    """A copy of ``memo`` marked as watched (its links still checked on every load, but
+    those of ``groups``, from :func:`link_groups`, by the folder that holds their
+    targets)."""
     armed = _reuse.RootMemo(
         memo.source,
         memo.area,
@@ -378,8 +400,82 @@ def _armed(memo: _reuse.RootMemo) -> _reuse.RootMemo:
         armed=True,
     )
     armed.links = tuple(n for n, e in memo.entries.items() if _linked(e))
+    armed.link_groups = groups
     _reuse.count("roots_armed")
     return armed
+
+
+def link_groups(
+    entries: Mapping[str, Entry],
+) -> tuple[tuple[str, str, tuple[int, int], frozenset[str]], ...]:
+    """The folder links of ``entries`` that the watches vouch for, grouped by the folder
+    that holds their targets: ``(that folder as the links reach it, its real path, its
+    (st_dev, st_ino), names)``.
+
+    A watched root gives an event when a link in it is replaced, and the watch of a
+    linked folder (the folder it leads to) one when that folder is moved or deleted, or
+    its ``SKILL.md`` written. What no watch sees is a change above the target: a folder
+    on the way renamed, replaced or made a symlink. While the folder holding the target
+    has the same real path and is the same folder, and the target's last component was
+    a plain folder when its key was taken, the link leads where it led: one
+    ``realpath`` and one ``stat`` per group (:func:`links_standing`) instead of a
+    ``stat`` and a ``readlink`` per link. A ``SKILL.md`` that is itself a link, a target
+    on a file system that gives no events, or anything unusual is left out (checked in
+    full on every load). Call it after the watches are in place, before the entries are
+    checked against the disk.
+    """
+    by_group: dict[tuple[str, str], set[str]] = {}
+    for name, entry in entries.items():
+        key, linked, skill_path = entry[0], entry[1], entry[2]
+        if linked is None or skill_path is None or key is None or key[5] is not None:
+            continue
+        folder = key[6]
+        if not folder:
+            continue
+        text, real = folder
+        base = os.path.basename(text)
+        if not base or base in (".", "..") or text.endswith(os.sep):
+            continue
+        real_parent, real_base = os.path.split(real)
+        if real_base != base or not real_parent:
+            continue
+        group = os.path.dirname(os.path.join(os.path.dirname(linked), text))
+        by_group.setdefault((group, real_parent), set()).add(name)
+    if not by_group:
+        return ()
+    local = _notify.local_paths({real for _g, real in by_group})
+    out = []
+    for (group, real_parent), names in by_group.items():
+        if real_parent not in local:
+            continue
+        try:
+            if os.path.realpath(group) != real_parent:
+                continue
+            st = os.stat(real_parent)
+        except (OSError, ValueError):
+            continue
+        out.append((group, real_parent, (st.st_dev, st.st_ino), frozenset(names)))
+    return tuple(out)
+
+
+def links_standing(
+    groups: tuple[tuple[str, str, tuple[int, int], frozenset[str]], ...],
+) -> frozenset[str]:
+    """The names of :func:`link_groups` ``groups`` whose target folder is still held by
+    the same folder at the same real path (their links need no ``stat`` of their own)."""
+    if not groups:
+        return frozenset()
+    out: set[str] = set()
+    for group, real_parent, ident, names in groups:
+        try:
+            if os.path.realpath(group) != real_parent:
+                continue
+            st = os.stat(real_parent)
+        except (OSError, ValueError):
+            continue
+        if (st.st_dev, st.st_ino) == ident:
+            out.update(names)
+    return frozenset(out)
 
 
 def _linked(entry: Entry) -> bool:
@@ -458,6 +554,13 @@ def _patch_root(
         armed=True,
     )
     kept.links = memo.links
+    # a folder read again is checked in full from now on
+    read_again = set(names)
+    kept.link_groups = tuple(
+        (g, real, ident, members - read_again)
+        for g, real, ident, members in memo.link_groups
+        if members - read_again
+    )
     _reuse.put(memo_key, kept, handled=set(names), routes=routes, add_routes=True, base=memo)
     _reuse.count("roots_patched")
     _replay.listed(root)

@@ -64,6 +64,7 @@ __all__ = [
     "any_changed",
     "clear",
     "enabled",
+    "kept_while_watched",
     "stats",
     "watched",
 ]
@@ -104,6 +105,7 @@ def _after_fork_in_child() -> None:
     _WD.clear()
     _DIRTY.clear()
     _BY_STAT.clear()
+    _WATCHED_VALUES.clear()
     _entries_total = 0
     _notify.forget_after_fork()
 
@@ -135,6 +137,7 @@ def clear() -> None:
         _MERGES.clear()
         _DIRTY.clear()
         _BY_STAT.clear()
+        _WATCHED_VALUES.clear()
         _entries_total = 0
 
 
@@ -159,6 +162,7 @@ class RootMemo:
         "area",
         "armed",
         "entries",
+        "link_groups",
         "links",
         "listing",
         "result",
@@ -189,6 +193,11 @@ class RootMemo:
         self.armed = armed
         #: names of entries checked by ``stat`` even while armed (through a symlink)
         self.links: tuple[str, ...] = ()
+        #: those of ``links`` vouched for by the folder that holds their targets:
+        #: ``(that folder's path as the links reach it, its real path, its (st_dev,
+        #: st_ino), names)``, taken after the watches were in place (see
+        #: :func:`skillpath.cache.memo.link_groups`)
+        self.link_groups: tuple[tuple[str, str, tuple[int, int], frozenset[str]], ...] = ()
 
 
 def get(key: tuple[Any, ...]) -> RootMemo | None:
@@ -689,3 +698,80 @@ def keep_merged(
         _MERGES.move_to_end(key)
         while len(_MERGES) > _MAX_MERGES:
             _MERGES.popitem(last=False)
+
+
+# -- values kept while watched ----------------------------------------------------
+
+#: key -> (stamp, value): see :func:`kept_while_watched`
+_WATCHED_VALUES: dict[Hashable, tuple[Hashable, Any]] = {}
+
+
+def _watch_folders(folders: Iterable[str], mask: int) -> list[tuple[int, str | None]] | None:
+    """Watch each of ``folders`` for ``mask`` (``None``: a watch refused, none kept)."""
+    n = _notify.notifier()
+    if n is None:
+        return None
+    routes: list[tuple[int, str | None]] = []
+    try:
+        for folder in folders:
+            routes.append((n.add(folder, mask | _notify.IN_ONLYDIR), None))
+    except OSError:
+        release(routes)
+        return None
+    return routes
+
+
+def kept_while_watched(
+    key: Hashable,
+    stamp: Hashable,
+    folders: Callable[[], Sequence[str] | None],
+    compute: Callable[[], Any],
+    more: Callable[[Any], Sequence[str] | None],
+) -> Any:
+    """The value ``compute()`` gave for ``key`` in this process, while ``stamp`` is the
+    same and no event came from the folders it was read from; else ``compute()`` again.
+
+    Outside a watching load (:func:`watching`) this is ``compute()``. Otherwise
+    ``folders()`` (their entries: added, removed, renamed) are watched first,
+    then ``compute()`` runs, then the folders ``more(value)`` names (what is written
+    in them too) are watched and ``compute()`` runs again: the value is kept only
+    when both runs agree, so a change made before a watch was in place shows. The
+    lock is held throughout, so no event is read away before its watch is routed.
+    ``folders()`` or ``more()`` answering ``None`` (a folder on a file system that
+    gives no events, or nothing to watch): not kept.
+    """
+    rkey = ("watched-value", key)
+    with _LOCK:
+        _drain()
+        kept = _WATCHED_VALUES.get(rkey)
+        if kept is not None:
+            if kept[0] == stamp and rkey in _ROUTES and not _DIRTY.get(rkey):
+                count("values_reused")
+                return kept[1]
+            del _WATCHED_VALUES[rkey]
+            _unroute(rkey)
+        if not watch_requested() or _notify.notifier() is None:
+            return compute()
+        first = folders()
+        if first is None or len(_notify.local_paths(first)) != len(set(first)):
+            return compute()
+        routes = _watch_folders(first, _notify.DIR_MASK)
+        if routes is None:
+            return compute()
+        value = compute()
+        inner = more(value)
+        if inner is None or len(_notify.local_paths(inner)) != len(set(inner)):
+            release(routes)
+            return value
+        inner_routes = _watch_folders(inner, _notify.FOLDER_MASK)
+        if inner_routes is None:
+            release(routes)
+            return value
+        again = compute()
+        if again != value:
+            release(routes + inner_routes)
+            return again
+        _DIRTY.pop(rkey, None)
+        _route(rkey, routes + inner_routes)
+        _WATCHED_VALUES[rkey] = (stamp, value)
+        return value

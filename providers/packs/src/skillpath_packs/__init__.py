@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from typing import Any
 import attrs
 from skillpath import Diagnostic, DiscoveryResult, RootScan, Skill, SkillContext, hookimpl
 from skillpath.bundled import BundledSkill, definition_members, definition_text, evaluate_enabled
+from skillpath.cache.changes import kept_while_unchanged
 from skillpath.extract import (
     MAX_MEMBERS,
     MAX_TOTAL_BYTES,
@@ -226,6 +228,8 @@ class _Ctx:
         self.label = f"pack {ep.name!r} ({self.distribution} {self.version})"
         self.diags: list[Diagnostic] = []
         self.total = 0
+        #: every folder listed and file read on disk (what a kept pack depends on)
+        self.read: list[str] = []
 
     def diag(self, level: str, code: str, message: str, path: Path | None = None) -> None:
         self.diags.append(
@@ -269,6 +273,7 @@ def _walk(trav: Any, rel: str, depth: int, pc: _Ctx, out: list[Member], budget: 
     except OSError as exc:
         pc.diag("error", "pack-unreadable", f"cannot list {rel!r}: {exc}", _real_path(trav))
         return
+    pc.read.append(os.fspath(trav) if isinstance(trav, Path) else "")
     for child in children:
         name = child.name
         if name in _SKIP or name.endswith(".pyc"):
@@ -303,6 +308,7 @@ def _walk(trav: Any, rel: str, depth: int, pc: _Ctx, out: list[Member], budget: 
         except OSError as exc:
             pc.diag("error", "pack-unreadable", f"cannot read {child_rel!r}: {exc}", where)
             continue
+        pc.read.append(os.fspath(where) if where is not None else "")
         budget[0] -= len(data)
         if budget[0] < 0:
             return
@@ -360,6 +366,35 @@ def _load_package(pc: _Ctx) -> Pack | None:
     except Exception as exc:  # noqa: BLE001 - an installed pack may be broken in any way
         pc.diag("error", "pack-unloadable", f"cannot import package {module!r}: {exc!r}")
         return None
+    if not isinstance(root, Path):  # zipped or unusual: read every time
+        return _read_package(pc, root)
+    key = (
+        PROVIDER_ID,
+        "package",
+        pc.entry_point,
+        pc.distribution,
+        pc.version,
+        os.fspath(root),
+        tuple(sys.path),
+        tuple(sorted(pc.env.items())),
+    )
+
+    def compute() -> tuple[tuple[Pack | None, tuple[Diagnostic, ...]], list[str]]:
+        fresh = _Ctx(pc.ep, pc.env)
+        pack = _read_package(fresh, root)
+        # below a folder on disk every folder and file is on disk: each has a stat
+        return (pack, tuple(fresh.diags)), [os.fspath(root), *fresh.read]
+
+    # kept in this process while every folder listed and file read is unchanged
+    # (a session's refresh then rebuilds nothing)
+    pack, diags = kept_while_unchanged(key, compute)
+    pc.diags.extend(diags)
+    return pack
+
+
+def _read_package(pc: _Ctx, root: Any) -> Pack | None:
+    """The pack of package folder ``root`` (a Traversable), read and checked."""
+    module = pc.ep.module
     root_path = _real_path(root)
     folders: list[tuple[str, Path | None]] = []
     members: list[Member] = []
@@ -369,11 +404,14 @@ def _load_package(pc: _Ctx) -> Pack | None:
     except OSError as exc:
         pc.diag("error", "pack-unreadable", f"cannot list package {module!r}: {exc}", root_path)
         return None
+    pc.read.append(os.fspath(root_path) if root_path is not None else "")
     for child in children:
         name = child.name
         if name.startswith((".", "_")) or not child.is_dir():
             continue
         where = _real_path(child)
+        # a folder whose SKILL.md is written later: its own mtime tells
+        pc.read.append(os.fspath(where) if where is not None else "")
         if where is not None and where.is_symlink():
             pc.diag(
                 "error",
