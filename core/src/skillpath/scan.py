@@ -559,6 +559,11 @@ def _keepable(record: Record) -> bool:
     return not any(getattr(d, "code", None) == "unreadable-skill" for d in record[3])
 
 
+def _decoded(name: str) -> str:
+    """``name`` with each byte that is not UTF-8 (a surrogate escape) as U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def scan_skills_dir(
     root: Path | str,
     source: SkillSource,
@@ -615,7 +620,9 @@ def scan_skills_dir(
             survey.walk(_child(root, name))  # a dot folder is never a skill; look inside
             continue
         folder = prefix + name
-        why = None if name.isprintable() else name_refusal(name)
+        # bytes that are not UTF-8 (surrogate escapes) are shown escaped, not hidden:
+        # only invisible characters refuse a folder
+        why = None if name.isprintable() else name_refusal(_decoded(name))
         if why is not None:
             # a folder found only by its exact name, which reads as another (a bidi
             # override) or as a neighbour's (a zero-width space): never entered
