@@ -448,14 +448,22 @@ def link_groups(
     for (group, real_parent), names in by_group.items():
         if real_parent not in local:
             continue
-        try:
-            if os.path.realpath(group) != real_parent:
-                continue
-            st = os.stat(real_parent)
-        except (OSError, ValueError):
-            continue
-        out.append((group, real_parent, (st.st_dev, st.st_ino), frozenset(names)))
+        ident = _held(group, real_parent)
+        if ident is not None:
+            out.append((group, real_parent, ident, frozenset(names)))
     return tuple(out)
+
+
+def _held(group: str, real_parent: str) -> tuple[int, int] | None:
+    """The device and inode of ``real_parent`` while ``group`` still resolves to it
+    (``None`` when it does not, or either cannot be read)."""
+    try:
+        if os.path.realpath(group) != real_parent:
+            return None
+        st = os.stat(real_parent)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
 
 
 def links_standing(
@@ -467,13 +475,7 @@ def links_standing(
         return frozenset()
     out: set[str] = set()
     for group, real_parent, ident, names in groups:
-        try:
-            if os.path.realpath(group) != real_parent:
-                continue
-            st = os.stat(real_parent)
-        except (OSError, ValueError):
-            continue
-        if (st.st_dev, st.st_ino) == ident:
+        if _held(group, real_parent) == ident:
             out.update(names)
     return frozenset(out)
 
