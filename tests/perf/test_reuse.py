@@ -454,6 +454,55 @@ def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) ->
     assert "agents-1" not in check(proj).names
 
 
+def test_a_file_found_twice_is_patched_and_never_stale(proj: Project) -> None:
+    """One file under two folders (``duplicate-file``): an edit patches the merge, the
+    loser's record names the new winner; a retarget or a new clash merges again."""
+    claude = proj.project / ".claude/skills"
+    twin = proj.project / ".agents/skills/twin-4"
+    twin.symlink_to(claude / "claude-4", target_is_directory=True)
+    path = claude / "claude-4/SKILL.md"
+    check(proj)
+    warm(proj)
+
+    def patched_after(change: Any) -> bool:
+        warm(proj)
+        before = _reuse.stats["merges_patched"]
+        change()
+        res = check(proj)
+        assert [x.reason for x in res.shadowed if x.skill.file_id == x.by.file_id] == [
+            "duplicate-file"
+        ] * 2  # this pair and the fixture's `linked`
+        return _reuse.stats["merges_patched"] > before
+
+    assert patched_after(lambda: path.write_text(skill_md("Edited once.")))
+    assert patched_after(lambda: path.write_text(skill_md("Edited twice, longer.")))
+    # the records of the clash hold the skills just read, not the ones they replaced
+    res = check(proj)
+    (pair,) = [x for x in res.shadowed if "4" in x.by.name]
+    assert pair.by.description == pair.skill.description == "Edited twice, longer."
+    # the link retargeted: another file, merged again
+    twin.unlink()
+    twin.symlink_to(claude / "claude-5", target_is_directory=True)
+    check(proj)
+    # a watching session: an edit, a retarget, a name clash with the link's target
+    s = open_session(proj)
+    assert s.refresh() == ()
+    (claude / "claude-5/SKILL.md").write_text(skill_md("Seen twice."))
+    s.refresh()
+    same_as_fresh(proj, s)
+    assert s.get("claude-5").description == "Seen twice."  # type: ignore[union-attr]
+    twin.unlink()
+    twin.symlink_to(claude / "claude-4", target_is_directory=True)
+    s.refresh()
+    same_as_fresh(proj, s)
+    proj.skill("~/.claude/skills", "claude-4", "A clash of names with the twin's target.")
+    s.refresh()
+    same_as_fresh(proj, s)
+    path.write_text(skill_md("Edited in a clash."))
+    s.refresh()
+    same_as_fresh(proj, s)
+
+
 # -- a session watches the roots it keeps ---------------------------------------------
 
 

@@ -609,7 +609,15 @@ def _replaced(memo: _reuse.RootMemo, entries: Mapping[str, Entry], names: list[s
         if before is None or after is None or before_diags or after_diags:
             return None
         swap[id(before)] = after
-    return attrs.evolve(old, skills=tuple(swap.get(id(s), s) for s in old.skills))
+    # the old skills' places found by identity in C, not with a pass over every skill
+    skills = list(old.skills)
+    ids = list(map(id, skills))
+    for before_id, after in swap.items():
+        try:
+            skills[ids.index(before_id)] = after
+        except ValueError:
+            continue  # not in the result: nothing to swap
+    return attrs.evolve(old, skills=tuple(skills))
 
 
 def realpath_cached(path: str, parents: dict[str, str], depth: int = 0) -> str:

@@ -573,11 +573,13 @@ def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) ->
     """The merge kept under ``key`` when ``passes`` and the settings are the same.
 
     When they differ only by a few skills rebuilt under the same name, path,
-    file and conditional status, none of them involved in shadowing or
-    skipped, and each still passing the filter, the kept merge is patched:
-    those skills take the place of their old versions (the order cannot
-    change) and the diagnostics of the results are taken again. ``drop`` is
-    the loader's rule for nested-skill notes about files loaded elsewhere.
+    file and conditional status, none of them skipped or in a clash of names
+    (one of the two copies of a file found twice, ``duplicate-file``, may be:
+    with its source unchanged the clash is decided and worded the same), and
+    each still passing the filter, the kept merge is patched: those skills take
+    the place of their old versions (the order cannot change) and the
+    diagnostics of the results are taken again. ``drop`` is the loader's rule
+    for nested-skill notes about files loaded elsewhere.
     """
     with _LOCK:
         kept = _MERGES.get(key)
@@ -596,7 +598,7 @@ def merged(key: tuple[Any, ...], host: Any, ctx: Any, passes: Any, drop: Any) ->
     if patched is None:
         return None
     stats["merges_patched"] += 1
-    keep_merged(key, host, state, passes, patched[0], drop, extra=(*extra[:3], patched[1]))
+    keep_merged(key, host, state, passes, patched[0], drop, extra=(*extra[:3], *patched[1:]))
     return patched[0]
 
 
@@ -612,9 +614,10 @@ def _patch(
     host: Any,
     ctx: Any,
     drop: Any,
-) -> tuple[Any, dict[int, tuple[int, int]]] | None:
-    """The patched merge and where each of its skills stands (see :func:`merged`)."""
-    paths, merger_diags, involved, winners = extra
+) -> tuple[Any, set[int], dict[int, tuple[int, int]]] | None:
+    """The patched merge, the ids of its skills in a ``duplicate-file`` clash and
+    where each of its kept skills stands (see :func:`merged`)."""
+    paths, merger_diags, involved, twins, winners = extra
     if len(k_passes) != len(passes):
         return None
     replace: dict[int, Any] = {}
@@ -636,9 +639,13 @@ def _patch(
                 or x.file_id != y.file_id
                 or x.conditional != y.conditional
                 or id(x) in involved
-                or id(x) not in winners
                 or len(replace) >= MAX_PATCH
             ):
+                return None
+            if id(x) in twins:
+                if x.source != y.source:
+                    return None  # the clash's note names the winner's source
+            elif id(x) not in winners:
                 return None
             replace[id(x)] = y
     diags: list[Any] = []
@@ -652,19 +659,32 @@ def _patch(
     skills = list(result.skills)
     conditional = list(result.conditional)
     placed = dict(winners)
+    shadowed = result.shadowed
+    if twins and not twins.isdisjoint(replace):
+        # the losers and winners of a file found twice: their records name the new ones
+        shadowed = tuple(
+            type(x)(replace.get(id(x.skill), x.skill), replace.get(id(x.by), x.by), x.reason)
+            if id(x.skill) in replace or id(x.by) in replace
+            else x
+            for x in shadowed
+        )
+        twins = (twins - replace.keys()) | {id(y) for i, y in replace.items() if i in twins}
     for old_id, y in replace.items():
-        which, at = placed.pop(old_id)
+        found = placed.pop(old_id, None)
+        if found is None:
+            continue  # the loser of a file found twice
+        which, at = found
         (conditional if which else skills)[at] = y
         placed[id(y)] = (which, at)
     patched = type(result)(
         skills=tuple(skills),
         conditional=tuple(conditional),
-        shadowed=result.shadowed,
+        shadowed=shadowed,
         skipped=result.skipped,
         diagnostics=(*pass_diags, *merger_diags),
         roots=result.roots,
     )
-    return patched, placed
+    return patched, twins, placed
 
 
 def keep_merged(
@@ -684,15 +704,18 @@ def keep_merged(
             pass_diags.extend(r.diagnostics)
         merger_diags = result.diagnostics[len(drop(pass_diags, paths)) :]
         involved = {id(x.skill) for x in result.skipped}
+        twins: set[int] = set()  # the two copies of a file found twice
         for x in result.shadowed:
-            involved.add(id(x.skill))
-            involved.add(id(x.by))
-        extra = (paths, merger_diags, involved, None)
-    if extra[3] is None:
+            into = twins if x.reason == "duplicate-file" else involved
+            into.add(id(x.skill))
+            into.add(id(x.by))
+        twins -= involved
+        extra = (paths, merger_diags, involved, twins, None)
+    if extra[4] is None:
         # where each kept skill stands: (conditional?, position), by id
         winners = {id(s): (0, i) for i, s in enumerate(result.skills)}
         winners.update({id(s): (1, i) for i, s in enumerate(result.conditional)})
-        extra = (*extra[:3], winners)
+        extra = (*extra[:4], winners)
     with _LOCK:
         _MERGES[key] = (host, state, list(passes), result, extra)
         _MERGES.move_to_end(key)
