@@ -421,36 +421,42 @@ def test_refresh_reports_body_only_edits(proj: Project, env: dict[str, str]) -> 
     same_as_fresh(proj, s)
 
 
+def patched_after(p: Project, change: Any) -> tuple[bool, LoadResult]:
+    """Whether the load after ``change`` (the merge kept warm before it) patched the
+    kept merge instead of merging again, and that load's result."""
+    warm(p)
+    before = _reuse.stats["merges_patched"]
+    change()
+    res = check(p)
+    return _reuse.stats["merges_patched"] > before, res
+
+
 def test_a_merge_is_patched_only_where_nothing_else_can_change(proj: Project) -> None:
     proj.skill("~/.claude/skills", "claude-0", "Shadowed by the project's claude-0.")
     check(proj)
     warm(proj)
 
-    def patched_after(change: Any) -> bool:
-        warm(proj)
-        before = _reuse.stats["merges_patched"]
-        change()
-        check(proj)
-        return _reuse.stats["merges_patched"] > before
+    def patched(change: Any) -> bool:
+        return patched_after(proj, change)[0]
 
     user = proj.home / ".claude/skills"
     claude = proj.project / ".claude/skills"
-    assert patched_after(lambda: _edit_same_size(proj))
-    assert patched_after(lambda: (claude / "claude-4/SKILL.md").write_text(skill_md("Longer.")))
+    assert patched(lambda: _edit_same_size(proj))
+    assert patched(lambda: (claude / "claude-4/SKILL.md").write_text(skill_md("Longer.")))
     # the name, the conditional status, a shadowing: merged again
-    assert not patched_after(
+    assert not patched(
         lambda: (claude / "claude-2/SKILL.md").write_text(skill_md("D.", name="renamed"))
     )
-    assert not patched_after(
+    assert not patched(
         lambda: (claude / "claude-3/SKILL.md").write_text(skill_md("D.", paths='"src/**"'))
     )
-    assert not patched_after(lambda: (user / "claude-0/SKILL.md").write_text(skill_md("Loser.")))
-    assert not patched_after(lambda: (claude / "claude-0/SKILL.md").write_text(skill_md("Win.")))
+    assert not patched(lambda: (user / "claude-0/SKILL.md").write_text(skill_md("Loser.")))
+    assert not patched(lambda: (claude / "claude-0/SKILL.md").write_text(skill_md("Win.")))
     # a skill the filters now drop
     (proj.project / ".skillpath").mkdir()
     (proj.project / ".skillpath" / "config.toml").write_text('[skills]\nignored = ["agents-1"]\n')
     agents_1 = proj.project / ".agents/skills/agents-1/SKILL.md"
-    assert not patched_after(lambda: agents_1.write_text(skill_md("Still dropped.")))
+    assert not patched(lambda: agents_1.write_text(skill_md("Still dropped.")))
     assert "agents-1" not in check(proj).names
 
 
@@ -464,18 +470,15 @@ def test_a_file_found_twice_is_patched_and_never_stale(proj: Project) -> None:
     check(proj)
     warm(proj)
 
-    def patched_after(change: Any) -> bool:
-        warm(proj)
-        before = _reuse.stats["merges_patched"]
-        change()
-        res = check(proj)
+    def patched(change: Any) -> bool:
+        done, res = patched_after(proj, change)
         assert [x.reason for x in res.shadowed if x.skill.file_id == x.by.file_id] == [
             "duplicate-file"
         ] * 2  # this pair and the fixture's `linked`
-        return _reuse.stats["merges_patched"] > before
+        return done
 
-    assert patched_after(lambda: path.write_text(skill_md("Edited once.")))
-    assert patched_after(lambda: path.write_text(skill_md("Edited twice, longer.")))
+    assert patched(lambda: path.write_text(skill_md("Edited once.")))
+    assert patched(lambda: path.write_text(skill_md("Edited twice, longer.")))
     # the records of the clash hold the skills just read, not the ones they replaced
     res = check(proj)
     (pair,) = [x for x in res.shadowed if "4" in x.by.name]
