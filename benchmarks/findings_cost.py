@@ -30,14 +30,22 @@ Beside the ratio of the medians, each row prints the median of the per-round rat
 cancels in each) and their quartiles: on a machine whose cold runs vary by 10% and
 more, that is the figure that shows whether a 5% target is met. ``--rows`` runs only
 the rows named (``--rows cold --runs 21``: the cold row alone, with more rounds).
+
+``--instructions`` also counts the machine instructions of one cold run with the checks
+on and one with them off under ``valgrind --tool=callgrind`` (when ``valgrind`` is on
+``PATH``; each run takes about 50 times as long): a count that does not depend on the
+machine's load, the same from one run to the next, so the cost of the checks shows
+without the noise (it leaves out what instructions do not show, such as cache misses).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -71,6 +79,26 @@ def rounds(
     return out
 
 
+def instructions(argv: Sequence[str], env: dict[str, str], cwd: str, log: Path) -> int | None:
+    """The instructions one run of ``argv`` executes, counted by ``valgrind
+    --tool=callgrind`` (``None``: no ``valgrind``, or no count in its log)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    out = log.with_suffix(".out")
+    cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", f"--log-file={log}"]
+    subprocess.run(
+        [*cmd, *argv], env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    m = (
+        re.search(r"Collected\s*:\s*(\d+)", log.read_text(errors="replace"))
+        if log.exists()
+        else None
+    )
+    out.unlink(missing_ok=True)
+    return int(m.group(1)) if m else None
+
+
 #: The rows' short names (``--rows``), in the order they run.
 ROWS = ("cold", "first-look", "first-run", "index-only", "warm")
 
@@ -93,6 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--rows",
         default=",".join(ROWS),
         help=f"the rows to run, comma-separated (default: all of {', '.join(ROWS)})",
+    )
+    ap.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count the instructions of one cold run on and off (needs valgrind)",
     )
     args = ap.parse_args(argv)
     wanted = [r.strip() for r in args.rows.split(",") if r.strip()]
@@ -174,6 +207,26 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"time, {100 * (q2 - 1):+.1f}% the median round "
                 f"(target <= +5%: {'PASS' if ratio <= 1.05 and q2 <= 1.05 else 'FAIL'})"
             )
+        if args.instructions:
+            # python -m skillpath: the interpreter itself under valgrind, not a launcher
+            py = [sys.executable, "-m", "skillpath", "list", "--json"]
+            on_env = {**env, **cold, "PYTHONHASHSEED": "0"}
+            off_env = {**on_env, "SKILLPATH_NO_CONTENT_CHECKS": "1"}
+            for e in (on_env, off_env):  # what a first run of this command writes, written
+                bench.run_once(py, env=e, cwd=cwd)
+            counts = [
+                instructions(py, e, cwd, tmp / f"callgrind-{k}.log")
+                for k, e in (("on", on_env), ("off", off_env))
+            ]
+            if None in counts:
+                print("instructions: not counted (valgrind not found, or it gave no count)")
+            else:
+                i_on, i_off = counts
+                assert i_on is not None and i_off is not None
+                print(
+                    f"cold list --json, instructions (callgrind): {i_on:,} on, {i_off:,} off: "
+                    f"{100 * (i_on / i_off - 1):+.2f}% with the checks on"
+                )
         if store is not None and store.exists():
             print(
                 f"findings of the files read without the index: {store.stat().st_size / 1e6:.2f} MB"
