@@ -229,6 +229,28 @@ def _nested_below_a_plain_folder(p: Project) -> None:
     (nested / "SKILL.md").write_text(skill_md("Nested."))
 
 
+def _shared_target_folder_replaced(p: Project) -> None:
+    """Two roots link into one folder (its identity found once a load), then that
+    folder is replaced by another holding the same names."""
+    store = p.project / "shared"
+    for version in ("v1", "v2"):
+        for name in ("one", "two"):
+            folder = p.project / f"shared-{version}" / name
+            folder.mkdir(parents=True)
+            (folder / "SKILL.md").write_text(skill_md(f"Shared {name} {version}."))
+    (p.project / "shared-v1").rename(store)
+    (p.project / ".agents/skills/shared-one").symlink_to(
+        "../../shared/one", target_is_directory=True
+    )
+    (p.project / ".claude/skills/shared-two").symlink_to(
+        "../../shared/two", target_is_directory=True
+    )
+    check(p)
+    warm(p)
+    store.rename(p.project / "shared-old")
+    (p.project / "shared-v2").rename(store)
+
+
 def _settings(p: Project) -> None:
     (p.home / ".skillpath").mkdir(exist_ok=True)
     (p.home / ".skillpath" / "config.toml").write_text("[skills]\nenable_claude_user = false\n")
@@ -257,6 +279,7 @@ CHANGES = {
     "dangling symlink comes alive": _dangling_comes_alive,
     "link out of the project retargeted inside": _link_out_of_the_project_retargeted,
     "nested skill below a plain folder": _nested_below_a_plain_folder,
+    "a folder two roots link into replaced": _shared_target_folder_replaced,
     "new root created": lambda p: p.skill(".opencode/skills", "fresh-root"),
     "broken file fixed": lambda p: (p.project / ".claude/skills/broken/SKILL.md").write_text(
         skill_md("Fixed now.")
@@ -985,3 +1008,4 @@ def test_a_link_retargeted_in_its_root_is_seen_by_a_watching_session(proj: Proje
     assert s.refresh() != ()
     same_as_fresh(proj, s)
     assert s.refresh() == ()
+
