@@ -481,9 +481,7 @@ def _kept_stands(key: Hashable, kept: tuple[Any, tuple[str, ...], tuple[Any, ...
     return _stamps(kept[1]) == kept[2]
 
 
-def _watch_plain_folders(
-    key: Hashable, paths: tuple[str, ...]
-) -> tuple[tuple[str, ...], Routes] | None:
+def _watch_plain_folders(paths: tuple[str, ...]) -> tuple[tuple[str, ...], Routes] | None:
     """In a watching load, watch the plain folders among ``paths`` (on a local file
     system) for their entries; the paths left to a ``stat`` on every check (files,
     links, folders elsewhere, and the folder holding each watched folder whose own
@@ -562,7 +560,7 @@ def kept_by_stat(
     with _LOCK:
         _forget_by_stat(key)
         # the lock is held from the watches to their routes: no event is read away
-        watched = _watch_plain_folders(key, paths)
+        watched = _watch_plain_folders(paths)
         stamps = _stamps(paths)
         if any(s is not None and max(s[2], s[3]) >= racy_before for s in stamps):
             if watched is not None:
