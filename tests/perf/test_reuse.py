@@ -229,6 +229,28 @@ def _nested_below_a_plain_folder(p: Project) -> None:
     (nested / "SKILL.md").write_text(skill_md("Nested."))
 
 
+def _shared_target_folder_replaced(p: Project) -> None:
+    """Two roots link into one folder (its identity found once a load), then that
+    folder is replaced by another holding the same names."""
+    store = p.project / "shared"
+    for version in ("v1", "v2"):
+        for name in ("one", "two"):
+            folder = p.project / f"shared-{version}" / name
+            folder.mkdir(parents=True)
+            (folder / "SKILL.md").write_text(skill_md(f"Shared {name} {version}."))
+    (p.project / "shared-v1").rename(store)
+    (p.project / ".agents/skills/shared-one").symlink_to(
+        "../../shared/one", target_is_directory=True
+    )
+    (p.project / ".claude/skills/shared-two").symlink_to(
+        "../../shared/two", target_is_directory=True
+    )
+    check(p)
+    warm(p)
+    store.rename(p.project / "shared-old")
+    (p.project / "shared-v2").rename(store)
+
+
 def _settings(p: Project) -> None:
     (p.home / ".skillpath").mkdir(exist_ok=True)
     (p.home / ".skillpath" / "config.toml").write_text("[skills]\nenable_claude_user = false\n")
@@ -257,6 +279,7 @@ CHANGES = {
     "dangling symlink comes alive": _dangling_comes_alive,
     "link out of the project retargeted inside": _link_out_of_the_project_retargeted,
     "nested skill below a plain folder": _nested_below_a_plain_folder,
+    "a folder two roots link into replaced": _shared_target_folder_replaced,
     "new root created": lambda p: p.skill(".opencode/skills", "fresh-root"),
     "broken file fixed": lambda p: (p.project / ".claude/skills/broken/SKILL.md").write_text(
         skill_md("Fixed now.")
@@ -985,3 +1008,81 @@ def test_a_link_retargeted_in_its_root_is_seen_by_a_watching_session(proj: Proje
     assert s.refresh() != ()
     same_as_fresh(proj, s)
     assert s.refresh() == ()
+
+
+# -- a value kept by stat is vouched for by watches in a watching session ----------
+
+
+def _nested_walk_kept(p: Project) -> tuple[Any, ...] | None:
+    """What :func:`skillpath.cache.reuse.kept_by_stat` keeps for Codex's nested walk of
+    ``~/.codex/skills`` (``None``: nothing kept)."""
+    kept = _reuse._BY_STAT.get(("codex", "nested", str(p.home / ".codex" / "skills")))
+    return kept
+
+
+def test_the_nested_walk_is_watched_and_never_stale(proj: Project) -> None:
+    codex = proj.home / ".codex" / "skills"
+    for i in range(3):
+        proj.skill("~/.codex/skills", f"codex-{i}")
+    proj.skill("~/.codex/skills/group", "inner-a")
+    proj.skill("~/.codex/skills/group/deeper", "inner-b")
+    store = proj.tmp / "store"
+    for version in ("v1", "v2"):
+        (store / version).mkdir(parents=True)
+        (store / version / "SKILL.md").write_text(skill_md(f"Stored {version}."))
+    (codex / "group" / "linked").symlink_to(store / "v1", target_is_directory=True)
+    s = open_session(proj)
+    assert s.refresh() == ()
+    assert {"inner-a", "inner-b"} <= set(s.result.names)
+    same_as_fresh(proj, s)
+    watched = _notify.notifier() is not None
+    kept = _nested_walk_kept(proj)
+    assert kept is not None and kept[3] is watched
+    if watched:  # only the links and the folder above the root are left to a stat
+        assert str(codex / "group" / "linked") in kept[1]
+        assert str(codex / "group") not in kept[1]
+
+    def after(change: Any, *, reused: bool = False) -> None:
+        before = _reuse.stats["values_reused"]
+        change()
+        s.refresh()
+        same_as_fresh(proj, s)
+        if reused:
+            assert _reuse.stats["values_reused"] > before
+        assert s.refresh() == ()
+        same_as_fresh(proj, s)
+
+    # a write to a file of a watched folder: the walk is not done again
+    after(lambda: (codex / "group" / "notes.txt").write_text("notes\n"), reused=True)
+    after(lambda: (codex / "group" / "inner-a" / "SKILL.md").write_text(skill_md("Edited.")))
+    assert s.get("inner-a") is not None and s.get("inner-a").description == "Edited."
+    after(lambda: proj.skill("~/.codex/skills/group/deeper", "inner-c"))  # an add
+    assert s.get("inner-c") is not None
+    after(lambda: shutil.rmtree(codex / "group" / "deeper" / "inner-b"))  # a delete
+    assert s.get("inner-b") is None
+
+    def retarget() -> None:
+        tmp = codex / "group" / ".linked.tmp"
+        tmp.symlink_to(store / "v2", target_is_directory=True)
+        os.replace(tmp, codex / "group" / "linked")
+
+    after(retarget)
+    # a nested skill shadowing a skill of another root, then the clash undone
+    after(lambda: proj.skill("~/.codex/skills/group", "user-1"))
+    after(lambda: shutil.rmtree(codex / "group" / "user-1"))
+    # a folder on the way renamed; the folder above the root replaced
+    after(lambda: (codex / "group").rename(codex / "group-renamed"))
+    assert s.get("inner-a") is not None
+
+    after(lambda: (codex / "group-renamed" / "linked").unlink())
+    kept = _nested_walk_kept(proj)
+    assert kept is not None
+    if watched:  # nothing but the folder above the root is left to a stat
+        assert kept[1] == (str(proj.home / ".codex"),)
+
+    def replace_above() -> None:
+        (proj.home / ".codex").rename(proj.home / ".codex-old")
+        proj.skill("~/.codex/skills/other", "inner-z")
+
+    after(replace_above)
+    assert s.get("inner-z") is not None and s.get("inner-a") is None

@@ -150,6 +150,10 @@ def kept_while_unchanged(key: Hashable, compute: Callable[[], tuple[_T, Iterable
     again. A value whose paths changed within the racy window of the load
     (``SKILLPATH_INDEX_RACY_MS``) is not kept. The value is shared: never change it.
 
+    In a watching load (a :class:`skillpath.SkillSession`'s, on a local file system)
+    the plain folders among the paths are watched for their entries instead, and
+    only the other paths are ``stat``\\ ed on the next call.
+
     Only inside a load with the in-process reuse on (:func:`skillpath.load_skills`
     with the discovery index, ``SKILLPATH_NO_REUSE`` unset); anywhere else
     ``compute()`` runs every time. What a load finds is the same either way.

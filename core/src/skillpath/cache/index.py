@@ -506,6 +506,9 @@ class DiscoveryIndex:
         self.reuse = reuse
         #: the real paths of folders, found once in this load (links checked by the reuse)
         self.realpaths: dict[str, str] = {}
+        #: the identity of the folders holding link targets, found once in this load
+        #: (:func:`skillpath.cache.memo.links_standing`)
+        self.held: dict[tuple[str, str], tuple[int, int] | None] = {}
         self.now_ns = time.time_ns() if now_ns is None else now_ns
         self.racy_before = self.now_ns - racy_window_ns
         self.stats = IndexStats()

@@ -171,7 +171,7 @@ class ScanMemo:
         if None not in changed:
             entries_kept = memo.entries
             parents = idx.realpaths
-            standing = links_standing(memo.link_groups)
+            standing = links_standing(memo.link_groups, parents, idx.held)
             changed.update(
                 n
                 for n in memo.links
@@ -454,11 +454,15 @@ def link_groups(
     return tuple(out)
 
 
-def _held(group: str, real_parent: str) -> tuple[int, int] | None:
+def _held(
+    group: str, real_parent: str, parents: dict[str, str] | None = None
+) -> tuple[int, int] | None:
     """The device and inode of ``real_parent`` while ``group`` still resolves to it
-    (``None`` when it does not, or either cannot be read)."""
+    (``None`` when it does not, or either cannot be read); with ``parents`` (one load's
+    cache, :func:`realpath_cached`) the folder holding ``group`` is resolved once a load."""
     try:
-        if os.path.realpath(group) != real_parent:
+        real = os.path.realpath(group) if parents is None else realpath_cached(group, parents)
+        if real != real_parent:
             return None
         st = os.stat(real_parent)
     except (OSError, ValueError):
@@ -468,14 +472,25 @@ def _held(group: str, real_parent: str) -> tuple[int, int] | None:
 
 def links_standing(
     groups: tuple[tuple[str, str, tuple[int, int], frozenset[str]], ...],
+    parents: dict[str, str] | None = None,
+    held: dict[tuple[str, str], tuple[int, int] | None] | None = None,
 ) -> frozenset[str]:
     """The names of :func:`link_groups` ``groups`` whose target folder is still held by
-    the same folder at the same real path (their links need no ``stat`` of their own)."""
+    the same folder at the same real path (their links need no ``stat`` of their own).
+
+    ``parents`` and ``held``: one load's caches (the index's ``realpaths`` and
+    ``held``): the roots of a load often link into the same folders, whose answer is
+    then taken once a load."""
     if not groups:
         return frozenset()
     out: set[str] = set()
     for group, real_parent, ident, names in groups:
-        if _held(group, real_parent) == ident:
+        if held is None:
+            now = _held(group, real_parent, parents)
+        else:
+            pair = (group, real_parent)
+            now = held[pair] if pair in held else held.setdefault(pair, _held(*pair, parents))
+        if now == ident:
             out.update(names)
     return frozenset(out)
 
@@ -663,6 +678,9 @@ def _link_unchanged(entry: Entry, area: str | None, parents: dict[str, str] | No
         if linked is not None and key[5] is None:
             return _folder_link_key(skill_path, linked, parents) == key
         return file_key(skill_path, linked, lambda p: realpath_cached(p, parents)) == key
+    if parents is not None and skill_path is None and linked is not None:
+        # a link refused for leading out of the project: still leading to the same place
+        return os.path.isdir(linked) and realpath_cached(linked, parents) == key[1]
     return _entry_unchanged(entry)
 
 

@@ -52,6 +52,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from stat import S_ISDIR
 from typing import Any
 
 from skillpath import _env
@@ -105,6 +106,7 @@ def _after_fork_in_child() -> None:
     _WD.clear()
     _DIRTY.clear()
     _BY_STAT.clear()
+    _DIR_ONLY.clear()
     _WATCHED_VALUES.clear()
     _entries_total = 0
     _notify.forget_after_fork()
@@ -137,6 +139,7 @@ def clear() -> None:
         _MERGES.clear()
         _DIRTY.clear()
         _BY_STAT.clear()
+        _DIR_ONLY.clear()
         _WATCHED_VALUES.clear()
         _entries_total = 0
 
@@ -334,6 +337,8 @@ def _drain() -> None:
         if not users:
             continue
         for key, name in users:
+            if key in _DIR_ONLY and not mask & _DIR_EVENTS:
+                continue  # a write to a file in a folder watched for its entries
             _DIRTY.setdefault(key, set()).add(name)
         if mask & _notify.IN_IGNORED:  # the watched file or folder is gone
             for key, name in users:
@@ -425,10 +430,16 @@ def count(name: str, n: int = 1) -> None:
 
 # -- values kept by stat ------------------------------------------------------------
 
-#: key -> (value, the paths it depended on, their stamps): see :func:`kept_by_stat`
-_BY_STAT: OrderedDict[Hashable, tuple[Any, tuple[str, ...], tuple[Any, ...]]] = OrderedDict()
+#: key -> (value, the paths it depended on, their stamps, watched): see
+#: :func:`kept_by_stat` (watched: the folders among the paths are watched, and the
+#: paths and stamps are those of everything else)
+_BY_STAT: OrderedDict[Hashable, tuple[Any, tuple[str, ...], tuple[Any, ...], bool]] = OrderedDict()
 #: At most this many values are kept by :func:`kept_by_stat` (the least recently used go first).
 MAX_BY_STAT = 64
+#: The watch keys of :func:`kept_by_stat`: only an event on a folder's entries (or
+#: the folder itself) counts for them, not a write to a file in it.
+_DIR_ONLY: set[Hashable] = set()
+_DIR_EVENTS = _notify.DIR_MASK | _notify.IN_IGNORED | _notify.IN_UNMOUNT | _notify.IN_Q_OVERFLOW
 
 
 def _stamps(paths: Iterable[str]) -> tuple[Any, ...]:
@@ -446,6 +457,74 @@ def _stamps(paths: Iterable[str]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _by_stat_key(key: Hashable) -> tuple[str, Hashable]:
+    return ("by-stat", key)
+
+
+def _forget_by_stat(key: Hashable) -> None:
+    """Drop the value kept for ``key`` and its watches (called with the lock held)."""
+    _BY_STAT.pop(key, None)
+    rkey = _by_stat_key(key)
+    _DIR_ONLY.discard(rkey)
+    _unroute(rkey)
+
+
+def _kept_stands(key: Hashable, kept: tuple[Any, tuple[str, ...], tuple[Any, ...], bool]) -> bool:
+    """Whether the value kept for ``key`` still stands: no event from its watched
+    folders, and the same stamps for everything else."""
+    if kept[3]:
+        rkey = _by_stat_key(key)
+        with _LOCK:
+            _drain()
+            if rkey not in _ROUTES or _DIRTY.get(rkey):
+                return False
+    return _stamps(kept[1]) == kept[2]
+
+
+def _watch_plain_folders(paths: tuple[str, ...]) -> tuple[tuple[str, ...], Routes] | None:
+    """In a watching load, watch the plain folders among ``paths`` (on a local file
+    system) for their entries; the paths left to a ``stat`` on every check (files,
+    links, folders elsewhere, and the folder holding each watched folder whose own
+    folder is not watched: a change above shows there). ``None``: nothing watched.
+    Called with the lock held."""
+    n = _notify.notifier()
+    if n is None or not watch_requested():
+        return None
+    folders: list[str] = []
+    rest: list[str] = []
+    devices: dict[int, bool] = {}
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            rest.append(path)
+            continue
+        if not S_ISDIR(st.st_mode) or not os.path.isabs(path):
+            rest.append(path)
+            continue
+        local = devices.get(st.st_dev)
+        if local is None:
+            local = devices[st.st_dev] = _notify.local(path)
+        (folders if local else rest).append(os.path.normpath(path))
+    if len(folders) < 2:  # one stat is as cheap as its watch
+        return None
+    watched = set(folders)
+    for folder in folders:
+        parent = os.path.dirname(folder)
+        if parent not in watched and parent != folder:
+            watched.add(parent)  # once
+            rest.append(parent)
+    mask = _notify.DIR_MASK | _notify.IN_ONLYDIR | _notify.IN_DONT_FOLLOW | _notify.IN_MASK_ADD
+    routes: list[tuple[int, str | None]] = []
+    try:
+        for folder in folders:
+            routes.append((n.add(folder, mask), None))
+    except OSError:
+        release(routes)
+        return None
+    return tuple(dict.fromkeys(rest)), routes
+
+
 def kept_by_stat(
     key: Hashable,
     compute: Callable[[], tuple[Any, Iterable[str]]],
@@ -460,10 +539,17 @@ def kept_by_stat(
     paths changed at or after ``racy_before`` (ns; the index's racy rule: a change
     within the same timestamp tick as the check would not show), so a later check
     that finds the same stamps vouches for it.
+
+    In a watching load (:func:`watching`) the plain folders among the paths are
+    watched instead (their entries added, removed or renamed, themselves moved,
+    deleted or their mode changed), so a later check ``stat``\\ s only the rest (and
+    the folder holding the watched ones); the watches are in place before the
+    stamps are taken, and the racy rule covers a change between ``compute()`` and
+    the watch.
     """
     with _LOCK:
         kept = _BY_STAT.get(key)
-    if kept is not None and _stamps(kept[1]) == kept[2]:
+    if kept is not None and _kept_stands(key, kept):
         with _LOCK:
             if _BY_STAT.get(key) is kept:
                 _BY_STAT.move_to_end(key)
@@ -471,15 +557,26 @@ def kept_by_stat(
         return kept[0]
     value, depends = compute()
     paths = tuple(depends)
-    stamps = _stamps(paths)
     with _LOCK:
+        _forget_by_stat(key)
+        # the lock is held from the watches to their routes: no event is read away
+        watched = _watch_plain_folders(paths)
+        stamps = _stamps(paths)
         if any(s is not None and max(s[2], s[3]) >= racy_before for s in stamps):
-            _BY_STAT.pop(key, None)
+            if watched is not None:
+                release(watched[1])
+            return value
+        if watched is None:
+            _BY_STAT[key] = (value, paths, stamps, False)
         else:
-            _BY_STAT[key] = (value, paths, stamps)
-            _BY_STAT.move_to_end(key)
-            while len(_BY_STAT) > MAX_BY_STAT:
-                _BY_STAT.popitem(last=False)
+            rest, routes = watched
+            rkey = _by_stat_key(key)
+            _route(rkey, routes)
+            _DIR_ONLY.add(rkey)
+            _BY_STAT[key] = (value, rest, _stamps(rest), True)
+        _BY_STAT.move_to_end(key)
+        while len(_BY_STAT) > MAX_BY_STAT:
+            _forget_by_stat(next(iter(_BY_STAT)))
     return value
 
 
