@@ -413,3 +413,15 @@ def test_ascii_check_is_the_printable_range() -> None:
         assert ("".join(text.split("\n")).isprintable()) is not outside, hex(c)
         if outside:
             assert parse_simple(text) is None, hex(c)
+
+
+def test_a_key_is_one_string_across_files() -> None:
+    """Every file's mapping holds the same key objects, not a copy each (memory of a
+    large load); the values are still the file's own."""
+    first = parse_simple("name: a\nmetadata:\n  version: '1'\n")
+    second = parse_simple("".join(["na", "me: b\nmeta", "data:\n  vers", "ion: '2'\n"]))
+    assert first is not None and second is not None
+    assert second == {"name": "b", "metadata": {"version": "2"}}
+    assert [id(k) for k in first] == [id(k) for k in second]
+    assert next(iter(first["metadata"])) is next(iter(second["metadata"]))
+    assert _key_value("not a key: x") is None
