@@ -425,3 +425,24 @@ def test_a_key_is_one_string_across_files() -> None:
     assert [id(k) for k in first] == [id(k) for k in second]
     assert next(iter(first["metadata"])) is next(iter(second["metadata"]))
     assert _key_value("not a key: x") is None
+
+
+def test_short_items_and_nested_values_are_shared() -> None:
+    """List items and short values of nested mappings are one object across files;
+    top-level values and long strings stay the file's own."""
+    texts = [
+        "".join(["name: x\nallowed-tools: [Re", "ad, Grep]\ntags:\n  - sch", "ema\n"])
+        + "".join(["metadata:\n  author: Ann", "a\n  note: ", "y" * 41, "\n"])
+        for _ in range(2)
+    ]
+    first, second = (parse_simple(t) for t in texts)
+    assert first == second
+    assert first is not None and second is not None
+    assert first["allowed-tools"][0] is second["allowed-tools"][0]
+    assert first["tags"][0] is second["tags"][0]
+    assert first["metadata"]["author"] is second["metadata"]["author"]
+    assert first["metadata"]["note"] is not second["metadata"]["note"]
+    fm1, _ = frontmatter.to_frontmatter({"allowed-tools": "".join(["Wri", "te, Bash"])})
+    fm2, _ = frontmatter.to_frontmatter({"allowed-tools": "".join(["Wri", "te, Bash"])})
+    assert fm1.allowed_tools == ("Write", "Bash")
+    assert fm1.allowed_tools[0] is fm2.allowed_tools[0]

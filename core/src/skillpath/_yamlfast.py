@@ -190,8 +190,22 @@ def _flow_sequence(value: str) -> list[Any]:
         part = part.strip(" ")
         if not part:
             raise _Fallback
-        items.append(_scalar(part, flow=True))
+        items.append(_shared(_scalar(part, flow=True)))
     return items
+
+
+#: Strings up to this length inside a nested mapping or a list are interned (:func:`_shared`).
+_SHARED_LEN = 40
+
+
+def _shared(value: Any) -> Any:
+    """``value``, a short string interned: the items of lists and the values of nested
+    mappings (tool names, tags, a ``metadata`` author or version) recur across the
+    files of a corpus, and every skill holding the same object keeps one copy (the
+    index writes an interned string once and loads it back shared)."""
+    if type(value) is str and len(value) <= _SHARED_LEN:
+        return sys.intern(value)
+    return value
 
 
 def _indent(line: str) -> int:
@@ -329,6 +343,8 @@ class _Block:
                 out[key] = items
             elif first == "{":
                 raise _Fallback
+            elif depth:
+                out[key] = _shared(_scalar(value))
             else:
                 out[key] = _scalar(value)
             if i < n:
@@ -399,7 +415,7 @@ class _Block:
                 i = self.mapping(i, start, depth + 1, mapping)
                 out.append(mapping)
                 continue
-            out.append(_scalar(item))
+            out.append(_shared(_scalar(item)))
             i += 1
             self.continued(i, column)
         return i
