@@ -413,3 +413,36 @@ def test_ascii_check_is_the_printable_range() -> None:
         assert ("".join(text.split("\n")).isprintable()) is not outside, hex(c)
         if outside:
             assert parse_simple(text) is None, hex(c)
+
+
+def test_a_key_is_one_string_across_files() -> None:
+    """Every file's mapping holds the same key objects, not a copy each (memory of a
+    large load); the values are still the file's own."""
+    first = parse_simple("name: a\nmetadata:\n  version: '1'\n")
+    second = parse_simple("".join(["na", "me: b\nmeta", "data:\n  vers", "ion: '2'\n"]))
+    assert first is not None and second is not None
+    assert second == {"name": "b", "metadata": {"version": "2"}}
+    assert [id(k) for k in first] == [id(k) for k in second]
+    assert next(iter(first["metadata"])) is next(iter(second["metadata"]))
+    assert _key_value("not a key: x") is None
+
+
+def test_short_items_and_nested_values_are_shared() -> None:
+    """List items and short values of nested mappings are one object across files;
+    top-level values and long strings stay the file's own."""
+    texts = [
+        "".join(["name: x\nallowed-tools: [Re", "ad, Grep]\ntags:\n  - sch", "ema\n"])
+        + "".join(["metadata:\n  author: Ann", "a\n  note: ", "y" * 41, "\n"])
+        for _ in range(2)
+    ]
+    first, second = (parse_simple(t) for t in texts)
+    assert first == second
+    assert first is not None and second is not None
+    assert first["allowed-tools"][0] is second["allowed-tools"][0]
+    assert first["tags"][0] is second["tags"][0]
+    assert first["metadata"]["author"] is second["metadata"]["author"]
+    assert first["metadata"]["note"] is not second["metadata"]["note"]
+    fm1, _ = frontmatter.to_frontmatter({"allowed-tools": "".join(["Wri", "te, Bash"])})
+    fm2, _ = frontmatter.to_frontmatter({"allowed-tools": "".join(["Wri", "te, Bash"])})
+    assert fm1.allowed_tools == ("Write", "Bash")
+    assert fm1.allowed_tools[0] is fm2.allowed_tools[0]

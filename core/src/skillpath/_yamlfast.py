@@ -28,12 +28,16 @@ anything else unusual fall back.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 __all__ = ["parse_simple"]
 
 _KEY_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
-_KEY_OK: dict[str, bool] = {}  # key text -> whether it is a plain key (a handful recur)
+#: key text -> the one string kept for it, or ``""`` when it is no plain key. A handful
+#: of keys recur across a corpus: every mapping of every file holds the same string
+#: objects (interned, so the index stores and loads them once) instead of a copy each
+_KEYS: dict[str, str] = {}
 # Characters pyyaml's reader refuses, or reads as line breaks (\x85, \u2028,
 # \u2029), or treats specially (\ufeff), send the text to pyyaml: ASCII text
 # must be printable (see parse_simple); other text must hold none of
@@ -68,17 +72,18 @@ def _key_value(line: str) -> tuple[str, str] | None:
 
     The key is the text before the first colon, which must be followed by
     the end of the line or a space; a partition and a cached check of the key
-    instead of a regex run over every line.
+    instead of a regex run over every line. A key seen before is returned as the
+    string kept for it (:data:`_KEYS`).
     """
     key, colon, rest = line.partition(":")
     if not colon or (rest and rest[0] != " "):
         return None
-    ok = _KEY_OK.get(key)
-    if ok is None:
-        ok = _KEY_NAME.match(key) is not None
-        if len(_KEY_OK) < 1024:
-            _KEY_OK[key] = ok
-    return (key, rest.strip(" ")) if ok else None
+    kept = _KEYS.get(key)
+    if kept is None:
+        kept = sys.intern(key) if _KEY_NAME.match(key) is not None else ""
+        if len(_KEYS) < 1024:
+            _KEYS[kept or key] = kept
+    return (kept, rest.strip(" ")) if kept else None
 
 
 def _number_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
@@ -185,8 +190,22 @@ def _flow_sequence(value: str) -> list[Any]:
         part = part.strip(" ")
         if not part:
             raise _Fallback
-        items.append(_scalar(part, flow=True))
+        items.append(_shared(_scalar(part, flow=True)))
     return items
+
+
+#: Strings up to this length inside a nested mapping or a list are interned (:func:`_shared`).
+_SHARED_LEN = 40
+
+
+def _shared(value: Any) -> Any:
+    """``value``, a short string interned: the items of lists and the values of nested
+    mappings (tool names, tags, a ``metadata`` author or version) recur across the
+    files of a corpus, and every skill holding the same object keeps one copy (the
+    index writes an interned string once and loads it back shared)."""
+    if type(value) is str and len(value) <= _SHARED_LEN:
+        return sys.intern(value)
+    return value
 
 
 def _indent(line: str) -> int:
@@ -324,6 +343,8 @@ class _Block:
                 out[key] = items
             elif first == "{":
                 raise _Fallback
+            elif depth:
+                out[key] = _shared(_scalar(value))
             else:
                 out[key] = _scalar(value)
             if i < n:
@@ -394,7 +415,7 @@ class _Block:
                 i = self.mapping(i, start, depth + 1, mapping)
                 out.append(mapping)
                 continue
-            out.append(_scalar(item))
+            out.append(_shared(_scalar(item)))
             i += 1
             self.continued(i, column)
         return i

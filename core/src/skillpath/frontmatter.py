@@ -25,7 +25,7 @@ import attrs
 
 from skillpath._skillfile import MAX_FILE_BYTES, read_body, split_frontmatter, strip_frontmatter
 from skillpath._skillfile import find_fence as _find_fence
-from skillpath._yamlfast import parse_simple
+from skillpath._yamlfast import _shared, parse_simple
 from skillpath.model import Diagnostic, Frontmatter
 from skillpath.safety import open_regular
 
@@ -580,7 +580,8 @@ def _as_list(value: Any, *, split_spaces: bool = False) -> tuple[str, ...]:
         return ()
     if isinstance(value, str):
         parts = _SPLIT_SPACES.split(value) if split_spaces else value.split(",")
-        return tuple(p.strip() for p in parts if p.strip())
+        # the items (tool names) recur across a corpus: one interned string each
+        return tuple(_shared(p.strip()) for p in parts if p.strip())
     if isinstance(value, (list, tuple)):
         return tuple(str(v).strip() for v in value if v is not None and str(v).strip())
     return (str(value),)

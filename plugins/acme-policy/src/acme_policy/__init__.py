@@ -36,11 +36,13 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from skillpath import PromptError, Skill, SkillContext, Veto, hookimpl, step
-from skillpath.prompt import Invocation
+
+if TYPE_CHECKING:  # an annotation only: registering the plugin does not import the prompt code
+    from skillpath import Invocation
 
 __all__ = [
     "SECTION",

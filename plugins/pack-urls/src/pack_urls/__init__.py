@@ -20,13 +20,16 @@ other scheme, so ``skill://`` and other plugins are unaffected.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from skillpath import ResolveError, SkillContext, hookimpl
-from skillpath.resources import Resource
 from skillpath.safety import ContainmentError, check_relative
 from skillpath.urls import mime_type_for
 from skillpath_packs import find_pack
+
+if TYPE_CHECKING:  # imported when a pack:// URL is read, not when the plugin registers
+    from skillpath import Resource
 
 __all__ = ["SCHEME", "resolve_pack_url", "resolve_url"]
 
@@ -48,6 +51,8 @@ def resolve_pack_url(url: str, env: dict[str, str] | None = None) -> Resource:
     :raises ResolveError: unknown pack, missing or binary file;
         :class:`~skillpath.safety.ContainmentError` for a path that would leave the pack.
     """
+    from skillpath import Resource
+
     if url[: len(SCHEME)].lower() != SCHEME:
         raise ResolveError(f"not a pack:// URL: {url!r}")
     raw_dist, _, raw_rel = url[len(SCHEME) :].partition("/")
