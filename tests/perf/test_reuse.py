@@ -1086,3 +1086,49 @@ def test_the_nested_walk_is_watched_and_never_stale(proj: Project) -> None:
 
     after(replace_above)
     assert s.get("inner-z") is not None and s.get("inner-a") is None
+
+
+def test_a_walk_kept_by_a_plain_load_is_watched_once_a_session_reuses_it(
+    proj: Project,
+) -> None:
+    # a host that lists once (``load_skills``) and then opens a session: the walk
+    # the plain load kept (by stat only) is watched from the session's first load
+    codex = proj.home / ".codex" / "skills"
+    proj.skill("~/.codex/skills", "codex-0")
+    proj.skill("~/.codex/skills/group", "inner-a")
+    proj.skill("~/.codex/skills/group/deeper", "inner-b")
+    proj.load()
+    kept = _nested_walk_kept(proj)
+    assert kept is not None and kept[3] is False
+    assert str(codex / "group" / "deeper") in kept[1]
+    before = _reuse.stats["values_reused"]
+    s = open_session(proj)
+    assert _reuse.stats["values_reused"] > before  # not walked again, only watched
+    same_as_fresh(proj, s)
+    watched = _notify.notifier() is not None
+    kept = _nested_walk_kept(proj)
+    assert kept is not None and kept[3] is watched
+    if watched:
+        assert str(codex / "group" / "deeper") not in kept[1]
+    proj.skill("~/.codex/skills/group/deeper", "inner-c")  # an add below a watched folder
+    assert s.refresh() != ()
+    assert s.get("inner-c") is not None
+    same_as_fresh(proj, s)
+    shutil.rmtree(codex / "group" / "deeper" / "inner-b")
+    assert s.refresh() != ()
+    assert s.get("inner-b") is None
+    same_as_fresh(proj, s)
+    assert s.refresh() == ()
+
+
+def test_a_walk_changed_after_a_plain_load_is_walked_again_by_a_session(
+    proj: Project,
+) -> None:
+    proj.skill("~/.codex/skills/group", "inner-a")
+    proj.load()
+    proj.skill("~/.codex/skills/group/deeper", "inner-b")  # before the session opens
+    s = open_session(proj)
+    assert s.get("inner-b") is not None
+    same_as_fresh(proj, s)
+    kept = _nested_walk_kept(proj)
+    assert kept is not None and kept[3] is (_notify.notifier() is not None)

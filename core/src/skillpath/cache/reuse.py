@@ -525,6 +525,31 @@ def _watch_plain_folders(paths: tuple[str, ...]) -> tuple[tuple[str, ...], Route
     return tuple(dict.fromkeys(rest)), routes
 
 
+def _watch_kept(
+    key: Hashable, kept: tuple[Any, tuple[str, ...], tuple[Any, ...], bool], racy_before: int
+) -> None:
+    """In a watching load, watch the plain folders of a value a load that did not watch
+    kept (it still stands): from here on only the rest is ``stat``\\ ed. The watches are
+    in place before the paths are checked again, so a change in between shows in the
+    stamps (the value then stays as it was kept, to its ``stat`` checks). Called with
+    the lock held."""
+    watched = _watch_plain_folders(kept[1])
+    if watched is None:
+        return
+    rest, routes = watched
+    stamps = _stamps(kept[1])
+    rest_stamps = _stamps(rest)
+    if stamps != kept[2] or any(
+        s is not None and max(s[2], s[3]) >= racy_before for s in rest_stamps
+    ):
+        release(routes)
+        return
+    rkey = _by_stat_key(key)
+    _route(rkey, routes)
+    _DIR_ONLY.add(rkey)
+    _BY_STAT[key] = (kept[0], rest, rest_stamps, True)
+
+
 def kept_by_stat(
     key: Hashable,
     compute: Callable[[], tuple[Any, Iterable[str]]],
@@ -553,6 +578,8 @@ def kept_by_stat(
         with _LOCK:
             if _BY_STAT.get(key) is kept:
                 _BY_STAT.move_to_end(key)
+                if not kept[3]:
+                    _watch_kept(key, kept, racy_before)
         count("values_reused")
         return kept[0]
     value, depends = compute()
