@@ -1132,3 +1132,42 @@ def test_a_walk_changed_after_a_plain_load_is_walked_again_by_a_session(
     same_as_fresh(proj, s)
     kept = _nested_walk_kept(proj)
     assert kept is not None and kept[3] is (_notify.notifier() is not None)
+
+
+# -- one folder watched by two layers: a later watch never weakens an earlier one ---
+
+
+def _events_for(wd: int) -> int:
+    """The event bits queued for watch ``wd`` (read straight from the notifier)."""
+    n = _notify.notifier()
+    assert n is not None
+    got = n.read() or []
+    mask = 0
+    for w, m in got:
+        if w == wd:
+            mask |= m
+    return mask
+
+
+@pytest.mark.skipif(_notify.notifier() is None, reason="no inotify here")
+def test_a_watch_for_entries_does_not_weaken_a_watch_for_writes(tmp_path: Path) -> None:
+    # a skill folder watched for what is written in it (a root's scan), then the same
+    # folder watched again for its entries alone (a value kept while watched, a walk
+    # of plain folders): a write to a file in it must still give an event
+    root = tmp_path / "skills"
+    folder = root / "alpha"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(skill_md("Alpha."))
+    (folder / "notes.md").write_text("notes\n")
+    with _reuse._LOCK:
+        _reuse._drain()
+        routes = _reuse.arm(str(root), ["alpha"])
+        assert routes is not None
+        folder_wd = next(wd for wd, name in routes if name == "alpha")
+        more = _reuse._watch_folders([str(folder)], _notify.DIR_MASK)
+        assert more is not None and more[0][0] == folder_wd  # the same watch
+        try:
+            (folder / "notes.md").write_text("edited\n")
+            assert _events_for(folder_wd) & _notify.IN_MODIFY
+        finally:
+            _reuse.release(list(routes) + more)

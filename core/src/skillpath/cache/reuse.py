@@ -395,13 +395,16 @@ def arm(root: str, names: Sequence[str], *, with_root: bool = True) -> Routes | 
         return None
     prefix = root if root.endswith(os.sep) else root + os.sep
     routes: list[tuple[int, str | None]] = []
+    # one inode has one watch, whoever asks: each request adds to its events
+    # (another layer's watch on the same folder is never narrowed)
+    add = _notify.IN_MASK_ADD
     try:
         if with_root:
-            routes.append((n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR), None))
+            routes.append((n.add(root, _notify.DIR_MASK | _notify.IN_ONLYDIR | add), None))
         # through a symlink, what it leads to is watched (the link itself is checked
         # by the caller on every load)
-        folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR
-        file_mask = _notify.FILE_MASK
+        folder_mask = _notify.FOLDER_MASK | _notify.IN_ONLYDIR | add
+        file_mask = _notify.FILE_MASK | add
         for name in names:
             folder = prefix + name
             routes.append((n.add(folder, folder_mask), name))
@@ -861,7 +864,8 @@ def _watch_folders(folders: Iterable[str], mask: int) -> list[tuple[int, str | N
     routes: list[tuple[int, str | None]] = []
     try:
         for folder in folders:
-            routes.append((n.add(folder, mask | _notify.IN_ONLYDIR), None))
+            # added to a watch already on the folder (never narrowing it)
+            routes.append((n.add(folder, mask | _notify.IN_ONLYDIR | _notify.IN_MASK_ADD), None))
     except OSError:
         release(routes)
         return None
