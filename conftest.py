@@ -76,4 +76,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     site = config.stash.get(_SITE, None)
     if site is not None:
         shutil.rmtree(site, ignore_errors=True)
-

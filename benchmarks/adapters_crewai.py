@@ -55,7 +55,10 @@ def per_turn(project: Path, runs: int) -> list[Row]:
 
     crew_skills = SkillpathSkills(SkillSession.open(project))
     agent = Agent(
-        role="helper", goal="help", backstory="You help.", llm="gpt-4.1-mini",
+        role="helper",
+        goal="help",
+        backstory="You help.",
+        llm="gpt-4.1-mini",
         skills=crew_skills.skills(),
     )
     context = LLMCallHookContext(messages=[], agent=agent)

@@ -54,9 +54,7 @@ def per_turn(project: Path, runs: int) -> list[Row]:
 
     rows = [("baseline: SkillSession listing + tool schema", median_ms(baseline, runs))]
     rows.append(("skillpath-strands before-invocation hook (real Agent)", median_ms(hook, runs)))
-    rows.append(
-        ("skillpath-strands hook + Strands' tool specs", median_ms(hook_and_specs, runs))
-    )
+    rows.append(("skillpath-strands hook + Strands' tool specs", median_ms(hook_and_specs, runs)))
     loop.close()
     print(f"skills: {n}, listed for Strands: {len(plugin.get_available_skills())}")
     return rows

@@ -73,11 +73,11 @@ def test_values_inside_shell_commands_become_references() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("!`a \"x $0 y\"`", '!`a "x ${SKILLPATH_ARG_0} y"`'),
+        ('!`a "x $0 y"`', '!`a "x ${SKILLPATH_ARG_0} y"`'),
         ("!`a 'x $0 y'`", "!`a 'x '\"${SKILLPATH_ARG_0}\"' y'`"),
         ("!`a $(b '$0')`", "!`a $(b ''\"${SKILLPATH_ARG_0}\"'')`"),
-        ("!`a \"$(b $0)\"`", '!`a "$(b "${SKILLPATH_ARG_0}")"`'),
-        ("!`a \"${x:-$0}\"`", '!`a "${x:-${SKILLPATH_ARG_0}}"`'),
+        ('!`a "$(b $0)"`', '!`a "$(b "${SKILLPATH_ARG_0}")"`'),
+        ('!`a "${x:-$0}"`', '!`a "${x:-${SKILLPATH_ARG_0}}"`'),
         ("!`a # '$0`", '!`a # \'"${SKILLPATH_ARG_0}"`'),
         ("```!\ncat <<E\n'$0'\nE\n```", "```!\ncat <<E\n'${SKILLPATH_ARG_0}'\nE\n```"),
         (
@@ -193,8 +193,7 @@ def test_a_plugin_replaces_the_builtin_arguments_step(rt: Runtime) -> None:
 
     blocked = rt.host(blocked=["skillpath.transform.arguments"])
     assert any(
-        r.name == "skillpath.transform.arguments" and r.status == "blocked"
-        for r in blocked.records
+        r.name == "skillpath.transform.arguments" and r.status == "blocked" for r in blocked.records
     )
     bare = rt.session(host=blocked).invoke("args", "hello", trigger="tool").text
     assert bare.endswith("Value: $ARGUMENTS.\n")  # blocked: nothing substitutes

@@ -157,9 +157,7 @@ def parse_slash_command(
     :returns: the invocation (``known=False`` for a name not in ``names``), or
         ``None`` when the message holds no skill command.
     """
-    pool: Mapping[str, Any] | set[str] = (
-        names if isinstance(names, Mapping) else set(names)
-    )
+    pool: Mapping[str, Any] | set[str] = names if isinstance(names, Mapping) else set(names)
     lead = len(message) - len(message.lstrip())
     body = message[lead:]
     if body.startswith(_PREFIX):

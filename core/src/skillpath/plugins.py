@@ -939,8 +939,10 @@ class PluginHost:
                 return None
             if res is None:
                 return None
-            if isinstance(res, (str, bytes)) or not isinstance(res, Sequence) or not all(
-                isinstance(f, ContentFinding) for f in res
+            if (
+                isinstance(res, (str, bytes))
+                or not isinstance(res, Sequence)
+                or not all(isinstance(f, ContentFinding) for f in res)
             ):
                 diags.append(
                     Diagnostic(

@@ -247,7 +247,7 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         "organisation": SettingSpec(
             list,
             (),
-            "Sources of the organisation tier: patterns on `kind:id`, e.g. `\"pack:acme-*\"`, "
+            'Sources of the organisation tier: patterns on `kind:id`, e.g. `"pack:acme-*"`, '
             '`"plugin:*@acme-marketplace"`, `"library:acme-tools"`, `"mcp:corp"` (see Security).',
             scope="user",
         ),
@@ -269,7 +269,7 @@ SCHEMA: dict[str, dict[str, SettingSpec]] = {
         "sources": SettingSpec(
             dict,
             {},
-            "The tier of a kind of source, e.g. `{library = \"organisation\"}` "
+            'The tier of a kind of source, e.g. `{library = "organisation"}` '
             "(tiers: `hand-written`, `organisation`, `third-party`).",
             scope="user",
         ),

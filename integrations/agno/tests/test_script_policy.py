@@ -27,8 +27,11 @@ def _run(skills: SkillpathSkills) -> dict[str, object]:
         script=[
             [
                 call(
-                    "get_skill_script", "c1", skill_name="tooling",
-                    script_path="run.sh", execute=True,
+                    "get_skill_script",
+                    "c1",
+                    skill_name="tooling",
+                    script_path="run.sh",
+                    execute=True,
                 ),
                 call("get_skill_script", "c2", skill_name="tooling", script_path="run.sh"),
             ]

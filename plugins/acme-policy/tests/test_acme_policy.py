@@ -184,7 +184,7 @@ def test_a_project_config_cannot_loosen_the_policy(world: dict[str, Path]) -> No
     )
     project_config(
         world,
-        '[acme_policy]\nallowed_sources = []\ndenied_names = []\nredact = false\n'
+        "[acme_policy]\nallowed_sources = []\ndenied_names = []\nredact = false\n"
         'footer = ""\nredact_patterns = []\n',
     )
     res = load(world)

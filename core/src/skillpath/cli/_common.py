@@ -642,7 +642,8 @@ def table(
                 parts.append([_clip(c, widths[i])])
         for k in range(max(len(p) for p in parts)):
             line = [
-                (p[k] if k < len(p) else "") if i == cols - 1
+                (p[k] if k < len(p) else "")
+                if i == cols - 1
                 else _pad(p[k] if k < len(p) else "", widths[i])
                 for i, p in enumerate(parts)
             ]

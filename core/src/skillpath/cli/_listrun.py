@@ -141,7 +141,7 @@ def skill_entries(
     # the text between the values, made once (not interpolated for every skill)
     k_base = f'{{\n{deep}"base_dir": '
     k_description = f',\n{deep}"description": '
-    k_hidden = f",{empty}\n{deep}\"hidden\": "
+    k_hidden = f',{empty}\n{deep}"hidden": '
     k_level = f',\n{deep}"level": '
     k_name = f',\n{deep}"name": '
     k_path = f',\n{deep}"path": '
@@ -151,12 +151,12 @@ def skill_entries(
     def text(skill: Skill) -> str:
         path, base, src = skill.path, skill.base_dir, skill.source
         return (
-            f'{k_base}{"null" if base is None else enc(str(base))}'
+            f"{k_base}{'null' if base is None else enc(str(base))}"
             f"{k_description}{enc(skill.description)}"
-            f'{k_hidden}{"true" if skill.hidden else "false"}'
+            f"{k_hidden}{'true' if skill.hidden else 'false'}"
             f"{k_level}{enc(src.level)}"
             f"{k_name}{enc(skill.name)}"
-            f'{k_path}{"null" if path is None else enc(str(path))}'
+            f"{k_path}{'null' if path is None else enc(str(path))}"
             f"{k_provider}{enc(src.provider)}{k_end}"
         )
 

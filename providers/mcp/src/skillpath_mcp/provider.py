@@ -432,9 +432,7 @@ def _failed(config: ServerConfig, failure: _catalog.ServerFailure, now: float) -
 
 def _remembered(config: ServerConfig, failure: _listcache.Failed) -> _Built:
     """A failure of an earlier run, still within ``retry_after``: shown, not retried."""
-    until = time.strftime(
-        "%H:%M:%SZ", time.gmtime(failure.fetched + config.retry_after)
-    )
+    until = time.strftime("%H:%M:%SZ", time.gmtime(failure.fetched + config.retry_after))
     diag = _diag(
         "error",
         "mcp-server-failed",
