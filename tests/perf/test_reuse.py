@@ -1098,6 +1098,7 @@ def test_a_walk_kept_by_a_plain_load_is_watched_once_a_session_reuses_it(
     proj.skill("~/.codex/skills/group", "inner-a")
     proj.skill("~/.codex/skills/group/deeper", "inner-b")
     proj.load()
+    proj.load()  # reused by a load that does not watch either
     kept = _nested_walk_kept(proj)
     assert kept is not None and kept[3] is False
     assert str(codex / "group" / "deeper") in kept[1]
@@ -1171,3 +1172,34 @@ def test_a_watch_for_entries_does_not_weaken_a_watch_for_writes(tmp_path: Path) 
             assert _events_for(folder_wd) & _notify.IN_MODIFY
         finally:
             _reuse.release(list(routes) + more)
+
+
+def test_a_walk_nothing_of_which_can_be_watched_is_tried_once(
+    proj: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a network file system (no events): the session's first load finds nothing to
+    # watch and leaves the walk to its stat checks; later loads do not try again
+    proj.skill("~/.codex/skills/group", "inner-a")
+    proj.skill("~/.codex/skills/other", "inner-b")
+    proj.load()
+    monkeypatch.setattr(_notify, "local", lambda path: False)
+    tried: list[tuple[str, ...]] = []
+    real = _reuse._watch_plain_folders
+
+    def counting(paths: tuple[str, ...]) -> Any:
+        tried.append(paths)
+        return real(paths)
+
+    monkeypatch.setattr(_reuse, "_watch_plain_folders", counting)
+    s = SkillSession.open(proj.project, home=proj.home, env=proj.env)
+    kept = _nested_walk_kept(proj)
+    assert kept is not None and kept[3] is False
+    assert s.refresh() == ()
+    assert s.refresh() == ()
+    assert len(tried) == len(set(tried))  # each kept value tried once, not on every load
+    walk = [p for p in tried if str(proj.home / ".codex" / "skills" / "group") in p]
+    assert len(walk) == (1 if _notify.notifier() is not None else 0)
+    proj.skill("~/.codex/skills/group", "inner-c")  # still seen, by stat
+    assert s.refresh() != ()
+    assert s.get("inner-c") is not None
+    same_as_fresh(proj, s)

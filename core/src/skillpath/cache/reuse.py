@@ -106,6 +106,7 @@ def _after_fork_in_child() -> None:
     _WD.clear()
     _DIRTY.clear()
     _BY_STAT.clear()
+    _UNWATCHED.clear()
     _DIR_ONLY.clear()
     _WATCHED_VALUES.clear()
     _entries_total = 0
@@ -139,6 +140,7 @@ def clear() -> None:
         _MERGES.clear()
         _DIRTY.clear()
         _BY_STAT.clear()
+        _UNWATCHED.clear()
         _DIR_ONLY.clear()
         _WATCHED_VALUES.clear()
         _entries_total = 0
@@ -442,6 +444,9 @@ MAX_BY_STAT = 64
 #: The watch keys of :func:`kept_by_stat`: only an event on a folder's entries (or
 #: the folder itself) counts for them, not a write to a file in it.
 _DIR_ONLY: set[Hashable] = set()
+#: Keys of values kept by a load that did not watch whose paths a watching load found
+#: nothing to watch in (see :func:`_watch_kept`): not tried again while kept.
+_UNWATCHED: set[Hashable] = set()
 _DIR_EVENTS = _notify.DIR_MASK | _notify.IN_IGNORED | _notify.IN_UNMOUNT | _notify.IN_Q_OVERFLOW
 
 
@@ -467,6 +472,7 @@ def _by_stat_key(key: Hashable) -> tuple[str, Hashable]:
 def _forget_by_stat(key: Hashable) -> None:
     """Drop the value kept for ``key`` and its watches (called with the lock held)."""
     _BY_STAT.pop(key, None)
+    _UNWATCHED.discard(key)
     rkey = _by_stat_key(key)
     _DIR_ONLY.discard(rkey)
     _unroute(rkey)
@@ -536,8 +542,11 @@ def _watch_kept(
     in place before the paths are checked again, so a change in between shows in the
     stamps (the value then stays as it was kept, to its ``stat`` checks). Called with
     the lock held."""
+    if key in _UNWATCHED:
+        return  # tried once: nothing of it can be watched (or a watch was refused)
     watched = _watch_plain_folders(kept[1])
     if watched is None:
+        _UNWATCHED.add(key)
         return
     rest, routes = watched
     stamps = _stamps(kept[1])
@@ -581,7 +590,7 @@ def kept_by_stat(
         with _LOCK:
             if _BY_STAT.get(key) is kept:
                 _BY_STAT.move_to_end(key)
-                if not kept[3]:
+                if not kept[3] and watch_requested():
                     _watch_kept(key, kept, racy_before)
         count("values_reused")
         return kept[0]
