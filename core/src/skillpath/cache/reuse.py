@@ -549,17 +549,27 @@ def _watch_kept(
         _UNWATCHED.add(key)
         return
     rest, routes = watched
-    stamps = _stamps(kept[1])
     rest_stamps = _stamps(rest)
-    if stamps != kept[2] or any(
-        s is not None and max(s[2], s[3]) >= racy_before for s in rest_stamps
-    ):
+    if _stamps(kept[1]) != kept[2] or _racy(rest_stamps, racy_before):
         release(routes)
         return
+    _keep_watched(key, kept[0], rest, rest_stamps, routes)
+
+
+def _racy(stamps: tuple[Any, ...], racy_before: int) -> bool:
+    """Whether one of ``stamps`` (:func:`_stamps`) changed at or after ``racy_before``."""
+    return any(s is not None and max(s[2], s[3]) >= racy_before for s in stamps)
+
+
+def _keep_watched(
+    key: Hashable, value: Any, rest: tuple[str, ...], rest_stamps: tuple[Any, ...], routes: Routes
+) -> None:
+    """Keep ``value`` for ``key``, vouched for by ``routes`` (its watched folders, for
+    their entries alone) and the stamps of ``rest`` (called with the lock held)."""
     rkey = _by_stat_key(key)
     _route(rkey, routes)
     _DIR_ONLY.add(rkey)
-    _BY_STAT[key] = (kept[0], rest, rest_stamps, True)
+    _BY_STAT[key] = (value, rest, rest_stamps, True)
 
 
 def kept_by_stat(
@@ -601,7 +611,7 @@ def kept_by_stat(
         # the lock is held from the watches to their routes: no event is read away
         watched = _watch_plain_folders(paths)
         stamps = _stamps(paths)
-        if any(s is not None and max(s[2], s[3]) >= racy_before for s in stamps):
+        if _racy(stamps, racy_before):
             if watched is not None:
                 release(watched[1])
             return value
@@ -609,10 +619,7 @@ def kept_by_stat(
             _BY_STAT[key] = (value, paths, stamps, False)
         else:
             rest, routes = watched
-            rkey = _by_stat_key(key)
-            _route(rkey, routes)
-            _DIR_ONLY.add(rkey)
-            _BY_STAT[key] = (value, rest, _stamps(rest), True)
+            _keep_watched(key, value, rest, _stamps(rest), routes)
         _BY_STAT.move_to_end(key)
         while len(_BY_STAT) > MAX_BY_STAT:
             _forget_by_stat(next(iter(_BY_STAT)))
